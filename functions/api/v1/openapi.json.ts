@@ -1,0 +1,24 @@
+/** `GET /api/v1/openapi.json`: the OpenAPI 3.1 document, generated from the route table. */
+import type { Endpoint } from '../../../lib/endpoint.ts';
+import { openApiDocument, openApiDocumentSchema } from '../../../lib/openapi.ts';
+
+const endpoint: Endpoint = {
+  methods: {
+    GET: {
+      operationId: 'getOpenApiDocument',
+      summary: 'OpenAPI document',
+      description: 'This API described as OpenAPI 3.1, generated from the same schemas the endpoints validate with.',
+      tags: ['Meta'],
+      auth: 'none',
+      response: { description: 'The OpenAPI 3.1 document.', schema: openApiDocumentSchema },
+      problems: ['invalid_request'],
+      async handle(c, ctx) {
+        return c.json(openApiDocument(ctx.routes, new URL(c.req.url).origin), 200, {
+          'Cache-Control': 'public, max-age=300',
+        });
+      },
+    },
+  },
+};
+
+export default endpoint;

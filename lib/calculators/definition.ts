@@ -1,0 +1,58 @@
+/**
+ * The one declaration of a calculator: its input schema (strict, defaults of contract §5), its output
+ * schema, and a pure handler. The REST endpoint, the public MCP tool and the OpenAPI document are all
+ * derived from this object, so they cannot drift apart.
+ */
+import * as z from 'zod';
+
+/** Fixed text every calculator result carries (contract §0). */
+export const DISCLAIMER =
+  'Illustrative estimate computed only from the inputs of this call. Not accounting, tax or investment advice.';
+
+/**
+ * A calculator.
+ * - `slug`: the URL segment under `/api/v1/calc/` and, with `-` → `_` and a `calc_` prefix, the MCP tool name.
+ * - `input`: a strict zod object whose every field is optional with a default; it parses to the resolved inputs.
+ * - `output`: the result schema without `inputs` and `disclaimer`, which {@link runCalculator} adds.
+ * - `run`: pure and deterministic; may throw {@link import('../errors.ts').ApiError} for input faults found
+ *   while computing (a CSV cell that is not a number, a period that ends before it starts).
+ */
+export interface CalculatorDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+  slug: string;
+  title: string;
+  description: string;
+  input: I;
+  output: O;
+  run: (inputs: z.output<I>) => z.output<O>;
+}
+
+/** Declares a calculator (identity at run time; keeps the input and output types tied together). */
+export function defineCalculator<I extends z.ZodObject, O extends z.ZodObject>(
+  def: CalculatorDefinition<I, O>,
+): CalculatorDefinition<I, O> {
+  return def;
+}
+
+/** The MCP tool name of a calculator, e.g. `fee-calculator` → `calc_fee_calculator` (contract §6). */
+export function toolName(def: Pick<CalculatorDefinition, 'slug'>): string {
+  return `calc_${def.slug.replace(/-/g, '_')}`;
+}
+
+/** The full result schema of a calculator: its output plus `inputs` (resolved request) and `disclaimer`. */
+export function resultSchema(def: CalculatorDefinition): z.ZodObject {
+  return def.output.extend({
+    inputs: def.input.describe('The resolved request: every field, with defaults applied.'),
+    disclaimer: z.string().describe('Illustrative estimate; not accounting, tax or investment advice.'),
+  });
+}
+
+/**
+ * Runs a calculator on already-validated inputs and wraps the result as the API returns it:
+ * `{ ...result, inputs, disclaimer }`.
+ */
+export function runCalculator<I extends z.ZodObject, O extends z.ZodObject>(
+  def: CalculatorDefinition<I, O>,
+  inputs: z.output<I>,
+): z.output<O> & { inputs: z.output<I>; disclaimer: string } {
+  return { ...def.run(inputs), inputs, disclaimer: DISCLAIMER };
+}

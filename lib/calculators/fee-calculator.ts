@@ -1,0 +1,212 @@
+/**
+ * Fee calculator: management and performance fees charged to an investor over a horizon, with a
+ * high-water mark (HWM), a hard or soft hurdle and annual or quarterly crystallization (contract §5).
+ *
+ * Per crystallization period of τ years (1, 0.25, or a final stub when the horizon is fractional):
+ * ```
+ * r_p = (1+r)^τ − 1            G = B·(1+r_p)               B = opening NAV of the period (after earlier fees)
+ * M   = mgmtFeePct·τ·base      base = B | G | (B+G)/2      (mgmtFeeBasis opening | closing | average)
+ * ref = HWM if hasHwm else B   X = (G − M) − ref, or G − ref when perfFeeNetOfMgmtFee is false
+ * H   = ref·((1+hurdle)^τ − 1), 0 when there is no hurdle
+ * fee = p·max(0, X − H) (hard) | p·X if X > H else 0 (soft) | p·max(0, X) (no hurdle)
+ * E   = G − M − fee            HWM = max(HWM, E)
+ * ```
+ * Sources: CFA Institute, CFA Program Level I, Alternative Investments, "Hedge fund fee calculations"
+ * (management fee on beginning or ending assets, incentive fee net or independent of the management fee,
+ * hard and soft hurdles, high-water mark). Fees are charged in cents: M and the performance fee are rounded
+ * half-up to cents each period, so period fees sum exactly to the totals. A fee never exceeds the assets it
+ * is charged on (M ≤ G, fee ≤ G − M).
+ */
+import * as z from 'zod';
+import { D, cents, dec, fromPct, pct4, roundCents, type Dec } from '../decimal.ts';
+import { defineCalculator } from './definition.ts';
+
+const MAX_YEARS = 50;
+
+/** Request body (every field optional; defaults of contract §5). Percent fields are in percent units. */
+export const feeCalculatorInput = z.strictObject({
+  startingNavUsd: z.number().gt(0).max(1e15).default(1_000_000).describe('Investment at the start, USD.'),
+  annualGrossReturnPct: z
+    .number()
+    .gt(-100)
+    .max(1000)
+    .default(10)
+    .describe('Constant gross return per year before fees, percent.'),
+  mgmtFeePct: z.number().min(0).max(100).default(2).describe('Management fee per year, percent of the basis.'),
+  perfFeePct: z.number().min(0).max(100).default(20).describe('Performance fee (incentive fee), percent of the gain.'),
+  hurdlePct: z
+    .number()
+    .min(0)
+    .max(1000)
+    .nullable()
+    .default(null)
+    .describe('Hurdle rate per year, percent; null for no hurdle.'),
+  hasHwm: z.boolean().default(true).describe('Performance fee only above the high-water mark.'),
+  crystallization: z
+    .enum(['annual', 'quarterly'])
+    .default('annual')
+    .describe('How often the performance fee crystallizes.'),
+  horizonYears: z
+    .number()
+    .gt(0)
+    .max(MAX_YEARS)
+    .default(5)
+    .describe('Holding period in years, 0 < h ≤ 50; fractional values end in a stub period.'),
+  mgmtFeeBasis: z
+    .enum(['opening', 'closing', 'average'])
+    .default('opening')
+    .describe('NAV the management fee is charged on: the period opening, the closing gross, or their average.'),
+  hurdleType: z
+    .enum(['hard', 'soft'])
+    .default('hard')
+    .describe('hard: fee on the gain above the hurdle; soft: fee on the whole gain once the hurdle is cleared.'),
+  perfFeeNetOfMgmtFee: z
+    .boolean()
+    .default(true)
+    .describe('Performance fee on the gain after the management fee (true) or independent of it (false).'),
+  initialHwmUsd: z
+    .number()
+    .gt(0)
+    .max(1e15)
+    .nullable()
+    .default(null)
+    .describe('High-water mark at the start, USD; null means the starting NAV.'),
+  annualGrossReturnPctByYear: z
+    .array(z.number().gt(-100).max(1000))
+    .max(MAX_YEARS)
+    .default([])
+    .describe('Gross return of year 1, 2, ... in percent; overrides annualGrossReturnPct for the years it covers.'),
+});
+
+/** One crystallization period of the projection (USD amounts rounded to cents). */
+export const feePeriod = z.object({
+  index: z.number().int().describe('1-based period number.'),
+  startYears: z.number().describe('Start of the period, years from the start.'),
+  lengthYears: z.number().describe('τ: 1, 0.25 or a final stub.'),
+  openingNavUsd: z.number(),
+  grossNavUsd: z.number().describe('G: opening NAV grown by the period return, before fees.'),
+  mgmtFeeUsd: z.number(),
+  perfFeeUsd: z.number(),
+  hurdleAmountUsd: z.number().describe('H: gain the fund must beat before a performance fee; 0 without hurdle.'),
+  closingNavUsd: z.number().describe('E = G − M − performance fee.'),
+  hwmUsd: z.number().nullable().describe('High-water mark after the period; null without HWM.'),
+});
+
+/** Result of the fee calculator. */
+export const feeCalculatorOutput = z.object({
+  totalMgmtFeesUsd: z.number(),
+  totalPerfFeesUsd: z.number(),
+  totalFeesUsd: z.number().describe('Management plus performance fees, USD.'),
+  endingNavGrossUsd: z.number().describe('Ending value with no fees at all, USD.'),
+  endingNavNetUsd: z.number().describe('Ending value after all fees, USD.'),
+  feeDragUsd: z.number().describe('endingNavGrossUsd − endingNavNetUsd: fees plus the growth they forgo, USD.'),
+  grossCumulativeReturnPct: z.number(),
+  netCumulativeReturnPct: z.number(),
+  grossAnnualizedReturnPct: z.number(),
+  netAnnualizedReturnPct: z.number(),
+  annualizedFeeDragPct: z.number().describe('Gross minus net annualized return, percentage points.'),
+  finalHwmUsd: z.number().nullable().describe('High-water mark at the end; null without HWM.'),
+  periods: z.array(feePeriod),
+});
+
+type FeeInputs = z.output<typeof feeCalculatorInput>;
+
+/** Period lengths (years) for a horizon: whole periods of τ, then a stub for any remainder. */
+function periodLengths(horizonYears: number, tau: Dec): Dec[] {
+  const horizon = dec(horizonYears);
+  const whole = horizon.div(tau).floor().toNumber();
+  const lengths: Dec[] = Array.from({ length: whole }, () => tau);
+  const stub = horizon.minus(tau.times(whole));
+  if (stub.gt(0)) lengths.push(stub);
+  return lengths;
+}
+
+/** Annualized return in percent for a growth factor over `years`: (factor^(1/years) − 1)·100. */
+function annualizedPct(factor: Dec, years: Dec): Dec {
+  if (factor.lte(0)) return dec(-100);
+  return factor.pow(dec(1).div(years)).minus(1).times(100);
+}
+
+/** Projects NAV and fees period by period. Pure; see the module comment for the formulas. */
+export function computeFees(inputs: FeeInputs): z.output<typeof feeCalculatorOutput> {
+  const tau = inputs.crystallization === 'annual' ? dec(1) : dec('0.25');
+  const start = dec(inputs.startingNavUsd);
+  const mgmtRate = fromPct(inputs.mgmtFeePct);
+  const perfRate = fromPct(inputs.perfFeePct);
+  const hurdle = inputs.hurdlePct === null ? null : fromPct(inputs.hurdlePct);
+  const returnOfYear = (year: number) =>
+    fromPct(inputs.annualGrossReturnPctByYear[year] ?? inputs.annualGrossReturnPct);
+
+  let nav = start;
+  let grossNav = start;
+  let hwm: Dec | null = inputs.hasHwm ? dec(inputs.initialHwmUsd ?? inputs.startingNavUsd) : null;
+  let totalMgmt = dec(0);
+  let totalPerf = dec(0);
+  let elapsed = dec(0);
+  const periods: z.output<typeof feePeriod>[] = [];
+
+  for (const [i, length] of periodLengths(inputs.horizonYears, tau).entries()) {
+    const growth = returnOfYear(elapsed.floor().toNumber()).plus(1).pow(length);
+    const opening = nav;
+    const gross = opening.times(growth);
+    const base =
+      inputs.mgmtFeeBasis === 'opening' ? opening : inputs.mgmtFeeBasis === 'closing' ? gross : opening.plus(gross).div(2);
+    const mgmtFee = roundCents(D.min(mgmtRate.times(length).times(base), gross));
+    const reference = hwm ?? opening;
+    const gain = (inputs.perfFeeNetOfMgmtFee ? gross.minus(mgmtFee) : gross).minus(reference);
+    const hurdleAmount = hurdle === null ? dec(0) : reference.times(hurdle.plus(1).pow(length).minus(1));
+    let perfBase: Dec;
+    if (hurdle === null) perfBase = D.max(0, gain);
+    else if (inputs.hurdleType === 'hard') perfBase = D.max(0, gain.minus(hurdleAmount));
+    else perfBase = gain.gt(hurdleAmount) ? gain : dec(0);
+    const perfFee = roundCents(D.min(perfRate.times(perfBase), gross.minus(mgmtFee)));
+    nav = gross.minus(mgmtFee).minus(perfFee);
+    if (hwm !== null) hwm = D.max(hwm, nav);
+    grossNav = grossNav.times(growth);
+    totalMgmt = totalMgmt.plus(mgmtFee);
+    totalPerf = totalPerf.plus(perfFee);
+    periods.push({
+      index: i + 1,
+      startYears: elapsed.toNumber(),
+      lengthYears: length.toNumber(),
+      openingNavUsd: cents(opening),
+      grossNavUsd: cents(gross),
+      mgmtFeeUsd: cents(mgmtFee),
+      perfFeeUsd: cents(perfFee),
+      hurdleAmountUsd: cents(hurdleAmount),
+      closingNavUsd: cents(nav),
+      hwmUsd: hwm === null ? null : cents(hwm),
+    });
+    elapsed = elapsed.plus(length);
+  }
+
+  const years = dec(inputs.horizonYears);
+  const grossAnn = annualizedPct(grossNav.div(start), years);
+  const netAnn = annualizedPct(nav.div(start), years);
+  return {
+    totalMgmtFeesUsd: cents(totalMgmt),
+    totalPerfFeesUsd: cents(totalPerf),
+    totalFeesUsd: cents(totalMgmt.plus(totalPerf)),
+    endingNavGrossUsd: cents(grossNav),
+    endingNavNetUsd: cents(nav),
+    feeDragUsd: cents(grossNav.minus(nav)),
+    grossCumulativeReturnPct: pct4(grossNav.div(start).minus(1).times(100)),
+    netCumulativeReturnPct: pct4(nav.div(start).minus(1).times(100)),
+    grossAnnualizedReturnPct: pct4(grossAnn),
+    netAnnualizedReturnPct: pct4(netAnn),
+    annualizedFeeDragPct: pct4(grossAnn.minus(netAnn)),
+    finalHwmUsd: hwm === null ? null : cents(hwm),
+    periods,
+  };
+}
+
+/** The fee calculator, `POST /api/v1/calc/fee-calculator` and MCP tool `calc_fee_calculator`. */
+export const feeCalculator = defineCalculator({
+  slug: 'fee-calculator',
+  title: 'Fee calculator',
+  description:
+    'Fee cost to an investor over time: management fee, performance fee with high-water mark and hard or soft hurdle, annual or quarterly crystallization.',
+  input: feeCalculatorInput,
+  output: feeCalculatorOutput,
+  run: computeFees,
+});

@@ -1,0 +1,25 @@
+/**
+ * The seven calculators of spec §4.2, in the order the spec lists them. The REST endpoints under
+ * `functions/api/v1/calc/`, the public MCP server and the OpenAPI document all read this list.
+ */
+import type { CalculatorDefinition } from './definition.ts';
+import { feeCalculator } from './fee-calculator.ts';
+import { navValidator } from './nav-validator.ts';
+import { operatingCostCalculator } from './operating-cost-calculator.ts';
+import { backOfficeSavings } from './back-office-savings.ts';
+import { fundHealthCheck } from './fund-health-check.ts';
+import { exposureAnalysis } from './exposure-analysis.ts';
+import { lpReportGrader } from './lp-report-grader.ts';
+
+export { feeCalculator, navValidator, operatingCostCalculator, backOfficeSavings, fundHealthCheck, exposureAnalysis, lpReportGrader };
+
+/** Every calculator. */
+export const CALCULATORS: readonly CalculatorDefinition[] = [
+  feeCalculator,
+  navValidator,
+  operatingCostCalculator,
+  backOfficeSavings,
+  fundHealthCheck,
+  exposureAnalysis,
+  lpReportGrader,
+] as unknown as readonly CalculatorDefinition[];

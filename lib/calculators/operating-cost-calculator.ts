@@ -1,0 +1,96 @@
+/**
+ * Operating cost calculator: a fund's yearly back-office cost (contract §5).
+ *
+ * total = financeHire + fundAdmin + compliance + riskDesk + lpReportsPerYear × costPerReport + audit + legal
+ * + software, all USD per year, summed exactly; cost in basis points of AUM = total / AUM × 10,000.
+ * Omitted lines are 0 (an omitted cost is taken as one the fund does not have).
+ */
+import * as z from 'zod';
+import { cents, dec, share6, sum, type Dec } from '../decimal.ts';
+import { defineCalculator } from './definition.ts';
+
+const yearlyUsd = (what: string) => z.number().min(0).max(1e12).default(0).describe(`${what}, USD per year.`);
+
+/** Request body shared by the operating cost and back-office savings calculators. */
+export const operatingCostInput = z.strictObject({
+  financeHireUsd: yearlyUsd('Fully loaded cost of in-house finance / fund accounting staff'),
+  fundAdminUsd: yearlyUsd('Fund administrator fees'),
+  complianceUsd: yearlyUsd('Compliance (staff, outsourced CCO, filings)'),
+  riskDeskUsd: yearlyUsd('Risk monitoring (staff or service)'),
+  lpReportsPerYear: z.number().int().min(0).max(10_000).default(0).describe('Investor (LP) reports produced per year.'),
+  costPerReportUsd: z.number().min(0).max(1e9).default(0).describe('Cost to produce one LP report, USD.'),
+  auditUsd: yearlyUsd('Annual audit'),
+  legalUsd: yearlyUsd('Fund legal counsel'),
+  softwareUsd: yearlyUsd('Portfolio, accounting and reporting software'),
+  aumUsd: z.number().min(0).max(1e15).default(0).describe('Assets under management, USD; 0 leaves costBpsOfAum null.'),
+});
+
+/** Resolved inputs of {@link operatingCostInput}. */
+export type OperatingCostInputs = z.output<typeof operatingCostInput>;
+
+/** The cost lines, in the order they are reported. */
+export const COST_LINES = [
+  'financeHire',
+  'fundAdmin',
+  'compliance',
+  'riskDesk',
+  'lpReports',
+  'audit',
+  'legal',
+  'software',
+] as const;
+/** One cost line's name. */
+export type CostLine = (typeof COST_LINES)[number];
+
+/** Yearly cost of each line, exact (USD). `lpReports` = lpReportsPerYear × costPerReportUsd. */
+export function costLines(inputs: OperatingCostInputs): { item: CostLine; annualCost: Dec }[] {
+  const value: Record<CostLine, Dec> = {
+    financeHire: dec(inputs.financeHireUsd),
+    fundAdmin: dec(inputs.fundAdminUsd),
+    compliance: dec(inputs.complianceUsd),
+    riskDesk: dec(inputs.riskDeskUsd),
+    lpReports: dec(inputs.lpReportsPerYear).times(inputs.costPerReportUsd),
+    audit: dec(inputs.auditUsd),
+    legal: dec(inputs.legalUsd),
+    software: dec(inputs.softwareUsd),
+  };
+  return COST_LINES.map((item) => ({ item, annualCost: value[item] }));
+}
+
+/** Result of the operating cost calculator. */
+export const operatingCostOutput = z.object({
+  totalAnnualCostUsd: z.number(),
+  costBpsOfAum: z.number().nullable().describe('Total cost / AUM × 10,000, 2 dp; null when AUM is 0.'),
+  lineItems: z.array(
+    z.object({
+      item: z.enum(COST_LINES),
+      annualCostUsd: z.number(),
+      shareOfTotal: z.number().describe('Fraction of the total, 6 dp; 0 when the total is 0.'),
+    }),
+  ),
+});
+
+/** Computes the yearly cost. Pure. */
+export function computeOperatingCost(inputs: OperatingCostInputs): z.output<typeof operatingCostOutput> {
+  const lines = costLines(inputs);
+  const total = sum(lines.map((l) => l.annualCost));
+  return {
+    totalAnnualCostUsd: cents(total),
+    costBpsOfAum: inputs.aumUsd > 0 ? total.div(inputs.aumUsd).times(10_000).toDecimalPlaces(2).toNumber() : null,
+    lineItems: lines.map(({ item, annualCost }) => ({
+      item,
+      annualCostUsd: cents(annualCost),
+      shareOfTotal: total.isZero() ? 0 : share6(annualCost.div(total)),
+    })),
+  };
+}
+
+/** The operating cost calculator, `POST /api/v1/calc/operating-cost-calculator`. */
+export const operatingCostCalculator = defineCalculator({
+  slug: 'operating-cost-calculator',
+  title: 'Operating cost calculator',
+  description: 'Yearly back-office cost of running a fund, by line, and in basis points of AUM.',
+  input: operatingCostInput,
+  output: operatingCostOutput,
+  run: computeOperatingCost,
+});

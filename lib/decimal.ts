@@ -1,0 +1,52 @@
+/**
+ * Exact decimal arithmetic for money (decimal.js) and the rounding rules of contract §0:
+ * money half-up to cents, `Pct` fields to 4 dp, `Share`/`Weight` fields to 6 dp.
+ */
+import Decimal from 'decimal.js';
+
+/** A private Decimal constructor: 40 significant digits, ROUND_HALF_UP, never exponent notation in toString. */
+export const D = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_HALF_UP, toExpNeg: -40, toExpPos: 40 });
+/** An exact decimal value. */
+export type Dec = InstanceType<typeof D>;
+
+/** Converts a JSON number or decimal to Decimal without binary noise (0.1 stays 0.1). */
+export function dec(x: number | string | Dec): Dec {
+  return new D(x);
+}
+
+/** Sum of decimals, exact. */
+export function sum(values: Iterable<Dec>): Dec {
+  let total = new D(0);
+  for (const v of values) total = total.plus(v);
+  return total;
+}
+
+/** Rounds half-up to cents and returns the JSON number (USD). */
+export function cents(x: Dec): number {
+  return x.toDecimalPlaces(2, D.ROUND_HALF_UP).toNumber();
+}
+
+/** Rounds half-up to cents, kept as Decimal for further exact sums. */
+export function roundCents(x: Dec): Dec {
+  return x.toDecimalPlaces(2, D.ROUND_HALF_UP);
+}
+
+/** A percent value (already in percent units) rounded half-up to 4 dp. */
+export function pct4(x: Dec): number {
+  return x.toDecimalPlaces(4, D.ROUND_HALF_UP).toNumber();
+}
+
+/** A fraction 0..1 rounded half-up to 6 dp. */
+export function share6(x: Dec): number {
+  return x.toDecimalPlaces(6, D.ROUND_HALF_UP).toNumber();
+}
+
+/** Percent units → fraction (12.5 → 0.125). */
+export function fromPct(x: number | Dec): Dec {
+  return new D(x).div(100);
+}
+
+/** Fraction → percent units (0.125 → 12.5). */
+export function toPct(x: Dec): Dec {
+  return x.times(100);
+}

@@ -1,0 +1,161 @@
+/**
+ * Endpoints: the shape every file under `functions/` exports, and the shared request steps they use
+ * (query validation, JSON body reading, the calculator endpoint built from a calculator declaration).
+ *
+ * One declaration feeds three surfaces: {@link Operation} carries the schemas the OpenAPI document is
+ * generated from, and the handler the REST route runs.
+ */
+import type { Context } from 'hono';
+import * as z from 'zod';
+import { MalformedJsonError, UnsupportedMediaTypeError, type ProblemCode } from './errors.ts';
+import type { AppEnv } from './env.ts';
+import { authenticate } from './keys.ts';
+import { calcCaller, consumeCalcQuota, rateLimitHeaders, type Clock } from './rate-limit.ts';
+import { parseInput } from './validation.ts';
+import { resultSchema, runCalculator, toolName, type CalculatorDefinition } from './calculators/definition.ts';
+
+/** The largest request body accepted, bytes (1 MiB, contract §1). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** HTTP methods endpoints declare (HEAD and OPTIONS are derived). */
+export type Method = 'GET' | 'POST';
+
+/** What a handler gets besides Hono's context. */
+export interface RequestContext {
+  clock: Clock;
+  /** The route table, for endpoints that describe the API (OpenAPI). */
+  routes: readonly Route[];
+}
+
+/** One method of an endpoint, with everything the OpenAPI document says about it. */
+export interface Operation {
+  operationId: string;
+  summary: string;
+  description: string;
+  tags: string[];
+  /** `optional`: a key may be sent (it raises the calculator limit); `required`: 401 without one. */
+  auth: 'none' | 'optional' | 'required';
+  /** Strict query schema; the default accepts no parameters. */
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  response: { description: string; schema: z.ZodType; rateLimited?: boolean };
+  /** Problem codes this operation can answer, beyond 404/405/500 which any path can. */
+  problems: ProblemCode[];
+  handle: (c: Context<AppEnv>, ctx: RequestContext) => Promise<Response>;
+}
+
+/** What every file under `functions/` exports as default: its operations by method. */
+export interface Endpoint {
+  methods: Partial<Record<Method, Operation>>;
+}
+
+/** A route: a URL path and the endpoint of the file that mirrors it. */
+export interface Route {
+  path: string;
+  endpoint: Endpoint;
+}
+
+/** Methods a path answers, as listed in `Allow`: its own, HEAD with GET, and OPTIONS. */
+export function allowedMethods(route: Route): string[] {
+  const own = Object.keys(route.endpoint.methods) as Method[];
+  return [...own, ...(own.includes('GET') ? ['HEAD'] : []), 'OPTIONS'];
+}
+
+/**
+ * Validates the query string against a strict schema (no schema: no parameters allowed).
+ * @throws {ValidationError} naming each unknown or invalid parameter as `/query/<name>`
+ */
+export function parseQuery<S extends z.ZodObject>(c: Context<AppEnv>, schema: S | undefined): z.output<S> {
+  const params: Record<string, string | string[]> = {};
+  for (const [name, value] of new URL(c.req.url).searchParams) {
+    const prior = params[name];
+    params[name] = prior === undefined ? value : [...(Array.isArray(prior) ? prior : [prior]), value];
+  }
+  return parseInput(schema ?? z.strictObject({}), params, 'query') as z.output<S>;
+}
+
+/** True for `application/json` and `application/*+json` media types (parameters such as charset allowed). */
+export function isJsonMediaType(contentType: string | undefined): boolean {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  return type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type);
+}
+
+/**
+ * Reads a JSON object body. The 1 MiB cap is enforced before this by Hono's body-limit middleware.
+ * @throws {UnsupportedMediaTypeError} 415 when the Content-Type is not JSON
+ * @throws {MalformedJsonError} 400 when the body is not JSON or not an object
+ */
+export async function readJsonObject(c: Context<AppEnv>): Promise<Record<string, unknown>> {
+  if (!isJsonMediaType(c.req.header('content-type'))) throw new UnsupportedMediaTypeError();
+  const text = await c.req.text();
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new MalformedJsonError(text.trim() === '' ? 'The request body is empty; send {} for every default.' : 'The request body is not valid JSON.');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new MalformedJsonError();
+  return value as Record<string, unknown>;
+}
+
+/** JSON response with the given headers, `Cache-Control: no-store`. */
+export function jsonResponse(body: unknown, headers: Record<string, string> = {}, status = 200): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...headers },
+  });
+}
+
+/**
+ * Runs one calculator call the way every surface does: optional key → daily quota → input validation →
+ * pure calculator. Shared by the REST endpoint and, later, the public MCP tool.
+ * @returns the result and the RateLimit headers to send
+ * @throws {UnauthorizedError} a key was sent but is not valid (uncounted)
+ * @throws {RateLimitedError} quota or burst exceeded
+ * @throws {ValidationError} the arguments fail the input schema or a CSV check
+ */
+export async function callCalculator(
+  def: CalculatorDefinition,
+  env: AppEnv['Bindings'],
+  request: { authorization: string | undefined; connectingIp: string | undefined; now: Date },
+  readArguments: () => Promise<unknown>,
+): Promise<{ result: unknown; headers: Record<string, string> }> {
+  const principal = await authenticate(request.authorization, env.API_KEYS);
+  const quota = await consumeCalcQuota(env, calcCaller(principal, request.connectingIp), request.now);
+  const headers = rateLimitHeaders(quota);
+  try {
+    const inputs = parseInput(def.input, await readArguments(), 'body');
+    return { result: runCalculator(def, inputs), headers };
+  } catch (err) {
+    if (err instanceof Error && 'headers' in err) Object.assign((err as { headers: Record<string, string> }).headers, headers);
+    throw err;
+  }
+}
+
+/** The REST endpoint of a calculator: `POST /api/v1/calc/<slug>`, JSON in and out. */
+export function calculatorEndpoint(def: CalculatorDefinition): Endpoint {
+  return {
+    methods: {
+      POST: {
+        operationId: toolName(def).replace(/_(\w)/g, (_, ch: string) => ch.toUpperCase()),
+        summary: def.title,
+        description: def.description,
+        tags: ['Calculators'],
+        auth: 'optional',
+        body: def.input,
+        response: { description: `${def.title} result.`, schema: resultSchema(def), rateLimited: true },
+        problems: ['invalid_request', 'malformed_json', 'unauthorized', 'payload_too_large', 'unsupported_media_type', 'rate_limited'],
+        async handle(c, ctx) {
+          parseQuery(c, undefined);
+          const { result, headers } = await callCalculator(
+            def,
+            c.env,
+            { authorization: c.req.header('authorization'), connectingIp: c.req.header('cf-connecting-ip'), now: ctx.clock() },
+            () => readJsonObject(c),
+          );
+          return jsonResponse(result, headers);
+        },
+      },
+    },
+  };
+}

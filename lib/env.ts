@@ -1,0 +1,26 @@
+/**
+ * The Worker's bindings (wrangler.toml) and the per-request values the pipeline shares through Hono's context.
+ */
+
+/** Bindings of the Worker. */
+export interface Env {
+  /** SHA-256(key) → key record (contract §2). */
+  API_KEYS: KVNamespace;
+  /** Daily calculator quota counters `calc:<caller>:<YYYY-MM-DD>` (contract §3). */
+  RATE_LIMITS: KVNamespace;
+  /** Burst guard: 60 calculator calls per 60 s per caller. */
+  CALC_BURST: RateLimit;
+  /** Comma-separated allowed CORS origins, or `*`. */
+  CORS_ORIGINS?: string;
+}
+
+/** Values set on the Hono context by the pipeline. */
+export interface Variables {
+  requestId: string;
+}
+
+/** Hono's environment type for this app. */
+export interface AppEnv {
+  Bindings: Env;
+  Variables: Variables;
+}

@@ -1,0 +1,189 @@
+/**
+ * Typed API errors and their one rendering as RFC 9457 `application/problem+json` (contract §1).
+ *
+ * Every failure the service answers is thrown as an {@link ApiError} subclass and rendered by
+ * {@link problemResponse}; anything else that escapes a handler becomes a generic 500 `internal_error`.
+ * Problem bodies never carry a stack trace, a dependency's message, SQL, a key or a submitted value:
+ * the `detail` strings below are fixed texts or texts built only from field names and rules.
+ */
+
+/** Machine-readable problem codes of contract §1; `type` is `/problems/<code>`. */
+export type ProblemCode =
+  | 'invalid_request'
+  | 'malformed_json'
+  | 'unauthorized'
+  | 'insufficient_scope'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'not_usable'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'rate_limited'
+  | 'internal_error'
+  | 'redaction_failed'
+  | 'upstream_unavailable';
+
+/** One failing field: `pointer` is an RFC 6901 JSON pointer such as `/body/horizonYears`; `detail` names the rule. */
+export interface FieldError {
+  pointer: string;
+  detail: string;
+}
+
+/** The problem+json body (RFC 9457 members plus `code`, `requestId` and optional `errors`). */
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ProblemCode;
+  requestId: string;
+  errors?: FieldError[];
+}
+
+/** Status and title of every problem code; the single table the renderer and the OpenAPI document read. */
+export const PROBLEMS: Record<ProblemCode, { status: number; title: string }> = {
+  invalid_request: { status: 400, title: 'Invalid request' },
+  malformed_json: { status: 400, title: 'Malformed JSON' },
+  unauthorized: { status: 401, title: 'Unauthorized' },
+  insufficient_scope: { status: 403, title: 'Insufficient scope' },
+  not_found: { status: 404, title: 'Not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  not_usable: { status: 409, title: 'NAV run not usable' },
+  payload_too_large: { status: 413, title: 'Payload too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  rate_limited: { status: 429, title: 'Too many requests' },
+  internal_error: { status: 500, title: 'Internal error' },
+  redaction_failed: { status: 500, title: 'Redaction failed' },
+  upstream_unavailable: { status: 503, title: 'Upstream unavailable' },
+};
+
+/**
+ * Base of every error the service answers on purpose.
+ * @param code  contract §1 code; fixes status and title
+ * @param detail a client-safe sentence (never a submitted value or an internal message)
+ * @param headers extra response headers (`Allow`, `Retry-After`, `WWW-Authenticate`, ...)
+ */
+export class ApiError extends Error {
+  readonly code: ProblemCode;
+  readonly status: number;
+  readonly detail: string;
+  readonly errors: FieldError[] | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    code: ProblemCode,
+    detail: string,
+    options: { errors?: FieldError[]; headers?: Record<string, string> } = {},
+  ) {
+    super(detail);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = PROBLEMS[code].status;
+    this.detail = detail;
+    this.errors = options.errors;
+    this.headers = options.headers ?? {};
+  }
+}
+
+/** 400 `invalid_request`: one entry per failing field, by JSON pointer, naming the rule only. */
+export class ValidationError extends ApiError {
+  constructor(errors: FieldError[], detail = 'The request failed validation; see errors[].') {
+    super('invalid_request', detail, { errors });
+    this.name = 'ValidationError';
+  }
+}
+
+/** 400 `malformed_json`: the body is not JSON, or not a JSON object. */
+export class MalformedJsonError extends ApiError {
+  constructor(detail = 'The request body must be a JSON object.') {
+    super('malformed_json', detail);
+    this.name = 'MalformedJsonError';
+  }
+}
+
+/**
+ * 401 `unauthorized` with `WWW-Authenticate: Bearer realm="fund-data"`, adding `error="invalid_token"`
+ * when a credential was presented (RFC 6750 §3).
+ */
+export class UnauthorizedError extends ApiError {
+  constructor(detail: string, tokenPresented: boolean) {
+    const challenge = tokenPresented
+      ? 'Bearer realm="fund-data", error="invalid_token"'
+      : 'Bearer realm="fund-data"';
+    super('unauthorized', detail, { headers: { 'WWW-Authenticate': challenge } });
+    this.name = 'UnauthorizedError';
+  }
+}
+
+/** 404 `not_found`. */
+export class NotFoundError extends ApiError {
+  constructor(detail = 'No resource exists at this path.') {
+    super('not_found', detail);
+    this.name = 'NotFoundError';
+  }
+}
+
+/** 405 `method_not_allowed` with the `Allow` header listing the path's methods. */
+export class MethodNotAllowedError extends ApiError {
+  constructor(allow: readonly string[]) {
+    super('method_not_allowed', `This path accepts ${allow.join(', ')}.`, {
+      headers: { Allow: allow.join(', ') },
+    });
+    this.name = 'MethodNotAllowedError';
+  }
+}
+
+/** 413 `payload_too_large`: body over the cap, or a CSV over its row cap. */
+export class PayloadTooLargeError extends ApiError {
+  constructor(detail: string, errors?: FieldError[]) {
+    super('payload_too_large', detail, errors ? { errors } : {});
+    this.name = 'PayloadTooLargeError';
+  }
+}
+
+/** 415 `unsupported_media_type`: a body that is not `application/json`. */
+export class UnsupportedMediaTypeError extends ApiError {
+  constructor() {
+    super('unsupported_media_type', 'Send the body as application/json.');
+    this.name = 'UnsupportedMediaTypeError';
+  }
+}
+
+/** 429 `rate_limited` with `Retry-After` in seconds (RFC 9110 §10.2.3). */
+export class RateLimitedError extends ApiError {
+  constructor(detail: string, retryAfterSeconds: number) {
+    super('rate_limited', detail, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
+    this.name = 'RateLimitedError';
+  }
+}
+
+/** The `type` URI of a problem code (relative, resolved against the service's base URL). */
+export function problemType(code: ProblemCode): string {
+  return `/problems/${code}`;
+}
+
+/**
+ * Renders any thrown value as a problem+json `Response`. An {@link ApiError} keeps its code, detail,
+ * errors and headers; anything else becomes 500 `internal_error` with a fixed detail, so no
+ * dependency's message or stack can reach a client.
+ * @param err what was thrown
+ * @param requestId the request's id, repeated in the body and in `X-Request-Id`
+ */
+export function problemResponse(err: unknown, requestId: string): Response {
+  const apiError =
+    err instanceof ApiError ? err : new ApiError('internal_error', 'The service failed to answer this request.');
+  const body: ProblemBody = {
+    type: problemType(apiError.code),
+    title: PROBLEMS[apiError.code].title,
+    status: apiError.status,
+    detail: apiError.detail,
+    code: apiError.code,
+    requestId,
+  };
+  if (apiError.errors?.length) body.errors = apiError.errors;
+  const headers = new Headers(apiError.headers);
+  headers.set('Content-Type', 'application/problem+json');
+  headers.set('X-Request-Id', requestId);
+  headers.set('Cache-Control', 'no-store');
+  return new Response(JSON.stringify(body), { status: apiError.status, headers });
+}

@@ -1,0 +1,159 @@
+/**
+ * API keys (contract §2): format, minting, the KV key store and authentication of a Bearer header.
+ *
+ * A key is `svc_dk_` + 32 base62 characters from a CSPRNG (≈190 bits). Only SHA-256(key), hex-encoded, is
+ * stored: it is the KV key name in `API_KEYS`, and the record (value and metadata) holds no secret. A key is
+ * found by its hash, so lookup time depends only on the hash; the one comparison against a secret held in
+ * code, the published demo key, is done in constant time over the digests.
+ */
+import { UnauthorizedError } from './errors.ts';
+
+/** Prefix of every developer key. */
+export const KEY_PREFIX = 'svc_dk_';
+/** Shape of a key: the prefix and 32 base62 characters. */
+export const KEY_PATTERN = /^svc_dk_[0-9A-Za-z]{32}$/;
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/**
+ * The published demo key (README). Scope `demo`: it reads only the bundled synthetic fund, is refused on
+ * the fund MCP server and does not raise the calculator limit.
+ */
+export const DEMO_API_KEY = 'svc_dk_DemoKeyFundEdgeSyntheticFixture1';
+
+/** Calculator limit of a key minted without `--daily-calc-limit` (contract §3). */
+export const DEFAULT_KEY_DAILY_CALC_LIMIT = 10_000;
+
+/** A stored key record: what `API_KEYS` holds under SHA-256(key). No secret is in it. */
+export interface KeyRecord {
+  keyId: string;
+  /** First 12 characters of the key, e.g. `svc_dk_AbCdE`, for listing and revoking. */
+  prefix: string;
+  scope: 'fund';
+  fundId: string;
+  dailyCalcLimit: number;
+  label: string;
+  /** RFC 3339 UTC. */
+  createdAt: string;
+  /** RFC 3339 UTC, or null while the key is active. */
+  revokedAt: string | null;
+}
+
+/** Who a request authenticated as. */
+export type Principal = { kind: 'demo' } | { kind: 'key'; record: KeyRecord };
+
+/** The subset of `KVNamespace` the key store needs (so the CLI can back it with wrangler). */
+export interface KeyValueStore {
+  get(name: string): Promise<string | null>;
+  put(name: string, value: string, options?: { metadata?: unknown }): Promise<void>;
+  list(options?: { prefix?: string; cursor?: string }): Promise<{
+    keys: { name: string; metadata?: unknown }[];
+    list_complete: boolean;
+    cursor?: string;
+  }>;
+}
+
+/** `n` base62 characters from the CSPRNG, by rejection sampling (no modulo bias). */
+export function randomBase62(n: number): string {
+  let out = '';
+  while (out.length < n) {
+    const bytes = crypto.getRandomValues(new Uint8Array(n * 2));
+    for (const b of bytes) {
+      if (b < 248 && out.length < n) out += BASE62[b % 62];
+    }
+  }
+  return out;
+}
+
+/** A new key, `svc_dk_<32 base62>`. */
+export function generateKey(): string {
+  return KEY_PREFIX + randomBase62(32);
+}
+
+/** SHA-256 of a key, lower-case hex (the KV key name of its record). */
+export async function hashKey(key: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(key));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** Equality of two strings in time that depends only on their lengths. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const x = new TextEncoder().encode(a);
+  const y = new TextEncoder().encode(b);
+  let diff = x.length ^ y.length;
+  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
+  return diff === 0;
+}
+
+let demoHash: Promise<string> | undefined;
+
+/**
+ * Mints a key and stores its record under SHA-256(key).
+ * @returns the key (shown once; it cannot be recovered) and its record
+ */
+export async function createKey(
+  store: KeyValueStore,
+  options: { fundId: string; label?: string; dailyCalcLimit?: number; now?: Date },
+): Promise<{ key: string; record: KeyRecord }> {
+  const key = generateKey();
+  const record: KeyRecord = {
+    keyId: `key_${randomBase62(16)}`,
+    prefix: key.slice(0, 12),
+    scope: 'fund',
+    fundId: options.fundId,
+    dailyCalcLimit: options.dailyCalcLimit ?? DEFAULT_KEY_DAILY_CALC_LIMIT,
+    label: options.label ?? '',
+    createdAt: (options.now ?? new Date()).toISOString(),
+    revokedAt: null,
+  };
+  await store.put(await hashKey(key), JSON.stringify(record), { metadata: record });
+  return { key, record };
+}
+
+/** Every stored key record (read from list metadata, one KV list call per 1,000 keys). */
+export async function listKeys(store: KeyValueStore): Promise<(KeyRecord & { hash: string })[]> {
+  const out: (KeyRecord & { hash: string })[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.list(cursor ? { cursor } : {});
+    for (const k of page.keys) if (k.metadata) out.push({ ...(k.metadata as KeyRecord), hash: k.name });
+    cursor = page.list_complete ? undefined : page.cursor;
+  } while (cursor);
+  return out;
+}
+
+/**
+ * Revokes the key whose prefix (or keyId) is given.
+ * @returns the revoked record
+ * @throws {Error} when no key or more than one key matches (a CLI-facing message; never sent to clients)
+ */
+export async function revokeKey(store: KeyValueStore, prefixOrId: string, now = new Date()): Promise<KeyRecord> {
+  const matches = (await listKeys(store)).filter((r) => r.prefix === prefixOrId || r.keyId === prefixOrId);
+  if (matches.length !== 1) {
+    throw new Error(matches.length === 0 ? 'No key has that prefix or id.' : 'More than one key has that prefix; use the keyId.');
+  }
+  const { hash, ...record } = matches[0]!;
+  const revoked: KeyRecord = { ...record, revokedAt: record.revokedAt ?? now.toISOString() };
+  await store.put(hash, JSON.stringify(revoked), { metadata: revoked });
+  return revoked;
+}
+
+/**
+ * Authenticates an `Authorization` header value.
+ * @returns null when no header was sent; the principal when the key is the demo key or an active stored key
+ * @throws {UnauthorizedError} 401 for a header that is not `Bearer <key>`, a key of the wrong shape, or an
+ *   unknown or revoked key (one message for both, so the answer does not tell which keys exist)
+ */
+export async function authenticate(header: string | undefined | null, store: KeyValueStore): Promise<Principal | null> {
+  if (header === undefined || header === null || header.trim() === '') return null;
+  const match = /^Bearer +(\S+)\s*$/i.exec(header);
+  if (!match) throw new UnauthorizedError('Send the key as "Authorization: Bearer svc_dk_...".', true);
+  const key = match[1]!;
+  if (!KEY_PATTERN.test(key)) throw new UnauthorizedError('The API key is malformed.', true);
+  const hash = await hashKey(key);
+  demoHash ??= hashKey(DEMO_API_KEY);
+  if (constantTimeEqual(hash, await demoHash)) return { kind: 'demo' };
+  const stored = await store.get(hash);
+  const record = stored === null ? null : (JSON.parse(stored) as KeyRecord);
+  if (record === null || record.revokedAt !== null) throw new UnauthorizedError('The API key is not valid.', true);
+  return { kind: 'key', record };
+}

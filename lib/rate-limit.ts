@@ -1,0 +1,116 @@
+/**
+ * The calculators' daily quota (contract §3): a counter per caller per UTC day in the `RATE_LIMITS` KV
+ * namespace under `calc:<caller>:<YYYY-MM-DD>`, with the Workers Rate Limiting binding `CALC_BURST`
+ * (60 calls per 60 s per caller) in front of it.
+ *
+ * Accuracy: KV is eventually consistent and a key takes about one write per second, so concurrent calls
+ * from one caller may read the same count; the burst binding caps that to 60 calls a minute, so a caller
+ * can exceed the daily quota by at most the calls that race within one KV propagation window (seconds,
+ * across Cloudflare locations up to about 60 s). Headers follow draft-ietf-httpapi-ratelimit-headers.
+ */
+import { RateLimitedError } from './errors.ts';
+import type { Principal } from './keys.ts';
+
+/** Anonymous daily calculator quota per caller (spec §8). */
+export const ANONYMOUS_DAILY_CALC_LIMIT = 500;
+/** Window of the daily policy in the `RateLimit-Policy` header, seconds. */
+export const DAILY_WINDOW_SECONDS = 86_400;
+/** Period of the burst binding, seconds (wrangler.toml `[[ratelimits]]`). */
+export const BURST_PERIOD_SECONDS = 60;
+
+/** The source of the current time; injectable so tests can cross a UTC midnight. */
+export type Clock = () => Date;
+/** The real clock. */
+export const systemClock: Clock = () => new Date();
+
+/** Where the quota of a caller stands after a call. */
+export interface QuotaState {
+  limit: number;
+  remaining: number;
+  /** Seconds until the next UTC midnight, when the quota resets (1..86,400). */
+  resetSeconds: number;
+}
+
+/** The UTC date `YYYY-MM-DD` of an instant. */
+export function utcDate(now: Date): string {
+  return now.toISOString().slice(0, 10);
+}
+
+/** Whole seconds from `now` to the next UTC midnight, rounded up (1..86,400). */
+export function secondsToUtcMidnight(now: Date): number {
+  const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+  return Math.max(1, Math.ceil((next - now.getTime()) / 1000));
+}
+
+/**
+ * The /64 network of an IPv6 address, e.g. `2001:db8:a:b:1:2:3:4` → `2001:db8:a:b::/64`
+ * (RFC 5952 lower case, no leading zeros). IPv4 (and IPv4-mapped IPv6) addresses are returned as dotted quads.
+ * @returns null when the text is not an IP address
+ */
+export function callerNetwork(ip: string): string | null {
+  const text = ip.trim().toLowerCase();
+  if (/^\d{1,3}(\.\d{1,3}){3}$/.test(text)) return text.split('.').every((o) => Number(o) <= 255) ? text : null;
+  if (!/^[0-9a-f:.]+$/.test(text) || !text.includes(':')) return null;
+  const mapped = /^::ffff:(\d{1,3}(\.\d{1,3}){3})$/.exec(text);
+  if (mapped) return callerNetwork(mapped[1]!);
+  const halves = text.split('::');
+  if (halves.length > 2) return null;
+  const head = halves[0] ? halves[0].split(':') : [];
+  const tail = halves.length === 2 && halves[1] ? halves[1].split(':') : [];
+  if (tail.length && tail[tail.length - 1]!.includes('.')) tail.splice(-1, 1, '0', '0');
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 1 ? missing !== 0 : missing < 1) return null;
+  const groups = [...head, ...Array<string>(missing).fill('0'), ...tail];
+  if (groups.some((g) => !/^[0-9a-f]{1,4}$/.test(g))) return null;
+  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
+}
+
+/**
+ * The caller a calculator call counts against, and its daily limit: the key's id for a stored key, else the
+ * client address from `CF-Connecting-IP` (IPv6 grouped by /64). `X-Forwarded-For` is never read. The demo
+ * key counts as anonymous and keeps the anonymous limit.
+ */
+export function calcCaller(principal: Principal | null, connectingIp: string | undefined): { id: string; limit: number } {
+  if (principal?.kind === 'key') return { id: principal.record.keyId, limit: principal.record.dailyCalcLimit };
+  return { id: (connectingIp && callerNetwork(connectingIp)) || 'unknown', limit: ANONYMOUS_DAILY_CALC_LIMIT };
+}
+
+/** `RateLimit-Policy` and `RateLimit` header values of a quota state. */
+export function rateLimitHeaders(state: QuotaState): Record<string, string> {
+  return {
+    'RateLimit-Policy': `"daily";q=${state.limit};w=${DAILY_WINDOW_SECONDS}`,
+    RateLimit: `"daily";r=${state.remaining};t=${state.resetSeconds}`,
+  };
+}
+
+/**
+ * Counts one calculator call against the caller's daily quota.
+ * @param env the `RATE_LIMITS` namespace and the `CALC_BURST` binding
+ * @returns the quota after this call
+ * @throws {RateLimitedError} 429 when the daily quota is used up (`Retry-After` = seconds to UTC midnight)
+ *   or the burst binding refuses (`Retry-After` = 60); the error carries the RateLimit headers
+ */
+export async function consumeCalcQuota(
+  env: { RATE_LIMITS: KVNamespace; CALC_BURST: RateLimit },
+  caller: { id: string; limit: number },
+  now: Date,
+): Promise<QuotaState> {
+  const key = `calc:${caller.id}:${utcDate(now)}`;
+  const resetSeconds = secondsToUtcMidnight(now);
+  const used = Number.parseInt((await env.RATE_LIMITS.get(key)) ?? '0', 10) || 0;
+  if (used >= caller.limit) {
+    const state = { limit: caller.limit, remaining: 0, resetSeconds };
+    const err = new RateLimitedError(`The daily calculator quota of ${caller.limit} calls is used up; it resets at 00:00 UTC.`, resetSeconds);
+    Object.assign(err.headers, rateLimitHeaders(state));
+    throw err;
+  }
+  const burst = await env.CALC_BURST.limit({ key: caller.id });
+  if (!burst.success) {
+    const err = new RateLimitedError('Too many calls in a short time; slow down.', BURST_PERIOD_SECONDS);
+    Object.assign(err.headers, rateLimitHeaders({ limit: caller.limit, remaining: caller.limit - used, resetSeconds }));
+    throw err;
+  }
+  // KV expirations must be at least 60 s ahead; keep the counter an hour past midnight, then let it expire.
+  await env.RATE_LIMITS.put(key, String(used + 1), { expirationTtl: Math.max(60, resetSeconds + 3600) });
+  return { limit: caller.limit, remaining: caller.limit - used - 1, resetSeconds };
+}
