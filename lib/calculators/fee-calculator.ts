@@ -137,6 +137,15 @@ export function computeFees(inputs: FeeInputs): z.output<typeof feeCalculatorOut
   const returnOfYear = (year: number) =>
     fromPct(inputs.annualGrossReturnPctByYear[year] ?? inputs.annualGrossReturnPct);
 
+  // (1+x)^τ is the costly step (decimal exp/ln); a horizon has at most a few distinct (x, τ) pairs.
+  const powers = new Map<string, Dec>();
+  const compound = (rate: Dec, length: Dec) => {
+    const key = `${rate.toString()}|${length.toString()}`;
+    let factor = powers.get(key);
+    if (!factor) powers.set(key, (factor = rate.plus(1).pow(length)));
+    return factor;
+  };
+
   let nav = start;
   let grossNav = start;
   let hwm: Dec | null = inputs.hasHwm ? dec(inputs.initialHwmUsd ?? inputs.startingNavUsd) : null;
@@ -146,7 +155,7 @@ export function computeFees(inputs: FeeInputs): z.output<typeof feeCalculatorOut
   const periods: z.output<typeof feePeriod>[] = [];
 
   for (const [i, length] of periodLengths(inputs.horizonYears, tau).entries()) {
-    const growth = returnOfYear(elapsed.floor().toNumber()).plus(1).pow(length);
+    const growth = compound(returnOfYear(elapsed.floor().toNumber()), length);
     const opening = nav;
     const gross = opening.times(growth);
     const base =
@@ -154,7 +163,7 @@ export function computeFees(inputs: FeeInputs): z.output<typeof feeCalculatorOut
     const mgmtFee = roundCents(D.min(mgmtRate.times(length).times(base), gross));
     const reference = hwm ?? opening;
     const gain = (inputs.perfFeeNetOfMgmtFee ? gross.minus(mgmtFee) : gross).minus(reference);
-    const hurdleAmount = hurdle === null ? dec(0) : reference.times(hurdle.plus(1).pow(length).minus(1));
+    const hurdleAmount = hurdle === null ? dec(0) : reference.times(compound(hurdle, length).minus(1));
     let perfBase: Dec;
     if (hurdle === null) perfBase = D.max(0, gain);
     else if (inputs.hurdleType === 'hard') perfBase = D.max(0, gain.minus(hurdleAmount));

@@ -1,0 +1,177 @@
+/**
+ * End to end over real HTTP against the Worker in workerd (wrangler's `unstable_startWorker`, port 0),
+ * with KV persisted to a temporary folder so a restart keeps the counters, and a key minted by the real
+ * `npm run keys` CLI into that same folder.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unstable_startWorker } from 'wrangler';
+import { CALCULATORS } from '../../lib/calculators/index.ts';
+
+process.env.WRANGLER_SEND_METRICS = 'false';
+process.env.CLOUDFLARE_CF_FETCH_ENABLED = 'false';
+process.env.WRANGLER_HIDE_BANNER = 'true';
+process.env.XDG_CONFIG_HOME ??= join(process.cwd(), '.config');
+
+const persistDir = mkdtempSync(join(tmpdir(), 'fund-edge-e2e-'));
+type Worker = Awaited<ReturnType<typeof unstable_startWorker>>;
+let worker: Worker;
+let base: string;
+
+async function start(): Promise<void> {
+  worker = await unstable_startWorker({
+    config: join(process.cwd(), 'wrangler.toml'),
+    // The burst guard (60/min) is the production setting; here it is raised so that one test can make
+    // 600 calls in a few seconds and reach the daily quota, which is what these tests are about.
+    bindings: { CALC_BURST: { type: 'ratelimit', namespace_id: '1001', simple: { limit: 100_000, period: 60 } } },
+    dev: {
+      server: { hostname: '127.0.0.1', port: 0 },
+      inspector: false,
+      persist: persistDir,
+      watch: false,
+      logLevel: 'none',
+    },
+  } as Parameters<typeof unstable_startWorker>[0]);
+  await worker.ready;
+  base = (await worker.url).toString().replace(/\/$/, '');
+}
+
+function post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+let fundKey: string;
+
+beforeAll(async () => {
+  // Mint a key with a 600/day calculator limit through the real CLI into the persisted local KV.
+  fundKey = execFileSync(
+    process.execPath,
+    ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', 'scripts/keys.ts', 'create', '--fund', 'e2e-fund', '--label', 'e2e', '--daily-calc-limit', '600', '--persist-to', persistDir],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+  ).trim();
+  await start();
+});
+
+afterAll(async () => {
+  await worker?.dispose();
+  rmSync(persistDir, { recursive: true, force: true });
+});
+
+describe('calculators over HTTP', () => {
+  it.each(CALCULATORS.map((c) => c.slug))('%s answers 200 with inputs, disclaimer and rate-limit headers', async (slug) => {
+    const res = await post(`/api/v1/calc/${slug}`, {}, { 'cf-connecting-ip': '198.51.100.1' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.headers.get('ratelimit-policy')).toBe('"daily";q=500;w=86400');
+    expect(res.headers.get('ratelimit')).toMatch(/^"daily";r=\d+;t=\d+$/);
+    const body = (await res.json()) as { inputs: unknown; disclaimer: string };
+    expect(body.inputs).toBeTypeOf('object');
+    expect(body.disclaimer).toMatch(/not accounting, tax or investment advice/i);
+  });
+
+  it('reproduces the CFA Kettleside example through the whole stack', async () => {
+    const res = await post('/api/v1/calc/fee-calculator', {
+      startingNavUsd: 100,
+      annualGrossReturnPct: 30,
+      mgmtFeePct: 1,
+      perfFeePct: 20,
+      horizonYears: 1,
+      mgmtFeeBasis: 'closing',
+      perfFeeNetOfMgmtFee: true,
+      hurdlePct: 6,
+    }, { 'cf-connecting-ip': '198.51.100.2' });
+    const body = (await res.json()) as { totalFeesUsd: number; netCumulativeReturnPct: number };
+    expect(body.totalFeesUsd).toBe(5.84);
+    expect(body.netCumulativeReturnPct).toBe(24.16);
+  });
+
+  it('answers bad input with problem+json that does not echo the value', async () => {
+    const res = await post('/api/v1/calc/fee-calculator', { horizonYears: 'secret-value-123' }, { 'cf-connecting-ip': '198.51.100.3' });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    const text = await res.text();
+    expect(text).not.toContain('secret-value-123');
+    expect(JSON.parse(text)).toMatchObject({ code: 'invalid_request', errors: [{ pointer: '/body/horizonYears' }] });
+  });
+
+  it('serves the OpenAPI document listing every calculator', async () => {
+    const res = await fetch(`${base}/api/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as { openapi: string; paths: Record<string, unknown> };
+    expect(doc.openapi).toBe('3.1.0');
+    for (const c of CALCULATORS) expect(doc.paths).toHaveProperty([`/api/v1/calc/${c.slug}`]);
+  });
+});
+
+describe('daily quota over HTTP with persisted KV', () => {
+  it('counts remaining calls down from 500 per caller', async () => {
+    const ip = '203.0.113.10';
+    const first = await post('/api/v1/calc/operating-cost-calculator', {}, { 'cf-connecting-ip': ip });
+    const second = await post('/api/v1/calc/operating-cost-calculator', {}, { 'cf-connecting-ip': ip });
+    expect(first.headers.get('ratelimit')).toMatch(/^"daily";r=499;t=\d+$/);
+    expect(second.headers.get('ratelimit')).toMatch(/^"daily";r=498;t=\d+$/);
+  });
+
+  it('groups IPv6 callers by /64', async () => {
+    const a = await post('/api/v1/calc/operating-cost-calculator', {}, { 'cf-connecting-ip': '2001:db8:1:2::1' });
+    const b = await post('/api/v1/calc/operating-cost-calculator', {}, { 'cf-connecting-ip': '2001:db8:1:2:ffff::9' });
+    expect(a.headers.get('ratelimit')).toMatch(/r=499;/);
+    expect(b.headers.get('ratelimit')).toMatch(/r=498;/);
+  });
+
+  it('refuses the 501st anonymous call of the day with 429 and Retry-After, and keeps the count across a restart', async () => {
+    const ip = '203.0.113.20';
+    for (let i = 1; i <= 500; i++) {
+      const res = await post('/api/v1/calc/lp-report-grader', {}, { 'cf-connecting-ip': ip });
+      if (res.status !== 200) throw new Error(`call ${i} answered ${res.status}`);
+      await res.arrayBuffer();
+    }
+    const refused = await post('/api/v1/calc/lp-report-grader', {}, { 'cf-connecting-ip': ip });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('content-type')).toBe('application/problem+json');
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(86_400);
+    expect(refused.headers.get('ratelimit')).toBe(`"daily";r=0;t=${retryAfter}`);
+    expect(((await refused.json()) as { code: string }).code).toBe('rate_limited');
+
+    await worker.dispose();
+    await start();
+    const afterRestart = await post('/api/v1/calc/lp-report-grader', {}, { 'cf-connecting-ip': ip });
+    expect(afterRestart.status).toBe(429);
+    const other = await post('/api/v1/calc/lp-report-grader', {}, { 'cf-connecting-ip': '203.0.113.21' });
+    expect(other.status).toBe(200);
+  });
+
+  it('lets a key minted with a higher limit go past 500, counted against the key, not the IP', async () => {
+    const auth = { authorization: `Bearer ${fundKey}`, 'cf-connecting-ip': '203.0.113.30' };
+    let last: Response | undefined;
+    for (let i = 1; i <= 501; i++) {
+      last = await post('/api/v1/calc/lp-report-grader', {}, auth);
+      if (last.status !== 200) throw new Error(`call ${i} answered ${last.status}`);
+      if (i < 501) await last.arrayBuffer();
+    }
+    expect(last!.headers.get('ratelimit-policy')).toBe('"daily";q=600;w=86400');
+    expect(last!.headers.get('ratelimit')).toMatch(/^"daily";r=99;t=\d+$/);
+    // The same IP without the key still has its whole anonymous quota.
+    const anonymous = await post('/api/v1/calc/lp-report-grader', {}, { 'cf-connecting-ip': '203.0.113.30' });
+    expect(anonymous.headers.get('ratelimit')).toMatch(/^"daily";r=499;/);
+  });
+
+  it('answers an unknown key with 401 and does not count it', async () => {
+    const ip = '203.0.113.40';
+    const bad = await post('/api/v1/calc/lp-report-grader', {}, { authorization: `Bearer svc_dk_${'x'.repeat(32)}`, 'cf-connecting-ip': ip });
+    expect(bad.status).toBe(401);
+    expect(bad.headers.get('www-authenticate')).toBe('Bearer realm="fund-data", error="invalid_token"');
+    const ok = await post('/api/v1/calc/lp-report-grader', {}, { 'cf-connecting-ip': ip });
+    expect(ok.headers.get('ratelimit')).toMatch(/r=499;/);
+  });
+});

@@ -1,0 +1,107 @@
+/** API keys (contract §2): format, hash-only storage, authentication outcomes, constant-time comparison. */
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import {
+  authenticate, constantTimeEqual, createKey, DEMO_API_KEY, generateKey, hashKey, KEY_PATTERN, listKeys, revokeKey,
+} from '../lib/keys.ts';
+import { UnauthorizedError } from '../lib/errors.ts';
+import { MemoryKv } from './support/fakes.ts';
+
+describe('key format', () => {
+  it('mints svc_dk_ + 32 base62 characters, all distinct', () => {
+    const keys = Array.from({ length: 200 }, generateKey);
+    for (const k of keys) expect(k).toMatch(/^svc_dk_[0-9A-Za-z]{32}$/);
+    expect(new Set(keys).size).toBe(200);
+  });
+
+  it('uses every base62 character (no modulo-biased subset)', () => {
+    const seen = new Set(Array.from({ length: 300 }, generateKey).join('').slice(0));
+    for (const ch of '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz') expect(seen.has(ch)).toBe(true);
+  });
+
+  it('the published demo key has the key shape', () => {
+    expect(DEMO_API_KEY).toMatch(KEY_PATTERN);
+  });
+
+  it('hashes with SHA-256 (FIPS 180-4 test vector "abc")', async () => {
+    expect(await hashKey('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+});
+
+describe('key store', () => {
+  it('stores only the SHA-256 of the key, under the hash, with a record holding no secret', async () => {
+    const kv = new MemoryKv();
+    const { key, record } = await createKey(kv, { fundId: 'fund-1', label: 'analyst', dailyCalcLimit: 2000, now: new Date('2026-11-20T10:00:00Z') });
+    expect([...kv.data.keys()]).toEqual([await hashKey(key)]);
+    const stored = kv.data.get(await hashKey(key))!;
+    expect(stored.value).not.toContain(key);
+    expect(stored.value).not.toContain(key.slice(12));
+    expect(JSON.parse(stored.value)).toEqual(record);
+    expect(stored.metadata).toEqual(record);
+    expect(record).toEqual({
+      keyId: expect.stringMatching(/^key_[0-9A-Za-z]{16}$/), prefix: key.slice(0, 12), scope: 'fund', fundId: 'fund-1',
+      dailyCalcLimit: 2000, label: 'analyst', createdAt: '2026-11-20T10:00:00.000Z', revokedAt: null,
+    });
+  });
+
+  it('defaults the calculator limit to 10,000', async () => {
+    const { record } = await createKey(new MemoryKv(), { fundId: 'f' });
+    expect(record.dailyCalcLimit).toBe(10_000);
+  });
+
+  it('lists and revokes by prefix or key id; refuses an unknown prefix', async () => {
+    const kv = new MemoryKv();
+    const a = await createKey(kv, { fundId: 'f' });
+    const b = await createKey(kv, { fundId: 'f' });
+    expect((await listKeys(kv)).map((r) => r.keyId).sort()).toEqual([a.record.keyId, b.record.keyId].sort());
+    const revoked = await revokeKey(kv, a.record.prefix, new Date('2026-11-21T00:00:00Z'));
+    expect(revoked.revokedAt).toBe('2026-11-21T00:00:00.000Z');
+    await revokeKey(kv, b.record.keyId);
+    expect((await listKeys(kv)).every((r) => r.revokedAt !== null)).toBe(true);
+    await expect(revokeKey(kv, 'svc_dk_zzzzz')).rejects.toThrow(/No key/);
+  });
+});
+
+describe('authenticate', () => {
+  it('returns null when no header is sent', async () => {
+    expect(await authenticate(undefined, new MemoryKv())).toBeNull();
+    expect(await authenticate('', new MemoryKv())).toBeNull();
+  });
+
+  it('recognises the demo key and an active stored key', async () => {
+    const kv = new MemoryKv();
+    const { key, record } = await createKey(kv, { fundId: 'f' });
+    expect(await authenticate(`Bearer ${DEMO_API_KEY}`, kv)).toEqual({ kind: 'demo' });
+    expect(await authenticate(`bearer ${key}`, kv)).toEqual({ kind: 'key', record });
+  });
+
+  it.each([
+    ['Basic dXNlcjpwYXNz', /Bearer/],
+    ['Bearer', /Bearer/],
+    ['Bearer not-a-key', /malformed/],
+    [`Bearer svc_dk_${'a'.repeat(31)}`, /malformed/],
+    [`Bearer svc_dk_${'a'.repeat(32)}`, /not valid/],
+  ])('refuses %j with 401 invalid_token and without echoing it', async (header, message) => {
+    const err = await authenticate(header, new MemoryKv()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnauthorizedError);
+    const e = err as UnauthorizedError;
+    expect(e.status).toBe(401);
+    expect(e.detail).toMatch(message);
+    expect(e.headers['WWW-Authenticate']).toBe('Bearer realm="fund-data", error="invalid_token"');
+    expect(e.detail).not.toContain(header.split(' ')[1] ?? '\u0000');
+  });
+
+  it('refuses a revoked key with the same answer as an unknown one', async () => {
+    const kv = new MemoryKv();
+    const { key, record } = await createKey(kv, { fundId: 'f' });
+    await revokeKey(kv, record.keyId);
+    await expect(authenticate(`Bearer ${key}`, kv)).rejects.toMatchObject({ detail: 'The API key is not valid.' });
+  });
+});
+
+describe('constantTimeEqual', () => {
+  it('agrees with === on any pair of strings (property)', () => {
+    fc.assert(fc.property(fc.string(), fc.string(), (a, b) => constantTimeEqual(a, b) === (a === b)));
+    fc.assert(fc.property(fc.string(), (a) => constantTimeEqual(a, a)));
+  });
+});

@@ -1,0 +1,152 @@
+/**
+ * The daily calculator quota (contract §3) through the app with an injected clock, and its pure helpers.
+ */
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { createApp } from '../lib/app.ts';
+import { createKey, DEMO_API_KEY } from '../lib/keys.ts';
+import { callerNetwork, calcCaller, secondsToUtcMidnight, utcDate } from '../lib/rate-limit.ts';
+import { fakeEnv, FakeBurst } from './support/fakes.ts';
+
+function clockAt(iso: string) {
+  let now = new Date(iso).getTime();
+  return { clock: () => new Date(now), set: (next: string) => (now = new Date(next).getTime()) };
+}
+
+const call = (app: ReturnType<typeof createApp>, env: object, headers: Record<string, string> = {}) =>
+  app.request(
+    '/api/v1/calc/operating-cost-calculator',
+    { method: 'POST', headers: { 'content-type': 'application/json', 'cf-connecting-ip': '192.0.2.7', ...headers }, body: '{}' },
+    env,
+  );
+
+describe('daily quota', () => {
+  it('allows 500 anonymous calls a UTC day, refuses the 501st with Retry-After to midnight, and resets at midnight', async () => {
+    const t = clockAt('2026-11-20T23:58:20Z');
+    const app = createApp({ clock: t.clock });
+    const { env, RATE_LIMITS } = fakeEnv();
+    for (let i = 1; i <= 500; i++) {
+      const res = await call(app, env);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('ratelimit')).toBe(`"daily";r=${500 - i};t=100`);
+    }
+    expect(await RATE_LIMITS.get('calc:192.0.2.7:2026-11-20')).toBe('500');
+    const refused = await call(app, env);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('100');
+    expect(refused.headers.get('ratelimit-policy')).toBe('"daily";q=500;w=86400');
+    expect(refused.headers.get('ratelimit')).toBe('"daily";r=0;t=100');
+    expect(await RATE_LIMITS.get('calc:192.0.2.7:2026-11-20')).toBe('500');
+
+    t.set('2026-11-21T00:00:01Z');
+    const nextDay = await call(app, env);
+    expect(nextDay.status).toBe(200);
+    expect(nextDay.headers.get('ratelimit')).toBe('"daily";r=499;t=86399');
+    expect(await RATE_LIMITS.get('calc:192.0.2.7:2026-11-21')).toBe('1');
+  });
+
+  it('stores counters with an expiry past the next midnight', async () => {
+    const t = clockAt('2026-11-20T12:00:00Z');
+    const { env, RATE_LIMITS } = fakeEnv();
+    await call(createApp({ clock: t.clock }), env);
+    expect(RATE_LIMITS.puts).toEqual([{ key: 'calc:192.0.2.7:2026-11-20', value: '1', expirationTtl: 43_200 + 3600 }]);
+  });
+
+  it('counts a valid key against its own id and limit, and the demo key as anonymous', async () => {
+    const t = clockAt('2026-11-20T12:00:00Z');
+    const app = createApp({ clock: t.clock });
+    const { env, API_KEYS, RATE_LIMITS } = fakeEnv();
+    const { key, record } = await createKey(API_KEYS, { fundId: 'f1', dailyCalcLimit: 2 });
+    const auth = { authorization: `Bearer ${key}` };
+    expect((await call(app, env, auth)).headers.get('ratelimit-policy')).toBe('"daily";q=2;w=86400');
+    expect((await call(app, env, auth)).status).toBe(200);
+    expect((await call(app, env, auth)).status).toBe(429);
+    expect(await RATE_LIMITS.get(`calc:${record.keyId}:2026-11-20`)).toBe('2');
+    const demo = await call(app, env, { authorization: `Bearer ${DEMO_API_KEY}` });
+    expect(demo.headers.get('ratelimit-policy')).toBe('"daily";q=500;w=86400');
+    expect(await RATE_LIMITS.get('calc:192.0.2.7:2026-11-20')).toBe('1');
+  });
+
+  it('does not count 401 answers', async () => {
+    const app = createApp({ clock: clockAt('2026-11-20T12:00:00Z').clock });
+    const { env, RATE_LIMITS } = fakeEnv();
+    for (const authorization of ['Basic abc', 'Bearer nope', `Bearer svc_dk_${'A'.repeat(32)}`]) {
+      const res = await call(app, env, { authorization });
+      expect(res.status).toBe(401);
+    }
+    expect(RATE_LIMITS.puts).toEqual([]);
+  });
+
+  it('does not count a revoked key, and answers it 401', async () => {
+    const { env, API_KEYS, RATE_LIMITS } = fakeEnv();
+    const { key } = await createKey(API_KEYS, { fundId: 'f1' });
+    const { revokeKey } = await import('../lib/keys.ts');
+    await revokeKey(API_KEYS, key.slice(0, 12));
+    const res = await call(createApp(), env, { authorization: `Bearer ${key}` });
+    expect(res.status).toBe(401);
+    expect(RATE_LIMITS.puts).toEqual([]);
+  });
+
+  it('answers a burst over the binding with 429 and Retry-After 60, without counting it', async () => {
+    const app = createApp({ clock: clockAt('2026-11-20T12:00:00Z').clock });
+    const { env, RATE_LIMITS } = fakeEnv({ burst: new FakeBurst(2) });
+    expect((await call(app, env)).status).toBe(200);
+    expect((await call(app, env)).status).toBe(200);
+    const refused = await call(app, env);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('60');
+    expect(refused.headers.get('ratelimit')).toBe('"daily";r=498;t=43200');
+    expect(await RATE_LIMITS.get('calc:192.0.2.7:2026-11-20')).toBe('2');
+  });
+
+  it('never trusts X-Forwarded-For', async () => {
+    const app = createApp({ clock: clockAt('2026-11-20T12:00:00Z').clock });
+    const { env, RATE_LIMITS } = fakeEnv();
+    await call(app, env, { 'x-forwarded-for': '203.0.113.99' });
+    expect([...RATE_LIMITS.data.keys()]).toEqual(['calc:192.0.2.7:2026-11-20']);
+  });
+});
+
+describe('caller identity', () => {
+  it.each([
+    ['192.0.2.1', '192.0.2.1'],
+    ['2001:db8:a:b:1:2:3:4', '2001:db8:a:b::/64'],
+    ['2001:0DB8:000a:000b::1', '2001:db8:a:b::/64'],
+    ['::1', '0:0:0:0::/64'],
+    ['2001:db8::', '2001:db8:0:0::/64'],
+    ['::ffff:192.0.2.9', '192.0.2.9'],
+    ['fe80::1:2:3:4', 'fe80:0:0:0::/64'],
+  ])('%s → %s', (ip, expected) => {
+    expect(callerNetwork(ip)).toBe(expected);
+  });
+
+  it.each(['', 'not-an-ip', '256.1.1.1', '1:2:3:4:5:6:7:8:9', '1::2::3', '12345::1', 'g::1'])('rejects %j', (ip) => {
+    expect(callerNetwork(ip)).toBeNull();
+  });
+
+  it('groups every address of one /64 together (property)', () => {
+    const hextet = fc.integer({ min: 0, max: 0xffff }).map((n) => n.toString(16));
+    fc.assert(
+      fc.property(fc.array(hextet, { minLength: 8, maxLength: 8 }), fc.array(hextet, { minLength: 4, maxLength: 4 }), (a, tail) => {
+        const b = [...a.slice(0, 4), ...tail];
+        expect(callerNetwork(a.join(':'))).toBe(callerNetwork(b.join(':')));
+      }),
+    );
+  });
+
+  it('falls back to "unknown" without CF-Connecting-IP', () => {
+    expect(calcCaller(null, undefined)).toEqual({ id: 'unknown', limit: 500 });
+  });
+});
+
+describe('UTC day helpers', () => {
+  it.each([
+    ['2026-11-20T00:00:00Z', 86_400, '2026-11-20'],
+    ['2026-11-20T23:59:59Z', 1, '2026-11-20'],
+    ['2026-11-20T23:59:59.500Z', 1, '2026-11-20'],
+    ['2026-12-31T12:00:00Z', 43_200, '2026-12-31'],
+  ])('%s: %i s to midnight, day %s', (iso, seconds, day) => {
+    expect(secondsToUtcMidnight(new Date(iso))).toBe(seconds);
+    expect(utcDate(new Date(iso))).toBe(day);
+  });
+});

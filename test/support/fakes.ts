@@ -1,0 +1,51 @@
+/**
+ * In-memory stand-ins for the Worker's bindings, for tests of the Hono app through `app.request`.
+ * They keep the parts of the KV and Rate Limiting contracts the service relies on (values, metadata,
+ * list, expirationTtl ≥ 60) and record what was written, so tests can assert what was stored.
+ */
+import type { Env } from '../../lib/env.ts';
+
+/** A KV namespace in memory. `puts` records every write. */
+export class MemoryKv {
+  readonly data = new Map<string, { value: string; metadata?: unknown; expirationTtl?: number }>();
+  readonly puts: { key: string; value: string; expirationTtl?: number }[] = [];
+
+  async get(key: string): Promise<string | null> {
+    return this.data.get(key)?.value ?? null;
+  }
+
+  async put(key: string, value: string, options: { metadata?: unknown; expirationTtl?: number } = {}): Promise<void> {
+    if (options.expirationTtl !== undefined && options.expirationTtl < 60) throw new Error('KV expirationTtl must be at least 60');
+    this.data.set(key, { value, ...options });
+    this.puts.push({ key, value, ...(options.expirationTtl !== undefined ? { expirationTtl: options.expirationTtl } : {}) });
+  }
+
+  async list(): Promise<{ keys: { name: string; metadata?: unknown }[]; list_complete: true }> {
+    return { keys: [...this.data].map(([name, v]) => ({ name, metadata: v.metadata })), list_complete: true };
+  }
+}
+
+/** A burst limiter that allows `limit` calls per key, then refuses, until `reset()`. */
+export class FakeBurst {
+  readonly counts = new Map<string, number>();
+  constructor(public limitPerKey = Number.POSITIVE_INFINITY) {}
+  async limit({ key }: { key: string }): Promise<{ success: boolean }> {
+    const n = (this.counts.get(key) ?? 0) + 1;
+    this.counts.set(key, n);
+    return { success: n <= this.limitPerKey };
+  }
+}
+
+/** Fresh bindings for one test. */
+export function fakeEnv(overrides: Partial<{ burst: FakeBurst; CORS_ORIGINS: string }> = {}) {
+  const API_KEYS = new MemoryKv();
+  const RATE_LIMITS = new MemoryKv();
+  const CALC_BURST = overrides.burst ?? new FakeBurst();
+  const env = {
+    API_KEYS,
+    RATE_LIMITS,
+    CALC_BURST,
+    ...(overrides.CORS_ORIGINS ? { CORS_ORIGINS: overrides.CORS_ORIGINS } : {}),
+  } as unknown as Env;
+  return { env, API_KEYS, RATE_LIMITS, CALC_BURST };
+}
