@@ -7,7 +7,7 @@
  */
 import type { Context } from 'hono';
 import * as z from 'zod';
-import { MalformedJsonError, UnsupportedMediaTypeError, type ProblemCode } from './errors.ts';
+import { ApiError, MalformedJsonError, UnsupportedMediaTypeError, type ProblemCode } from './errors.ts';
 import type { AppEnv } from './env.ts';
 import { authenticate } from './keys.ts';
 import { calcCaller, consumeCalcQuota, rateLimitHeaders, type Clock } from './rate-limit.ts';
@@ -127,7 +127,8 @@ export async function callCalculator(
     const inputs = parseInput(def.input, await readArguments(), 'body');
     return { result: runCalculator(def, inputs), headers };
   } catch (err) {
-    if (err instanceof Error && 'headers' in err) Object.assign((err as { headers: Record<string, string> }).headers, headers);
+    // The call was counted, so its error answer reports the quota too.
+    if (err instanceof ApiError) Object.assign(err.headers, headers);
     throw err;
   }
 }

@@ -81,6 +81,8 @@ describe.each(CALCULATORS.map((c) => [c.slug, c] as const))('POST /api/v1/calc/%
     const problem = await expectProblem(res, 400, 'invalid_request');
     expect(problem.errors).toEqual([{ pointer: '/body/unknownFieldX', detail: 'is not a known field' }]);
     expect(JSON.stringify(problem)).not.toContain('VALUE_MARKER_1');
+    // The call was counted, so its answer still says where the quota stands.
+    expect(res.headers.get('ratelimit')).toMatch(/^"daily";r=499;t=\d+$/);
   });
 
   it('rejects malformed JSON, a JSON array and an empty body with malformed_json', async () => {

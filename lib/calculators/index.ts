@@ -13,7 +13,11 @@ import { lpReportGrader } from './lp-report-grader.ts';
 
 export { feeCalculator, navValidator, operatingCostCalculator, backOfficeSavings, fundHealthCheck, exposureAnalysis, lpReportGrader };
 
-/** Every calculator. */
+/**
+ * Every calculator. Each declaration is typed by its own schemas; the list widens them (a handler typed for
+ * one input cannot be typed as taking any input), which is safe because every caller parses with
+ * `def.input` before calling `def.run`.
+ */
 export const CALCULATORS: readonly CalculatorDefinition[] = [
   feeCalculator,
   navValidator,
