@@ -2,13 +2,15 @@
  * Back-office savings: the share of the yearly back-office cost that software can take over (contract §5).
  *
  * Same body as the operating cost calculator. Each cost line has an automatable share from
- * {@link AUTOMATABLE_SHARES}; automatable = Σ line × share, residual = total − automatable, exact decimals.
+ * {@link AUTOMATABLE_SHARES}; a line's automatable cost is line × share rounded half-up to cents, its residual
+ * is line − automatable, and the totals are the exact sums of the lines (so the published figures add up:
+ * automatable + residual = total, and the lines sum to each total).
  * The shares are fund-edge's planning assumptions for a small fund that runs a daily shadow NAV with
  * automated reconciliation and LP reporting; they are returned with every result so a reader can judge
  * them, and they are not a published benchmark.
  */
 import * as z from 'zod';
-import { cents, dec, pct4, sum } from '../decimal.ts';
+import { cents, dec, pct4, roundCents, sum } from '../decimal.ts';
 import { defineCalculator } from './definition.ts';
 import { COST_LINES, costLines, operatingCostInput, type CostLine, type OperatingCostInputs } from './operating-cost-calculator.ts';
 
@@ -45,7 +47,7 @@ export const backOfficeSavingsOutput = z.object({
 /** Computes the automatable share of the yearly cost. Pure. */
 export function computeBackOfficeSavings(inputs: OperatingCostInputs): z.output<typeof backOfficeSavingsOutput> {
   const lines = costLines(inputs).map(({ item, annualCost }) => {
-    const automatable = annualCost.times(AUTOMATABLE_SHARES[item].share);
+    const automatable = roundCents(annualCost.times(AUTOMATABLE_SHARES[item].share));
     return { item, annualCost, automatable, residual: annualCost.minus(automatable) };
   });
   const total = sum(lines.map((l) => l.annualCost));

@@ -33,7 +33,8 @@ export const CHECKS: readonly Check[] = [
   { id: 'flows', label: 'Investor flows', points: 6, all: [/\b(subscription|subscriptions|redemption|redemptions|inflow|inflows|outflow|outflows|capital call|capital calls|distribution|distributions)\b/i], suggestion: 'Report subscriptions and redemptions for the period.' },
   { id: 'outlook', label: 'Outlook', points: 8, all: [/\b(outlook|looking ahead|going forward|next (month|quarter|year)|we expect|we anticipate)\b/i], suggestion: 'Close with the outlook and positioning for the next period.' },
   { id: 'operations', label: 'Operations', points: 6, all: [/\b(operations|operational|administrator|auditor|audit|reconcil\w*|custod\w*|compliance|hire|hired)\b/i], suggestion: 'Note operational matters: administrator, audit, team changes.' },
-  { id: 'period', label: 'Period covered', points: 6, all: [/\b(january|february|march|april|may|june|july|august|september|october|november|december|Q[1-4]|H[12]|(first|second|third|fourth) quarter|\d{4}-\d{2}(-\d{2})?)\b/i], suggestion: 'Name the period the report covers.' },
+  // A month name counts only with a year ("March 2026"), so the verb "may" or "march" does not.
+  { id: 'period', label: 'Period covered', points: 6, all: [/\b((january|february|march|april|may|june|july|august|september|october|november|december)\s+(\d{1,2}(st|nd|rd|th)?,?\s+)?\d{4}|Q[1-4]|H[12]|(first|second|third|fourth) quarter|(first|second) half|year[- ]to[- ]date|YTD|\d{4}-\d{2}(-\d{2})?)\b/i], suggestion: 'Name the period the report covers.' },
   { id: 'disclaimer', label: 'Disclaimer', points: 6, all: [/\b(past performance|not indicative|not an offer|not investment advice|confidential|disclaimer)\b/i], suggestion: 'Add the standard disclaimer (past performance, not an offer, confidentiality).' },
 ];
 
@@ -113,7 +114,8 @@ export function gradeLpReport(inputs: z.output<typeof lpReportGraderInput>): Gra
   const fit = read.words < target.min ? 'too short' : read.words > target.max ? 'too long' : 'within range';
   const suggestions = CHECKS.filter((_, i) => !checks[i]!.passed).map((c) => c.suggestion);
   if (fit !== 'within range') {
-    suggestions.push(`A ${inputs.reportingFrequency} update usually runs ${target.min}–${target.max} words; this one has ${read.words}.`);
+    const kind = { monthly: 'A monthly', quarterly: 'A quarterly', adhoc: 'An ad hoc' }[inputs.reportingFrequency];
+    suggestions.push(`${kind} update usually runs ${target.min}–${target.max} words; this one has ${read.words}.`);
   }
   if (read.fleschReadingEase !== null && read.fleschReadingEase < 30) {
     suggestions.push('Shorten sentences and prefer plain words: the text reads as very difficult.');

@@ -2,11 +2,12 @@
  * Operating cost calculator: a fund's yearly back-office cost (contract §5).
  *
  * total = financeHire + fundAdmin + compliance + riskDesk + lpReportsPerYear × costPerReport + audit + legal
- * + software, all USD per year, summed exactly; cost in basis points of AUM = total / AUM × 10,000.
+ * + software, all USD per year, each line rounded to cents and summed exactly; cost in basis points of
+ * AUM = total / AUM × 10,000.
  * Omitted lines are 0 (an omitted cost is taken as one the fund does not have).
  */
 import * as z from 'zod';
-import { cents, dec, share6, sum, type Dec } from '../decimal.ts';
+import { cents, dec, roundCents, share6, sum, type Dec } from '../decimal.ts';
 import { defineCalculator } from './definition.ts';
 
 const yearlyUsd = (what: string) => z.number().min(0).max(1e12).default(0).describe(`${what}, USD per year.`);
@@ -42,7 +43,10 @@ export const COST_LINES = [
 /** One cost line's name. */
 export type CostLine = (typeof COST_LINES)[number];
 
-/** Yearly cost of each line, exact (USD). `lpReports` = lpReportsPerYear × costPerReportUsd. */
+/**
+ * Yearly cost of each line in USD, rounded half-up to cents, so the published lines sum exactly to the
+ * published total. `lpReports` = lpReportsPerYear × costPerReportUsd.
+ */
 export function costLines(inputs: OperatingCostInputs): { item: CostLine; annualCost: Dec }[] {
   const value: Record<CostLine, Dec> = {
     financeHire: dec(inputs.financeHireUsd),
@@ -54,7 +58,7 @@ export function costLines(inputs: OperatingCostInputs): { item: CostLine; annual
     legal: dec(inputs.legalUsd),
     software: dec(inputs.softwareUsd),
   };
-  return COST_LINES.map((item) => ({ item, annualCost: value[item] }));
+  return COST_LINES.map((item) => ({ item, annualCost: roundCents(value[item]) }));
 }
 
 /** Result of the operating cost calculator. */
