@@ -28,7 +28,10 @@ export class MemoryKv {
 /** A burst limiter that allows `limit` calls per key, then refuses, until `reset()`. */
 export class FakeBurst {
   readonly counts = new Map<string, number>();
-  constructor(public limitPerKey = Number.POSITIVE_INFINITY) {}
+  readonly limitPerKey: number;
+  constructor(limitPerKey = Number.POSITIVE_INFINITY) {
+    this.limitPerKey = limitPerKey;
+  }
   async limit({ key }: { key: string }): Promise<{ success: boolean }> {
     const n = (this.counts.get(key) ?? 0) + 1;
     this.counts.set(key, n);
