@@ -10,7 +10,10 @@ import { toPointer } from './validation.ts';
 /** The row cap of contract §1: a CSV with more data rows than this is 413 `payload_too_large`. */
 export const MAX_CSV_ROWS = 10_000;
 
-/** One parsed data row: canonical column name → trimmed cell text; `line` is the 1-based source line. */
+/**
+ * One parsed data row: canonical column name → trimmed cell text; `line` is the 1-based source line on
+ * which the row ends (a quoted cell spanning lines ends later than it starts).
+ */
 export interface CsvRow {
   line: number;
   cells: Record<string, string>;

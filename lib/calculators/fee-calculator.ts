@@ -121,6 +121,11 @@ function periodLengths(horizonYears: number, tau: Dec): Dec[] {
   return lengths;
 }
 
+/** The whole cents of a non-negative amount (rounded down): the most a fee charged in cents can take from it. */
+function wholeCents(x: Dec): Dec {
+  return x.toDecimalPlaces(2, D.ROUND_DOWN);
+}
+
 /** Annualized return in percent for a growth factor over `years`: (factor^(1/years) − 1)·100. */
 function annualizedPct(factor: Dec, years: Dec): Dec {
   if (factor.lte(0)) return dec(-100);
@@ -160,7 +165,7 @@ export function computeFees(inputs: FeeInputs): z.output<typeof feeCalculatorOut
     const gross = opening.times(growth);
     const base =
       inputs.mgmtFeeBasis === 'opening' ? opening : inputs.mgmtFeeBasis === 'closing' ? gross : opening.plus(gross).div(2);
-    const mgmtFee = roundCents(D.min(mgmtRate.times(length).times(base), gross));
+    const mgmtFee = D.min(roundCents(mgmtRate.times(length).times(base)), wholeCents(gross));
     const reference = hwm ?? opening;
     const gain = (inputs.perfFeeNetOfMgmtFee ? gross.minus(mgmtFee) : gross).minus(reference);
     const hurdleAmount = hurdle === null ? dec(0) : reference.times(compound(hurdle, length).minus(1));
@@ -168,7 +173,7 @@ export function computeFees(inputs: FeeInputs): z.output<typeof feeCalculatorOut
     if (hurdle === null) perfBase = D.max(0, gain);
     else if (inputs.hurdleType === 'hard') perfBase = D.max(0, gain.minus(hurdleAmount));
     else perfBase = gain.gt(hurdleAmount) ? gain : dec(0);
-    const perfFee = roundCents(D.min(perfRate.times(perfBase), gross.minus(mgmtFee)));
+    const perfFee = D.min(roundCents(perfRate.times(perfBase)), wholeCents(gross.minus(mgmtFee)));
     nav = gross.minus(mgmtFee).minus(perfFee);
     if (hwm !== null) hwm = D.max(hwm, nav);
     grossNav = grossNav.times(growth);
