@@ -6,16 +6,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { MAX_CSV_ROWS, parseAmountCell, parseCsv } from '../lib/csv.ts';
 import { PayloadTooLargeError, ValidationError } from '../lib/errors.ts';
-
-/** Runs `f`, expecting it to throw; returns what was thrown. */
-function thrown(f: () => unknown): unknown {
-  try {
-    f();
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a throw');
-}
+import { thrown } from './support/thrown.ts';
 
 const AB = { required: ['A', 'B'] } as const;
 

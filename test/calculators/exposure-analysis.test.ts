@@ -16,17 +16,9 @@ import {
 } from '../../lib/calculators/exposure-analysis.ts';
 import { PayloadTooLargeError, ValidationError } from '../../lib/errors.ts';
 import { dec, sum } from '../../lib/decimal.ts';
+import { thrown } from '../support/thrown.ts';
 
 const run = (body: Record<string, unknown>) => analyseExposure(exposureAnalysisInput.parse(body));
-
-function thrown(f: () => unknown): unknown {
-  try {
-    f();
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a throw');
-}
 
 /** Exact sum of JSON numbers that are whole cents (avoids float noise in the comparison). */
 const dsum = (xs: number[]) => sum(xs.map((x) => dec(x)));
