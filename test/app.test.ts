@@ -52,7 +52,9 @@ describe.each(CALCULATORS.map((c) => [c.slug, c] as const))('POST /api/v1/calc/%
     const res = await postJson(slug, {});
     expect(res.status).toBe(200);
     const body = (await res.json()) as { inputs: Record<string, unknown>; disclaimer: string };
-    expect(body.inputs).toEqual(def.input.parse({}));
+    const parsed = def.input.parse({});
+    expect(body.inputs).toEqual(def.resolve ? def.resolve(parsed) : parsed);
+    expect(Object.values(body.inputs)).not.toContain(undefined);
     expect(Object.keys(body.inputs).sort()).toEqual(Object.keys(def.input.shape).sort());
     expect(res.headers.get('cache-control')).toBe('no-store');
   });
@@ -132,6 +134,20 @@ describe.each(CALCULATORS.map((c) => [c.slug, c] as const))('POST /api/v1/calc/%
     const res = await app.request(`/api/v1/calc/${slug}`, { method: 'GET' }, fakeEnv().env);
     await expectProblem(res, 405, 'method_not_allowed');
     expect(res.headers.get('allow')).toBe('POST, OPTIONS');
+  });
+});
+
+describe('resolved inputs', () => {
+  it('echoes the initial HWM as the starting NAV when omitted, and as given otherwise', async () => {
+    const omitted = (await (await postJson('fee-calculator', { startingNavUsd: 250 })).json()) as { inputs: { initialHwmUsd: number } };
+    expect(omitted.inputs.initialHwmUsd).toBe(250);
+    const given = (await (await postJson('fee-calculator', { startingNavUsd: 250, initialHwmUsd: 300 })).json()) as { inputs: { initialHwmUsd: number } };
+    expect(given.inputs.initialHwmUsd).toBe(300);
+  });
+
+  it('echoes the NAV validator HWM as the opening NAV when omitted', async () => {
+    const body = (await (await postJson('nav-validator', { openingNavUsd: 1000 })).json()) as { inputs: { hwmUsd: number } };
+    expect(body.inputs.hwmUsd).toBe(1000);
   });
 });
 

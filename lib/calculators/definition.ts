@@ -14,6 +14,8 @@ export const DISCLAIMER =
  * - `slug`: the URL segment under `/api/v1/calc/` and, with `-` → `_` and a `calc_` prefix, the MCP tool name.
  * - `input`: a strict zod object whose every field is optional with a default; it parses to the resolved inputs.
  * - `output`: the result schema without `inputs` and `disclaimer`, which {@link runCalculator} adds.
+ * - `resolve` (optional): fills defaults that depend on other fields (the fee calculator's initial HWM is
+ *   the starting NAV), so that `run` and the echoed `inputs` both see the resolved request.
  * - `run`: pure and deterministic; may throw {@link import('../errors.ts').ApiError} for input faults found
  *   while computing (a CSV cell that is not a number, a period that ends before it starts).
  */
@@ -23,6 +25,7 @@ export interface CalculatorDefinition<I extends z.ZodObject = z.ZodObject, O ext
   description: string;
   input: I;
   output: O;
+  resolve?: (inputs: z.output<I>) => z.output<I>;
   run: (inputs: z.output<I>) => z.output<O>;
 }
 
@@ -48,11 +51,12 @@ export function resultSchema(def: CalculatorDefinition): z.ZodObject {
 
 /**
  * Runs a calculator on already-validated inputs and wraps the result as the API returns it:
- * `{ ...result, inputs, disclaimer }`.
+ * `{ ...result, inputs, disclaimer }`, where `inputs` is the resolved request.
  */
 export function runCalculator<I extends z.ZodObject, O extends z.ZodObject>(
   def: CalculatorDefinition<I, O>,
-  inputs: z.output<I>,
+  parsed: z.output<I>,
 ): z.output<O> & { inputs: z.output<I>; disclaimer: string } {
+  const inputs = def.resolve ? def.resolve(parsed) : parsed;
   return { ...def.run(inputs), inputs, disclaimer: DISCLAIMER };
 }

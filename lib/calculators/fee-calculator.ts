@@ -70,7 +70,7 @@ export const feeCalculatorInput = z.strictObject({
     .max(1e15)
     .nullable()
     .default(null)
-    .describe('High-water mark at the start, USD; null means the starting NAV.'),
+    .describe('High-water mark at the start, USD; omitted or null means the starting NAV (echoed resolved).'),
   annualGrossReturnPctByYear: z
     .array(z.number().gt(-100).max(1000))
     .max(MAX_YEARS)
@@ -222,5 +222,6 @@ export const feeCalculator = defineCalculator({
     'Fee cost to an investor over time: management fee, performance fee with high-water mark and hard or soft hurdle, annual or quarterly crystallization.',
   input: feeCalculatorInput,
   output: feeCalculatorOutput,
+  resolve: (inputs) => ({ ...inputs, initialHwmUsd: inputs.initialHwmUsd ?? inputs.startingNavUsd }),
   run: computeFees,
 });

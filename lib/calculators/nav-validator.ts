@@ -56,7 +56,7 @@ export const navValidatorInput = z
     mgmtFeePct: z.number().min(0).max(100).default(2).describe('Annual management fee rate, percent.'),
     perfFeePct: z.number().min(0).max(100).default(20).describe('Performance fee rate, percent.'),
     hasHwm: z.boolean().default(true),
-    hwmUsd: nonNegativeUsd().nullable().default(null).describe('High-water mark at the period start; null means the opening NAV.'),
+    hwmUsd: nonNegativeUsd().nullable().default(null).describe('High-water mark at the period start, USD; omitted or null means the opening NAV (echoed resolved).'),
     toleranceUsd: z.number().min(0).max(1e9).default(0.01).describe('Largest difference still taken as a match, USD.'),
     lpRowsCsv: z
       .string()
@@ -338,5 +338,6 @@ export const navValidator = defineCalculator({
     'Checks a month-end NAV roll-forward for arithmetic and fee errors: roll-forward, management fee day count, performance fee against the high-water mark, and per-investor rows.',
   input: navValidatorInput,
   output: navValidatorOutput,
+  resolve: (inputs) => ({ ...inputs, hwmUsd: inputs.hwmUsd ?? inputs.openingNavUsd }),
   run: validateNav,
 });
