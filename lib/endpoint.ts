@@ -147,12 +147,14 @@ export function calculatorEndpoint(def: CalculatorDefinition): Endpoint {
         response: { description: `${def.title} result.`, schema: resultSchema(def), rateLimited: true },
         problems: ['invalid_request', 'malformed_json', 'unauthorized', 'payload_too_large', 'unsupported_media_type', 'rate_limited'],
         async handle(c, ctx) {
-          parseQuery(c, undefined);
           const { result, headers } = await callCalculator(
             def,
             c.env,
             { authorization: c.req.header('authorization'), connectingIp: c.req.header('cf-connecting-ip'), now: ctx.clock() },
-            () => readJsonObject(c),
+            () => {
+              parseQuery(c, undefined);
+              return readJsonObject(c);
+            },
           );
           return jsonResponse(result, headers);
         },

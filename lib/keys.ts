@@ -146,7 +146,8 @@ export async function revokeKey(store: KeyValueStore, prefixOrId: string, now = 
 export async function authenticate(header: string | undefined | null, store: KeyValueStore): Promise<Principal | null> {
   if (header === undefined || header === null || header.trim() === '') return null;
   const match = /^Bearer +(\S+)\s*$/i.exec(header);
-  if (!match) throw new UnauthorizedError('Send the key as "Authorization: Bearer svc_dk_...".', true);
+  // Another scheme (Basic, ...) carries no bearer token: RFC 6750 §3.1 says to answer without an error code.
+  if (!match) throw new UnauthorizedError('Send the key as "Authorization: Bearer svc_dk_...".', /^Bearer\b/i.test(header));
   const key = match[1]!;
   if (!KEY_PATTERN.test(key)) throw new UnauthorizedError('The API key is malformed.', true);
   const hash = await hashKey(key);

@@ -3,10 +3,11 @@
  * namespace under `calc:<caller>:<YYYY-MM-DD>`, with the Workers Rate Limiting binding `CALC_BURST`
  * (60 calls per 60 s per caller) in front of it.
  *
- * Accuracy: KV is eventually consistent and a key takes about one write per second, so concurrent calls
- * from one caller may read the same count; the burst binding caps that to 60 calls a minute, so a caller
- * can exceed the daily quota by at most the calls that race within one KV propagation window (seconds,
- * across Cloudflare locations up to about 60 s). Headers follow draft-ietf-httpapi-ratelimit-headers.
+ * Accuracy: KV is eventually consistent and a key takes about one write per second, so calls from one
+ * caller that overlap, come faster than one a second, or reach other Cloudflare locations within KV's
+ * propagation delay (up to about 60 s) may read the same count; the burst binding caps such calls at 60 a
+ * minute. A caller can so exceed the daily quota by at most about one minute's burst. Headers follow
+ * draft-ietf-httpapi-ratelimit-headers.
  */
 import { RateLimitedError } from './errors.ts';
 import type { Principal } from './keys.ts';
@@ -15,6 +16,8 @@ import type { Principal } from './keys.ts';
 export const ANONYMOUS_DAILY_CALC_LIMIT = 500;
 /** Window of the daily policy in the `RateLimit-Policy` header, seconds. */
 export const DAILY_WINDOW_SECONDS = 86_400;
+/** Calls the burst binding allows per period and caller (wrangler.toml `[[ratelimits]]`). */
+export const BURST_LIMIT = 60;
 /** Period of the burst binding, seconds (wrangler.toml `[[ratelimits]]`). */
 export const BURST_PERIOD_SECONDS = 60;
 
@@ -75,7 +78,7 @@ export function calcCaller(principal: Principal | null, connectingIp: string | u
   return { id: (connectingIp && callerNetwork(connectingIp)) || 'unknown', limit: ANONYMOUS_DAILY_CALC_LIMIT };
 }
 
-/** `RateLimit-Policy` and `RateLimit` header values of a quota state. */
+/** `RateLimit-Policy` and `RateLimit` header values of the daily quota. */
 export function rateLimitHeaders(state: QuotaState): Record<string, string> {
   return {
     'RateLimit-Policy': `"daily";q=${state.limit};w=${DAILY_WINDOW_SECONDS}`,
@@ -83,34 +86,48 @@ export function rateLimitHeaders(state: QuotaState): Record<string, string> {
   };
 }
 
+/** Headers of a call the burst guard refused: the policy that refused it, and when to come back. */
+export function burstHeaders(): Record<string, string> {
+  return {
+    'RateLimit-Policy': `"burst";q=${BURST_LIMIT};w=${BURST_PERIOD_SECONDS}`,
+    RateLimit: `"burst";r=0;t=${BURST_PERIOD_SECONDS}`,
+  };
+}
+
 /**
- * Counts one calculator call against the caller's daily quota.
+ * Counts one calculator call against the caller's daily quota. The burst binding is asked first, so a
+ * flood is refused without touching KV; then the day's counter is read and, if there is room, written.
+ * The write is best-effort: KV refuses more than about one write per key per second, and a call must not
+ * fail for that (the count is then low by the refused writes; see the accuracy note above).
  * @param env the `RATE_LIMITS` namespace and the `CALC_BURST` binding
  * @returns the quota after this call
- * @throws {RateLimitedError} 429 when the daily quota is used up (`Retry-After` = seconds to UTC midnight)
- *   or the burst binding refuses (`Retry-After` = 60); the error carries the RateLimit headers
+ * @throws {RateLimitedError} 429 when the burst guard refuses (`Retry-After` 60, the burst policy's headers)
+ *   or the daily quota is used up (`Retry-After` = seconds to UTC midnight, the daily policy's headers)
  */
 export async function consumeCalcQuota(
   env: { RATE_LIMITS: KVNamespace; CALC_BURST: RateLimit },
   caller: { id: string; limit: number },
   now: Date,
 ): Promise<QuotaState> {
+  const burst = await env.CALC_BURST.limit({ key: caller.id });
+  if (!burst.success) {
+    const err = new RateLimitedError('Too many calls in a short time; slow down.', BURST_PERIOD_SECONDS);
+    Object.assign(err.headers, burstHeaders());
+    throw err;
+  }
   const key = `calc:${caller.id}:${utcDate(now)}`;
   const resetSeconds = secondsToUtcMidnight(now);
   const used = Number.parseInt((await env.RATE_LIMITS.get(key)) ?? '0', 10) || 0;
   if (used >= caller.limit) {
-    const state = { limit: caller.limit, remaining: 0, resetSeconds };
     const err = new RateLimitedError(`The daily calculator quota of ${caller.limit} calls is used up; it resets at 00:00 UTC.`, resetSeconds);
-    Object.assign(err.headers, rateLimitHeaders(state));
+    Object.assign(err.headers, rateLimitHeaders({ limit: caller.limit, remaining: 0, resetSeconds }));
     throw err;
   }
-  const burst = await env.CALC_BURST.limit({ key: caller.id });
-  if (!burst.success) {
-    const err = new RateLimitedError('Too many calls in a short time; slow down.', BURST_PERIOD_SECONDS);
-    Object.assign(err.headers, rateLimitHeaders({ limit: caller.limit, remaining: caller.limit - used, resetSeconds }));
-    throw err;
+  try {
+    // KV expirations must be at least 60 s ahead; keep the counter an hour past midnight, then let it expire.
+    await env.RATE_LIMITS.put(key, String(used + 1), { expirationTtl: Math.max(60, resetSeconds + 3600) });
+  } catch {
+    // Over KV's write rate for this key: serve the call; the next write carries the count on.
   }
-  // KV expirations must be at least 60 s ahead; keep the counter an hour past midnight, then let it expire.
-  await env.RATE_LIMITS.put(key, String(used + 1), { expirationTtl: Math.max(60, resetSeconds + 3600) });
   return { limit: caller.limit, remaining: caller.limit - used - 1, resetSeconds };
 }

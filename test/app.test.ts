@@ -128,6 +128,7 @@ describe.each(CALCULATORS.map((c) => [c.slug, c] as const))('POST /api/v1/calc/%
     const problem = await expectProblem(res, 400, 'invalid_request');
     expect(problem.errors).toEqual([{ pointer: '/query/dryRun', detail: 'is not a known field' }]);
     expect(JSON.stringify(problem)).not.toContain('SECRETQ');
+    expect(res.headers.get('ratelimit')).toMatch(/^"daily";r=499;/);
   });
 
   it('answers GET with 405 and Allow', async () => {
@@ -204,6 +205,12 @@ describe('pipeline', () => {
     expect(text).not.toContain('hunter2');
     expect(text).not.toContain('5432');
     expect(text).not.toMatch(/at .*\.ts/);
+  });
+
+  it('rejects an unknown query parameter on the OpenAPI document', async () => {
+    const res = await app.request('/api/v1/openapi.json?format=yaml', {}, fakeEnv().env);
+    const problem = await expectProblem(res, 400, 'invalid_request');
+    expect(problem.errors).toEqual([{ pointer: '/query/format', detail: 'is not a known field' }]);
   });
 
   it('serves HEAD for GET endpoints and lists it in Allow', async () => {

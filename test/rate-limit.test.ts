@@ -87,16 +87,28 @@ describe('daily quota', () => {
     expect(RATE_LIMITS.puts).toEqual([]);
   });
 
-  it('answers a burst over the binding with 429 and Retry-After 60, without counting it', async () => {
+  it('answers a burst over the binding with 429, Retry-After 60 and the burst policy, without reading or counting KV', async () => {
     const app = createApp({ clock: clockAt('2026-11-20T12:00:00Z').clock });
     const { env, RATE_LIMITS } = fakeEnv({ burst: new FakeBurst(2) });
     expect((await call(app, env)).status).toBe(200);
     expect((await call(app, env)).status).toBe(200);
+    const reads = RATE_LIMITS.gets.length;
     const refused = await call(app, env);
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('60');
-    expect(refused.headers.get('ratelimit')).toBe('"daily";r=498;t=43200');
+    expect(refused.headers.get('ratelimit-policy')).toBe('"burst";q=60;w=60');
+    expect(refused.headers.get('ratelimit')).toBe('"burst";r=0;t=60');
+    expect(RATE_LIMITS.gets.length).toBe(reads);
     expect(await RATE_LIMITS.get('calc:192.0.2.7:2026-11-20')).toBe('2');
+  });
+
+  it('serves the call when KV refuses the counter write (over its write rate)', async () => {
+    const app = createApp({ clock: clockAt('2026-11-20T12:00:00Z').clock });
+    const { env, RATE_LIMITS } = fakeEnv();
+    RATE_LIMITS.failPuts = true;
+    const res = await call(app, env);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('ratelimit')).toBe('"daily";r=499;t=43200');
   });
 
   it('never trusts X-Forwarded-For', async () => {

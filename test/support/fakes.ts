@@ -1,7 +1,7 @@
 /**
  * In-memory stand-ins for the Worker's bindings, for tests of the Hono app through `app.request`.
  * They keep the parts of the KV and Rate Limiting contracts the service relies on (values, metadata,
- * list, expirationTtl ≥ 60) and record what was written, so tests can assert what was stored.
+ * list, expirationTtl ≥ 60) and record what was read and written, so tests can assert on them.
  */
 import type { Env } from '../../lib/env.ts';
 
@@ -9,12 +9,17 @@ import type { Env } from '../../lib/env.ts';
 export class MemoryKv {
   readonly data = new Map<string, { value: string; metadata?: unknown; expirationTtl?: number }>();
   readonly puts: { key: string; value: string; expirationTtl?: number }[] = [];
+  readonly gets: string[] = [];
+  /** When true, every put fails as KV does over its per-key write rate. */
+  failPuts = false;
 
   async get(key: string): Promise<string | null> {
+    this.gets.push(key);
     return this.data.get(key)?.value ?? null;
   }
 
   async put(key: string, value: string, options: { metadata?: unknown; expirationTtl?: number } = {}): Promise<void> {
+    if (this.failPuts) throw new Error('KV PUT failed: 429 Too Many Requests');
     if (options.expirationTtl !== undefined && options.expirationTtl < 60) throw new Error('KV expirationTtl must be at least 60');
     this.data.set(key, { value, ...options });
     this.puts.push({ key, value, ...(options.expirationTtl !== undefined ? { expirationTtl: options.expirationTtl } : {}) });

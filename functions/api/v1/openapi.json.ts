@@ -1,5 +1,5 @@
 /** `GET /api/v1/openapi.json`: the OpenAPI 3.1 document, generated from the route table. */
-import type { Endpoint } from '../../../lib/endpoint.ts';
+import { parseQuery, type Endpoint } from '../../../lib/endpoint.ts';
 import { openApiDocument, openApiDocumentSchema } from '../../../lib/openapi.ts';
 
 const endpoint: Endpoint = {
@@ -13,6 +13,7 @@ const endpoint: Endpoint = {
       response: { description: 'The OpenAPI 3.1 document.', schema: openApiDocumentSchema },
       problems: ['invalid_request'],
       async handle(c, ctx) {
+        parseQuery(c, undefined);
         return c.json(openApiDocument(ctx.routes, new URL(c.req.url).origin), 200, {
           'Cache-Control': 'public, max-age=300',
         });
