@@ -6,6 +6,7 @@
 import { parse } from 'csv-parse/sync';
 import { PayloadTooLargeError, ValidationError } from './errors.ts';
 import { toPointer } from './validation.ts';
+import { dec } from './decimal.ts';
 
 /** The row cap of contract §1: a CSV with more data rows than this is 413 `payload_too_large`. */
 export const MAX_CSV_ROWS = 10_000;
@@ -77,10 +78,14 @@ export function parseCsv(
   });
 }
 
+/** Largest magnitude of a money cell, USD (as for JSON amounts, so cents stay exact). */
+export const MAX_AMOUNT_USD = 1e15;
+
 /**
  * Reads a money cell: plain decimal (`-1234.5`), with thousands separators (`1,234.50`), an optional `$`,
  * or accounting negatives (`(1,234.50)`).
- * @returns the canonical decimal string, or `null` if the cell is not a number
+ * @returns the canonical decimal string, or `null` if the cell is not a number or its magnitude exceeds
+ *   {@link MAX_AMOUNT_USD}
  */
 export function parseAmountCell(cell: string): string | null {
   let s = cell.trim();
@@ -93,8 +98,9 @@ export function parseAmountCell(cell: string): string | null {
   if (!/^[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$|^[+-]?\.\d+$/.test(s)) return null;
   s = s.replace(/,/g, '');
   if (negative) {
-    if (s.startsWith('-')) return null;
-    s = `-${s.replace(/^\+/, '')}`;
+    if (/^[+-]/.test(s)) return null;
+    s = `-${s}`;
   }
+  if (dec(s).abs().gt(MAX_AMOUNT_USD)) return null;
   return s;
 }

@@ -76,18 +76,21 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, locat
 }
 
 /**
- * A money amount in USD (JSON number): finite, `|x| ≤ 1e15`, so that cents stay exact in decimal arithmetic.
+ * A money amount in USD (JSON number) within [min, max]; the default range ±1e15 keeps cents exact in
+ * decimal arithmetic and JSON numbers.
  */
-export const usd = () => z.number().min(-1e15).max(1e15);
+export const usd = ({ min = -1e15, max = 1e15 }: { min?: number; max?: number } = {}) => z.number().min(min).max(max);
 
-/**
- * A calendar date `YYYY-MM-DD` (UTC) that exists (2026-02-30 fails).
- */
+/** True when `s` is a calendar date `YYYY-MM-DD` (UTC) that exists (2026-02-30 is not). */
+export function isCalendarDate(s: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false;
+  const d = new Date(`${s}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+}
+
+/** A calendar date `YYYY-MM-DD` (UTC) that exists; one error per bad value, shape first. */
 export const isoDate = () =>
-  z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a date shaped YYYY-MM-DD' }).refine(
-    (s) => {
-      const d = new Date(`${s}T00:00:00Z`);
-      return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
-    },
-    { message: 'must be a calendar date that exists' },
-  );
+  z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a date shaped YYYY-MM-DD', abort: true })
+    .refine(isCalendarDate, { message: 'must be a calendar date that exists' });

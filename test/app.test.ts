@@ -138,6 +138,26 @@ describe.each(CALCULATORS.map((c) => [c.slug, c] as const))('POST /api/v1/calc/%
   });
 });
 
+describe('cross-field rules', () => {
+  it('refuses year-by-year returns beyond the horizon instead of ignoring them', async () => {
+    const problem = await expectProblem(await postJson('fee-calculator', { horizonYears: 2, annualGrossReturnPctByYear: [5, 6, 7] }), 400, 'invalid_request');
+    expect(problem.errors).toEqual([{ pointer: '/body/annualGrossReturnPctByYear', detail: 'has more years than horizonYears covers' }]);
+    expect((await postJson('fee-calculator', { horizonYears: 2.5, annualGrossReturnPctByYear: [5, 6, 7] })).status).toBe(200);
+  });
+
+  it('gives one error for a malformed date and none for its neighbour', async () => {
+    const problem = await expectProblem(await postJson('nav-validator', { periodStart: 'abc', periodEnd: '2026-01-31' }), 400, 'invalid_request');
+    expect(problem.errors).toEqual([{ pointer: '/body/periodStart', detail: 'must be a date shaped YYYY-MM-DD' }]);
+  });
+
+  it('refuses a period that ends before it starts, and one date alone', async () => {
+    const reversed = await expectProblem(await postJson('nav-validator', { periodStart: '2026-02-01', periodEnd: '2026-01-31' }), 400, 'invalid_request');
+    expect(reversed.errors).toEqual([{ pointer: '/body/periodEnd', detail: 'must not be before periodStart' }]);
+    const alone = await expectProblem(await postJson('nav-validator', { periodStart: '2026-02-01' }), 400, 'invalid_request');
+    expect(alone.errors).toEqual([{ pointer: '/body/periodEnd', detail: 'periodStart and periodEnd must be given together' }]);
+  });
+});
+
 describe('resolved inputs', () => {
   it('echoes the initial HWM as the starting NAV when omitted, and as given otherwise', async () => {
     const omitted = (await (await postJson('fee-calculator', { startingNavUsd: 250 })).json()) as { inputs: { initialHwmUsd: number } };

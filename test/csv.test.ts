@@ -174,7 +174,7 @@ describe('parseAmountCell', () => {
     expect(parseAmountCell(cell)).toBe(expected);
   });
 
-  it.each(['1,23', '12,34,567', '1,2345', 'abc', '', '   ', '12$3', '(-5)', '()', '1.', '1e5', '--5', '5-', '1 000', '$', '1.2.3', 'NaN', 'Infinity'])(
+  it.each(['1,23', '12,34,567', '1,2345', 'abc', '', '   ', '12$3', '(-5)', '(+5)', '()', '1000000000000000.01', '-9999999999999999', '1'.repeat(400), '1.', '1e5', '--5', '5-', '1 000', '$', '1.2.3', 'NaN', 'Infinity'])(
     'rejects %j',
     (cell) => {
       expect(parseAmountCell(cell)).toBeNull();

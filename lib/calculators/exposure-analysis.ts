@@ -13,7 +13,7 @@ import * as z from 'zod';
 import { ValidationError } from '../errors.ts';
 import { D, cents, dec, pct4, share6, sum, type Dec } from '../decimal.ts';
 import { parseAmountCell, parseCsv } from '../csv.ts';
-import { toPointer } from '../validation.ts';
+import { toPointer, usd } from '../validation.ts';
 import { defineCalculator } from './definition.ts';
 
 /** Columns of a positions CSV (header matched case-insensitively). */
@@ -39,7 +39,7 @@ export function parsePositions(text: string, field: string): Position[] {
     const asset = row.cells.Asset ?? '';
     if (value === null || asset === '') {
       throw new ValidationError([
-        { pointer: toPointer('body', [field]), detail: `line ${row.line}: ${asset === '' ? 'Asset is blank' : 'Value is not a number'}` },
+        { pointer: toPointer('body', [field]), detail: `line ${row.line}: ${asset === '' ? 'Asset is blank' : 'Value is not a number within ±1e15'}` },
       ]);
     }
     return { asset, value: dec(value), venue: row.cells.Venue || 'unspecified', assetClass: row.cells.Class || 'unspecified' };
@@ -72,7 +72,7 @@ export function concentration(positions: Position[]): Concentration {
 }
 
 const groupRow = z.object({
-  key: z.string(),
+  key: z.string().describe('Venue or class name, as first seen.'),
   longUsd: z.number(),
   shortUsd: z.number(),
   grossUsd: z.number(),
@@ -86,21 +86,21 @@ export const exposureAnalysisInput = z.strictObject({
     .string()
     .default('')
     .describe('CSV with header Asset, Value, Venue, Class (case-insensitive; quoted fields and a BOM accepted); Value in USD, negative = short. At most 10,000 rows.'),
-  navUsd: z.number().gt(0).max(1e15).nullable().default(null).describe('Fund NAV, USD; null leaves the *PctNav figures null.'),
+  navUsd: usd().nullable().default(null).describe('Fund NAV, USD; null or ≤ 0 leaves the *PctNav figures null.'),
 });
 
 /** Result of the exposure analysis. */
 export const exposureAnalysisOutput = z.object({
-  longUsd: z.number(),
-  shortUsd: z.number().describe('Sum of short values as a positive amount.'),
-  grossUsd: z.number(),
-  netUsd: z.number(),
-  longPctNav: z.number().nullable(),
-  shortPctNav: z.number().nullable(),
-  grossPctNav: z.number().nullable(),
-  netPctNav: z.number().nullable(),
-  positionCount: z.number().int(),
-  assetCount: z.number().int(),
+  longUsd: z.number().describe('Sum of positive row values, USD.'),
+  shortUsd: z.number().describe('Sum of short values as a positive amount, USD.'),
+  grossUsd: z.number().describe('long + short, USD.'),
+  netUsd: z.number().describe('long − short, USD.'),
+  longPctNav: z.number().nullable().describe('long / NAV, percent; null without a positive NAV.'),
+  shortPctNav: z.number().nullable().describe('short / NAV, percent; null without a positive NAV.'),
+  grossPctNav: z.number().nullable().describe('gross / NAV, percent (leverage); null without a positive NAV.'),
+  netPctNav: z.number().nullable().describe('net / NAV, percent; null without a positive NAV.'),
+  positionCount: z.number().int().describe('Data rows.'),
+  assetCount: z.number().int().describe('Distinct assets (names matched case-insensitively).'),
   largestPosition: z
     .object({
       asset: z.string(),
@@ -112,8 +112,8 @@ export const exposureAnalysisOutput = z.object({
   top5ShareOfGross: z.number().describe('Sum of the five largest asset weights, 6 dp.'),
   hhi: z.number().nullable().describe('Σ w², 6 dp; null with no exposure.'),
   effectiveN: z.number().nullable().describe('1 / HHI, 4 dp; null with no exposure.'),
-  byVenue: z.array(groupRow),
-  byClass: z.array(groupRow),
+  byVenue: z.array(groupRow).describe('Rows grouped by venue, largest gross first.'),
+  byClass: z.array(groupRow).describe('Rows grouped by asset class, largest gross first.'),
 });
 
 function legs(values: Dec[]) {
@@ -122,15 +122,16 @@ function legs(values: Dec[]) {
   return { long, short, gross: long.plus(short), net: long.minus(short) };
 }
 
+/** Rows grouped by venue or class (names matched case-insensitively, shown as first seen). */
 function groups(positions: Position[], keyOf: (p: Position) => string, totalGross: Dec) {
-  const map = new Map<string, Dec[]>();
+  const map = new Map<string, { key: string; values: Dec[] }>();
   for (const p of positions) {
-    const values = map.get(keyOf(p));
-    if (values) values.push(p.value);
-    else map.set(keyOf(p), [p.value]);
+    const group = map.get(keyOf(p).toUpperCase());
+    if (group) group.values.push(p.value);
+    else map.set(keyOf(p).toUpperCase(), { key: keyOf(p), values: [p.value] });
   }
-  return [...map.entries()]
-    .map(([key, values]) => ({ key, ...legs(values) }))
+  return [...map.values()]
+    .map(({ key, values }) => ({ key, ...legs(values) }))
     .sort((a, b) => b.gross.comparedTo(a.gross) || a.key.localeCompare(b.key))
     .map((g) => ({
       key: g.key,
@@ -146,7 +147,7 @@ function groups(positions: Position[], keyOf: (p: Position) => string, totalGros
 export function analyseExposure(inputs: z.output<typeof exposureAnalysisInput>): z.output<typeof exposureAnalysisOutput> {
   const positions = parsePositions(inputs.positionsCsv, 'positionsCsv');
   const { long, short, gross, net } = legs(positions.map((p) => p.value));
-  const nav = inputs.navUsd === null ? null : dec(inputs.navUsd);
+  const nav = inputs.navUsd === null || inputs.navUsd <= 0 ? null : dec(inputs.navUsd);
   const pctNav = (x: Dec) => (nav === null ? null : pct4(x.div(nav).times(100)));
   const c = concentration(positions);
   const largest = c.hhi === null ? undefined : c.assets[0];

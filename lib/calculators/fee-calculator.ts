@@ -19,13 +19,14 @@
  */
 import * as z from 'zod';
 import { D, cents, dec, fromPct, pct4, roundCents, type Dec } from '../decimal.ts';
+import { usd } from '../validation.ts';
 import { defineCalculator } from './definition.ts';
 
 const MAX_YEARS = 50;
 
 /** Request body (every field optional; defaults of contract §5). Percent fields are in percent units. */
 export const feeCalculatorInput = z.strictObject({
-  startingNavUsd: z.number().gt(0).max(1e15).default(1_000_000).describe('Investment at the start, USD.'),
+  startingNavUsd: usd().gt(0).default(1_000_000).describe('Investment at the start, USD.'),
   annualGrossReturnPct: z
     .number()
     .gt(-100)
@@ -64,10 +65,8 @@ export const feeCalculatorInput = z.strictObject({
     .boolean()
     .default(true)
     .describe('Performance fee on the gain after the management fee (true) or independent of it (false).'),
-  initialHwmUsd: z
-    .number()
+  initialHwmUsd: usd()
     .gt(0)
-    .max(1e15)
     .nullable()
     .default(null)
     .describe('High-water mark at the start, USD; omitted or null means the starting NAV (echoed resolved).'),
@@ -75,7 +74,12 @@ export const feeCalculatorInput = z.strictObject({
     .array(z.number().gt(-100).max(1000))
     .max(MAX_YEARS)
     .default([])
-    .describe('Gross return of year 1, 2, ... in percent; overrides annualGrossReturnPct for the years it covers.'),
+    .describe('Gross return of year 1, 2, ... in percent; overrides annualGrossReturnPct for the years it covers. At most ceil(horizonYears) entries.'),
+}).superRefine((v, ctx) => {
+  // A year the horizon never reaches would be ignored silently; say so instead.
+  if (v.annualGrossReturnPctByYear.length > Math.ceil(v.horizonYears)) {
+    ctx.addIssue({ code: 'custom', path: ['annualGrossReturnPctByYear'], message: 'has more years than horizonYears covers' });
+  }
 });
 
 /** One crystallization period of the projection (USD amounts rounded to cents). */
@@ -94,16 +98,16 @@ export const feePeriod = z.object({
 
 /** Result of the fee calculator. */
 export const feeCalculatorOutput = z.object({
-  totalMgmtFeesUsd: z.number(),
-  totalPerfFeesUsd: z.number(),
+  totalMgmtFeesUsd: z.number().describe('Sum of the periods\' management fees, USD.'),
+  totalPerfFeesUsd: z.number().describe('Sum of the periods\' performance fees, USD.'),
   totalFeesUsd: z.number().describe('Management plus performance fees, USD.'),
   endingNavGrossUsd: z.number().describe('Ending value with no fees at all, USD.'),
   endingNavNetUsd: z.number().describe('Ending value after all fees, USD.'),
   feeDragUsd: z.number().describe('endingNavGrossUsd − endingNavNetUsd: fees plus the growth they forgo, USD.'),
-  grossCumulativeReturnPct: z.number(),
-  netCumulativeReturnPct: z.number(),
-  grossAnnualizedReturnPct: z.number(),
-  netAnnualizedReturnPct: z.number(),
+  grossCumulativeReturnPct: z.number().describe('(endingNavGross / start − 1) × 100.'),
+  netCumulativeReturnPct: z.number().describe('(endingNavNet / start − 1) × 100.'),
+  grossAnnualizedReturnPct: z.number().describe('((endingNavGross / start)^(1/horizonYears) − 1) × 100.'),
+  netAnnualizedReturnPct: z.number().describe('((endingNavNet / start)^(1/horizonYears) − 1) × 100.'),
   annualizedFeeDragPct: z.number().describe('Gross minus net annualized return, percentage points.'),
   finalHwmUsd: z.number().nullable().describe('High-water mark at the end; null without HWM.'),
   periods: z.array(feePeriod),

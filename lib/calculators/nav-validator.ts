@@ -22,7 +22,7 @@ import * as z from 'zod';
 import { ValidationError } from '../errors.ts';
 import { D, cents, dec, fromPct, pct4, roundCents, sum, type Dec } from '../decimal.ts';
 import { parseAmountCell, parseCsv } from '../csv.ts';
-import { isoDate, toPointer, usd } from '../validation.ts';
+import { isCalendarDate, isoDate, toPointer, usd } from '../validation.ts';
 import { defineCalculator } from './definition.ts';
 
 /** LP CSV columns (header matched case-insensitively). */
@@ -38,24 +38,24 @@ export const LP_COLUMNS = [
   'closingNavUsd',
 ] as const;
 
-const nonNegativeUsd = () => z.number().min(0).max(1e15);
+const nonNegativeUsd = () => usd({ min: 0 });
 
 /** Request body. Amounts in USD; rates in percent units; dates `YYYY-MM-DD`. */
 export const navValidatorInput = z
   .strictObject({
     periodStart: isoDate().nullable().default(null).describe('First day of the period; null skips the day-count checks.'),
     periodEnd: isoDate().nullable().default(null).describe('Last day of the period (inclusive).'),
-    openingNavUsd: nonNegativeUsd().default(0),
-    contributionsUsd: nonNegativeUsd().default(0),
-    withdrawalsUsd: nonNegativeUsd().default(0),
+    openingNavUsd: nonNegativeUsd().default(0).describe('NAV at the start of the period.'),
+    contributionsUsd: nonNegativeUsd().default(0).describe('Subscriptions received in the period.'),
+    withdrawalsUsd: nonNegativeUsd().default(0).describe('Redemptions paid in the period.'),
     grossPnlUsd: usd().default(0).describe('Gross P&L of the period, before fees and expenses; negative for a loss.'),
     mgmtFeeUsd: nonNegativeUsd().default(0).describe('Management fee charged for the period.'),
     perfFeeUsd: nonNegativeUsd().default(0).describe('Performance fee charged for the period.'),
-    otherExpensesUsd: nonNegativeUsd().default(0),
+    otherExpensesUsd: nonNegativeUsd().default(0).describe('Other fund expenses of the period (audit, admin, legal, ...).'),
     reportedClosingNavUsd: usd().default(0).describe('Closing NAV as reported by the administrator.'),
     mgmtFeePct: z.number().min(0).max(100).default(2).describe('Annual management fee rate, percent.'),
     perfFeePct: z.number().min(0).max(100).default(20).describe('Performance fee rate, percent.'),
-    hasHwm: z.boolean().default(true),
+    hasHwm: z.boolean().default(true).describe('Performance fee only above the high-water mark (else above opening plus net flows).'),
     hwmUsd: nonNegativeUsd().nullable().default(null).describe('High-water mark at the period start, USD; omitted or null means the opening NAV (echoed resolved).'),
     toleranceUsd: z.number().min(0).max(1e9).default(0.01).describe('Largest difference still taken as a match, USD.'),
     lpRowsCsv: z
@@ -67,7 +67,10 @@ export const navValidatorInput = z
     if ((v.periodStart === null) !== (v.periodEnd === null)) {
       const missing = v.periodStart === null ? 'periodStart' : 'periodEnd';
       ctx.addIssue({ code: 'custom', path: [missing], message: 'periodStart and periodEnd must be given together' });
-    } else if (v.periodStart !== null && v.periodEnd !== null && v.periodEnd < v.periodStart) {
+    } else if (
+      v.periodStart !== null && v.periodEnd !== null && isCalendarDate(v.periodStart) && isCalendarDate(v.periodEnd) &&
+      v.periodEnd < v.periodStart
+    ) {
       ctx.addIssue({ code: 'custom', path: ['periodEnd'], message: 'must not be before periodStart' });
     }
   });
@@ -192,11 +195,7 @@ function checkMgmtFee(inputs: NavInputs, tolerance: Dec, findings: Finding[]): N
 
 function checkPerfFee(inputs: NavInputs, tolerance: Dec, findings: Finding[]): NavOutput['perfFeeCheck'] {
   const netFlows = dec(inputs.contributionsUsd).minus(inputs.withdrawalsUsd);
-  const navBeforePerfFee = dec(inputs.openingNavUsd)
-    .plus(netFlows)
-    .plus(inputs.grossPnlUsd)
-    .minus(inputs.mgmtFeeUsd)
-    .minus(inputs.otherExpensesUsd);
+  const navBeforePerfFee = rollForward({ ...inputs, perfFeeUsd: 0 });
   const reference = inputs.hasHwm
     ? dec(inputs.hwmUsd ?? inputs.openingNavUsd).plus(netFlows)
     : dec(inputs.openingNavUsd).plus(netFlows);
@@ -262,7 +261,7 @@ function checkLpRows(inputs: NavInputs, tolerance: Dec, findings: Finding[]): Na
       const text = parseAmountCell(row.cells[column] ?? '');
       if (text === null) {
         throw new ValidationError([
-          { pointer: toPointer('body', ['lpRowsCsv']), detail: `line ${row.line}, column ${column} is not a number` },
+          { pointer: toPointer('body', ['lpRowsCsv']), detail: `line ${row.line}, column ${column} is not a number within ±1e15` },
         ]);
       }
       amounts[column] = dec(text);

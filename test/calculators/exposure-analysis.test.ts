@@ -239,7 +239,7 @@ describe('exposure analysis: CSV quirks', () => {
   it('a Value that is not a number is a ValidationError naming the line but not the cell', () => {
     const err = thrown(() => run({ positionsCsv: 'Asset,Value\nBTC,100\nETH,12abc34secret\n' })) as ValidationError;
     expect(err).toBeInstanceOf(ValidationError);
-    expect(err.errors).toEqual([{ pointer: '/body/positionsCsv', detail: 'line 3: Value is not a number' }]);
+    expect(err.errors).toEqual([{ pointer: '/body/positionsCsv', detail: 'line 3: Value is not a number within ±1e15' }]);
     expect(JSON.stringify(err.errors)).not.toContain('12abc34secret');
     expect(err.detail).not.toContain('12abc34secret');
     expect(err.message).not.toContain('12abc34secret');
@@ -261,10 +261,20 @@ describe('exposure analysis: CSV quirks', () => {
     expect(err.errors?.[0]?.pointer).toBe('/body/positionsCsv');
   });
 
-  it('the input schema rejects a non-positive NAV', () => {
-    expect(exposureAnalysisInput.safeParse({ navUsd: 0 }).success).toBe(false);
-    expect(exposureAnalysisInput.safeParse({ navUsd: -1 }).success).toBe(false);
+  it('a NAV of zero or below leaves every *PctNav null (contract §5), like a null NAV', () => {
+    const csv = 'Asset,Value\nA,300\nB,-100';
+    for (const navUsd of [0, -1]) {
+      const r = run({ positionsCsv: csv, navUsd });
+      expect([r.longPctNav, r.shortPctNav, r.grossPctNav, r.netPctNav, r.largestPosition!.pctNav]).toEqual([null, null, null, null, null]);
+      expect(r.grossUsd).toBe(400);
+    }
     expect(exposureAnalysisInput.safeParse({ extra: 1 }).success).toBe(false);
+  });
+
+  it('groups venues and classes case-insensitively, keeping the first spelling', () => {
+    const r = run({ positionsCsv: 'Asset,Value,Venue,Class\nA,100,Coinbase,Crypto\nB,50,coinbase,CRYPTO' });
+    expect(r.byVenue).toEqual([{ key: 'Coinbase', longUsd: 150, shortUsd: 0, grossUsd: 150, netUsd: 150, shareOfGross: 1 }]);
+    expect(r.byClass.map((g) => g.key)).toEqual(['Crypto']);
   });
 });
 
