@@ -71,7 +71,7 @@ export function createApp(options: { clock?: Clock; routes?: readonly Route[] } 
     });
   }
 
-  app.notFound((c) => problemResponse(new NotFoundError(), c.get('requestId') ?? crypto.randomUUID()));
-  app.onError((err, c) => problemResponse(err, c.get('requestId') ?? crypto.randomUUID()));
+  app.notFound((c) => problemResponse(new NotFoundError(), c.get('requestId')));
+  app.onError((err, c) => problemResponse(err, c.get('requestId')));
   return app;
 }

@@ -45,8 +45,3 @@ export function share6(x: Dec): number {
 export function fromPct(x: number | Dec): Dec {
   return new D(x).div(100);
 }
-
-/** Fraction → percent units (0.125 → 12.5). */
-export function toPct(x: Dec): Dec {
-  return x.times(100);
-}

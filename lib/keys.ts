@@ -41,9 +41,13 @@ export interface KeyRecord {
 /** Who a request authenticated as. */
 export type Principal = { kind: 'demo' } | { kind: 'key'; record: KeyRecord };
 
-/** The subset of `KVNamespace` the key store needs (so the CLI can back it with wrangler). */
-export interface KeyValueStore {
+/** The subset of `KVNamespace` authentication needs. */
+export interface KeyValueStore extends KeyAdminStore {
   get(name: string): Promise<string | null>;
+}
+
+/** The subset of `KVNamespace` minting, listing and revoking need (the CLI backs it with `wrangler kv`). */
+export interface KeyAdminStore {
   put(name: string, value: string, options?: { metadata?: unknown }): Promise<void>;
   list(options?: { prefix?: string; cursor?: string }): Promise<{
     keys: { name: string; metadata?: unknown }[];
@@ -91,7 +95,7 @@ let demoHash: Promise<string> | undefined;
  * @returns the key (shown once; it cannot be recovered) and its record
  */
 export async function createKey(
-  store: KeyValueStore,
+  store: KeyAdminStore,
   options: { fundId: string; label?: string; dailyCalcLimit?: number; now?: Date },
 ): Promise<{ key: string; record: KeyRecord }> {
   const key = generateKey();
@@ -110,7 +114,7 @@ export async function createKey(
 }
 
 /** Every stored key record (read from list metadata, one KV list call per 1,000 keys). */
-export async function listKeys(store: KeyValueStore): Promise<(KeyRecord & { hash: string })[]> {
+export async function listKeys(store: KeyAdminStore): Promise<(KeyRecord & { hash: string })[]> {
   const out: (KeyRecord & { hash: string })[] = [];
   let cursor: string | undefined;
   do {
@@ -126,7 +130,7 @@ export async function listKeys(store: KeyValueStore): Promise<(KeyRecord & { has
  * @returns the revoked record
  * @throws {Error} when no key or more than one key matches (a CLI-facing message; never sent to clients)
  */
-export async function revokeKey(store: KeyValueStore, prefixOrId: string, now = new Date()): Promise<KeyRecord> {
+export async function revokeKey(store: KeyAdminStore, prefixOrId: string, now = new Date()): Promise<KeyRecord> {
   const matches = (await listKeys(store)).filter((r) => r.prefix === prefixOrId || r.keyId === prefixOrId);
   if (matches.length !== 1) {
     throw new Error(matches.length === 0 ? 'No key has that prefix or id.' : 'More than one key has that prefix; use the keyId.');

@@ -137,7 +137,6 @@ export function openApiDocument(routes: readonly Route[], origin: string): JsonO
         ].join('\n\n'),
         license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
-      servers: [{ url: '/' }],
       tags: [
         { name: 'Calculators', description: 'Stateless POST calculators; no key needed.' },
         { name: 'Meta', description: 'Describes the API.' },

@@ -14,12 +14,12 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createKey, listKeys, revokeKey, type KeyValueStore } from '../lib/keys.ts';
+import { createKey, listKeys, revokeKey, type KeyAdminStore } from '../lib/keys.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** A {@link KeyValueStore} backed by `wrangler kv key` on the `API_KEYS` binding. */
-function wranglerStore(target: { remote: boolean; persistTo?: string }): KeyValueStore {
+/** A {@link KeyAdminStore} backed by `wrangler kv key` on the `API_KEYS` binding. */
+function wranglerStore(target: { remote: boolean; persistTo?: string }): KeyAdminStore {
   const location = target.remote ? ['--remote'] : ['--local', ...(target.persistTo ? ['--persist-to', target.persistTo] : [])];
   const run = (args: string[]) =>
     execFileSync(join(root, 'node_modules', '.bin', 'wrangler'), ['kv', 'key', ...args, '--binding', 'API_KEYS', ...location], {
@@ -35,13 +35,6 @@ function wranglerStore(target: { remote: boolean; persistTo?: string }): KeyValu
       },
     });
   return {
-    async get(name) {
-      try {
-        return run(['get', name, '--text']);
-      } catch {
-        return null;
-      }
-    },
     async put(name, value, options) {
       run(['put', name, value, ...(options?.metadata ? ['--metadata', JSON.stringify(options.metadata)] : [])]);
     },

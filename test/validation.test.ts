@@ -55,13 +55,16 @@ describe('parseInput', () => {
           const value = values(m)[i];
           const result = def.input.safeParse({ [field]: value });
           if (result.success) return;
+          let error: unknown;
           try {
             parseInput(def.input, { [field]: value }, 'body');
           } catch (e) {
-            const text = JSON.stringify((e as ValidationError).errors);
-            expect(text).not.toContain(m);
-            if (typeof value === 'number') expect(text).not.toContain(String(value));
+            error = e;
           }
+          expect(error).toBeInstanceOf(ValidationError);
+          const text = JSON.stringify((error as ValidationError).errors);
+          expect(text).not.toContain(m);
+          if (typeof value === 'number') expect(text).not.toContain(String(value));
         }),
         { numRuns: 100 },
       );

@@ -36,6 +36,11 @@ export function defineCalculator<I extends z.ZodObject, O extends z.ZodObject>(
   return def;
 }
 
+/** Letter grade of a 0–100 score: A ≥ 90, B ≥ 80, C ≥ 70, D ≥ 60, else F (the scale of both graders). */
+export function grade(score: number): 'A' | 'B' | 'C' | 'D' | 'F' {
+  return score >= 90 ? 'A' : score >= 80 ? 'B' : score >= 70 ? 'C' : score >= 60 ? 'D' : 'F';
+}
+
 /** The MCP tool name of a calculator, e.g. `fee-calculator` → `calc_fee_calculator` (contract §6). */
 export function toolName(def: Pick<CalculatorDefinition, 'slug'>): string {
   return `calc_${def.slug.replace(/-/g, '_')}`;

@@ -12,29 +12,30 @@
  * | governance | 15 | independent administrator 8, annual audit 7 |
  * | staffing | 10 | 10 × min(1, headcount / needed), needed = max(1, ceil(AUM / 250 M USD)) |
  *
- * Grade: A ≥ 90, B ≥ 80, C ≥ 70, D ≥ 60, else F. Weights and thresholds are fund-edge's, informed by
+ * Grade: {@link grade} (A ≥ 90, B ≥ 80, C ≥ 70, D ≥ 60, else F). Weights and thresholds are fund-edge's, informed by
  * AIMA's Guide to Sound Practices for Hedge Fund Valuation and the ILPA Reporting Template (independent
  * administration, frequent reconciled NAVs, regular investor reporting, annual audit).
  */
 import * as z from 'zod';
 import { D, dec, type Dec } from '../decimal.ts';
+import { usd } from '../validation.ts';
 import { concentration, parsePositions } from './exposure-analysis.ts';
-import { defineCalculator } from './definition.ts';
+import { defineCalculator, grade } from './definition.ts';
 
 /** Request body. */
 export const fundHealthCheckInput = z.strictObject({
-  aumUsd: z.number().min(0).max(1e15).default(0).describe('Assets under management, USD.'),
+  aumUsd: usd({ min: 0 }).default(0).describe('Assets under management, USD; sets the staffing the fund calls for.'),
   positionsCsv: z.string().default('').describe('Positions CSV (Asset, Value, Venue, Class) for the concentration score; empty: not assessed.'),
-  mgmtFeePct: z.number().min(0).max(100).default(2),
-  perfFeePct: z.number().min(0).max(100).default(20),
-  hasHwm: z.boolean().default(true),
+  mgmtFeePct: z.number().min(0).max(100).default(2).describe('Annual management fee, percent.'),
+  perfFeePct: z.number().min(0).max(100).default(20).describe('Performance fee, percent of gains.'),
+  hasHwm: z.boolean().default(true).describe('Performance fee only above the high-water mark.'),
   hurdlePct: z.number().min(0).max(1000).nullable().default(null).describe('Hurdle rate, percent; null for none.'),
-  navFrequency: z.enum(['daily', 'weekly', 'monthly', 'quarterly']).default('monthly'),
-  reconFrequency: z.enum(['daily', 'weekly', 'monthly', 'rarely']).default('monthly'),
-  lpReportingFrequency: z.enum(['monthly', 'quarterly', 'adhoc']).default('quarterly'),
+  navFrequency: z.enum(['daily', 'weekly', 'monthly', 'quarterly']).default('monthly').describe('How often a NAV is struck; default the common monthly.'),
+  reconFrequency: z.enum(['daily', 'weekly', 'monthly', 'rarely']).default('monthly').describe('How often positions and cash are reconciled with the administrator.'),
+  lpReportingFrequency: z.enum(['monthly', 'quarterly', 'adhoc']).default('quarterly').describe('How often investors get a report.'),
   backOfficeHeadcount: z.number().min(0).max(10_000).default(0).describe('Full-time equivalents in operations and finance.'),
-  hasFundAdmin: z.boolean().default(false),
-  hasAnnualAudit: z.boolean().default(false),
+  hasFundAdmin: z.boolean().default(false).describe('An independent fund administrator is appointed; omitted means none.'),
+  hasAnnualAudit: z.boolean().default(false).describe('The fund is audited every year; omitted means not.'),
 });
 
 type HealthInputs = z.output<typeof fundHealthCheckInput>;
@@ -126,11 +127,6 @@ function staffingScore(inputs: HealthInputs): SubScore {
     findings: [`${inputs.backOfficeHeadcount} back-office FTE for an AUM that calls for about ${needed}.`],
     recommendation: score.gte(10) ? null : 'Staff operations at about one FTE per 250 M USD of AUM, or automate the gap.',
   };
-}
-
-/** Letter grade of a 0–100 score. */
-export function grade(score: number): 'A' | 'B' | 'C' | 'D' | 'F' {
-  return score >= 90 ? 'A' : score >= 80 ? 'B' : score >= 70 ? 'C' : score >= 60 ? 'D' : 'F';
 }
 
 /** Scores a fund's operations. Pure. @throws {ValidationError} for a bad positions CSV. */

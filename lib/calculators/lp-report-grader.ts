@@ -9,8 +9,7 @@
  * GIPS 2020 (§5 presentation: returns, benchmark, period, fees, disclosures).
  */
 import * as z from 'zod';
-import { grade } from './fund-health-check.ts';
-import { defineCalculator } from './definition.ts';
+import { defineCalculator, grade } from './definition.ts';
 
 /** A content check: the points it carries and the patterns that satisfy it (every pattern must match). */
 interface Check {
@@ -48,7 +47,7 @@ export const LENGTH_TARGETS = {
 /** Request body. */
 export const lpReportGraderInput = z.strictObject({
   reportText: z.string().default('').describe('Text of the investor update; empty grades F.'),
-  reportingFrequency: z.enum(['monthly', 'quarterly', 'adhoc']).default('quarterly'),
+  reportingFrequency: z.enum(['monthly', 'quarterly', 'adhoc']).default('quarterly').describe('How often the fund reports; sets the expected length.'),
 });
 
 /** Result of the LP report grader. */

@@ -8,9 +8,10 @@
  */
 import * as z from 'zod';
 import { cents, dec, roundCents, share6, sum, type Dec } from '../decimal.ts';
+import { usd } from '../validation.ts';
 import { defineCalculator } from './definition.ts';
 
-const yearlyUsd = (what: string) => z.number().min(0).max(1e12).default(0).describe(`${what}, USD per year.`);
+const yearlyUsd = (what: string) => usd({ min: 0 }).default(0).describe(`${what}, USD per year.`);
 
 /** Request body shared by the operating cost and back-office savings calculators. */
 export const operatingCostInput = z.strictObject({
@@ -19,11 +20,11 @@ export const operatingCostInput = z.strictObject({
   complianceUsd: yearlyUsd('Compliance (staff, outsourced CCO, filings)'),
   riskDeskUsd: yearlyUsd('Risk monitoring (staff or service)'),
   lpReportsPerYear: z.number().int().min(0).max(10_000).default(0).describe('Investor (LP) reports produced per year.'),
-  costPerReportUsd: z.number().min(0).max(1e9).default(0).describe('Cost to produce one LP report, USD.'),
+  costPerReportUsd: usd({ min: 0, max: 1e9 }).default(0).describe('Cost to produce one LP report, USD.'),
   auditUsd: yearlyUsd('Annual audit'),
   legalUsd: yearlyUsd('Fund legal counsel'),
   softwareUsd: yearlyUsd('Portfolio, accounting and reporting software'),
-  aumUsd: z.number().min(0).max(1e15).default(0).describe('Assets under management, USD; 0 leaves costBpsOfAum null.'),
+  aumUsd: usd({ min: 0 }).default(0).describe('Assets under management, USD; 0 leaves costBpsOfAum null.'),
 });
 
 /** Resolved inputs of {@link operatingCostInput}. */

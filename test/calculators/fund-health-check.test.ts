@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { checkFundHealth, fundHealthCheckInput, fundHealthCheckOutput, grade } from '../../lib/calculators/fund-health-check.ts';
+import { checkFundHealth, fundHealthCheckInput, fundHealthCheckOutput } from '../../lib/calculators/fund-health-check.ts';
+import { grade } from '../../lib/calculators/definition.ts';
 import { ValidationError } from '../../lib/errors.ts';
 import type * as z from 'zod';
 
