@@ -10,6 +10,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unstable_startWorker } from 'wrangler';
 import { CALCULATORS } from '../../lib/calculators/index.ts';
+import { secondsToUtcMidnight } from '../../lib/rate-limit.ts';
+
+/** The Worker counts by real UTC day: a loop of hundreds of calls must not straddle midnight. */
+async function awayFromMidnight(): Promise<void> {
+  const left = secondsToUtcMidnight(new Date());
+  if (left < 30) await new Promise((resolve) => setTimeout(resolve, (left + 1) * 1000));
+}
 
 process.env.WRANGLER_SEND_METRICS = 'false';
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = 'false';
@@ -129,6 +136,7 @@ describe('daily quota over HTTP with persisted KV', () => {
 
   it('refuses the 501st anonymous call of the day with 429 and Retry-After, and keeps the count across a restart', async () => {
     const ip = '203.0.113.20';
+    await awayFromMidnight();
     for (let i = 1; i <= 500; i++) {
       const res = await post('/api/v1/calc/lp-report-grader', {}, { 'cf-connecting-ip': ip });
       if (res.status !== 200) throw new Error(`call ${i} answered ${res.status}`);
@@ -154,6 +162,7 @@ describe('daily quota over HTTP with persisted KV', () => {
   it('lets a key minted with a higher limit go past 500, counted against the key, not the IP', async () => {
     const auth = { authorization: `Bearer ${fundKey}`, 'cf-connecting-ip': '203.0.113.30' };
     let last: Response | undefined;
+    await awayFromMidnight();
     for (let i = 1; i <= 501; i++) {
       last = await post('/api/v1/calc/lp-report-grader', {}, auth);
       if (last.status !== 200) throw new Error(`call ${i} answered ${last.status}`);
