@@ -98,10 +98,9 @@ export async function readJsonObject(c: Context<AppEnv>): Promise<Record<string,
   return value as Record<string, unknown>;
 }
 
-/** JSON response with the given headers, `Cache-Control: no-store`. */
-export function jsonResponse(body: unknown, headers: Record<string, string> = {}, status = 200): Response {
+/** A 200 JSON response with the given headers and `Cache-Control: no-store`. */
+export function jsonResponse(body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
-    status,
     headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...headers },
   });
 }

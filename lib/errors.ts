@@ -167,7 +167,8 @@ export function problemType(code: ProblemCode): string {
  * errors and headers; anything else becomes 500 `internal_error` with a fixed detail, so no
  * dependency's message or stack can reach a client.
  * @param err what was thrown
- * @param requestId the request's id, repeated in the body and in `X-Request-Id`
+ * @param requestId the request's id, repeated in the body (the pipeline sets the `X-Request-Id` header on
+ *   every response, this one included)
  */
 export function problemResponse(err: unknown, requestId: string): Response {
   const apiError =
@@ -183,7 +184,6 @@ export function problemResponse(err: unknown, requestId: string): Response {
   if (apiError.errors?.length) body.errors = apiError.errors;
   const headers = new Headers(apiError.headers);
   headers.set('Content-Type', 'application/problem+json');
-  headers.set('X-Request-Id', requestId);
   headers.set('Cache-Control', 'no-store');
   return new Response(JSON.stringify(body), { status: apiError.status, headers });
 }

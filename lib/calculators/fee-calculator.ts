@@ -115,6 +115,11 @@ export const feeCalculatorOutput = z.object({
 
 type FeeInputs = z.output<typeof feeCalculatorInput>;
 
+/** The high-water mark at the start, USD: `initialHwmUsd`, or the starting NAV when it is null. */
+export function startingHwmUsd(inputs: Pick<FeeInputs, 'initialHwmUsd' | 'startingNavUsd'>): number {
+  return inputs.initialHwmUsd ?? inputs.startingNavUsd;
+}
+
 /** Period lengths (years) for a horizon: whole periods of τ, then a stub for any remainder. */
 function periodLengths(horizonYears: number, tau: Dec): Dec[] {
   const horizon = dec(horizonYears);
@@ -157,7 +162,7 @@ export function computeFees(inputs: FeeInputs): z.output<typeof feeCalculatorOut
 
   let nav = start;
   let grossNav = start;
-  let hwm: Dec | null = inputs.hasHwm ? dec(inputs.initialHwmUsd ?? inputs.startingNavUsd) : null;
+  let hwm: Dec | null = inputs.hasHwm ? dec(startingHwmUsd(inputs)) : null;
   let totalMgmt = dec(0);
   let totalPerf = dec(0);
   let elapsed = dec(0);
@@ -226,6 +231,6 @@ export const feeCalculator = defineCalculator({
     'Fee cost to an investor over time: management fee, performance fee with high-water mark and hard or soft hurdle, annual or quarterly crystallization.',
   input: feeCalculatorInput,
   output: feeCalculatorOutput,
-  resolve: (inputs) => ({ ...inputs, initialHwmUsd: inputs.initialHwmUsd ?? inputs.startingNavUsd }),
+  resolve: (inputs) => ({ ...inputs, initialHwmUsd: startingHwmUsd(inputs) }),
   run: computeFees,
 });

@@ -11,8 +11,6 @@ import { fundHealthCheck } from './fund-health-check.ts';
 import { exposureAnalysis } from './exposure-analysis.ts';
 import { lpReportGrader } from './lp-report-grader.ts';
 
-export { feeCalculator, navValidator, operatingCostCalculator, backOfficeSavings, fundHealthCheck, exposureAnalysis, lpReportGrader };
-
 /**
  * Every calculator. Each declaration is typed by its own schemas; the list widens them (a handler typed for
  * one input cannot be typed as taking any input), which is safe because every caller parses with

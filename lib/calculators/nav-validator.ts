@@ -130,6 +130,11 @@ export const navValidatorOutput = z.object({
 type NavInputs = z.output<typeof navValidatorInput>;
 type NavOutput = z.output<typeof navValidatorOutput>;
 
+/** The high-water mark at the period start, USD: `hwmUsd`, or the opening NAV when it is null. */
+export function startingHwmUsd(inputs: Pick<NavInputs, 'hwmUsd' | 'openingNavUsd'>): number {
+  return inputs.hwmUsd ?? inputs.openingNavUsd;
+}
+
 /** Calendar days from start through end inclusive (UTC dates `YYYY-MM-DD`). */
 export function daysInclusive(start: string, end: string): number {
   return (Date.parse(`${end}T00:00:00Z`) - Date.parse(`${start}T00:00:00Z`)) / 86_400_000 + 1;
@@ -197,7 +202,7 @@ function checkPerfFee(inputs: NavInputs, tolerance: Dec, findings: Finding[]): N
   const netFlows = dec(inputs.contributionsUsd).minus(inputs.withdrawalsUsd);
   const navBeforePerfFee = rollForward({ ...inputs, perfFeeUsd: 0 });
   const reference = inputs.hasHwm
-    ? dec(inputs.hwmUsd ?? inputs.openingNavUsd).plus(netFlows)
+    ? dec(startingHwmUsd(inputs)).plus(netFlows)
     : dec(inputs.openingNavUsd).plus(netFlows);
   const expected = roundCents(fromPct(inputs.perfFeePct).times(D.max(0, navBeforePerfFee.minus(reference))));
   const charged = dec(inputs.perfFeeUsd);
@@ -337,6 +342,6 @@ export const navValidator = defineCalculator({
     'Checks a month-end NAV roll-forward for arithmetic and fee errors: roll-forward, management fee day count, performance fee against the high-water mark, and per-investor rows.',
   input: navValidatorInput,
   output: navValidatorOutput,
-  resolve: (inputs) => ({ ...inputs, hwmUsd: inputs.hwmUsd ?? inputs.openingNavUsd }),
+  resolve: (inputs) => ({ ...inputs, hwmUsd: startingHwmUsd(inputs) }),
   run: validateNav,
 });
