@@ -45,3 +45,17 @@ export function share6(x: Dec): number {
 export function fromPct(x: number | Dec): Dec {
   return new D(x).div(100);
 }
+
+/**
+ * A money amount as the fund-data endpoints send it: a decimal string rounded half-up to cents, never
+ * "-0.00" (contract §0: money as exact decimal strings).
+ */
+export function toMoney(x: Dec): string {
+  const text = x.toFixed(2, D.ROUND_HALF_UP);
+  return text === '-0.00' ? '0.00' : text;
+}
+
+/** `part` as a percent of `whole`, 4 dp; null when `whole` is zero. */
+export function percentOf(part: Dec, whole: Dec): number | null {
+  return whole.isZero() ? null : pct4(part.div(whole).times(100));
+}

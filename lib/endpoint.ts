@@ -66,12 +66,17 @@ export function allowedMethods(route: Route): string[] {
  * @throws {ValidationError} naming each unknown or invalid parameter as `/query/<name>`
  */
 export function parseQuery<S extends z.ZodObject>(c: Context<AppEnv>, schema: S | undefined): z.output<S> {
+  return parseInput(schema ?? z.strictObject({}), queryParams(c), 'query') as z.output<S>;
+}
+
+/** The query string as an object; a repeated parameter becomes an array (which scalar schemas reject). */
+export function queryParams(c: Context<AppEnv>): Record<string, string | string[]> {
   const params: Record<string, string | string[]> = {};
   for (const [name, value] of new URL(c.req.url).searchParams) {
     const prior = params[name];
     params[name] = prior === undefined ? value : [...(Array.isArray(prior) ? prior : [prior]), value];
   }
-  return parseInput(schema ?? z.strictObject({}), params, 'query') as z.output<S>;
+  return params;
 }
 
 /** True for `application/json` and `application/*+json` media types (parameters such as charset allowed). */

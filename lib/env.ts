@@ -10,6 +10,12 @@ export interface Env {
   RATE_LIMITS: KVNamespace;
   /** Burst guard: 60 calculator calls per 60 s per caller. */
   CALC_BURST: RateLimit;
+  /** Burst guard: 120 fund-data requests per 60 s per key (the demo key: per client network). */
+  FUND_BURST: RateLimit;
+  /** The fund this deployment serves to real keys (keys of other funds get 403). */
+  FUND_ID?: string;
+  /** Secret keying investor pseudonyms (`investorRef`); a fixed default without it. */
+  INVESTOR_REF_KEY?: string;
   /** Comma-separated allowed CORS origins, or `*`. */
   CORS_ORIGINS?: string;
 }

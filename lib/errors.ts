@@ -157,6 +157,35 @@ export class RateLimitedError extends ApiError {
   }
 }
 
+/** 403 `insufficient_scope`: the key is valid but may not read this (another fund's key; the demo key on the fund MCP server). */
+export class InsufficientScopeError extends ApiError {
+  constructor(detail: string) {
+    super('insufficient_scope', detail, {
+      headers: { 'WWW-Authenticate': 'Bearer realm="fund-data", error="insufficient_scope"' },
+    });
+    this.name = 'InsufficientScopeError';
+  }
+}
+
+/** 409 `not_usable`: the NAV run asked for exists but is not complete and reconciled. */
+export class NotUsableError extends ApiError {
+  constructor(detail: string) {
+    super('not_usable', detail);
+    this.name = 'NotUsableError';
+  }
+}
+
+/**
+ * 500 `redaction_failed`: a fund-data response could not be proven clean (a field outside the allow-list,
+ * a PII or secret shape in the body, a store row it should not have returned). Fixed detail, no data.
+ */
+export class RedactionFailedError extends ApiError {
+  constructor() {
+    super('redaction_failed', 'The response could not be verified as safe to send, so none of it was sent.');
+    this.name = 'RedactionFailedError';
+  }
+}
+
 /** The `type` URI of a problem code (relative, resolved against the service's base URL). */
 export function problemType(code: ProblemCode): string {
   return `/problems/${code}`;

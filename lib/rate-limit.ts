@@ -20,6 +20,8 @@ export const DAILY_WINDOW_SECONDS = 86_400;
 export const BURST_LIMIT = 60;
 /** Period of the burst binding, seconds (wrangler.toml `[[ratelimits]]`). */
 export const BURST_PERIOD_SECONDS = 60;
+/** Fund-data requests `FUND_BURST` allows per 60 s and key (contract §3). */
+export const FUND_BURST_LIMIT = 120;
 
 /** The source of the current time; injectable so tests can cross a UTC midnight. */
 export type Clock = () => Date;
@@ -86,12 +88,30 @@ export function rateLimitHeaders(state: QuotaState): Record<string, string> {
   };
 }
 
-/** Headers of a call the burst guard refused: the policy that refused it, and when to come back. */
-export function burstHeaders(): Record<string, string> {
+/** Headers of a call a burst guard refused: the policy that refused it (`limit` per 60 s), and when to come back. */
+export function burstHeaders(limit = BURST_LIMIT): Record<string, string> {
   return {
-    'RateLimit-Policy': `"burst";q=${BURST_LIMIT};w=${BURST_PERIOD_SECONDS}`,
+    'RateLimit-Policy': `"burst";q=${limit};w=${BURST_PERIOD_SECONDS}`,
     RateLimit: `"burst";r=0;t=${BURST_PERIOD_SECONDS}`,
   };
+}
+
+/** A 429 for a refusal by a burst guard allowing `limit` calls per 60 s. */
+function burstRefusal(limit: number): RateLimitedError {
+  const err = new RateLimitedError('Too many calls in a short time; slow down.', BURST_PERIOD_SECONDS);
+  Object.assign(err.headers, burstHeaders(limit));
+  return err;
+}
+
+/**
+ * Counts one fund-data request against the `FUND_BURST` binding (120 per 60 s): per key id for a stored key;
+ * for the shared demo key, per client network (`CF-Connecting-IP`, IPv6 by /64), so that one demo user cannot
+ * use up everyone's allowance. Called after authentication: 401 and 403 answers count against nothing.
+ * @throws {RateLimitedError} 429 with `Retry-After` 60 and the burst policy's headers
+ */
+export async function consumeFundBurst(env: { FUND_BURST: RateLimit }, principal: Principal, connectingIp: string | undefined): Promise<void> {
+  const key = principal.kind === 'key' ? `key:${principal.record.keyId}` : `demo:${(connectingIp && callerNetwork(connectingIp)) || 'unknown'}`;
+  if (!(await env.FUND_BURST.limit({ key })).success) throw burstRefusal(FUND_BURST_LIMIT);
 }
 
 /**
@@ -110,11 +130,7 @@ export async function consumeCalcQuota(
   now: Date,
 ): Promise<QuotaState> {
   const burst = await env.CALC_BURST.limit({ key: caller.id });
-  if (!burst.success) {
-    const err = new RateLimitedError('Too many calls in a short time; slow down.', BURST_PERIOD_SECONDS);
-    Object.assign(err.headers, burstHeaders());
-    throw err;
-  }
+  if (!burst.success) throw burstRefusal(BURST_LIMIT);
   const key = `calc:${caller.id}:${utcDate(now)}`;
   const resetSeconds = secondsToUtcMidnight(now);
   const used = Number.parseInt((await env.RATE_LIMITS.get(key)) ?? '0', 10) || 0;

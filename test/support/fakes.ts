@@ -45,15 +45,18 @@ export class FakeBurst {
 }
 
 /** Fresh bindings for one test. */
-export function fakeEnv(overrides: Partial<{ burst: FakeBurst; CORS_ORIGINS: string }> = {}) {
+export function fakeEnv(overrides: Partial<{ burst: FakeBurst; fundBurst: FakeBurst; CORS_ORIGINS: string; FUND_ID: string }> = {}) {
   const API_KEYS = new MemoryKv();
   const RATE_LIMITS = new MemoryKv();
   const CALC_BURST = overrides.burst ?? new FakeBurst();
+  const FUND_BURST = overrides.fundBurst ?? new FakeBurst();
   const env = {
     API_KEYS,
     RATE_LIMITS,
     CALC_BURST,
+    FUND_BURST,
+    FUND_ID: overrides.FUND_ID ?? 'sample-fund',
     ...(overrides.CORS_ORIGINS ? { CORS_ORIGINS: overrides.CORS_ORIGINS } : {}),
   } as unknown as Env;
-  return { env, API_KEYS, RATE_LIMITS, CALC_BURST };
+  return { env, API_KEYS, RATE_LIMITS, CALC_BURST, FUND_BURST };
 }

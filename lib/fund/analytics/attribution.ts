@@ -1,0 +1,127 @@
+/**
+ * P&L attribution between a usable NAV run and the usable run before it (spec §2).
+ *
+ * Per live non-cash position (asset at a venue), with q and p its quantity and price at the opening (0) and
+ * closing (1) runs, MV its market value and C the net purchases between the runs at cost (the position's
+ * trade lines in the ledger, see {@link LedgerLineRow}):
+ *   total = MV1 − MV0 − C                      (P&L of the position; cash movements are not P&L)
+ *   priceEffect = q0 × (p1 − p0), to cents     (the opening holding repriced)
+ *   quantityEffect = total − priceEffect       (P&L of what was traded between the runs: execution vs close)
+ * A position opened between the runs has no price effect; one closed is priced at p0 (all quantity effect).
+ * Fees and expenses are the fee and operating expense accounts' postings in (previous, date], as negative
+ * P&L; flows are net capital contributions less withdrawals in the same span (credit − debit).
+ *   totalPnl = closingNav − openingNav − flows
+ *   totalPnl = Σ byAsset.total + fees + expenses + residual
+ * `residual` is what positions, ledger and NAV leave unexplained: 0.00 when the books tie (as they do for the
+ * synthetic funds); a non-zero residual flags a data problem rather than hiding it. Every list sums exactly:
+ * Σ byAsset.total = Σ bySourceType.total = Σ byVenue.total. Source: CFA Program Level III, performance
+ * attribution (holdings-based decomposition into price and quantity effects).
+ */
+import { D, dec, sum, toMoney, type Dec } from '../../decimal.ts';
+import type { AccountRow, LedgerLineRow, NavRunRow, PositionRow } from '../rows.ts';
+import { CASH_CLASSES } from './holdings.ts';
+import { navOf } from './runs.ts';
+
+/** One attribution row (by asset, by source type or by venue). */
+export interface AttributionRow {
+  priceEffect: string;
+  quantityEffect: string;
+  total: string;
+}
+
+interface Effects {
+  price: Dec;
+  quantity: Dec;
+  total: Dec;
+}
+
+/**
+ * Attribution of the P&L from `previous` to `run`.
+ * @param opening live positions at `previous`; `closing` at `run`
+ * @param ledger lines dated after `previous.navDate` through `run.navDate`, with the chart of accounts
+ */
+export function pnlAttribution(input: {
+  run: NavRunRow;
+  previous: NavRunRow;
+  opening: readonly PositionRow[];
+  closing: readonly PositionRow[];
+  accounts: readonly AccountRow[];
+  ledger: readonly LedgerLineRow[];
+  currency: string;
+}) {
+  const { run, previous } = input;
+  const keyOf = (asset: string, venue: string) => `${asset}\u0000${venue}`;
+  const positions = new Map<string, { open?: PositionRow; close?: PositionRow }>();
+  for (const p of input.opening) if (!CASH_CLASSES.has(p.assetClass)) positions.set(keyOf(p.asset, p.venue), { open: p });
+  for (const p of input.closing) {
+    if (CASH_CLASSES.has(p.assetClass)) continue;
+    const entry = positions.get(keyOf(p.asset, p.venue)) ?? {};
+    entry.close = p;
+    positions.set(keyOf(p.asset, p.venue), entry);
+  }
+
+  const roles = new Map(input.accounts.map((a) => [a.code, a.role]));
+  const purchases = new Map<string, Dec>();
+  let fees = new D(0);
+  let expenses = new D(0);
+  let flows = new D(0);
+  for (const line of input.ledger) {
+    const net = dec(line.debit).minus(line.credit);
+    const role = roles.get(line.accountCode);
+    if (role === 'fee_expense') fees = fees.minus(net);
+    else if (role === 'operating_expense') expenses = expenses.minus(net);
+    else if (role === 'capital_contributions' || role === 'capital_withdrawals') flows = flows.minus(net);
+    else if (line.asset !== null && line.venue !== null) {
+      const key = keyOf(line.asset, line.venue);
+      if (positions.has(key)) purchases.set(key, (purchases.get(key) ?? new D(0)).plus(net));
+    }
+  }
+
+  const byAsset = new Map<string, Effects>();
+  const bySourceType = new Map<string, Effects>();
+  const byVenue = new Map<string, Effects>();
+  const add = (map: Map<string, Effects>, key: string, e: Effects) => {
+    const prior = map.get(key);
+    map.set(key, prior ? { price: prior.price.plus(e.price), quantity: prior.quantity.plus(e.quantity), total: prior.total.plus(e.total) } : e);
+  };
+  for (const [key, { open, close }] of positions) {
+    const any = (close ?? open)!;
+    const mv0 = dec(open?.marketValue ?? '0');
+    const mv1 = dec(close?.marketValue ?? '0');
+    const total = mv1.minus(mv0).minus(purchases.get(key) ?? 0);
+    const price = open && close ? dec(open.quantity).times(dec(close.price).minus(open.price)).toDecimalPlaces(2, D.ROUND_HALF_UP) : new D(0);
+    const effects = { price, quantity: total.minus(price), total };
+    add(byAsset, any.asset, effects);
+    add(bySourceType, any.sourceType, effects);
+    add(byVenue, any.venue, effects);
+  }
+
+  const openingNav = navOf(previous);
+  const closingNav = navOf(run);
+  const totalPnl = closingNav.minus(openingNav).minus(flows);
+  const explained = sum([...byAsset.values()].map((e) => e.total)).plus(fees).plus(expenses);
+  const rows = (map: Map<string, Effects>) =>
+    [...map]
+      .sort(([ka, a], [kb, b]) => b.total.cmp(a.total) || (ka < kb ? -1 : 1))
+      .map(([key, e]): { key: string } & AttributionRow => ({
+        key,
+        priceEffect: toMoney(e.price),
+        quantityEffect: toMoney(e.quantity),
+        total: toMoney(e.total),
+      }));
+  return {
+    date: run.navDate,
+    previousDate: previous.navDate,
+    currency: input.currency,
+    openingNav: toMoney(openingNav),
+    closingNav: toMoney(closingNav),
+    totalPnl: toMoney(totalPnl),
+    byAsset: rows(byAsset).map(({ key, ...e }) => ({ asset: key, ...e })),
+    bySourceType: rows(bySourceType),
+    byVenue: rows(byVenue),
+    fees: toMoney(fees),
+    expenses: toMoney(expenses),
+    flows: toMoney(flows),
+    residual: toMoney(totalPnl.minus(explained)),
+  };
+}

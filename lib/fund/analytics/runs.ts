@@ -1,0 +1,149 @@
+/**
+ * NAV runs: which are usable, which one an endpoint reads, and the run-level figures (reconciliation
+ * difference, NAV history, month- and year-to-date returns).
+ *
+ * A run is usable when it is complete and its shadow NAV matched the administrator's within tolerance
+ * (contract §4). "Current" figures come from the latest usable run.
+ */
+import { D, dec, percentOf, toMoney, type Dec } from '../../decimal.ts';
+import { NotFoundError, NotUsableError } from '../../errors.ts';
+import type { NavRunRow } from '../rows.ts';
+
+/** True when the run is complete and reconciled (matched). */
+export function isUsable(run: NavRunRow): boolean {
+  return run.status === 'complete' && run.reconStatus === 'matched' && run.shadowNav !== null;
+}
+
+/**
+ * The latest usable run.
+ * @param runs oldest first
+ * @throws {NotFoundError} 404 when the fund has no usable run yet
+ */
+export function latestUsableRun(runs: readonly NavRunRow[]): NavRunRow {
+  for (let i = runs.length - 1; i >= 0; i--) if (isUsable(runs[i]!)) return runs[i]!;
+  throw new NotFoundError('The fund has no usable NAV run yet.');
+}
+
+/**
+ * The latest complete run (reconciled or not): the run capital accounts are struck at (spec §2).
+ * @throws {NotFoundError} 404 when no run has completed
+ */
+export function latestCompleteRun(runs: readonly NavRunRow[]): NavRunRow {
+  for (let i = runs.length - 1; i >= 0; i--) if (runs[i]!.status === 'complete' && runs[i]!.shadowNav !== null) return runs[i]!;
+  throw new NotFoundError('The fund has no complete NAV run yet.');
+}
+
+/**
+ * The usable run on `date`.
+ * @throws {NotFoundError} 404 when no run is dated `date`
+ * @throws {NotUsableError} 409 when that run is not complete or not reconciled
+ */
+export function usableRunOn(runs: readonly NavRunRow[], date: string): NavRunRow {
+  const run = runs.find((r) => r.navDate === date);
+  if (!run) throw new NotFoundError('No NAV run is dated on that day.');
+  if (!isUsable(run)) {
+    throw new NotUsableError(
+      run.status !== 'complete' ? `The NAV run of that day is ${run.status}, not complete.` : 'The NAV run of that day did not reconcile with the administrator.',
+    );
+  }
+  return run;
+}
+
+/** The latest usable run dated before `date`, or null. */
+export function previousUsableRun(runs: readonly NavRunRow[], date: string): NavRunRow | null {
+  for (let i = runs.length - 1; i >= 0; i--) if (runs[i]!.navDate < date && isUsable(runs[i]!)) return runs[i]!;
+  return null;
+}
+
+/** The shadow NAV of a run that has one (usable and complete runs always do). */
+export function navOf(run: NavRunRow): Dec {
+  return dec(run.shadowNav ?? '0');
+}
+
+/** (shadow − administrator) / administrator in basis points, 2 dp; null when either NAV is missing or the administrator's is zero. */
+export function differenceBps(run: NavRunRow): number | null {
+  if (run.shadowNav === null || run.adminNav === null) return null;
+  const admin = dec(run.adminNav);
+  if (admin.isZero()) return null;
+  return dec(run.shadowNav).minus(admin).div(admin).times(10_000).toDecimalPlaces(2, D.ROUND_HALF_UP).toNumber();
+}
+
+/** `date` shifted by `days` calendar days (UTC). */
+export function addDays(date: string, days: number): string {
+  const t = Date.parse(`${date}T00:00:00Z`) + days * 86_400_000;
+  return new Date(t).toISOString().slice(0, 10);
+}
+
+/**
+ * Time-weighted return (percent, 4 dp) of the fund from the last usable run before `periodStart` to `run`,
+ * chain-linking usable runs: r = Π (NAV_t − F_t) / NAV_(t−1) − 1, where F_t are the net flows dealt in
+ * (t−1, t] (flows are dealt at the day's NAV, so they are in NAV_t). When no usable run precedes the period
+ * (the fund launched in it), the chain starts at the first usable run in it. Source: CFA Program, GIPS
+ * (2020) time-weighted return with daily valuation.
+ * @param runs oldest first; `run` among them
+ * @returns null when no usable run starts the chain
+ */
+export function timeWeightedReturnPct(runs: readonly NavRunRow[], run: NavRunRow, periodStart: string): number | null {
+  const usable = runs.filter((r) => isUsable(r) && r.navDate <= run.navDate);
+  let startIndex = -1;
+  for (let i = usable.length - 1; i >= 0; i--) {
+    if (usable[i]!.navDate < periodStart) {
+      startIndex = i;
+      break;
+    }
+  }
+  if (startIndex === -1) startIndex = usable.findIndex((r) => r.navDate >= periodStart);
+  if (startIndex === -1) return null;
+  let growth = new D(1);
+  let flows = new D(0);
+  let r = startIndex + 1;
+  let prev = usable[startIndex]!;
+  for (const row of runs) {
+    if (row.navDate <= prev.navDate) continue;
+    if (row.navDate > run.navDate) break;
+    flows = flows.plus(row.netFlows);
+    if (row.navDate === usable[r]?.navDate) {
+      const opening = navOf(prev);
+      if (!opening.isZero()) growth = growth.times(navOf(row).minus(flows).div(opening));
+      flows = new D(0);
+      prev = row;
+      r++;
+    }
+  }
+  return percentOf(growth.minus(1), new D(1));
+}
+
+/** One row of the NAV history (contract §4). */
+export interface NavHistoryRow {
+  navDate: string;
+  status: NavRunRow['status'];
+  shadowNav: string | null;
+  adminNav: string | null;
+  differenceBps: number | null;
+  reconStatus: NavRunRow['reconStatus'];
+  usable: boolean;
+}
+
+/**
+ * Runs of the trailing `days` calendar days ending at the latest run (any status), newest first.
+ * @param runs oldest first
+ */
+export function navHistory(runs: readonly NavRunRow[], days: number): NavHistoryRow[] {
+  const last = runs[runs.length - 1];
+  if (!last) return [];
+  const after = addDays(last.navDate, -days);
+  const out: NavHistoryRow[] = [];
+  for (let i = runs.length - 1; i >= 0 && runs[i]!.navDate > after; i--) {
+    const r = runs[i]!;
+    out.push({
+      navDate: r.navDate,
+      status: r.status,
+      shadowNav: r.shadowNav === null ? null : toMoney(dec(r.shadowNav)),
+      adminNav: r.adminNav === null ? null : toMoney(dec(r.adminNav)),
+      differenceBps: differenceBps(r),
+      reconStatus: r.reconStatus,
+      usable: isUsable(r),
+    });
+  }
+  return out;
+}

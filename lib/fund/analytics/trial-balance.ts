@@ -1,0 +1,58 @@
+/**
+ * Trial balance as of a date: every account with postings on or before it, its balance in the debit or the
+ * credit column (net debit − credit), and the column totals, which equal each other when every journal entry
+ * balances (double-entry bookkeeping; CFA Program Level I, Financial Reporting). Income and expense accounts
+ * accumulate since inception (no closing entries are posted between fiscal years).
+ */
+import { D, dec, toMoney, type Dec } from '../../decimal.ts';
+import type { AccountRow, LedgerLineRow } from '../rows.ts';
+
+/** One trial balance row; one of `debit` and `credit` is "0.00". */
+export interface TrialBalanceRow {
+  code: string;
+  name: string;
+  type: AccountRow['type'];
+  debit: string;
+  credit: string;
+}
+
+/**
+ * The trial balance of `ledger` (lines dated on or before `asOf`, as read), by account code.
+ * Accounts without postings are left out; a posted account whose balance is nil is listed with zeros.
+ */
+export function trialBalance(accounts: readonly AccountRow[], ledger: readonly LedgerLineRow[], asOf: string, currency: string) {
+  const net = new Map<string, Dec>();
+  for (const line of ledger) net.set(line.accountCode, (net.get(line.accountCode) ?? new D(0)).plus(line.debit).minus(line.credit));
+  const known = new Map(accounts.map((a) => [a.code, a]));
+  let totalDebit = new D(0);
+  let totalCredit = new D(0);
+  const rows: TrialBalanceRow[] = [...net]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([code, balance]) => {
+      const debit = balance.isPositive() && !balance.isZero() ? balance : new D(0);
+      const credit = balance.isNegative() && !balance.isZero() ? balance.neg() : new D(0);
+      totalDebit = totalDebit.plus(debit);
+      totalCredit = totalCredit.plus(credit);
+      const account = known.get(code);
+      return { code, name: account?.name ?? 'Unknown account', type: account?.type ?? 'asset', debit: toMoney(debit), credit: toMoney(credit) };
+    });
+  return {
+    asOf,
+    currency,
+    accounts: rows,
+    totalDebit: toMoney(totalDebit),
+    totalCredit: toMoney(totalCredit),
+    balanced: totalDebit.eq(totalCredit),
+  };
+}
+
+/** Net assets per the ledger (Σ asset balances − Σ liability balances), which equals NAV on a complete run date. */
+export function netAssets(accounts: readonly AccountRow[], ledger: readonly LedgerLineRow[]): Dec {
+  const type = new Map(accounts.map((a) => [a.code, a.type]));
+  let total = new D(0);
+  for (const line of ledger) {
+    const t = type.get(line.accountCode);
+    if (t === 'asset' || t === 'liability') total = total.plus(dec(line.debit).minus(line.credit));
+  }
+  return total;
+}

@@ -1,0 +1,119 @@
+/**
+ * The one declaration of a fund-data tool (an analyst endpoint): query schema, output allow-list schema and
+ * handler. The REST endpoint under `/api/v1/fund/`, the fund MCP server's tool and the OpenAPI document are
+ * all derived from it, and every call goes through {@link callFundTool}, which ends in the fail-closed
+ * redaction step.
+ */
+import * as z from 'zod';
+import type { Context } from 'hono';
+import { NotFoundError, UnauthorizedError, type ProblemCode } from '../errors.ts';
+import type { AppEnv, Env } from '../env.ts';
+import { queryParams, type Endpoint } from '../endpoint.ts';
+import { authenticate } from '../keys.ts';
+import { consumeFundBurst } from '../rate-limit.ts';
+import { investorRefs, redact } from '../redaction.ts';
+import { parseInput } from '../validation.ts';
+import { fundSource, type FundSource } from './source.ts';
+import type { FundIndex, FundReadRequest, FundReadResult } from './store.ts';
+
+/** What a tool's handler reads through. */
+export interface FundToolContext {
+  fundId: string;
+  index: FundIndex;
+  /** The fund's base currency. */
+  currency: string;
+  /** One batched read from the store (rows already guarded). */
+  read(request: FundReadRequest): Promise<FundReadResult>;
+  /** Pseudonyms of investors (see `investorRefs` in `lib/redaction.ts`). */
+  investorRefs(investorIds: readonly string[]): Promise<Map<string, string>>;
+}
+
+/**
+ * A fund-data tool.
+ * - `path`: the URL path under `/api/v1/fund/` (e.g. `exposure/series`); `tool`: the MCP tool name.
+ * - `query`: strict schema of the query parameters (every one optional with a default unless required).
+ * - `output`: the allow-list of the response, strict all the way down; redaction parses with it.
+ * - `problems`: problem codes it can answer beyond those of every fund endpoint.
+ * - `run`: reads through the context and computes with `lib/fund/analytics/`.
+ */
+export interface FundToolDefinition<Q extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> {
+  path: string;
+  tool: string;
+  title: string;
+  description: string;
+  query: Q;
+  output: O;
+  problems: ProblemCode[];
+  run(ctx: FundToolContext, query: z.output<Q>): Promise<z.output<O>>;
+}
+
+/** Declares a fund-data tool (identity at run time; ties the query and output types to the handler). */
+export function defineFundTool<Q extends z.ZodObject, O extends z.ZodType>(def: FundToolDefinition<Q, O>): FundToolDefinition<Q, O> {
+  return def;
+}
+
+/** Problem codes every fund-data endpoint can answer. */
+export const FUND_PROBLEMS: ProblemCode[] = ['invalid_request', 'unauthorized', 'insufficient_scope', 'rate_limited', 'redaction_failed'];
+
+/**
+ * Answers one tool call: validate the arguments, read, compute, redact.
+ * @param args the query parameters (REST) or tool arguments (MCP)
+ * @returns the response body as JSON text, proven clean by `redact`
+ * @throws {ValidationError} 400 for bad arguments (pointers under `/query`)
+ * @throws {NotFoundError} 404 when the store holds no data for the fund, or the tool's own 404s
+ * @throws {RedactionFailedError} 500 when the response cannot be proven clean
+ */
+export async function callFundTool(def: FundToolDefinition, source: FundSource, env: Pick<Env, 'INVESTOR_REF_KEY'>, args: unknown): Promise<string> {
+  const query = parseInput(def.query, args, 'query');
+  const index = await source.store.index(source.fundId);
+  if (!index) throw new NotFoundError("No data is held for this key's fund.");
+  const sensitive: string[] = [];
+  const ctx: FundToolContext = {
+    fundId: source.fundId,
+    index,
+    currency: index.fund.baseCurrency,
+    async read(request) {
+      const result = await source.store.read(source.fundId, request);
+      for (const i of result.investors) sensitive.push(i.legalName, i.email, i.taxId, i.bankAccount, i.investorId);
+      return result;
+    },
+    investorRefs: (ids) => investorRefs(source.fundId, ids, env.INVESTOR_REF_KEY),
+  };
+  return redact(def.output, await def.run(ctx, query), sensitive);
+}
+
+/** `get_fund_overview` → `getFundOverview`. */
+function operationId(tool: string): string {
+  return tool.replace(/_(\w)/g, (_, ch: string) => ch.toUpperCase());
+}
+
+/**
+ * The REST endpoint of a fund tool: `GET /api/v1/fund/<path>` with a Bearer key. Order: key (401) → scope
+ * (403) → burst guard (429) → query (400) → data. Responses are `Cache-Control: private, no-store`.
+ */
+export function fundEndpoint(def: FundToolDefinition): Endpoint {
+  return {
+    methods: {
+      GET: {
+        operationId: operationId(def.tool),
+        summary: def.title,
+        description: def.description,
+        tags: ['Fund data'],
+        auth: 'required',
+        query: def.query,
+        response: { description: `${def.title}, redacted.`, schema: def.output },
+        problems: [...FUND_PROBLEMS, ...def.problems],
+        async handle(c: Context<AppEnv>) {
+          const principal = await authenticate(c.req.header('authorization'), c.env.API_KEYS);
+          if (!principal) throw new UnauthorizedError('Fund data needs a key: send "Authorization: Bearer svc_dk_...".', false);
+          const source = fundSource(principal, c.env);
+          await consumeFundBurst(c.env, principal, c.req.header('cf-connecting-ip'));
+          const body = await callFundTool(def, source, c.env, queryParams(c));
+          return new Response(body, {
+            headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'private, no-store' },
+          });
+        },
+      },
+    },
+  };
+}

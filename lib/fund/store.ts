@@ -1,0 +1,94 @@
+/**
+ * The fund store: the narrow interface every source of fund data implements (the embedded synthetic funds
+ * now, Postgres later), and the guard that checks what a store returns before anything is computed from it.
+ *
+ * A store returns raw rows only; every figure is computed from them in `lib/fund/analytics/`, so all stores
+ * give the same answers. An endpoint makes at most two calls: {@link FundStore.index} (the fund, its share
+ * classes and its NAV runs, from which the dates of interest follow) and one batched {@link FundStore.read}.
+ */
+import type {
+  AccountRow,
+  CapitalRow,
+  ExpenseRow,
+  FundRow,
+  InvestorRow,
+  LedgerLineRow,
+  NavRunRow,
+  PositionRow,
+  PriceRow,
+  ShareClassRow,
+} from './rows.ts';
+import { guardRows } from './rows.ts';
+
+/** The fund, its share classes (with fee terms) and every NAV run, oldest first. */
+export interface FundIndex {
+  fund: FundRow;
+  shareClasses: ShareClassRow[];
+  runs: NavRunRow[];
+}
+
+/** What one batched read asks for; each part is optional. Dates are `YYYY-MM-DD`. */
+export interface FundReadRequest {
+  /** Live positions of the runs on these dates (never the paper book). */
+  positions?: { navDates: string[] };
+  /** Prices from `from` through `through` of every asset with a live position at the run on `heldAt`. */
+  prices?: { heldAt: string; from: string; through: string };
+  /** The chart of accounts and the ledger lines dated after `after` (exclusive; null: from the start) through `through`. */
+  ledger?: { after: string | null; through: string };
+  /** Investors (with the identity data redaction scans for) and their capital rows at these run dates. */
+  capital?: { navDates: string[] };
+  /** The newest `limit` expenses, newest first (by date, then id). */
+  expenses?: { limit: number };
+}
+
+/** Rows of a batched read; a part not asked for is empty. */
+export interface FundReadResult {
+  positions: PositionRow[];
+  prices: PriceRow[];
+  accounts: AccountRow[];
+  ledger: LedgerLineRow[];
+  investors: InvestorRow[];
+  capital: CapitalRow[];
+  expenses: ExpenseRow[];
+}
+
+/** A source of fund data. Implementations select only the columns of the row types, and only live positions. */
+export interface FundStore {
+  /** @returns null when the store holds no fund with this id */
+  index(fundId: string): Promise<FundIndex | null>;
+  read(fundId: string, request: FundReadRequest): Promise<FundReadResult>;
+}
+
+/** An empty read result. */
+export function emptyRead(): FundReadResult {
+  return { positions: [], prices: [], accounts: [], ledger: [], investors: [], capital: [], expenses: [] };
+}
+
+/**
+ * Wraps a store so that every row it returns passes {@link guardRows}: exactly its kind's fields, and no
+ * paper-book position. A store that returns more than its interface allows fails closed.
+ * @throws {RedactionFailedError} from either method when a row fails the guard
+ */
+export function guardedStore(store: FundStore): FundStore {
+  return {
+    async index(fundId) {
+      const index = await store.index(fundId);
+      if (index === null) return null;
+      guardRows('fund', [index.fund]);
+      guardRows('shareClasses', index.shareClasses);
+      guardRows('runs', index.runs);
+      return index;
+    },
+    async read(fundId, request) {
+      const result = await store.read(fundId, request);
+      guardRows('positions', result.positions);
+      guardRows('prices', result.prices);
+      guardRows('accounts', result.accounts);
+      guardRows('ledger', result.ledger);
+      guardRows('investors', result.investors);
+      guardRows('capital', result.capital);
+      guardRows('expenses', result.expenses);
+      return result;
+    },
+  };
+}

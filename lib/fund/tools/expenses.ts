@@ -1,0 +1,45 @@
+/** `get_expenses` · `GET /api/v1/fund/expenses`: expense accruals and payments, newest first. */
+import * as z from 'zod';
+import { dec, toMoney } from '../../decimal.ts';
+import { maskFreeText } from '../../redaction.ts';
+import { defineFundTool } from '../definition.ts';
+import { currency, date, label, money } from '../schemas.ts';
+
+export const expenses = defineFundTool({
+  path: 'expenses',
+  tool: 'get_expenses',
+  title: 'Expenses',
+  description:
+    'The newest `limit` expense accruals, newest first: category, description (e-mail addresses and account numbers masked), amount, status (accrued or paid) and payment date.',
+  query: z.strictObject({ limit: z.coerce.number().int().min(1).max(500).default(50).describe('How many expenses (1..500).') }),
+  output: z.strictObject({
+    currency: currency(),
+    expenses: z.array(
+      z.strictObject({
+        id: label(),
+        date: date(),
+        category: label(),
+        description: z.string().max(2000),
+        amount: money(),
+        status: z.enum(['accrued', 'paid']),
+        paidDate: date().nullable(),
+      }),
+    ),
+  }),
+  problems: [],
+  async run(ctx, { limit }) {
+    const data = await ctx.read({ expenses: { limit } });
+    return {
+      currency: ctx.currency,
+      expenses: data.expenses.map((e) => ({
+        id: e.id,
+        date: e.date,
+        category: e.category,
+        description: maskFreeText(e.description),
+        amount: toMoney(dec(e.amount)),
+        status: e.status,
+        paidDate: e.paidDate,
+      })),
+    };
+  },
+});

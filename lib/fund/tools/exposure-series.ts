@@ -1,0 +1,28 @@
+/** `get_exposure_series` · `GET /api/v1/fund/exposure/series`: exposure over a trailing window of days. */
+import * as z from 'zod';
+import { defineFundTool } from '../definition.ts';
+import { exposureSeries as series } from '../analytics/holdings.ts';
+import { addDays, isUsable, latestUsableRun } from '../analytics/runs.ts';
+import { currency, date, money } from '../schemas.ts';
+
+export const exposureSeries = defineFundTool({
+  path: 'exposure/series',
+  tool: 'get_exposure_series',
+  title: 'Exposure series',
+  description:
+    'Exposure (NAV, long, short, gross, net, cash) of every usable NAV run in the trailing `days` calendar days ending at the latest usable run, oldest first. The response is a top-level array.',
+  query: z.strictObject({
+    days: z.coerce.number().int().min(1).max(366).default(30).describe('Trailing window in calendar days, ending at the latest usable run (1..366).'),
+  }),
+  output: z.array(
+    z.strictObject({ date: date(), currency: currency(), nav: money(), long: money(), short: money(), gross: money(), net: money(), cash: money() }),
+  ),
+  problems: ['not_found'],
+  async run(ctx, { days }) {
+    const anchor = latestUsableRun(ctx.index.runs);
+    const after = addDays(anchor.navDate, -days);
+    const runs = ctx.index.runs.filter((r) => r.navDate > after && r.navDate <= anchor.navDate && isUsable(r));
+    const { positions } = await ctx.read({ positions: { navDates: runs.map((r) => r.navDate) } });
+    return series(runs, positions, ctx.currency);
+  },
+});

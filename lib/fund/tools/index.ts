@@ -1,0 +1,34 @@
+/**
+ * The twelve fund-data tools (spec §4.1 and contract §4, nav-history being the twelfth), in the contract's
+ * order. The REST endpoints under `functions/api/v1/fund/`, the fund MCP server and the OpenAPI document all
+ * read this list.
+ */
+import type { FundToolDefinition } from '../definition.ts';
+import { overview } from './overview.ts';
+import { positions } from './positions.ts';
+import { breakdown } from './breakdown.ts';
+import { exposure } from './exposure.ts';
+import { exposureSeries } from './exposure-series.ts';
+import { pnlAttributionTool } from './pnl-attribution.ts';
+import { valueAtRiskTool } from './risk-var.ts';
+import { trialBalanceTool } from './trial-balance.ts';
+import { capitalAccountsTool } from './capital-accounts.ts';
+import { expenses } from './expenses.ts';
+import { feeTerms } from './fee-terms.ts';
+import { navHistoryTool } from './nav-history.ts';
+
+/** Every fund-data tool (typed by their own schemas; widened here, which is safe because every call parses with `def.query`). */
+export const FUND_TOOLS: readonly FundToolDefinition[] = [
+  overview,
+  positions,
+  breakdown,
+  exposure,
+  exposureSeries,
+  pnlAttributionTool,
+  valueAtRiskTool,
+  trialBalanceTool,
+  capitalAccountsTool,
+  expenses,
+  feeTerms,
+  navHistoryTool,
+] as unknown as readonly FundToolDefinition[];

@@ -1,0 +1,32 @@
+/** `get_nav_history` · `GET /api/v1/fund/nav-history`: daily NAV runs with their reconciliation. */
+import * as z from 'zod';
+import { defineFundTool } from '../definition.ts';
+import { navHistory } from '../analytics/runs.ts';
+import { currency, date, money } from '../schemas.ts';
+
+export const navHistoryTool = defineFundTool({
+  path: 'nav-history',
+  tool: 'get_nav_history',
+  title: 'NAV history',
+  description:
+    'Every NAV run of the trailing `days` calendar days ending at the latest run, newest first: status (complete, partial, failed), shadow and administrator NAV, their difference in basis points, reconciliation (matched within tolerance, or break; null when no NAV was struck) and whether the run is usable (complete and matched).',
+  query: z.strictObject({ days: z.coerce.number().int().min(1).max(3660).default(90).describe('Trailing window in calendar days (1..3660).') }),
+  output: z.strictObject({
+    currency: currency(),
+    runs: z.array(
+      z.strictObject({
+        navDate: date(),
+        status: z.enum(['complete', 'partial', 'failed']),
+        shadowNav: money().nullable(),
+        adminNav: money().nullable(),
+        differenceBps: z.number().nullable(),
+        reconStatus: z.enum(['matched', 'break']).nullable(),
+        usable: z.boolean(),
+      }),
+    ),
+  }),
+  problems: [],
+  async run({ index, currency: ccy }, { days }) {
+    return { currency: ccy, runs: navHistory(index.runs, days) };
+  },
+});

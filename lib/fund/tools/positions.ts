@@ -1,0 +1,39 @@
+/** `get_positions` · `GET /api/v1/fund/positions`: the live positions of the latest usable NAV run. */
+import * as z from 'zod';
+import { toMoney } from '../../decimal.ts';
+import { defineFundTool } from '../definition.ts';
+import { positionsView } from '../analytics/holdings.ts';
+import { latestUsableRun, navOf } from '../analytics/runs.ts';
+import { currency, date, decimal, label, money, pct } from '../schemas.ts';
+
+export const positions = defineFundTool({
+  path: 'positions',
+  tool: 'get_positions',
+  title: 'Positions',
+  description:
+    'Live positions of the latest usable NAV run, one row per asset and venue, largest absolute market value first: asset class, source type (exchange, custodian, on-chain wallet, DeFi, bank), venue, quantity, price, market value and weight in NAV. Shorts (perpetuals) have negative quantity and value. Paper-trading holdings are never included.',
+  query: z.strictObject({}),
+  output: z.strictObject({
+    asOf: date(),
+    currency: currency(),
+    nav: money(),
+    positions: z.array(
+      z.strictObject({
+        asset: label(),
+        assetClass: label(),
+        sourceType: label(),
+        venue: label(),
+        quantity: decimal(),
+        price: decimal(),
+        marketValue: money(),
+        weightPct: pct().describe('marketValue / NAV × 100.'),
+      }),
+    ),
+  }),
+  problems: ['not_found'],
+  async run(ctx) {
+    const run = latestUsableRun(ctx.index.runs);
+    const { positions: rows } = await ctx.read({ positions: { navDates: [run.navDate] } });
+    return { asOf: run.navDate, currency: ctx.currency, nav: toMoney(navOf(run)), positions: positionsView(run, rows) };
+  },
+});

@@ -1,0 +1,53 @@
+/** `get_value_at_risk` · `GET /api/v1/fund/risk/var`: parametric VaR of the live portfolio. */
+import * as z from 'zod';
+import { defineFundTool } from '../definition.ts';
+import { valueAtRisk } from '../analytics/var.ts';
+import { addDays, latestUsableRun } from '../analytics/runs.ts';
+import { currency, date, label, money, pct } from '../schemas.ts';
+
+const oneOf = <T extends number>(values: readonly T[], fallback: T, description: string) =>
+  z.coerce
+    .number()
+    .refine((v) => (values as readonly number[]).includes(v), { message: `must be one of ${values.join(', ')}` })
+    .default(fallback)
+    .meta({ enum: [...values] })
+    .describe(description) as unknown as z.ZodDefault<z.ZodType<T, number | string>>;
+
+export const valueAtRiskTool = defineFundTool({
+  path: 'risk/var',
+  tool: 'get_value_at_risk',
+  title: 'Value at risk',
+  description:
+    'Parametric (delta-normal) VaR of the live holdings of the latest usable run, as a positive loss in money and percent of NAV, from daily returns over the last `windowDays` days: `ewma` (RiskMetrics 1996, λ = 0.94, zero mean) or `sample` (demeaned, n − 1). VaR = z × σ × √horizonDays; componentVar is the Euler allocation per asset and sums exactly to var. Fiat and stablecoins carry no price risk.',
+  query: z.strictObject({
+    confidence: oneOf([0.95, 0.99] as const, 0.95, 'Confidence level: 0.95 or 0.99.'),
+    horizonDays: oneOf([1, 10] as const, 1, 'Horizon in days: 1 or 10 (square-root-of-time scaling).'),
+    method: z.enum(['sample', 'ewma']).default('ewma').describe('Volatility estimator: ewma (λ = 0.94) or sample.'),
+    windowDays: z.coerce.number().int().min(20).max(1000).default(250).describe('Daily returns used (20..1000).'),
+  }),
+  output: z.strictObject({
+    asOf: date(),
+    currency: currency(),
+    confidence: z.number(),
+    horizonDays: z.number().int(),
+    method: z.enum(['sample', 'ewma']),
+    lambda: z.number().nullable().describe('EWMA decay (0.94), null for sample.'),
+    windowDays: z.number().int(),
+    observationsUsed: z.number().int().describe('Daily returns available and used (≤ windowDays).'),
+    z: z.number().describe('Standard normal quantile of the confidence, 6 dp.'),
+    sigmaDailyPct: pct().describe('Daily P&L standard deviation as percent of NAV.'),
+    portfolioValue: money().describe('NAV of the run.'),
+    var: money(),
+    varPct: pct(),
+    componentVar: z.array(z.strictObject({ asset: label(), var: money() })),
+  }),
+  problems: ['not_found', 'not_usable'],
+  async run(ctx, query) {
+    const run = latestUsableRun(ctx.index.runs);
+    const data = await ctx.read({
+      positions: { navDates: [run.navDate] },
+      prices: { heldAt: run.navDate, from: addDays(run.navDate, -query.windowDays), through: run.navDate },
+    });
+    return valueAtRisk(run, data.positions, data.prices, query as Parameters<typeof valueAtRisk>[3], ctx.currency);
+  },
+});

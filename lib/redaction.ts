@@ -1,0 +1,94 @@
+/**
+ * Fail-closed redaction of fund data (contract §4): the one step every fund-data response passes, REST and
+ * MCP alike, and the pseudonyms investors leave as.
+ *
+ * {@link redact} proves a response clean or sends none of it:
+ * 1. the body must parse with the resource's allow-list schema: strict objects all the way down (an unknown
+ *    field is a failure), no passthrough, no defaults that could stand in for a missing value;
+ * 2. the serialized bytes that would be sent are scanned for e-mail addresses, tax-id shapes (US SSN and
+ *    EIN), IBAN-shaped bank accounts and `svc_dk_` key strings, and for every identity value the store
+ *    returned while answering (investors' legal names, e-mails, tax ids, bank accounts and internal ids),
+ *    case-insensitively.
+ * Any failure throws {@link RedactionFailedError}: 500 `redaction_failed`, a fixed detail and no data.
+ * Free text that may legitimately quote an address (expense descriptions) goes through {@link maskFreeText}
+ * first; the scan still runs over the result.
+ */
+import type * as z from 'zod';
+import { RedactionFailedError } from './errors.ts';
+
+/** Shapes that never leave in a fund-data response. */
+export const FORBIDDEN_SHAPES: readonly RegExp[] = [
+  /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/, // e-mail address
+  /\b\d{3}-\d{2}-\d{4}\b/, // US social security number
+  /\b\d{2}-\d{7}\b/, // US employer identification number
+  /\b[A-Z]{2}\d{2}[A-Z0-9]{11,30}\b/, // IBAN (ISO 13616)
+  /svc_dk_/i, // an API key
+];
+const MASKABLE = FORBIDDEN_SHAPES.map((re) => new RegExp(re.source, `${re.flags}g`));
+
+/** The text with every forbidden shape replaced by `[redacted]`. */
+export function maskFreeText(text: string): string {
+  return MASKABLE.reduce((out, re) => out.replace(re, '[redacted]'), text);
+}
+
+const TOKEN = /[^\p{L}\p{N}]+/u;
+
+/**
+ * True when `text` contains any of `values` (case-insensitive). Values are first matched by their words
+ * against the text's word set, so thousands of values cost one pass over the text, not one each.
+ */
+export function containsAnyValue(text: string, values: Iterable<string>): boolean {
+  const haystack = text.toLowerCase();
+  let words: Set<string> | undefined;
+  for (const value of values) {
+    const needle = JSON.stringify(value).slice(1, -1).toLowerCase().trim();
+    if (needle === '') continue;
+    words ??= new Set(haystack.split(TOKEN));
+    const parts = needle.split(TOKEN).filter((w) => w !== '');
+    if (parts.every((w) => words!.has(w)) && haystack.includes(needle)) return true;
+  }
+  return false;
+}
+
+/**
+ * Proves a fund-data body clean and serializes it.
+ * @param schema the resource's allow-list (strict) schema
+ * @param body what the analytics built
+ * @param sensitive identity values the store returned while answering (never to appear in the output)
+ * @returns the JSON text to send, exactly the bytes that were scanned
+ * @throws {RedactionFailedError} when the body fails the allow-list or the scan finds anything
+ */
+export function redact(schema: z.ZodType, body: unknown, sensitive: Iterable<string>): string {
+  const parsed = schema.safeParse(body, { reportInput: false });
+  if (!parsed.success) throw new RedactionFailedError();
+  const text = JSON.stringify(parsed.data);
+  if (FORBIDDEN_SHAPES.some((re) => re.test(text)) || containsAnyValue(text, sensitive)) throw new RedactionFailedError();
+  return text;
+}
+
+/** Default key of investor pseudonyms when the deployment sets no `INVESTOR_REF_KEY` secret. */
+const DEFAULT_REF_KEY = 'fund-edge investorRef v1';
+const refKeys = new Map<string, Promise<CryptoKey>>();
+
+/**
+ * Stable pseudonyms `inv_<16 hex>` of investors: HMAC-SHA-256 (RFC 2104) over `<fundId>:<investorId>`, keyed by
+ * the deployment's `INVESTOR_REF_KEY` secret (a fixed default without one, which keeps refs stable but lets
+ * anyone who knows internal investor ids recompute them). The same investor keeps the same ref across calls.
+ */
+export async function investorRefs(fundId: string, investorIds: readonly string[], secret?: string): Promise<Map<string, string>> {
+  const keyText = secret || DEFAULT_REF_KEY;
+  let key = refKeys.get(keyText);
+  if (!key) {
+    key = crypto.subtle.importKey('raw', new TextEncoder().encode(keyText), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    refKeys.set(keyText, key);
+  }
+  const k = await key;
+  const out = new Map<string, string>();
+  await Promise.all(
+    investorIds.map(async (id) => {
+      const mac = await crypto.subtle.sign('HMAC', k, new TextEncoder().encode(`${fundId}:${id}`));
+      out.set(id, `inv_${[...new Uint8Array(mac).slice(0, 8)].map((b) => b.toString(16).padStart(2, '0')).join('')}`);
+    }),
+  );
+  return out;
+}
