@@ -85,6 +85,7 @@ function operationObject(op: Operation): JsonObject {
     schema,
   }));
   const successHeaders: JsonObject = { 'X-Request-Id': headerRefs.requestId };
+  if (op.auth === 'required') successHeaders['Cache-Control'] = { schema: { type: 'string', const: 'private, no-store' } };
   if (op.response.rateLimited) Object.assign(successHeaders, { 'RateLimit-Policy': headerRefs.policy, RateLimit: headerRefs.rateLimit });
   return {
     operationId: op.operationId,
@@ -133,11 +134,17 @@ export function openApiDocument(routes: readonly Route[], origin: string): JsonO
           'Fund data, calculators and MCP servers. Calculators are stateless and illustrative: results are estimates, not accounting, tax or investment advice.',
           `Calculator quota: ${ANONYMOUS_DAILY_CALC_LIMIT} calls per UTC day per caller without a key (caller = CF-Connecting-IP, IPv6 by /64), or the key's dailyCalcLimit (default ${DEFAULT_KEY_DAILY_CALC_LIMIT}) with \`Authorization: Bearer svc_dk_...\`; a burst guard allows 60 calls per 60 s.`,
           `Limits: request body 1 MiB; CSV inputs ${MAX_CSV_ROWS} data rows. Unknown body fields and query parameters are rejected with 400.`,
+          'Fund data (`/api/v1/fund/`) needs `Authorization: Bearer svc_dk_...`; money and quantities are exact decimal strings in the fund\'s base currency, percentages JSON numbers in percent units (4 dp).',
           'Errors are RFC 9457 application/problem+json with a stable `code`.',
         ].join('\n\n'),
         license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
       tags: [
+        {
+          name: 'Fund data',
+          description:
+            "Read-only GET endpoints over one fund's shadow NAV, reconciled against the administrator. A key is required: the published demo key reads a synthetic fund. Money and quantities are decimal strings; every response is redacted, fail-closed (500 redaction_failed and no data when it cannot be proven clean); paper-trading holdings never appear. Limit: 120 requests per 60 s per key.",
+        },
         { name: 'Calculators', description: 'Stateless POST calculators; no key needed.' },
         { name: 'Meta', description: 'Describes the API.' },
       ],

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unstable_startWorker } from 'wrangler';
 import { CALCULATORS } from '../../lib/calculators/index.ts';
+import { FUND_TOOLS } from '../../lib/fund/tools/index.ts';
+import { DEMO_API_KEY } from '../../lib/keys.ts';
 import { secondsToUtcMidnight } from '../../lib/rate-limit.ts';
 
 /** The Worker counts by real UTC day: a loop of hundreds of calls must not straddle midnight. */
@@ -55,14 +57,22 @@ function post(path: string, body: unknown, headers: Record<string, string> = {})
 }
 
 let fundKey: string;
+let sampleKey: string;
 
-beforeAll(async () => {
-  // Mint a key with a 600/day calculator limit through the real CLI into the persisted local KV.
-  fundKey = execFileSync(
+/** Mints a key through the real `npm run keys` CLI into the persisted local KV. */
+function mintKey(args: string[]): string {
+  return execFileSync(
     process.execPath,
-    ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', 'scripts/keys.ts', 'create', '--fund', 'e2e-fund', '--label', 'e2e', '--daily-calc-limit', '600', '--persist-to', persistDir],
+    ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', 'scripts/keys.ts', 'create', ...args, '--persist-to', persistDir],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
   ).trim();
+}
+
+beforeAll(async () => {
+  // A key of a fund this deployment does not serve, with a 600/day calculator limit; and a key of the
+  // embedded local sample fund (wrangler.toml FUND_ID), as `npm run keys -- create --fund sample-fund` makes.
+  fundKey = mintKey(['--fund', 'e2e-fund', '--label', 'e2e', '--daily-calc-limit', '600']);
+  sampleKey = mintKey(['--fund', 'sample-fund', '--label', 'e2e sample']);
   await start();
 });
 
@@ -115,6 +125,59 @@ describe('calculators over HTTP', () => {
     const doc = (await res.json()) as { openapi: string; paths: Record<string, unknown> };
     expect(doc.openapi).toBe('3.1.0');
     for (const c of CALCULATORS) expect(doc.paths).toHaveProperty([`/api/v1/calc/${c.slug}`]);
+  });
+});
+
+describe('fund data over HTTP', () => {
+  const get = (path: string, key?: string) =>
+    fetch(`${base}/api/v1/fund/${path}`, { headers: key ? { authorization: `Bearer ${key}`, 'cf-connecting-ip': '198.51.100.50' } : {} });
+  const sample = (path: string) => (path === 'pnl/attribution' ? `${path}?date=2026-10-20` : path);
+
+  it.each(FUND_TOOLS.map((t) => [t.path, t] as const))('%s answers the demo key with its redacted, schema-valid body', async (path, tool) => {
+    const res = await get(sample(path), DEMO_API_KEY);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.get('cache-control')).toBe('private, no-store');
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const text = await res.text();
+    expect(() => tool.output.parse(JSON.parse(text))).not.toThrow();
+    expect(text).not.toMatch(/@|svc_dk_|PEPE|Hyperliquid/);
+  });
+
+  it.each(FUND_TOOLS.map((t) => [t.path, t] as const))('%s answers a key minted for the local sample fund', async (path, tool) => {
+    const res = await get(sample(path), sampleKey);
+    expect(res.status).toBe(200);
+    const body: unknown = await res.json();
+    expect(() => tool.output.parse(body)).not.toThrow();
+  });
+
+  it('serves each key its own fund', async () => {
+    const demo = (await (await get('overview', DEMO_API_KEY)).json()) as { name: string };
+    const own = (await (await get('overview', sampleKey)).json()) as { name: string };
+    expect(demo.name).toMatch(/Northstar/);
+    expect(own.name).toMatch(/Meridian/);
+  });
+
+  it('refuses a missing key with 401, and a key of another fund with 403, without data', async () => {
+    const none = await get('positions');
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toBe('Bearer realm="fund-data"');
+    const other = await get('positions', fundKey);
+    expect(other.status).toBe(403);
+    const body = (await other.json()) as Record<string, unknown>;
+    expect(body.code).toBe('insufficient_scope');
+    expect(Object.keys(body).sort()).toEqual(['code', 'detail', 'requestId', 'status', 'title', 'type']);
+  });
+
+  it('answers a missing date with 400 and a failed run with 409', async () => {
+    const missing = await get('pnl/attribution', DEMO_API_KEY);
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toMatchObject({ code: 'invalid_request', errors: [{ pointer: '/query/date' }] });
+    const history = (await (await get('nav-history?days=3660', DEMO_API_KEY)).json()) as { runs: { navDate: string; status: string }[] };
+    const failed = history.runs.find((r) => r.status === 'failed')!;
+    const res = await get(`pnl/attribution?date=${failed.navDate}`, DEMO_API_KEY);
+    expect(res.status).toBe(409);
+    expect(((await res.json()) as { code: string }).code).toBe('not_usable');
   });
 });
 
