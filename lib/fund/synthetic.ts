@@ -381,10 +381,13 @@ export function generateFund(spec: SyntheticFundSpec): FundDataset {
   const floatPrice = new Map<string, number>();
   const priceUnits = new Map<string, number[]>();
   const prices: PriceRow[] = [];
+  const priceTexts = new Map<string, string[]>();
   const base = ASSETS.filter((a) => !a.follows);
+  const followers = ASSETS.filter((a) => a.follows);
   for (const a of base) {
     floatPrice.set(a.asset, a.price);
     priceUnits.set(a.asset, []);
+    priceTexts.set(a.asset, []);
   }
   const decimalsOf = (p: number) => {
     if (p >= 1) return Math.max(2, 6 - String(Math.floor(p)).length);
@@ -405,20 +408,19 @@ export function generateFund(spec: SyntheticFundSpec): FundDataset {
       }
       const dp = a.vol > 0 ? decimalsOf(p) : 2;
       const pu = Math.max(1, Math.round(p * 10 ** dp)) * 10 ** (8 - dp);
+      const text = scaled(pu / 10 ** (8 - dp), dp);
       priceUnits.get(a.asset)!.push(pu);
-      prices.push({ asset: a.asset, priceDate: date, price: scaled(pu / 10 ** (8 - dp), dp) });
+      priceTexts.get(a.asset)!.push(text);
+      prices.push({ asset: a.asset, priceDate: date, price: text });
     }
+    for (const a of followers) prices.push({ asset: a.asset, priceDate: date, price: priceTexts.get(a.follows!)![t]! });
   }
-  for (const a of ASSETS.filter((x) => x.follows)) {
-    const series = priceUnits.get(a.follows!)!;
-    priceUnits.set(a.asset, series);
-    const source = prices.filter((p) => p.asset === a.follows);
-    for (const p of source) prices.push({ asset: a.asset, priceDate: p.priceDate, price: p.price });
+  for (const a of followers) {
+    priceUnits.set(a.asset, priceUnits.get(a.follows!)!);
+    priceTexts.set(a.asset, priceTexts.get(a.follows!)!);
   }
-  prices.sort((x, y) => (x.priceDate < y.priceDate ? -1 : x.priceDate > y.priceDate ? 1 : x.asset < y.asset ? -1 : 1));
   const pu = (asset: string, day: number) => priceUnits.get(asset)![day + offset]!;
-  const priceText = new Map<string, string>();
-  for (const p of prices) priceText.set(`${p.asset}|${p.priceDate}`, p.price);
+  const priceText = (asset: string, day: number) => priceTexts.get(asset)![day + offset]!;
 
   // Investors
   const investors: Investor[] = [];
@@ -866,7 +868,7 @@ export function generateFund(spec: SyntheticFundSpec): FundDataset {
           venue: h.spec.venue,
           book: h.spec.book,
           quantity: scaled(h.qu, a.qdp),
-          price: isCash(h.spec.asset) ? '1.00' : priceText.get(`${h.spec.asset}|${date}`)!,
+          price: isCash(h.spec.asset) ? '1.00' : priceText(h.spec.asset, t),
           marketValue: money(h.mv),
         });
       }
