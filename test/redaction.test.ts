@@ -1,0 +1,585 @@
+/**
+ * Fail-closed redaction of fund data (contract §4). Proves that:
+ * - `maskFreeText` masks e-mail, SSN, EIN, IBAN and API-key shapes in full and leaves dates, money and asset
+ *   names alone; `containsAnyValue` finds identity values case-insensitively, as whole words inside longer
+ *   text (a fast-check property), and reports nothing that is absent;
+ * - `redact` returns exactly the JSON of a clean body and otherwise throws 500 `redaction_failed` (unknown or
+ *   missing field, PII or key shape, a sensitive value in any case);
+ * - `investorRefs` are stable HMAC pseudonyms, distinct per fund and per secret;
+ * - end to end, no response of any of the twelve endpoints, for the demo fund or the sample fund, carries an
+ *   investor's identity data, a ledger memo naming an investor, the raw expense e-mail, a key string, or
+ *   anything of the paper book; capital accounts name investors only by `investorRef`;
+ * - a store that returns more than its interface allows (extra fields, a paper row, PII in a label field,
+ *   an identity value as a venue) or a tool whose body leaves its allow-list makes the call fail closed:
+ *   500 `redaction_failed` with a fixed detail and no data, through `callFundTool` and through REST.
+ */
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import * as z from 'zod';
+import { createApp } from '../lib/app.ts';
+import { ApiError, RedactionFailedError, problemResponse } from '../lib/errors.ts';
+import { createKey, DEMO_API_KEY, generateKey } from '../lib/keys.ts';
+import { containsAnyValue, FORBIDDEN_SHAPES, investorRefs, maskFreeText, redact, scannableText } from '../lib/redaction.ts';
+import { callFundTool, fundEndpoint, type FundToolDefinition } from '../lib/fund/definition.ts';
+import { embeddedStore } from '../lib/fund/embedded-store.ts';
+import { guardedStore, type FundIndex, type FundReadRequest, type FundReadResult, type FundStore } from '../lib/fund/store.ts';
+import { DEMO_FUND, SAMPLE_FUND, generateFund, type FundDataset } from '../lib/fund/synthetic.ts';
+import type { NavRunRow } from '../lib/fund/rows.ts';
+import { FUND_TOOLS } from '../lib/fund/tools/index.ts';
+import { fakeEnv } from './support/fakes.ts';
+
+const FIXED_DETAIL = 'The response could not be verified as safe to send, so none of it was sent.';
+
+function tool(path: string): FundToolDefinition {
+  const def = FUND_TOOLS.find((t) => t.path === path);
+  if (!def) throw new Error(`no tool ${path}`);
+  return def;
+}
+
+/** What `f` threw (fails the test when it returns). */
+function thrownBy(f: () => unknown): unknown {
+  try {
+    f();
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a throw');
+}
+
+/** What `p` rejected with (fails the test when it resolves). */
+async function rejectionOf(p: Promise<unknown>): Promise<unknown> {
+  return p.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (err: unknown) => err,
+  );
+}
+
+/**
+ * Asserts `err` is 500 `redaction_failed` and that its rendering holds only the problem members, the fixed
+ * detail and none of `leaks`.
+ */
+async function expectRedactionFailed(err: unknown, leaks: readonly string[] = []): Promise<void> {
+  expect(err).toBeInstanceOf(ApiError);
+  const e = err as ApiError;
+  expect(e.code).toBe('redaction_failed');
+  expect(e.status).toBe(500);
+  expect(e.detail).toBe(FIXED_DETAIL);
+  const res = problemResponse(err, 'req-redaction-test');
+  expect(res.status).toBe(500);
+  expect(res.headers.get('content-type')).toBe('application/problem+json');
+  const text = await res.text();
+  const body = JSON.parse(text) as Record<string, unknown>;
+  expect(Object.keys(body).sort()).toEqual(['code', 'detail', 'requestId', 'status', 'title', 'type']);
+  expect(body).toEqual({
+    type: '/problems/redaction_failed',
+    title: 'Redaction failed',
+    status: 500,
+    detail: FIXED_DETAIL,
+    code: 'redaction_failed',
+    requestId: 'req-redaction-test',
+  });
+  for (const leak of leaks) expect(text.toLowerCase()).not.toContain(leak.toLowerCase());
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+describe('maskFreeText', () => {
+  it.each([
+    ['an e-mail address', 'invoice from billing@harbourlegal.example.com, thanks', 'billing@harbourlegal.example.com'],
+    ['an upper-case e-mail address', 'Contact: Jane.Doe+fund@Example.CO.UK.', 'Jane.Doe+fund@Example.CO.UK'],
+    ['an SSN', 'investor 123-45-6789 called', '123-45-6789'],
+    ['an EIN', 'entity EIN 12-3456789 on file', '12-3456789'],
+    ['an IBAN', 'wire to GB82WEST12345698765432 today', 'GB82WEST12345698765432'],
+  ])('masks %s', (_what, text, secret) => {
+    const masked = maskFreeText(text);
+    expect(masked).not.toContain(secret);
+    expect(masked).toContain('[redacted]');
+    for (const re of FORBIDDEN_SHAPES) expect(re.test(masked)).toBe(false);
+  });
+
+  it('masks a whole API key, not only its prefix', () => {
+    const key = generateKey();
+    for (const text of [`key ${key} leaked`, key, `(${DEMO_API_KEY})`, 'prefix svc_dk_ alone']) {
+      const masked = maskFreeText(text);
+      expect(masked).toContain('[redacted]');
+      expect(masked.toLowerCase()).not.toContain('svc_dk_');
+    }
+    // The secret part of the key must not survive the masking.
+    expect(maskFreeText(`key ${key} leaked`)).not.toContain(key.slice(7));
+    expect(maskFreeText(`(${DEMO_API_KEY})`)).not.toContain(DEMO_API_KEY.slice(7));
+  });
+
+  it('leaves dates, money, asset names and plain prose alone', () => {
+    for (const text of [
+      '2026-10-31',
+      '-1250000.00',
+      '1250000.00',
+      'BTC-PERP short at Deribit, stETH at Lido, USDC at Aave v3',
+      'Custody fees (Anchorage Digital, BitGo), October 2026',
+      "Independent directors' fees, Q3 2026",
+      'Legal counsel: ISDA negotiation',
+      'NAV 96022345.72 on 2026-10-30; bps -3.25',
+    ]) {
+      expect(maskFreeText(text)).toBe(text);
+    }
+  });
+});
+
+describe('containsAnyValue', () => {
+  it('is case-insensitive and finds multi-word names inside longer text', () => {
+    const text = JSON.stringify({ note: 'Capital call paid by FOXHOLLOW Oakridge pension plan on 2026-10-01.' });
+    expect(containsAnyValue(text, ['Foxhollow Oakridge Pension Plan'])).toBe(true);
+    expect(containsAnyValue(text, ['nobody', 'foxhollow oakridge'])).toBe(true);
+    expect(containsAnyValue('margaret okafor', ['Margaret Okafor'])).toBe(true);
+    expect(containsAnyValue('{"a":"x daniel.lindqvist@example.net y"}', ['Daniel.Lindqvist@Example.NET'])).toBe(true);
+    expect(containsAnyValue('{"a":"FR21AGSJ77475822189155"}', ['fr21agsj77475822189155'])).toBe(true);
+  });
+
+  it('does not report values absent from the text', () => {
+    const text = JSON.stringify({ venue: 'Coinbase Prime', asset: 'BTC', note: 'Pension fund rebalancing' });
+    expect(containsAnyValue(text, ['Foxhollow Oakridge Pension Plan', 'Margaret Okafor', 'INV-0001', '07-8659703'])).toBe(false);
+    expect(containsAnyValue(text, [])).toBe(false);
+    expect(containsAnyValue(text, ['', '   '])).toBe(false);
+    // Every word present, but not as the phrase.
+    expect(containsAnyValue('{"a":"plan pension oakridge foxhollow"}', ['Foxhollow Oakridge Pension Plan'])).toBe(false);
+  });
+
+  it('property: redact finds a value inserted into any text as words (full Unicode)', () => {
+    // Arbitrary text around the value, separated from it by a space; redact scans the JSON it would send.
+    const schema = z.strictObject({ field: z.string() });
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary', minLength: 1 }), fc.string({ unit: 'binary' }), (before, value, after) => {
+        // A value of only control characters and spaces is blank once serialized: nothing to find.
+        fc.pre(scannableText(JSON.stringify(value).slice(1, -1)).trim() !== '');
+        expect(() => redact(schema, { field: `${before} ${value} ${after}` }, [value])).toThrow(RedactionFailedError);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('property: redact finds a value inserted after any separator (space, line break, tab, punctuation), in any case', () => {
+    // Names as investors have them, in random case, after any separator a JSON string can hold.
+    const schema = z.strictObject({ field: z.string(), other: z.array(z.union([z.string(), z.number()])) });
+    const asciiName = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9 .,'@&-]{0,40}$/);
+    const separator = fc.constantFrom(' ', ', ', '(', '"', '/', '\n', '\t', '\r\n');
+    fc.assert(
+      fc.property(fc.string(), separator, asciiName, fc.string(), fc.array(fc.boolean(), { minLength: 41, maxLength: 41 }), (before, sep, value, after, flips) => {
+        const cased = [...value].map((ch, i) => (flips[i] ? ch.toUpperCase() : ch.toLowerCase())).join('');
+        const body = { field: `${before}${sep}${cased}, ${after}`, other: ['x', 1] };
+        expect(() => redact(schema, body, ['unrelated value', value])).toThrow(RedactionFailedError);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+
+describe('redact', () => {
+  const schema = z.strictObject({
+    name: z.string(),
+    amount: z.string(),
+    nested: z.strictObject({ venue: z.string(), rows: z.array(z.strictObject({ asset: z.string(), qty: z.string() })) }),
+  });
+  const clean = () => ({
+    name: 'Northstar Digital Assets Fund',
+    amount: '-1250000.00',
+    nested: { venue: 'Coinbase Prime', rows: [{ asset: 'BTC', qty: '12.5000' }, { asset: 'ETH-PERP', qty: '-40.0000' }] },
+  });
+
+  it('returns exactly the JSON of a clean body', () => {
+    expect(redact(schema, clean(), ['Margaret Okafor', 'margaret.okafor@example.net', '184-12-4732'])).toBe(JSON.stringify(clean()));
+  });
+
+  it.each([
+    ['an unknown field at the top level', { ...clean(), investorName: 'x' }],
+    ['an unknown field nested', { ...clean(), nested: { ...clean().nested, note: 'x' } }],
+    ['an unknown field in an array item', { ...clean(), nested: { ...clean().nested, rows: [{ asset: 'BTC', qty: '1', book: 'paper' }] } }],
+    ['a missing field', { name: 'n', nested: clean().nested }],
+    ['a missing nested field', { ...clean(), nested: { rows: [] } }],
+    ['a wrong type', { ...clean(), amount: 5 }],
+    ['an e-mail in a value', { ...clean(), name: 'Fund (ops@northstar.example.com)' }],
+    ['an e-mail deep in a value', { ...clean(), nested: { ...clean().nested, rows: [{ asset: 'a@b.io', qty: '1' }] } }],
+    ['an SSN shape', { ...clean(), name: 'Investor 123-45-6789' }],
+    ['an EIN shape', { ...clean(), nested: { ...clean().nested, venue: 'EIN 12-3456789' } }],
+    ['an IBAN shape', { ...clean(), nested: { ...clean().nested, venue: 'DE89370400440532013000' } }],
+    ['an API key', { ...clean(), name: `key ${generateKey()}` }],
+    ['the demo key', { ...clean(), name: DEMO_API_KEY }],
+    ['a key prefix in another case', { ...clean(), name: 'SVC_DK_something' }],
+  ])('refuses %s', async (_what, body) => {
+    await expectRedactionFailed(thrownBy(() => redact(schema, body, [])));
+  });
+
+  it.each(['Margaret Okafor', 'MARGARET OKAFOR', 'margaret okafor', 'mArGaReT oKaFoR'])('refuses a sensitive value written as %s', async (written) => {
+    const body = { ...clean(), nested: { ...clean().nested, venue: `Desk of ${written}` } };
+    await expectRedactionFailed(thrownBy(() => redact(schema, body, ['Margaret Okafor'])), ['okafor']);
+  });
+
+  it.each([
+    ['a line break', '\n'],
+    ['a tab', '\t'],
+    ['a carriage return', '\r'],
+    ['a control character', '\u0001'],
+  ])('refuses a sensitive value that directly follows %s inside a string', async (_what, sep) => {
+    // JSON writes the separator as an escape (\n, \t, ...) whose letter joins the value's first word.
+    const body = { ...clean(), name: `Paid by:${sep}Margaret Okafor` };
+    await expectRedactionFailed(thrownBy(() => redact(schema, body, ['Margaret Okafor'])));
+  });
+
+  it.each([
+    ['an SSN', '123-45-6789'],
+    ['an EIN', '12-3456789'],
+    ['an IBAN', 'GB82WEST12345698765432'],
+  ])('refuses %s shape that directly follows a line break inside a string', async (_what, value) => {
+    await expectRedactionFailed(thrownBy(() => redact(schema, { ...clean(), name: `Wire ref:\n${value}` }, [])));
+  });
+
+  it('refuses a sensitive internal id or bank account anywhere', async () => {
+    await expectRedactionFailed(thrownBy(() => redact(schema, { ...clean(), amount: 'INV-0007' }, ['INV-0007'])));
+    await expectRedactionFailed(thrownBy(() => redact(schema, { ...clean(), name: 'ch63nhbn58493132934434' }, ['CH63NHBN58493132934434'])));
+  });
+});
+
+describe('investorRefs', () => {
+  const ids = ['INV-0001', 'INV-0002', 'INV-0003'];
+
+  it('gives each investor a stable inv_<16 hex> pseudonym', async () => {
+    const a = await investorRefs('demo-fund', ids);
+    const b = await investorRefs('demo-fund', [...ids].reverse());
+    expect([...a.keys()].sort()).toEqual(ids);
+    for (const id of ids) {
+      expect(a.get(id)).toMatch(/^inv_[0-9a-f]{16}$/);
+      expect(b.get(id)).toBe(a.get(id));
+    }
+    expect(new Set(a.values()).size).toBe(ids.length);
+    const one = await investorRefs('demo-fund', ['INV-0002']);
+    expect(one.get('INV-0002')).toBe(a.get('INV-0002'));
+  });
+
+  it('differs per fund id and per secret', async () => {
+    const demo = await investorRefs('demo-fund', ids);
+    const sample = await investorRefs('sample-fund', ids);
+    const keyed = await investorRefs('demo-fund', ids, 'deployment secret 1');
+    const keyed2 = await investorRefs('demo-fund', ids, 'deployment secret 2');
+    for (const id of ids) {
+      const refs = [demo.get(id), sample.get(id), keyed.get(id), keyed2.get(id)];
+      expect(new Set(refs).size).toBe(4);
+      for (const ref of refs) expect(ref).toMatch(/^inv_[0-9a-f]{16}$/);
+    }
+    expect((await investorRefs('demo-fund', ids, 'deployment secret 1')).get('INV-0001')).toBe(keyed.get('INV-0001'));
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+
+const DEMO_DATA = generateFund(DEMO_FUND);
+const isUsable = (r: NavRunRow) => r.status === 'complete' && r.reconStatus === 'matched' && r.shadowNav !== null;
+
+/** Every string that must never leave in a response about `data`. */
+function forbiddenStrings(data: FundDataset): { words: string[]; quoted: string[] } {
+  const words = new Set<string>(['billing@harbourlegal.example.com', 'svc_dk_']);
+  for (const i of data.investors) for (const v of [i.legalName, i.email, i.taxId, i.bankAccount, i.investorId]) words.add(v);
+  const memos = data.ledger.filter((l) => data.investors.some((i) => l.memo.includes(i.legalName))).map((l) => l.memo);
+  expect(memos.length).toBeGreaterThan(0);
+  for (const m of memos) words.add(m);
+  const paper = data.positions.filter((p) => p.book === 'paper');
+  const live = data.positions.filter((p) => p.book === 'live');
+  expect(paper.length).toBeGreaterThan(0);
+  const liveAssets = new Set(live.map((p) => p.asset));
+  const liveVenues = new Set(live.map((p) => p.venue));
+  const paperOnly = [...new Set(paper.map((p) => p.asset))].filter((a) => !liveAssets.has(a));
+  const paperVenues = [...new Set(paper.map((p) => p.venue))].filter((v) => !liveVenues.has(v));
+  expect(paperOnly.sort()).toEqual(['BONK', 'JUP', 'PEPE', 'WIF']);
+  expect(paperVenues.sort()).toEqual(['Drift Protocol', 'Hyperliquid']);
+  for (const v of [...paperOnly, ...paperVenues]) words.add(v);
+  // A paper quantity is a number that could appear inside another figure, so it is matched as a whole JSON value.
+  const quoted = [...new Set(paper.map((p) => JSON.stringify(p.quantity)))];
+  return { words: [...words], quoted };
+}
+
+/** URLs exercising every endpoint with representative parameters. */
+function urlsFor(data: FundDataset): string[] {
+  const usable = data.runs.filter(isUsable);
+  const firstOfMonth = usable.filter((r) => r.navDate.endsWith('-01')).map((r) => r.navDate);
+  const dates = [...new Set([usable[1]!.navDate, usable[Math.floor(usable.length / 2)]!.navDate, usable[usable.length - 1]!.navDate, ...firstOfMonth.slice(-3)])];
+  return [
+    'overview',
+    'positions',
+    'breakdown',
+    'exposure',
+    'exposure/series?days=366',
+    'exposure/series',
+    ...dates.map((d) => `pnl/attribution?date=${d}`),
+    'risk/var',
+    'risk/var?method=sample&confidence=0.99&horizonDays=10&windowDays=1000',
+    'trial-balance',
+    `trial-balance?asOf=${data.runs[data.runs.length - 1]!.navDate}`,
+    'capital-accounts',
+    'expenses?limit=500',
+    'expenses',
+    'fee-terms',
+    'nav-history?days=3660',
+  ];
+}
+
+describe('end to end: no PII and nothing of the paper book in any response', () => {
+  const app = createApp();
+
+  async function sweep(data: FundDataset, auth: string, env: ReturnType<typeof fakeEnv>['env']) {
+    const { words, quoted } = forbiddenStrings(data);
+    const urls = urlsFor(data);
+    const seen = new Set<string>();
+    const bodies = new Map<string, string>();
+    for (const url of urls) {
+      const res = await app.request(`/api/v1/fund/${url}`, { headers: { authorization: auth, 'cf-connecting-ip': '192.0.2.9' } }, env);
+      expect(res.status, url).toBe(200);
+      const text = await res.text();
+      bodies.set(url, text);
+      seen.add(url.split('?')[0]!);
+      const lower = text.toLowerCase();
+      for (const w of words) expect(lower.includes(w.toLowerCase()), `${url} contains ${w}`).toBe(false);
+      for (const q of quoted) expect(text.includes(q), `${url} contains paper quantity ${q}`).toBe(false);
+      for (const re of FORBIDDEN_SHAPES) expect(re.test(text), `${url} matches ${re}`).toBe(false);
+    }
+    expect([...seen].sort()).toEqual(FUND_TOOLS.map((t) => t.path).sort());
+    return bodies;
+  }
+
+  async function checkCapitalAccounts(text: string, fundId: string, data: FundDataset) {
+    const body = JSON.parse(text) as { investors: Record<string, unknown>[] };
+    expect(body.investors.length).toBeGreaterThan(10);
+    const refs = await investorRefs(fundId, data.investors.map((i) => i.investorId));
+    const allowed = new Set(refs.values());
+    for (const inv of body.investors) {
+      expect(Object.keys(inv).sort()).toEqual(
+        ['closingCapital', 'contributions', 'investorRef', 'mgmtFee', 'openingCapital', 'ownershipPct', 'perfFee', 'pnlAllocation', 'shareClass', 'withdrawals'].sort(),
+      );
+      expect(inv.investorRef).toMatch(/^inv_[0-9a-f]{16}$/);
+      expect(allowed.has(inv.investorRef as string)).toBe(true);
+      expect(['A', 'B', 'I']).toContain(inv.shareClass);
+    }
+    expect(new Set(body.investors.map((i) => i.investorRef)).size).toBe(body.investors.length);
+  }
+
+  it('the demo fund, read with the demo key', async () => {
+    const data = DEMO_DATA;
+    const { env } = fakeEnv();
+    const bodies = await sweep(data, `Bearer ${DEMO_API_KEY}`, env);
+    await checkCapitalAccounts(bodies.get('capital-accounts')!, 'demo-fund', data);
+    // The expense quoting an e-mail is served, with the address masked.
+    expect(bodies.get('expenses?limit=500')).toContain('Legal review of a side letter; invoice sent by counsel from [redacted]');
+    // Pseudonyms are stable across calls.
+    const again = await app.request('/api/v1/fund/capital-accounts', { headers: { authorization: `Bearer ${DEMO_API_KEY}` } }, env);
+    expect(await again.text()).toBe(bodies.get('capital-accounts'));
+  });
+
+  it('the sample fund, read with a sample-fund key', async () => {
+    const data = generateFund(SAMPLE_FUND);
+    const { env, API_KEYS } = fakeEnv({ FUND_ID: 'sample-fund' });
+    const { key } = await createKey(API_KEYS, { fundId: 'sample-fund' });
+    const bodies = await sweep(data, `Bearer ${key}`, env);
+    await checkCapitalAccounts(bodies.get('capital-accounts')!, 'sample-fund', data);
+    expect(bodies.get('expenses?limit=500')).toContain('invoice sent by counsel from [redacted]');
+    for (const text of bodies.values()) expect(text).not.toContain(key.slice(7));
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+
+/** One embedded demo store shared by the faulty wrappers (rows it returns are never mutated). */
+const inner = embeddedStore([DEMO_FUND]);
+
+/** A store that returns what the embedded one does, passed through `corrupt`. */
+function faultyStore(corrupt: {
+  index?: (index: FundIndex) => FundIndex;
+  read?: (result: FundReadResult, request: FundReadRequest) => Promise<FundReadResult> | FundReadResult;
+}): FundStore {
+  return {
+    async index(fundId) {
+      const index = await inner.index(fundId);
+      return index && corrupt.index ? corrupt.index(index) : index;
+    },
+    async read(fundId, request) {
+      const result = await inner.read(fundId, request);
+      return corrupt.read ? corrupt.read(result, request) : result;
+    },
+  };
+}
+
+const call = (path: string, store: FundStore, args: Record<string, unknown> = {}) =>
+  callFundTool(tool(path), { store: guardedStore(store), fundId: 'demo-fund' }, {}, args);
+
+describe('fail closed on a faulty store', () => {
+  it('the uncorrupted wrapper answers every tool (control)', async () => {
+    const store = faultyStore({});
+    for (const def of FUND_TOOLS) {
+      const args = def.path === 'pnl/attribution' ? { date: '2026-10-30' } : {};
+      const text = await call(def.path, store, args);
+      def.output.parse(JSON.parse(text));
+    }
+  });
+
+  it('(1) a position row with an extra field', async () => {
+    const store = faultyStore({
+      read: (r) => ({ ...r, positions: r.positions.map((p, i) => (i === 0 ? { ...p, traderNote: 'call Margaret re: margin' } : p)) }),
+    });
+    for (const path of ['positions', 'breakdown', 'exposure', 'exposure/series', 'risk/var']) {
+      await expectRedactionFailed(await rejectionOf(call(path, store)), ['traderNote', 'Margaret']);
+    }
+    await expectRedactionFailed(await rejectionOf(call('pnl/attribution', store, { date: '2026-10-30' })), ['traderNote']);
+  });
+
+  it('(2) a paper-book row among the positions', async () => {
+    const store = faultyStore({
+      read: (r) => ({
+        ...r,
+        positions: r.positions.length ? [...r.positions, { ...r.positions[0]!, asset: 'PEPE', venue: 'Hyperliquid', book: 'paper' as const }] : r.positions,
+      }),
+    });
+    for (const path of ['positions', 'breakdown', 'exposure', 'risk/var']) {
+      await expectRedactionFailed(await rejectionOf(call(path, store)), ['PEPE', 'Hyperliquid']);
+    }
+  });
+
+  it('(3) an investor row with an extra column', async () => {
+    const store = faultyStore({
+      read: (r) => ({ ...r, investors: r.investors.map((i) => ({ ...i, dateOfBirth: '1970-01-01', passportNo: 'X1234567' })) }),
+    });
+    await expectRedactionFailed(await rejectionOf(call('capital-accounts', store)), ['dateOfBirth', 'X1234567', 'investor.relations']);
+  });
+
+  it('(4) an e-mail in an expense field that is not masked (category)', async () => {
+    const store = faultyStore({
+      read: (r) => ({ ...r, expenses: r.expenses.map((e, i) => (i === 0 ? { ...e, category: 'ops@fund.example.com' } : e)) }),
+    });
+    await expectRedactionFailed(await rejectionOf(call('expenses', store, { limit: 10 })), ['ops@fund.example.com']);
+    // The same address in the description is masked and the call succeeds.
+    const masked = faultyStore({
+      read: (r) => ({ ...r, expenses: r.expenses.map((e, i) => (i === 0 ? { ...e, description: `Query from ops@fund.example.com` } : e)) }),
+    });
+    const text = await call('expenses', masked, { limit: 10 });
+    expect(text).toContain('Query from [redacted]');
+    expect(text).not.toContain('ops@fund.example.com');
+  });
+
+  it('(4b) a bank account or tax id on its own line of an unmasked field (category)', async () => {
+    for (const value of ['GB82WEST12345698765432', '123-45-6789', '12-3456789']) {
+      const store = faultyStore({
+        read: (r) => ({ ...r, expenses: r.expenses.map((e, i) => (i === 0 ? { ...e, category: `legal\n${value}` } : e)) }),
+      });
+      await expectRedactionFailed(await rejectionOf(call('expenses', store, { limit: 10 })), [value]);
+    }
+  });
+
+  it("(5a) a venue named as an investor's legal name, when the store also returned the investors", async () => {
+    const { investors } = await inner.read('demo-fund', { capital: { navDates: [] } });
+    const name = investors[3]!.legalName;
+    const store = faultyStore({
+      read: (r) => ({
+        ...r,
+        investors: r.positions.length ? investors : r.investors,
+        positions: r.positions.map((p, i) => (i === 0 ? { ...p, venue: name.toUpperCase() } : p)),
+      }),
+    });
+    await expectRedactionFailed(await rejectionOf(call('positions', store)), [name]);
+    await expectRedactionFailed(await rejectionOf(call('breakdown', store)), [name]);
+  });
+
+  it('(5b) a position venue holding an e-mail address', async () => {
+    const store = faultyStore({
+      read: (r) => ({ ...r, positions: r.positions.map((p, i) => (i === 0 ? { ...p, venue: 'desk: trader@broker.example.com' } : p)) }),
+    });
+    await expectRedactionFailed(await rejectionOf(call('positions', store)), ['trader@broker.example.com']);
+    await expectRedactionFailed(await rejectionOf(call('breakdown', store)), ['trader@broker.example.com']);
+  });
+
+  it('(5c) an investor tax id or bank account as a ledger account name', async () => {
+    const { investors } = await inner.read('demo-fund', { capital: { navDates: [] } });
+    const victim = investors[0]!;
+    const store = faultyStore({
+      read: (r) => ({
+        ...r,
+        investors: r.accounts.length ? investors : r.investors,
+        accounts: r.accounts.map((a, i) => (i === 0 ? { ...a, name: `Cash held for ${victim.investorId}` } : a)),
+      }),
+    });
+    await expectRedactionFailed(await rejectionOf(call('trial-balance', store)), [victim.investorId]);
+  });
+
+  it("(5d) an investor's legal name on its own line of the share class field of capital accounts", async () => {
+    // One investor, whose first name no other investor's legal name shares (so no other text supplies its words).
+    const data = DEMO_DATA;
+    const last = [...data.runs].reverse().find((r) => r.status === 'complete')!;
+    const active = new Set(data.capital.filter((c) => c.navDate === last.navDate && c.capital !== '0.00').map((c) => c.investorId));
+    const words = (name: string) => name.toLowerCase().split(' ');
+    const victim = data.investors.find(
+      (i) => active.has(i.investorId) && !data.investors.some((o) => o !== i && words(o.legalName).includes(words(i.legalName)[0]!)),
+    );
+    expect(victim).toBeDefined();
+    const store = faultyStore({
+      read: (r) => ({
+        ...r,
+        investors: r.investors.map((i) => (i.investorId === victim!.investorId ? { ...i, shareClassId: `${i.shareClassId}\n${i.legalName}` } : i)),
+      }),
+    });
+    const outcome = await call('capital-accounts', store).then(
+      (text) => text,
+      (err: unknown) => err,
+    );
+    await expectRedactionFailed(outcome, [victim!.legalName]);
+  });
+
+  it('(6) a run row with an extra field in index()', async () => {
+    const store = faultyStore({
+      index: (i) => ({ ...i, runs: i.runs.map((r, k) => (k === i.runs.length - 1 ? { ...r, operatorComment: 'rerun by jdoe' } : r)) }),
+    });
+    for (const def of FUND_TOOLS) {
+      const args = def.path === 'pnl/attribution' ? { date: '2026-10-30' } : {};
+      await expectRedactionFailed(await rejectionOf(call(def.path, store, args)), ['operatorComment', 'jdoe']);
+    }
+  });
+
+  it('(6b) a fund row or share class with an extra field in index()', async () => {
+    const fund = faultyStore({ index: (i) => ({ ...i, fund: { ...i.fund, gpContact: 'gp@northstar.example.com' } }) });
+    await expectRedactionFailed(await rejectionOf(call('overview', fund)), ['gp@northstar']);
+    const classes = faultyStore({ index: (i) => ({ ...i, shareClasses: i.shareClasses.map((c) => ({ ...c, sideLetter: 'yes' })) }) });
+    await expectRedactionFailed(await rejectionOf(call('fee-terms', classes)), ['sideLetter']);
+  });
+
+  it('(7) a body that leaves the output allow-list', async () => {
+    const def = tool('positions');
+    const leaky: FundToolDefinition = {
+      ...def,
+      run: async (ctx, query) => ({ ...((await def.run(ctx, query)) as Record<string, unknown>), extra: 1 }),
+    };
+    const source = { store: guardedStore(faultyStore({})), fundId: 'demo-fund' };
+    await expectRedactionFailed(await rejectionOf(callFundTool(leaky, source, {}, {})), ['extra', 'BTC']);
+    const nested: FundToolDefinition = {
+      ...def,
+      run: async (ctx, query) => {
+        const body = (await def.run(ctx, query)) as { positions: Record<string, unknown>[] };
+        return { ...body, positions: body.positions.map((p) => ({ ...p, book: 'live' })) };
+      },
+    };
+    await expectRedactionFailed(await rejectionOf(callFundTool(nested, source, {}, {})), ['"book"']);
+  });
+
+  it('(7, REST) the same failure through the app is a bare 500 problem', async () => {
+    const def = tool('positions');
+    const leaky: FundToolDefinition = {
+      ...def,
+      run: async (ctx, query) => ({ ...((await def.run(ctx, query)) as Record<string, unknown>), note: 'contact ops@northstar.example.com' }),
+    };
+    const app = createApp({ routes: [{ path: '/api/v1/fund/positions', endpoint: fundEndpoint(leaky) }] });
+    const res = await app.request('/api/v1/fund/positions', { headers: { authorization: `Bearer ${DEMO_API_KEY}` } }, fakeEnv().env);
+    expect(res.status).toBe(500);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    const text = await res.text();
+    const body = JSON.parse(text) as Record<string, unknown>;
+    expect(Object.keys(body).sort()).toEqual(['code', 'detail', 'requestId', 'status', 'title', 'type']);
+    expect(body).toMatchObject({ code: 'redaction_failed', status: 500, detail: FIXED_DETAIL, requestId: res.headers.get('x-request-id') });
+    for (const leak of ['ops@', 'BTC', 'Binance', 'marketValue', 'Northstar']) expect(text).not.toContain(leak);
+  });
+});
