@@ -29,6 +29,7 @@ import type {
   PriceRow,
   ShareClassRow,
 } from './rows.ts';
+import { addDays } from './analytics/runs.ts';
 
 /** A journal line as the ledger keeps it, with the memo the store never returns (memos can name investors). */
 export type LedgerLineRecord = LedgerLineRow & { memo: string };
@@ -172,11 +173,6 @@ function prorate(total: number, weights: readonly number[]): number[] {
   remainders.sort((p, q) => (q[0] > p[0] ? 1 : q[0] < p[0] ? -1 : p[1] - q[1]));
   for (let k = 0; left > 0; k++, left--) parts[remainders[k]![1]]! += 1n;
   return parts.map((p) => (total < 0 ? -Number(p) : Number(p)));
-}
-
-function addDays(date: string, n: number): string {
-  const t = Date.UTC(+date.slice(0, 4), +date.slice(5, 7) - 1, +date.slice(8, 10)) + n * 86_400_000;
-  return new Date(t).toISOString().slice(0, 10);
 }
 
 // ---------------------------------------------------------------------------------------------------------
