@@ -60,7 +60,8 @@ export function valueAtRisk(run: NavRunRow, positions: readonly PositionRow[], p
   for (const p of prices) if (p.priceDate <= run.navDate) closes.get(p.asset)?.set(p.priceDate, Number(p.price));
   const dates = [...(closes.get(assets[0]!)?.keys() ?? [])].filter((d) => assets.every((a) => closes.get(a)!.has(d))).sort();
   const used = dates.slice(-(options.windowDays + 1));
-  const n = used.length - 1;
+  // Without price risk (only fiat and stablecoins) VaR is nil and there are no returns to use.
+  const n = assets.length === 0 ? 0 : used.length - 1;
   if (assets.length > 0 && n < 2) throw new NotUsableError('Not enough price history to estimate VaR.');
 
   // x[a][t]: daily P&L of asset a on return t (oldest first); xp[t]: the portfolio's.
@@ -71,12 +72,14 @@ export function valueAtRisk(run: NavRunRow, positions: readonly PositionRow[], p
     for (let t = 0; t < n; t++) out[t] = e * (series.get(used[t + 1]!)! / series.get(used[t]!)! - 1);
     return out;
   });
-  const xp = new Array<number>(Math.max(n, 0)).fill(0);
+  const xp = new Array<number>(n).fill(0);
   for (const row of x) for (let t = 0; t < n; t++) xp[t]! += row[t]!;
 
   let variance = 0;
   const cov = new Array<number>(assets.length).fill(0);
-  if (options.method === 'sample') {
+  if (n === 0) {
+    // No risky asset: σ = 0.
+  } else if (options.method === 'sample') {
     const mean = (v: readonly number[]) => v.reduce((s, y) => s + y, 0) / n;
     const mp = mean(xp);
     for (let t = 0; t < n; t++) variance += (xp[t]! - mp) ** 2;
@@ -119,7 +122,7 @@ export function valueAtRisk(run: NavRunRow, positions: readonly PositionRow[], p
     method: options.method,
     lambda: options.method === 'ewma' ? EWMA_LAMBDA : null,
     windowDays: options.windowDays,
-    observationsUsed: Math.max(n, 0),
+    observationsUsed: n,
     z: Math.round(z * 1e6) / 1e6,
     sigmaDailyPct: percentOf(dec(sigma.toFixed(6)), value),
     portfolioValue: toMoney(value),
