@@ -35,7 +35,7 @@ export interface ShareClassRow {
 
 /** Status of a daily NAV run. */
 export type RunStatus = 'complete' | 'partial' | 'failed';
-/** Reconciliation of the shadow NAV against the administrator's: within tolerance, or not; null when no shadow NAV was struck. */
+/** Reconciliation of the shadow NAV against the administrator's: within tolerance, or not (a run without a shadow NAV has none: null). */
 export type ReconStatus = 'matched' | 'break';
 
 /**
