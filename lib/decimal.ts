@@ -14,8 +14,8 @@ export function dec(x: number | string | Dec): Dec {
   return new D(x);
 }
 
-/** Sum of decimals, exact. */
-export function sum(values: Iterable<Dec>): Dec {
+/** Sum of decimals (or decimal strings), exact. */
+export function sum(values: Iterable<Dec | string>): Dec {
   let total = new D(0);
   for (const v of values) total = total.plus(v);
   return total;

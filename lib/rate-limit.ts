@@ -70,6 +70,11 @@ export function callerNetwork(ip: string): string | null {
   return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
 }
 
+/** The client's network from `CF-Connecting-IP` (IPv6 grouped by /64), or `unknown` without a usable address. */
+export function clientNetwork(connectingIp: string | undefined): string {
+  return (connectingIp && callerNetwork(connectingIp)) || 'unknown';
+}
+
 /**
  * The caller a calculator call counts against, and its daily limit: the key's id for a stored key, else the
  * client address from `CF-Connecting-IP` (IPv6 grouped by /64). `X-Forwarded-For` is never read. The demo
@@ -77,7 +82,7 @@ export function callerNetwork(ip: string): string | null {
  */
 export function calcCaller(principal: Principal | null, connectingIp: string | undefined): { id: string; limit: number } {
   if (principal?.kind === 'key') return { id: principal.record.keyId, limit: principal.record.dailyCalcLimit };
-  return { id: (connectingIp && callerNetwork(connectingIp)) || 'unknown', limit: ANONYMOUS_DAILY_CALC_LIMIT };
+  return { id: clientNetwork(connectingIp), limit: ANONYMOUS_DAILY_CALC_LIMIT };
 }
 
 /** `RateLimit-Policy` and `RateLimit` header values of the daily quota. */
@@ -89,7 +94,7 @@ export function rateLimitHeaders(state: QuotaState): Record<string, string> {
 }
 
 /** Headers of a call a burst guard refused: the policy that refused it (`limit` per 60 s), and when to come back. */
-export function burstHeaders(limit = BURST_LIMIT): Record<string, string> {
+export function burstHeaders(limit: number): Record<string, string> {
   return {
     'RateLimit-Policy': `"burst";q=${limit};w=${BURST_PERIOD_SECONDS}`,
     RateLimit: `"burst";r=0;t=${BURST_PERIOD_SECONDS}`,
@@ -110,7 +115,7 @@ function burstRefusal(limit: number): RateLimitedError {
  * @throws {RateLimitedError} 429 with `Retry-After` 60 and the burst policy's headers
  */
 export async function consumeFundBurst(env: { FUND_BURST: RateLimit }, principal: Principal, connectingIp: string | undefined): Promise<void> {
-  const key = principal.kind === 'key' ? `key:${principal.record.keyId}` : `demo:${(connectingIp && callerNetwork(connectingIp)) || 'unknown'}`;
+  const key = principal.kind === 'key' ? `key:${principal.record.keyId}` : `demo:${clientNetwork(connectingIp)}`;
   if (!(await env.FUND_BURST.limit({ key })).success) throw burstRefusal(FUND_BURST_LIMIT);
 }
 

@@ -5,7 +5,7 @@
  * A run is usable when it is complete and its shadow NAV matched the administrator's within tolerance
  * (contract §4). "Current" figures come from the latest usable run.
  */
-import { D, dec, percentOf, toMoney, type Dec } from '../../decimal.ts';
+import { D, dec, pct4, toMoney, type Dec } from '../../decimal.ts';
 import { NotFoundError, NotUsableError } from '../../errors.ts';
 import type { NavRunRow } from '../rows.ts';
 
@@ -110,7 +110,7 @@ export function timeWeightedReturnPct(runs: readonly NavRunRow[], run: NavRunRow
       r++;
     }
   }
-  return percentOf(growth.minus(1), new D(1));
+  return pct4(growth.minus(1).times(100));
 }
 
 /** One row of the NAV history (contract §4). */

@@ -5,13 +5,9 @@ import { valueAtRisk } from '../analytics/var.ts';
 import { addDays, latestUsableRun } from '../analytics/runs.ts';
 import { currency, date, label, money, pct } from '../schemas.ts';
 
-const oneOf = <T extends number>(values: readonly T[], fallback: T, description: string) =>
-  z.coerce
-    .number()
-    .refine((v) => (values as readonly number[]).includes(v), { message: `must be one of ${values.join(', ')}` })
-    .default(fallback)
-    .meta({ enum: [...values] })
-    .describe(description) as unknown as z.ZodDefault<z.ZodType<T, number | string>>;
+/** A query number that must be one of `values` (coerced from the query string; typed as the literal union). */
+const oneOf = <const T extends readonly [number, ...number[]]>(values: T, fallback: T[number], description: string) =>
+  z.coerce.number().pipe(z.literal(values)).default(fallback).meta({ enum: [...values] }).describe(description);
 
 export const valueAtRiskTool = defineFundTool({
   path: 'risk/var',
@@ -20,8 +16,8 @@ export const valueAtRiskTool = defineFundTool({
   description:
     'Parametric (delta-normal) VaR of the live holdings of the latest usable run, as a positive loss in money and percent of NAV, from daily returns over the last `windowDays` days: `ewma` (RiskMetrics 1996, λ = 0.94, zero mean) or `sample` (demeaned, n − 1). VaR = z × σ × √horizonDays; componentVar is the Euler allocation per asset and sums exactly to var. Fiat and stablecoins carry no price risk.',
   query: z.strictObject({
-    confidence: oneOf([0.95, 0.99] as const, 0.95, 'Confidence level: 0.95 or 0.99.'),
-    horizonDays: oneOf([1, 10] as const, 1, 'Horizon in days: 1 or 10 (square-root-of-time scaling).'),
+    confidence: oneOf([0.95, 0.99], 0.95, 'Confidence level: 0.95 or 0.99.'),
+    horizonDays: oneOf([1, 10], 1, 'Horizon in days: 1 or 10 (square-root-of-time scaling).'),
     method: z.enum(['sample', 'ewma']).default('ewma').describe('Volatility estimator: ewma (λ = 0.94) or sample.'),
     windowDays: z.coerce.number().int().min(20).max(1000).default(250).describe('Daily returns used (20..1000).'),
   }),
@@ -48,6 +44,6 @@ export const valueAtRiskTool = defineFundTool({
       positions: { navDates: [run.navDate] },
       prices: { heldAt: run.navDate, from: addDays(run.navDate, -query.windowDays), through: run.navDate },
     });
-    return valueAtRisk(run, data.positions, data.prices, query as Parameters<typeof valueAtRisk>[3], ctx.currency);
+    return valueAtRisk(run, data.positions, data.prices, query, ctx.currency);
   },
 });
