@@ -8,6 +8,7 @@ import { createApp } from '../lib/app.ts';
 import { CALCULATORS } from '../lib/calculators/index.ts';
 import type { CalculatorDefinition } from '../lib/calculators/definition.ts';
 import type { Endpoint } from '../lib/endpoint.ts';
+import { expectProblem } from './support/problems.ts';
 import { fakeEnv } from './support/fakes.ts';
 
 const app = createApp();
@@ -18,26 +19,6 @@ function post(path: string, body: BodyInit | null, headers: Record<string, strin
 }
 const postJson = (slug: string, body: unknown, env = fakeEnv().env) =>
   post(`/api/v1/calc/${slug}`, JSON.stringify(body), { 'content-type': 'application/json' }, env);
-
-interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  requestId: string;
-  errors?: { pointer: string; detail: string }[];
-}
-
-async function expectProblem(res: Response, status: number, code: string): Promise<Problem> {
-  expect(res.status).toBe(status);
-  expect(res.headers.get('content-type')).toBe('application/problem+json');
-  const body = (await res.json()) as Problem;
-  expect(body).toMatchObject({ type: `/problems/${code}`, status, code });
-  expect(body.requestId).toBe(res.headers.get('x-request-id'));
-  expect(body.title.length).toBeGreaterThan(0);
-  return body;
-}
 
 /** A value of the wrong JSON type for a field, carrying a marker that must never come back. */
 function wrongTypeFor(schema: Record<string, unknown>, marker: string): unknown {
@@ -62,7 +43,7 @@ describe.each(CALCULATORS.map((c) => [c.slug, c] as const))('POST /api/v1/calc/%
   it.each(Object.keys(def.input.shape))('rejects a wrong type for %s by pointer, without echoing it', async (field) => {
     const marker = `MARKER_${field}_7f3a`;
     const res = await postJson(slug, { [field]: wrongTypeFor(inputJson.properties[field]!, marker) });
-    const problem = await expectProblem(res, 400, 'invalid_request');
+    const { problem } = await expectProblem(res, 400, 'invalid_request');
     expect(problem.errors).toContainEqual(expect.objectContaining({ pointer: `/body/${field}` }));
     expect(JSON.stringify(problem)).not.toContain(marker);
   });
@@ -72,7 +53,7 @@ describe.each(CALCULATORS.map((c) => [c.slug, c] as const))('POST /api/v1/calc/%
   );
   it.runIf(bounded.length > 0).each(bounded.map(([f]) => f))('rejects an out-of-range %s', async (field) => {
     const res = await postJson(slug, { [field]: 9.87654321e20 });
-    const problem = await expectProblem(res, 400, 'invalid_request');
+    const { problem } = await expectProblem(res, 400, 'invalid_request');
     expect(problem.errors!.length).toBeGreaterThan(0);
     for (const e of problem.errors!) expect(e).toEqual({ pointer: `/body/${field}`, detail: expect.stringMatching(/^must be [<≤]/) });
     expect(JSON.stringify(problem)).not.toMatch(/9\.87654321|987654321/);
@@ -80,7 +61,7 @@ describe.each(CALCULATORS.map((c) => [c.slug, c] as const))('POST /api/v1/calc/%
 
   it('rejects an unknown field by name, without its value', async () => {
     const res = await postJson(slug, { unknownFieldX: 'VALUE_MARKER_1' });
-    const problem = await expectProblem(res, 400, 'invalid_request');
+    const { problem } = await expectProblem(res, 400, 'invalid_request');
     expect(problem.errors).toEqual([{ pointer: '/body/unknownFieldX', detail: 'is not a known field' }]);
     expect(JSON.stringify(problem)).not.toContain('VALUE_MARKER_1');
     // The call was counted, so its answer still says where the quota stands.
@@ -90,7 +71,7 @@ describe.each(CALCULATORS.map((c) => [c.slug, c] as const))('POST /api/v1/calc/%
   it('rejects malformed JSON, a JSON array and an empty body with malformed_json', async () => {
     for (const body of ['{"horizonYears": 5', '[1,2]', 'null', '']) {
       const res = await post(`/api/v1/calc/${slug}`, body, { 'content-type': 'application/json' });
-      const problem = await expectProblem(res, 400, 'malformed_json');
+      const { problem } = await expectProblem(res, 400, 'malformed_json');
       if (body) expect(problem.detail).not.toContain(body);
     }
   });
@@ -125,7 +106,7 @@ describe.each(CALCULATORS.map((c) => [c.slug, c] as const))('POST /api/v1/calc/%
 
   it('rejects an unknown query parameter', async () => {
     const res = await post(`/api/v1/calc/${slug}?dryRun=SECRETQ`, '{}', { 'content-type': 'application/json' });
-    const problem = await expectProblem(res, 400, 'invalid_request');
+    const { problem } = await expectProblem(res, 400, 'invalid_request');
     expect(problem.errors).toEqual([{ pointer: '/query/dryRun', detail: 'is not a known field' }]);
     expect(JSON.stringify(problem)).not.toContain('SECRETQ');
     expect(res.headers.get('ratelimit')).toMatch(/^"daily";r=499;/);
@@ -140,20 +121,20 @@ describe.each(CALCULATORS.map((c) => [c.slug, c] as const))('POST /api/v1/calc/%
 
 describe('cross-field rules', () => {
   it('refuses year-by-year returns beyond the horizon instead of ignoring them', async () => {
-    const problem = await expectProblem(await postJson('fee-calculator', { horizonYears: 2, annualGrossReturnPctByYear: [5, 6, 7] }), 400, 'invalid_request');
+    const { problem } = await expectProblem(await postJson('fee-calculator', { horizonYears: 2, annualGrossReturnPctByYear: [5, 6, 7] }), 400, 'invalid_request');
     expect(problem.errors).toEqual([{ pointer: '/body/annualGrossReturnPctByYear', detail: 'has more years than horizonYears covers' }]);
     expect((await postJson('fee-calculator', { horizonYears: 2.5, annualGrossReturnPctByYear: [5, 6, 7] })).status).toBe(200);
   });
 
   it('gives one error for a malformed date and none for its neighbour', async () => {
-    const problem = await expectProblem(await postJson('nav-validator', { periodStart: 'abc', periodEnd: '2026-01-31' }), 400, 'invalid_request');
+    const { problem } = await expectProblem(await postJson('nav-validator', { periodStart: 'abc', periodEnd: '2026-01-31' }), 400, 'invalid_request');
     expect(problem.errors).toEqual([{ pointer: '/body/periodStart', detail: 'must be a date shaped YYYY-MM-DD' }]);
   });
 
   it('refuses a period that ends before it starts, and one date alone', async () => {
-    const reversed = await expectProblem(await postJson('nav-validator', { periodStart: '2026-02-01', periodEnd: '2026-01-31' }), 400, 'invalid_request');
+    const { problem: reversed } = await expectProblem(await postJson('nav-validator', { periodStart: '2026-02-01', periodEnd: '2026-01-31' }), 400, 'invalid_request');
     expect(reversed.errors).toEqual([{ pointer: '/body/periodEnd', detail: 'must not be before periodStart' }]);
-    const alone = await expectProblem(await postJson('nav-validator', { periodStart: '2026-02-01' }), 400, 'invalid_request');
+    const { problem: alone } = await expectProblem(await postJson('nav-validator', { periodStart: '2026-02-01' }), 400, 'invalid_request');
     expect(alone.errors).toEqual([{ pointer: '/body/periodEnd', detail: 'periodStart and periodEnd must be given together' }]);
   });
 });
@@ -220,7 +201,7 @@ describe('pipeline', () => {
       },
     };
     const res = await createApp({ routes: [{ path: '/boom', endpoint: boom }] }).request('/boom', {}, fakeEnv().env);
-    const problem = await expectProblem(res, 500, 'internal_error');
+    const { problem } = await expectProblem(res, 500, 'internal_error');
     const text = JSON.stringify(problem);
     expect(text).not.toContain('hunter2');
     expect(text).not.toContain('5432');
@@ -229,7 +210,7 @@ describe('pipeline', () => {
 
   it('rejects an unknown query parameter on the OpenAPI document', async () => {
     const res = await app.request('/api/v1/openapi.json?format=yaml', {}, fakeEnv().env);
-    const problem = await expectProblem(res, 400, 'invalid_request');
+    const { problem } = await expectProblem(res, 400, 'invalid_request');
     expect(problem.errors).toEqual([{ pointer: '/query/format', detail: 'is not a known field' }]);
   });
 

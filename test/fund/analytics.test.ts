@@ -13,7 +13,7 @@
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { dec, type Dec } from '../../lib/decimal.ts';
+import { dec, sum as total, toMoney as money, type Dec } from '../../lib/decimal.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { pnlAttribution } from '../../lib/fund/analytics/attribution.ts';
 import { capitalAccounts, openingRunDate } from '../../lib/fund/analytics/capital-accounts.ts';
@@ -37,7 +37,9 @@ import {
 } from '../../lib/fund/analytics/runs.ts';
 import { netAssets, trialBalance } from '../../lib/fund/analytics/trial-balance.ts';
 import { EWMA_LAMBDA, Z_SCORES, valueAtRisk, type VarOptions } from '../../lib/fund/analytics/var.ts';
+import { callFundTool } from '../../lib/fund/definition.ts';
 import { embeddedStore } from '../../lib/fund/embedded-store.ts';
+import { pnlAttributionTool } from '../../lib/fund/tools/pnl-attribution.ts';
 import type { AccountRow, LedgerLineRow, NavRunRow, PositionRow, PriceRow } from '../../lib/fund/rows.ts';
 import type { FundStore } from '../../lib/fund/store.ts';
 import { ACCOUNTS, DEMO_FUND } from '../../lib/fund/synthetic.ts';
@@ -48,18 +50,6 @@ import { thrown } from '../support/thrown.ts';
 
 const FUND = DEMO_FUND.fundId;
 const USD = 'USD';
-
-/** Exact decimal sum of money strings (or decimals). */
-function total(values: Iterable<string | Dec>): Dec {
-  let s = dec(0);
-  for (const v of values) s = s.plus(v);
-  return s;
-}
-
-/** A decimal as a 2-dp money string ("0.00", never "-0.00"). */
-function money(x: Dec): string {
-  return x.isZero() ? '0.00' : x.toFixed(2);
-}
 
 /** A complete, reconciled run (override any field). */
 function runRow(navDate: string, shadowNav: string | null, extra: Partial<NavRunRow> = {}): NavRunRow {
@@ -237,7 +227,7 @@ describe('holdings', () => {
 // ---------------------------------------------------------------------------------------------------------
 
 describe('P&L attribution', () => {
-  it('ties for every usable run of the demo fund, against the usable run before it', async () => {
+  it('ties for every usable run of the demo fund, against the usable run before it (through the endpoint)', async () => {
     const failures: string[] = [];
     let covered = 0;
     let overGaps = 0;
@@ -246,19 +236,8 @@ describe('P&L attribution', () => {
       if (!previous) continue;
       covered++;
       if (addDays(previous.navDate, 1) !== run.navDate) overGaps++;
-      const data = await store.read(FUND, {
-        positions: { navDates: [previous.navDate, run.navDate] },
-        ledger: { after: previous.navDate, through: run.navDate },
-      });
-      const a = pnlAttribution({
-        run,
-        previous,
-        opening: data.positions.filter((p) => p.navDate === previous.navDate),
-        closing: data.positions.filter((p) => p.navDate === run.navDate),
-        accounts: data.accounts,
-        ledger: data.ledger,
-        currency: USD,
-      });
+      // Through the endpoint's own path (store read, analytics, redaction), as a client receives it.
+      const a = JSON.parse(await callFundTool(pnlAttributionTool, { store, fundId: FUND }, {}, { date: run.navDate })) as ReturnType<typeof pnlAttribution>;
       const fail = (what: string) => failures.push(`${run.navDate} (from ${previous.navDate}): ${what}`);
       const assetTotal = total(a.byAsset.map((r) => r.total));
       if (a.openingNav !== previous.shadowNav || a.closingNav !== run.shadowNav) fail('opening/closing NAV');

@@ -22,11 +22,11 @@ import type { FundToolDefinition } from '../../lib/fund/definition.ts';
 import { DEMO_FUND, SAMPLE_FUND, generateFund } from '../../lib/fund/synthetic.ts';
 import type { NavRunRow } from '../../lib/fund/rows.ts';
 import { FakeBurst, fakeEnv } from '../support/fakes.ts';
+import { expectProblem } from '../support/problems.ts';
 
 const app = createApp();
 const IP = '192.0.2.1';
 const DEMO = `Bearer ${DEMO_API_KEY}`;
-const PROBLEM_MEMBERS = ['code', 'detail', 'errors', 'requestId', 'status', 'title', 'type'];
 
 const demoData = generateFund(DEMO_FUND);
 const sampleData = generateFund(SAMPLE_FUND);
@@ -52,29 +52,6 @@ function get(pathAndQuery: string, options: { auth?: string | null; ip?: string;
   const auth = options.auth === undefined ? DEMO : options.auth;
   if (auth !== null) headers.authorization = auth;
   return app.request(`/api/v1/fund/${pathAndQuery}`, { method: options.method ?? 'GET', headers }, env);
-}
-
-interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  requestId: string;
-  errors?: { pointer: string; detail: string }[];
-}
-
-/** Checks a problem+json answer: status, code, members only, request id; returns the body and its text. */
-async function expectProblem(res: Response, status: number, code: string): Promise<{ problem: Problem; text: string }> {
-  expect(res.status).toBe(status);
-  expect(res.headers.get('content-type')).toBe('application/problem+json');
-  const text = await res.text();
-  const problem = JSON.parse(text) as Problem;
-  expect(problem).toMatchObject({ type: `/problems/${code}`, status, code });
-  expect(problem.requestId).toBe(res.headers.get('x-request-id'));
-  for (const key of Object.keys(problem)) expect(PROBLEM_MEMBERS).toContain(key);
-  expect(typeof problem.detail).toBe('string');
-  return { problem, text };
 }
 
 /** Asserts a problem text carries no fund data of either fund. */

@@ -12,7 +12,7 @@
  * - the embedded store never serves paper-book rows or ledger memos.
  */
 import { describe, expect, it } from 'vitest';
-import { D, dec, type Dec } from '../../lib/decimal.ts';
+import { D, dec, sum as total, toMoney as money, type Dec } from '../../lib/decimal.ts';
 import { embeddedStore } from '../../lib/fund/embedded-store.ts';
 import { ROW_FIELDS, guardRows, type LedgerLineRow, type NavRunRow, type PositionRow } from '../../lib/fund/rows.ts';
 import { ACCOUNTS, DEMO_FUND, SAMPLE_FUND, generateFund, type FundDataset, type SyntheticFundSpec } from '../../lib/fund/synthetic.ts';
@@ -29,18 +29,6 @@ function fundOf(spec: SyntheticFundSpec): FundDataset {
     generated.set(spec.fundId, data);
   }
   return data;
-}
-
-/** Exact decimal sum of money strings (or decimals). */
-function total(values: Iterable<string | Dec>): Dec {
-  let s = dec(0);
-  for (const v of values) s = s.plus(v);
-  return s;
-}
-
-/** A decimal as a 2-dp money string, as the rows carry it ("0.00", never "-0.00"). */
-function money(x: Dec): string {
-  return x.isZero() ? '0.00' : x.toFixed(2);
 }
 
 /** `date` shifted by `days` calendar days (UTC); written here independently of the library's. */
