@@ -55,10 +55,13 @@ export interface Route {
   endpoint: Endpoint;
 }
 
-/** Methods a path answers, as listed in `Allow`: its own, HEAD with GET, and OPTIONS. */
+/**
+ * Methods a path serves, as listed in `Allow` (RFC 9110 §10.2.1): its own, and HEAD with GET. OPTIONS is
+ * answered too, as the CORS preflight, but is not a method of the resource (contract §6: `Allow: POST`).
+ */
 export function allowedMethods(route: Route): string[] {
   const own = Object.keys(route.endpoint.methods) as Method[];
-  return [...own, ...(own.includes('GET') ? ['HEAD'] : []), 'OPTIONS'];
+  return [...own, ...(own.includes('GET') ? ['HEAD'] : [])];
 }
 
 /**

@@ -18,6 +18,11 @@ export interface Env {
   INVESTOR_REF_KEY?: string;
   /** Comma-separated allowed CORS origins, or `*`. */
   CORS_ORIGINS?: string;
+  /**
+   * Comma-separated browser Origins the MCP servers accept besides the service's own (`*`: any). A request
+   * with another `Origin` header gets 403; requests without one (every non-browser client) are served.
+   */
+  MCP_ALLOWED_ORIGINS?: string;
 }
 
 /** Values set on the Hono context by the pipeline. */

@@ -21,7 +21,8 @@ export type ProblemCode =
   | 'rate_limited'
   | 'internal_error'
   | 'redaction_failed'
-  | 'upstream_unavailable';
+  | 'upstream_unavailable'
+  | 'origin_not_allowed';
 
 /** One failing field: `pointer` is an RFC 6901 JSON pointer such as `/body/horizonYears`; `detail` names the rule. */
 export interface FieldError {
@@ -55,6 +56,7 @@ export const PROBLEMS: Record<ProblemCode, { status: number; title: string }> = 
   internal_error: { status: 500, title: 'Internal error' },
   redaction_failed: { status: 500, title: 'Redaction failed' },
   upstream_unavailable: { status: 503, title: 'Upstream unavailable' },
+  origin_not_allowed: { status: 403, title: 'Origin not allowed' },
 };
 
 /**
@@ -186,33 +188,52 @@ export class RedactionFailedError extends ApiError {
   }
 }
 
+/**
+ * 403 `origin_not_allowed`: an MCP request from a browser Origin that is neither the service's own nor
+ * allow-listed (`MCP_ALLOWED_ORIGINS`); the DNS-rebinding guard of the MCP Streamable HTTP transport.
+ */
+export class OriginNotAllowedError extends ApiError {
+  constructor() {
+    super('origin_not_allowed', 'Requests from this Origin are not accepted by the MCP servers.');
+    this.name = 'OriginNotAllowedError';
+  }
+}
+
 /** The `type` URI of a problem code (relative, resolved against the service's base URL). */
 export function problemType(code: ProblemCode): string {
   return `/problems/${code}`;
 }
 
 /**
- * Renders any thrown value as a problem+json `Response`. An {@link ApiError} keeps its code, detail,
- * errors and headers; anything else becomes 500 `internal_error` with a fixed detail, so no
- * dependency's message or stack can reach a client.
+ * The problem+json body of any thrown value: an {@link ApiError} keeps its code, detail and errors; anything
+ * else becomes 500 `internal_error` with a fixed detail, so no dependency's message or stack can leak.
+ * Used by {@link problemResponse} and by the MCP servers, whose tool errors carry the same body as text.
+ * @returns the body and the error it was rendered from (whose `headers` a response should carry)
+ */
+export function problemOf(err: unknown, requestId: string): { body: ProblemBody; error: ApiError } {
+  const error = err instanceof ApiError ? err : new ApiError('internal_error', 'The service failed to answer this request.');
+  const body: ProblemBody = {
+    type: problemType(error.code),
+    title: PROBLEMS[error.code].title,
+    status: error.status,
+    detail: error.detail,
+    code: error.code,
+    requestId,
+  };
+  if (error.errors?.length) body.errors = error.errors;
+  return { body, error };
+}
+
+/**
+ * Renders any thrown value as a problem+json `Response` (see {@link problemOf}), with the error's headers.
  * @param err what was thrown
  * @param requestId the request's id, repeated in the body (the pipeline sets the `X-Request-Id` header on
  *   every response, this one included)
  */
 export function problemResponse(err: unknown, requestId: string): Response {
-  const apiError =
-    err instanceof ApiError ? err : new ApiError('internal_error', 'The service failed to answer this request.');
-  const body: ProblemBody = {
-    type: problemType(apiError.code),
-    title: PROBLEMS[apiError.code].title,
-    status: apiError.status,
-    detail: apiError.detail,
-    code: apiError.code,
-    requestId,
-  };
-  if (apiError.errors?.length) body.errors = apiError.errors;
-  const headers = new Headers(apiError.headers);
+  const { body, error } = problemOf(err, requestId);
+  const headers = new Headers(error.headers);
   headers.set('Content-Type', 'application/problem+json');
   headers.set('Cache-Control', 'no-store');
-  return new Response(JSON.stringify(body), { status: apiError.status, headers });
+  return new Response(JSON.stringify(body), { status: error.status, headers });
 }

@@ -120,12 +120,14 @@ export async function consumeFundBurst(env: { FUND_BURST: RateLimit }, principal
 }
 
 /**
- * Counts one calculator call against the caller's daily quota. The burst binding is asked first, so a
- * flood is refused without touching KV; then the day's counter is read and, if there is room, written.
+ * Counts calculator calls against the caller's daily quota: one REST call, or every `tools/call` of one
+ * MCP request. The burst guard is asked first (once per call), so a flood is refused without touching KV;
+ * then the day's counter is read and, if there is room for all the calls, written once.
  * The write is best-effort: KV refuses more than about one write per key per second, and a call must not
  * fail for that (the count is then low by the refused writes; see the accuracy note above).
  * @param env the `RATE_LIMITS` namespace and the `CALC_BURST` binding
- * @returns the quota after this call
+ * @param calls how many calls this request makes (≥ 1); refused as a whole when they do not all fit
+ * @returns the quota after these calls
  * @throws {RateLimitedError} 429 when the burst guard refuses (`Retry-After` 60, the burst policy's headers)
  *   or the daily quota is used up (`Retry-After` = seconds to UTC midnight, the daily policy's headers)
  */
@@ -133,22 +135,25 @@ export async function consumeCalcQuota(
   env: { RATE_LIMITS: KVNamespace; CALC_BURST: RateLimit },
   caller: { id: string; limit: number },
   now: Date,
+  calls = 1,
 ): Promise<QuotaState> {
-  const burst = await env.CALC_BURST.limit({ key: caller.id });
-  if (!burst.success) throw burstRefusal(BURST_LIMIT);
+  for (let i = 0; i < calls; i++) {
+    const burst = await env.CALC_BURST.limit({ key: caller.id });
+    if (!burst.success) throw burstRefusal(BURST_LIMIT);
+  }
   const key = `calc:${caller.id}:${utcDate(now)}`;
   const resetSeconds = secondsToUtcMidnight(now);
   const used = Number.parseInt((await env.RATE_LIMITS.get(key)) ?? '0', 10) || 0;
-  if (used >= caller.limit) {
+  if (used + calls > caller.limit) {
     const err = new RateLimitedError(`The daily calculator quota of ${caller.limit} calls is used up; it resets at 00:00 UTC.`, resetSeconds);
-    Object.assign(err.headers, rateLimitHeaders({ limit: caller.limit, remaining: 0, resetSeconds }));
+    Object.assign(err.headers, rateLimitHeaders({ limit: caller.limit, remaining: Math.max(0, caller.limit - used), resetSeconds }));
     throw err;
   }
   try {
     // KV expirations must be at least 60 s ahead; keep the counter an hour past midnight, then let it expire.
-    await env.RATE_LIMITS.put(key, String(used + 1), { expirationTtl: Math.max(60, resetSeconds + 3600) });
+    await env.RATE_LIMITS.put(key, String(used + calls), { expirationTtl: Math.max(60, resetSeconds + 3600) });
   } catch {
     // Over KV's write rate for this key: serve the call; the next write carries the count on.
   }
-  return { limit: caller.limit, remaining: caller.limit - used - 1, resetSeconds };
+  return { limit: caller.limit, remaining: caller.limit - used - calls, resetSeconds };
 }

@@ -24,6 +24,8 @@ import fundCapitalAccounts from '../functions/api/v1/fund/capital-accounts.ts';
 import fundExpenses from '../functions/api/v1/fund/expenses.ts';
 import fundFeeTerms from '../functions/api/v1/fund/fee-terms.ts';
 import fundNavHistory from '../functions/api/v1/fund/nav-history.ts';
+import mcpFund from '../functions/api/mcp.ts';
+import mcpPublic from '../functions/api/mcp/public.ts';
 
 /** Every route of the service. */
 export const ROUTES: readonly Route[] = [
@@ -47,4 +49,6 @@ export const ROUTES: readonly Route[] = [
   { path: '/api/v1/fund/expenses', endpoint: fundExpenses },
   { path: '/api/v1/fund/fee-terms', endpoint: fundFeeTerms },
   { path: '/api/v1/fund/nav-history', endpoint: fundNavHistory },
+  { path: '/api/mcp', endpoint: mcpFund },
+  { path: '/api/mcp/public', endpoint: mcpPublic },
 ];

@@ -1,12 +1,15 @@
 /**
  * Strict request validation with zod: every failure becomes one {@link FieldError} per field, addressed by
- * an RFC 6901 JSON pointer under `/body` or `/query`, whose detail names the rule and never the value.
+ * an RFC 6901 JSON pointer under `/body`, `/query` or `/arguments`, whose detail names the rule and never the value.
  */
 import * as z from 'zod';
 import { ValidationError, type FieldError } from './errors.ts';
 
-/** Where a validated value came from; the first segment of every error pointer. */
-export type InputLocation = 'body' | 'query';
+/**
+ * Where a validated value came from; the first segment of every error pointer: the JSON body or the query
+ * string of a REST call, or the `arguments` of an MCP `tools/call`.
+ */
+export type InputLocation = 'body' | 'query' | 'arguments';
 
 /** Escapes one RFC 6901 reference token (`~` → `~0`, `/` → `~1`). Long tokens are cut to 64 characters. */
 export function pointerToken(segment: PropertyKey): string {

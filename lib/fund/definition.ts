@@ -12,7 +12,7 @@ import { queryParams, type Endpoint } from '../endpoint.ts';
 import { authenticate } from '../keys.ts';
 import { consumeFundBurst } from '../rate-limit.ts';
 import { investorRefs, redact } from '../redaction.ts';
-import { parseInput } from '../validation.ts';
+import { parseInput, type InputLocation } from '../validation.ts';
 import { fundSource, type FundSource } from './source.ts';
 import type { FundIndex, FundReadRequest, FundReadResult } from './store.ts';
 
@@ -58,13 +58,20 @@ export const FUND_PROBLEMS: ProblemCode[] = ['invalid_request', 'unauthorized', 
 /**
  * Answers one tool call: validate the arguments, read, compute, redact.
  * @param args the query parameters (REST) or tool arguments (MCP)
+ * @param location where `args` came from: error pointers start `/query` (REST) or `/arguments` (MCP)
  * @returns the response body as JSON text, proven clean by `redact`
- * @throws {ValidationError} 400 for bad arguments (pointers under `/query`)
+ * @throws {ValidationError} 400 for bad arguments (pointers under `/<location>`)
  * @throws {NotFoundError} 404 when the store holds no data for the fund, or the tool's own 404s
  * @throws {RedactionFailedError} 500 when the response cannot be proven clean
  */
-export async function callFundTool(def: FundToolDefinition, source: FundSource, env: Pick<Env, 'INVESTOR_REF_KEY'>, args: unknown): Promise<string> {
-  const query = parseInput(def.query, args, 'query');
+export async function callFundTool(
+  def: FundToolDefinition,
+  source: FundSource,
+  env: Pick<Env, 'INVESTOR_REF_KEY'>,
+  args: unknown,
+  location: InputLocation = 'query',
+): Promise<string> {
+  const query = parseInput(def.query, args, location);
   const index = await source.store.index(source.fundId);
   if (!index) throw new NotFoundError("No data is held for this key's fund.");
   const sensitive: string[] = [];

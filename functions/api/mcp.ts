@@ -1,0 +1,5 @@
+/** `POST /api/mcp`: the fund MCP server, twelve read-only fund-data tools behind a fund key (contract §6). */
+import { mcpEndpoint } from '../../lib/mcp/dispatch.ts';
+import { fundServer } from '../../lib/mcp/fund-server.ts';
+
+export default mcpEndpoint(fundServer);

@@ -1,0 +1,287 @@
+/**
+ * MCP dispatch: the HTTP side of both MCP servers (contract §6), on the SDK's Web-standard Streamable HTTP
+ * transport in stateless mode, with a fresh `Server` and transport for every request (the SDK refuses reuse).
+ *
+ * Order of one `POST`: Origin (403) → the server's admission (key: 401/403) → `MCP-Protocol-Version` (400)
+ * → Content-Type (415) → JSON (400, JSON-RPC `-32700`) → the server's limit, charged once per `tools/call`
+ * in the body (429 with a JSON-RPC error body) → the SDK, which answers `initialize`, `tools/list`,
+ * `tools/call`, notifications (202) and batches. HTTP refusals before the body is read are problem+json like
+ * every other endpoint; everything after is JSON-RPC.
+ *
+ * Protocol plumbing stays in the SDK; this module only adapts what the contract asks beyond it:
+ * - JSON responses always, SSE only when the client's `Accept` lists `text/event-stream` and not
+ *   `application/json`; an `Accept` of `application/json` alone, `*\/*` or none is served (the SDK alone
+ *   would answer 406).
+ * - A `MCP-Protocol-Version` later than the newest the SDK implements (e.g. `2026-06-18`) is served as that
+ *   newest revision, as `initialize` negotiates it, rather than refused.
+ * - Tool errors are `isError` results whose text is the problem+json body (`code`, `detail`, `errors[]` with
+ *   `/arguments/...` pointers); unknown tools are JSON-RPC `-32602`. No message carries a submitted value.
+ */
+import type { Context } from 'hono';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  LATEST_PROTOCOL_VERSION,
+  ListToolsRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import * as z from 'zod';
+import type { AppEnv } from '../env.ts';
+import { OriginNotAllowedError, RateLimitedError, UnsupportedMediaTypeError, problemOf, type ProblemCode } from '../errors.ts';
+import { isJsonMediaType, type Endpoint, type RequestContext } from '../endpoint.ts';
+import { jsonSchema } from '../openapi.ts';
+
+/** The version this service reports in `serverInfo`. */
+export const SERVER_VERSION = '1.0.0';
+
+/** JSON-RPC 2.0 error code of a refusal by a rate limit (implementation-defined server error range). */
+export const RATE_LIMITED_RPC_CODE = -32029;
+
+/** What a tool answers: its result as JSON text (sent as text content) and as an object (`structuredContent`). */
+export interface ToolAnswer {
+  text: string;
+  structured: Record<string, unknown>;
+}
+
+/**
+ * One tool of a server, generated from a calculator or fund-tool declaration.
+ * @typeParam C what the server's admission step resolved for this request (caller, fund source, ...)
+ */
+export interface McpTool<C> {
+  /** The entry `tools/list` shows: name, title, description, input and output JSON Schema, annotations. */
+  definition: Tool;
+  /**
+   * Answers `tools/call`.
+   * @throws {ApiError} for anything the caller should see (bad arguments, no data); it becomes an `isError`
+   *   result carrying the problem body. Anything else becomes a generic `internal_error` result.
+   */
+  call(context: C, args: Record<string, unknown>): Promise<ToolAnswer>;
+}
+
+/** One MCP server: its identity, its tools, and the HTTP rules in front of them. */
+export interface McpServerSpec<C> {
+  name: string;
+  title: string;
+  /** Told to the client in `initialize`: what the server is for and how to use it. */
+  instructions: string;
+  /** Summary and description of the endpoint in the OpenAPI document. */
+  summary: string;
+  description: string;
+  auth: 'none' | 'optional' | 'required';
+  problems: ProblemCode[];
+  /** The tools (built once per isolate by the caller; the list is read on every request). */
+  tools(): readonly McpTool<C>[];
+  /**
+   * Admits the request before its body is read.
+   * @throws {ApiError} 401 / 403 refusals
+   */
+  admit(c: Context<AppEnv>): Promise<C>;
+  /**
+   * Charges `calls` tool calls against the server's limit.
+   * @returns headers to add to the response (RateLimit)
+   * @throws {RateLimitedError} the limit is spent
+   */
+  charge(c: Context<AppEnv>, context: C, calls: number, now: Date): Promise<Record<string, string>>;
+  /** `Cache-Control` of the server's answers. */
+  cacheControl: string;
+}
+
+/** A tool's annotations: every tool of both servers only reads (contract §6: `readOnlyHint: true`). */
+export const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+
+/**
+ * Input JSON Schema of a tool from a strict zod object (the calculator body or the fund query schema).
+ * @returns an object schema as `tools/list` requires (`type: "object"`)
+ */
+export function toolInputSchema(schema: z.ZodObject): Tool['inputSchema'] {
+  return jsonSchema(schema, 'input') as Tool['inputSchema'];
+}
+
+/**
+ * Output JSON Schema of a tool. MCP's `structuredContent` is an object, so a top-level array result (only
+ * `exposure/series`) is described, and sent, as `{ items: [...] }`; its text content stays the bare array.
+ */
+export function toolOutputSchema(schema: z.ZodType): NonNullable<Tool['outputSchema']> {
+  const described = jsonSchema(schema, 'output');
+  if (described.type === 'array') {
+    return { type: 'object', properties: { items: described }, required: ['items'], additionalProperties: false };
+  }
+  return described as NonNullable<Tool['outputSchema']>;
+}
+
+/** The `structuredContent` of a result given as JSON text: the object itself, or an array as `{ items }`. */
+export function structuredOf(text: string): Record<string, unknown> {
+  const value: unknown = JSON.parse(text);
+  return Array.isArray(value) ? { items: value } : (value as Record<string, unknown>);
+}
+
+/** A JSON-RPC error thrown from a request handler; the SDK sends `code` and `message` as they are. */
+class RpcError extends Error {
+  readonly code: number;
+  constructor(code: number, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/**
+ * The server never validates a schema at run time (it asks nothing of clients), so the SDK's default Ajv
+ * validator, which compiles code from strings (refused by workerd) and costs milliseconds per server, is
+ * replaced by one that refuses.
+ */
+const NO_SCHEMA_VALIDATION: jsonSchemaValidator = {
+  getValidator: () => () => ({ valid: false, data: undefined, errorMessage: 'This server validates no client data.' }),
+};
+
+/** True when a browser `Origin` may call the MCP servers: none sent, the service's own, or allow-listed. */
+export function originAllowed(origin: string | undefined, requestUrl: string, allowList: string | undefined): boolean {
+  if (origin === undefined) return true;
+  if (origin === new URL(requestUrl).origin) return true;
+  const allowed = (allowList ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+  return allowed.includes('*') || allowed.includes(origin);
+}
+
+/**
+ * The revision to serve a request's `MCP-Protocol-Version` header as: itself when the SDK implements it;
+ * the newest implemented one for a later date-shaped revision (`2026-06-18`); none when absent.
+ * @returns `null` for a header that is neither (refused with 400)
+ */
+export function servedProtocolVersion(header: string | undefined): string | undefined | null {
+  if (header === undefined) return undefined;
+  if (SUPPORTED_PROTOCOL_VERSIONS.includes(header)) return header;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(header) && header > LATEST_PROTOCOL_VERSION) return LATEST_PROTOCOL_VERSION;
+  return null;
+}
+
+/** True when the client asked for SSE only: its `Accept` lists `text/event-stream` and not `application/json`. */
+export function wantsEventStream(accept: string | undefined): boolean {
+  const types = (accept ?? '').split(',').map((t) => t.split(';')[0]!.trim().toLowerCase());
+  return types.includes('text/event-stream') && !types.includes('application/json');
+}
+
+interface RpcMessage {
+  id?: unknown;
+  method?: unknown;
+}
+
+function isRequest(m: unknown): m is RpcMessage & { id: string | number } {
+  return typeof m === 'object' && m !== null && typeof (m as RpcMessage).method === 'string' && ['string', 'number'].includes(typeof (m as RpcMessage).id);
+}
+
+/** A JSON-RPC error response body (`id` null when the request's id is unknown). */
+function rpcError(id: unknown, code: number, message: string, data?: unknown): Record<string, unknown> {
+  return { jsonrpc: '2.0', id: id ?? null, error: data === undefined ? { code, message } : { code, message, data } };
+}
+
+function rpcResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers },
+  });
+}
+
+/**
+ * The endpoint of an MCP server: `POST` only (GET and DELETE are 405 with `Allow: POST`: the service keeps
+ * no sessions and offers no server-initiated stream).
+ */
+export function mcpEndpoint<C>(spec: McpServerSpec<C>): Endpoint {
+  return {
+    methods: {
+      POST: {
+        operationId: spec.name.replace(/-(\w)/g, (_, ch: string) => ch.toUpperCase()),
+        summary: spec.summary,
+        description: spec.description,
+        tags: ['MCP'],
+        auth: spec.auth,
+        body: z.looseObject({ jsonrpc: z.literal('2.0'), method: z.string() }).describe('A JSON-RPC 2.0 message, or a batch of them.'),
+        response: { description: 'JSON-RPC 2.0 response(s); 202 with no body for notifications only.', schema: z.looseObject({ jsonrpc: z.literal('2.0') }) },
+        problems: spec.problems,
+        handle: (c, ctx) => handleMcp(spec, c, ctx),
+      },
+    },
+  };
+}
+
+async function handleMcp<C>(spec: McpServerSpec<C>, c: Context<AppEnv>, ctx: RequestContext): Promise<Response> {
+  if (!originAllowed(c.req.header('origin'), c.req.url, c.env.MCP_ALLOWED_ORIGINS)) throw new OriginNotAllowedError();
+  const context = await spec.admit(c);
+
+  const version = servedProtocolVersion(c.req.header('mcp-protocol-version'));
+  if (version === null) {
+    return rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, 'Unsupported MCP-Protocol-Version.', { supported: SUPPORTED_PROTOCOL_VERSIONS }));
+  }
+  if (!isJsonMediaType(c.req.header('content-type'))) throw new UnsupportedMediaTypeError();
+
+  let body: unknown;
+  try {
+    body = JSON.parse(await c.req.text());
+  } catch {
+    return rpcResponse(400, rpcError(null, ErrorCode.ParseError, 'Parse error: the body is not JSON.'));
+  }
+  const messages = Array.isArray(body) ? body : [body];
+  if (messages.length === 0) return rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, 'Invalid Request: an empty batch.'));
+
+  const requests = messages.filter(isRequest);
+  const calls = requests.filter((m) => m.method === 'tools/call').length;
+  let limitHeaders: Record<string, string> = {};
+  if (calls > 0) {
+    try {
+      limitHeaders = await spec.charge(c, context, calls, ctx.clock());
+    } catch (err) {
+      if (!(err instanceof RateLimitedError)) throw err;
+      const errors = requests.map((m) => rpcError(m.id, RATE_LIMITED_RPC_CODE, err.detail, { status: 429, code: err.code, retryAfterSeconds: Number(err.headers['Retry-After']) }));
+      return rpcResponse(429, Array.isArray(body) ? errors : errors[0], err.headers);
+    }
+  }
+
+  const sse = wantsEventStream(c.req.header('accept'));
+  const server = createServer(spec, context, c.get('requestId'));
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !sse });
+  await server.connect(transport);
+
+  const headers = new Headers(c.req.raw.headers);
+  headers.set('accept', 'application/json, text/event-stream');
+  if (version === undefined) headers.delete('mcp-protocol-version');
+  else headers.set('mcp-protocol-version', version);
+  const answer = await transport.handleRequest(new Request(c.req.url, { method: 'POST', headers }), { parsedBody: body });
+  if (!sse) void server.close();
+
+  const response = new Response(answer.body, answer);
+  for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value);
+  if (!sse) response.headers.set('Cache-Control', spec.cacheControl);
+  return response;
+}
+
+/** A fresh SDK server for one request, answering `tools/list` and `tools/call` from the spec's tools. */
+function createServer<C>(spec: McpServerSpec<C>, context: C, requestId: string): Server {
+  const tools = spec.tools();
+  const byName = new Map(tools.map((t) => [t.definition.name, t]));
+  const server = new Server(
+    { name: spec.name, title: spec.title, version: SERVER_VERSION },
+    { capabilities: { tools: { listChanged: false } }, instructions: spec.instructions, jsonSchemaValidator: NO_SCHEMA_VALIDATION },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((t) => t.definition) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const tool = byName.get(request.params.name);
+    if (!tool) throw new RpcError(ErrorCode.InvalidParams, 'Unknown tool: tools/list names every tool of this server.');
+    try {
+      const { text, structured } = await tool.call(context, request.params.arguments ?? {});
+      return { content: [{ type: 'text', text }], structuredContent: structured };
+    } catch (err) {
+      const { body } = problemOf(err, requestId);
+      return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
+    }
+  });
+  return server;
+}
+
+/** Builds a value once per isolate, on first use (tool lists are generated from schemas). */
+export function once<T>(build: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= build());
+}

@@ -1,0 +1,70 @@
+/**
+ * The fund MCP server (`POST /api/mcp`, contract §6): one read-only tool per fund-data endpoint, generated
+ * from the declarations in `lib/fund/tools/`. Arguments are the endpoint's query parameters; results are
+ * the REST body, byte for byte, as text content and as `structuredContent`, after the same fail-closed
+ * redaction (every call goes through `callFundTool`).
+ *
+ * Only a real fund key is admitted: none or a bad one is 401 with `WWW-Authenticate: Bearer`; the demo key
+ * and a key of another fund are 403. Each `tools/call` counts against the key's fund-data burst limit
+ * (120 per 60 s), as each REST request does.
+ */
+import type { Env } from '../env.ts';
+import { InsufficientScopeError, UnauthorizedError } from '../errors.ts';
+import { authenticate, type Principal } from '../keys.ts';
+import { consumeFundBurst } from '../rate-limit.ts';
+import { callFundTool } from '../fund/definition.ts';
+import { fundSource, type FundSource } from '../fund/source.ts';
+import { FUND_TOOLS } from '../fund/tools/index.ts';
+import { READ_ONLY, once, structuredOf, toolInputSchema, toolOutputSchema, type McpServerSpec, type McpTool } from './dispatch.ts';
+
+/** An admitted caller of the fund server: its key, its fund's source, and the secrets redaction needs. */
+export interface FundCaller {
+  principal: Principal;
+  source: FundSource;
+  env: Env;
+  connectingIp: string | undefined;
+}
+
+const fundTools = once((): McpTool<FundCaller>[] =>
+  FUND_TOOLS.map((def) => ({
+    definition: {
+      name: def.tool,
+      title: def.title,
+      description: `${def.description} Arguments are the query parameters of GET /api/v1/fund/${def.path}; the result is the same redacted JSON.`,
+      inputSchema: toolInputSchema(def.query),
+      outputSchema: toolOutputSchema(def.output),
+      annotations: { title: def.title, ...READ_ONLY },
+    },
+    async call(caller, args) {
+      const text = await callFundTool(def, caller.source, caller.env, args, 'arguments');
+      return { text, structured: structuredOf(text) };
+    },
+  })),
+);
+
+/** The fund server's spec. */
+export const fundServer: McpServerSpec<FundCaller> = {
+  name: 'fund-edge-fund-data',
+  title: 'fund-edge fund data',
+  summary: "MCP server: the fund's data, read-only",
+  description:
+    "Model Context Protocol (Streamable HTTP, stateless, JSON responses). Twelve read-only tools `get_*`, one per fund-data endpoint, with the endpoint's query parameters as arguments and its redacted JSON as result. Needs a fund key (`Authorization: Bearer svc_dk_...`); the demo key is refused.",
+  instructions:
+    "Read-only access to one fund's shadow NAV data, reconciled against the fund administrator: overview, positions, breakdowns, exposure (and its series), P&L attribution, parametric VaR, trial balance, capital accounts, expenses, fee terms and NAV history. Money and quantities are decimal strings in the fund's base currency; percentages are numbers in percent. Investors appear only as pseudonymous investorRef values. Start with get_fund_overview.",
+  auth: 'required',
+  problems: ['unauthorized', 'insufficient_scope', 'origin_not_allowed', 'payload_too_large', 'unsupported_media_type', 'rate_limited'],
+  cacheControl: 'private, no-store',
+  tools: fundTools,
+  async admit(c) {
+    const principal = await authenticate(c.req.header('authorization'), c.env.API_KEYS);
+    if (!principal) throw new UnauthorizedError('The fund MCP server needs a key: send "Authorization: Bearer svc_dk_...".', false);
+    if (principal.kind === 'demo') {
+      throw new InsufficientScopeError('The demo key reads only the demo fixture over REST; the fund MCP server needs a key minted for this fund.');
+    }
+    return { principal, source: fundSource(principal, c.env), env: c.env, connectingIp: c.req.header('cf-connecting-ip') };
+  },
+  async charge(c, caller, calls) {
+    for (let i = 0; i < calls; i++) await consumeFundBurst(c.env, caller.principal, caller.connectingIp);
+    return {};
+  },
+};
