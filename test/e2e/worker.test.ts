@@ -3,12 +3,11 @@
  * with KV persisted to a temporary folder so a restart keeps the counters, and a key minted by the real
  * `npm run keys` CLI into that same folder.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unstable_startWorker } from 'wrangler';
+import { mintKey, startWorker, type TestWorker } from '../support/worker.ts';
 import { CALCULATORS } from '../../lib/calculators/index.ts';
 import { FUND_TOOLS } from '../../lib/fund/tools/index.ts';
 import { DEMO_API_KEY } from '../../lib/keys.ts';
@@ -20,32 +19,15 @@ async function awayFromMidnight(): Promise<void> {
   if (left < 30) await new Promise((resolve) => setTimeout(resolve, (left + 1) * 1000));
 }
 
-process.env.WRANGLER_SEND_METRICS = 'false';
-process.env.CLOUDFLARE_CF_FETCH_ENABLED = 'false';
-process.env.WRANGLER_HIDE_BANNER = 'true';
-process.env.XDG_CONFIG_HOME ??= join(process.cwd(), '.config');
-
 const persistDir = mkdtempSync(join(tmpdir(), 'fund-edge-e2e-'));
-type Worker = Awaited<ReturnType<typeof unstable_startWorker>>;
-let worker: Worker;
+let worker: TestWorker;
 let base: string;
 
 async function start(): Promise<void> {
-  worker = await unstable_startWorker({
-    config: join(process.cwd(), 'wrangler.toml'),
-    // The burst guard (60/min) is the production setting; here it is raised so that one test can make
-    // 600 calls in a few seconds and reach the daily quota, which is what these tests are about.
-    bindings: { CALC_BURST: { type: 'ratelimit', namespace_id: '1001', simple: { limit: 100_000, period: 60 } } },
-    dev: {
-      server: { hostname: '127.0.0.1', port: 0 },
-      inspector: false,
-      persist: persistDir,
-      watch: false,
-      logLevel: 'none',
-    },
-  } as Parameters<typeof unstable_startWorker>[0]);
-  await worker.ready;
-  base = (await worker.url).toString().replace(/\/$/, '');
+  // The burst guard (60/min) is the production setting; here it is raised so that one test can make
+  // 600 calls in a few seconds and reach the daily quota, which is what these tests are about.
+  worker = await startWorker(persistDir, { CALC_BURST: { type: 'ratelimit', namespace_id: '1001', simple: { limit: 100_000, period: 60 } } });
+  base = worker.base;
 }
 
 function post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
@@ -59,20 +41,11 @@ function post(path: string, body: unknown, headers: Record<string, string> = {})
 let fundKey: string;
 let sampleKey: string;
 
-/** Mints a key through the real `npm run keys` CLI into the persisted local KV. */
-function mintKey(args: string[]): string {
-  return execFileSync(
-    process.execPath,
-    ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', 'scripts/keys.ts', 'create', ...args, '--persist-to', persistDir],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
-  ).trim();
-}
-
 beforeAll(async () => {
   // A key of a fund this deployment does not serve, with a 600/day calculator limit; and a key of the
   // embedded local sample fund (wrangler.toml FUND_ID), as `npm run keys -- create --fund sample-fund` makes.
-  fundKey = mintKey(['--fund', 'e2e-fund', '--label', 'e2e', '--daily-calc-limit', '600']);
-  sampleKey = mintKey(['--fund', 'sample-fund', '--label', 'e2e sample']);
+  fundKey = mintKey(persistDir, ['--fund', 'e2e-fund', '--label', 'e2e', '--daily-calc-limit', '600']);
+  sampleKey = mintKey(persistDir, ['--fund', 'sample-fund', '--label', 'e2e sample']);
   await start();
 });
 

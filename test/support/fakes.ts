@@ -45,7 +45,7 @@ export class FakeBurst {
 }
 
 /** Fresh bindings for one test. */
-export function fakeEnv(overrides: Partial<{ burst: FakeBurst; fundBurst: FakeBurst; CORS_ORIGINS: string; FUND_ID: string }> = {}) {
+export function fakeEnv(overrides: Partial<{ burst: FakeBurst; fundBurst: FakeBurst; CORS_ORIGINS: string; MCP_ALLOWED_ORIGINS: string; FUND_ID: string }> = {}) {
   const API_KEYS = new MemoryKv();
   const RATE_LIMITS = new MemoryKv();
   const CALC_BURST = overrides.burst ?? new FakeBurst();
@@ -57,6 +57,7 @@ export function fakeEnv(overrides: Partial<{ burst: FakeBurst; fundBurst: FakeBu
     FUND_BURST,
     FUND_ID: overrides.FUND_ID ?? 'sample-fund',
     ...(overrides.CORS_ORIGINS ? { CORS_ORIGINS: overrides.CORS_ORIGINS } : {}),
+    ...(overrides.MCP_ALLOWED_ORIGINS !== undefined ? { MCP_ALLOWED_ORIGINS: overrides.MCP_ALLOWED_ORIGINS } : {}),
   } as unknown as Env;
   return { env, API_KEYS, RATE_LIMITS, CALC_BURST, FUND_BURST };
 }

@@ -1,0 +1,202 @@
+/**
+ * The two MCP servers end to end: the SDK's own `Client` with `StreamableHTTPClientTransport` against the
+ * Worker in workerd over real HTTP, listing and calling every tool (the client validates each
+ * `structuredContent` against the tool's `outputSchema`), and raw JSON-RPC with exactly the headers and
+ * `initialize` body of spec §4.3. The fund server is called with a key minted by the real CLI.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { CALCULATORS } from '../../lib/calculators/index.ts';
+import { toolName } from '../../lib/calculators/definition.ts';
+import { FUND_TOOLS } from '../../lib/fund/tools/index.ts';
+import { DEMO_API_KEY } from '../../lib/keys.ts';
+import { mintKey, startWorker, type TestWorker } from '../support/worker.ts';
+
+const persistDir = mkdtempSync(join(tmpdir(), 'fund-edge-mcp-e2e-'));
+let worker: TestWorker;
+let sampleKey: string;
+
+beforeAll(async () => {
+  sampleKey = mintKey(persistDir, ['--fund', 'sample-fund', '--label', 'mcp e2e']);
+  worker = await startWorker(persistDir);
+});
+
+afterAll(async () => {
+  await worker?.dispose();
+  rmSync(persistDir, { recursive: true, force: true });
+});
+
+/** Arguments each fund tool is called with, and the same as a query string for REST. */
+const FUND_ARGS: Record<string, Record<string, string | number>> = {
+  get_exposure_series: { days: 7 },
+  get_pnl_attribution: { date: '2026-10-20' },
+  get_value_at_risk: { confidence: 0.99, method: 'sample', windowDays: 100 },
+  get_trial_balance: { asOf: '2026-09-30' },
+  get_expenses: { limit: 3 },
+  get_nav_history: { days: 10 },
+};
+
+async function connect(path: string, headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: 'fund-edge-e2e', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${worker.base}${path}`), { requestInit: { headers } }));
+  return client;
+}
+
+type TextContent = { type: 'text'; text: string };
+
+describe('public server through the SDK client', () => {
+  let client: Client;
+  beforeAll(async () => {
+    client = await connect('/api/mcp/public', { 'cf-connecting-ip': '198.51.100.80' });
+  });
+  afterAll(() => client?.close());
+
+  it('negotiates the newest revision the SDK implements and describes itself', () => {
+    expect(client.getServerVersion()).toMatchObject({ name: 'fund-edge-calculators' });
+    expect(client.getServerCapabilities()).toMatchObject({ tools: {} });
+    expect(client.getInstructions()).toMatch(/calculators/i);
+  });
+
+  it('lists the seven calculators of contract §6 as read-only tools', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual([
+      'calc_fee_calculator',
+      'calc_nav_validator',
+      'calc_operating_cost_calculator',
+      'calc_back_office_savings',
+      'calc_fund_health_check',
+      'calc_exposure_analysis',
+      'calc_lp_report_grader',
+    ]);
+    for (const t of tools) {
+      expect(t.annotations?.readOnlyHint).toBe(true);
+      expect(t.outputSchema?.type).toBe('object');
+      expect(t.title).toBeTruthy();
+    }
+  });
+
+  it.each(CALCULATORS.map((c) => [toolName(c), c.slug] as const))('%s gives what the REST endpoint gives', async (name, slug) => {
+    const result = await client.callTool({ name, arguments: {} });
+    const rest = await fetch(`${worker.base}/api/v1/calc/${slug}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'cf-connecting-ip': '198.51.100.81' },
+      body: '{}',
+    });
+    const body = await rest.json();
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual(body);
+    expect(JSON.parse((result.content as TextContent[])[0]!.text)).toEqual(body);
+  });
+
+  it('answers bad arguments with an isError result naming the field', async () => {
+    const result = await client.callTool({ name: 'calc_fee_calculator', arguments: { horizonYears: 'secret-value-123' } });
+    expect(result.isError).toBe(true);
+    const text = (result.content as TextContent[])[0]!.text;
+    expect(text).not.toContain('secret-value-123');
+    expect(JSON.parse(text)).toMatchObject({ code: 'invalid_request', errors: [{ pointer: '/arguments/horizonYears' }] });
+  });
+});
+
+describe('fund server through the SDK client', () => {
+  let client: Client;
+  beforeAll(async () => {
+    client = await connect('/api/mcp', { authorization: `Bearer ${sampleKey}` });
+  });
+  afterAll(() => client?.close());
+
+  it('lists the twelve fund tools of contract §6', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(
+      [
+        'get_fund_overview',
+        'get_positions',
+        'get_portfolio_breakdown',
+        'get_exposure',
+        'get_exposure_series',
+        'get_pnl_attribution',
+        'get_value_at_risk',
+        'get_trial_balance',
+        'get_capital_accounts',
+        'get_expenses',
+        'get_fee_terms',
+        'get_nav_history',
+      ].sort(),
+    );
+    for (const t of tools) expect(t.annotations?.readOnlyHint).toBe(true);
+  });
+
+  it.each(FUND_TOOLS.map((t) => [t.tool, t.path] as const))('%s gives the REST body byte for byte', async (name, path) => {
+    const args = FUND_ARGS[name] ?? {};
+    const result = await client.callTool({ name, arguments: args });
+    const query = new URLSearchParams(Object.entries(args).map(([k, v]) => [k, String(v)])).toString();
+    const rest = await fetch(`${worker.base}/api/v1/fund/${path}${query ? `?${query}` : ''}`, { headers: { authorization: `Bearer ${sampleKey}` } });
+    expect(rest.status).toBe(200);
+    const text = (result.content as TextContent[])[0]!.text;
+    expect(result.isError).toBeFalsy();
+    expect(text).toBe(await rest.text());
+    const parsed = JSON.parse(text) as unknown;
+    expect(result.structuredContent).toEqual(Array.isArray(parsed) ? { items: parsed } : parsed);
+  });
+
+  it('refuses a client without a key, and one with the demo key', async () => {
+    await expect(connect('/api/mcp')).rejects.toThrow();
+    await expect(connect('/api/mcp', { authorization: `Bearer ${DEMO_API_KEY}` })).rejects.toThrow();
+  });
+});
+
+describe('raw JSON-RPC with the headers and body of spec §4.3', () => {
+  const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2026-06-18', capabilities: {}, clientInfo: { name: 'spec-client', version: '1.0.0' } },
+  };
+  const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_fund_overview', arguments: {} } };
+
+  it('initializes with 2026-06-18 and is answered with the newest revision implemented', async () => {
+    const res = await fetch(`${worker.base}/api/mcp`, { method: 'POST', headers: { ...headers, Authorization: `Bearer ${sampleKey}` }, body: JSON.stringify(initialize) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    const body = (await res.json()) as { id: number; result: { protocolVersion: string; serverInfo: { name: string } } };
+    expect(body.id).toBe(1);
+    expect(body.result.protocolVersion).toBe(LATEST_PROTOCOL_VERSION);
+    expect(body.result.serverInfo.name).toBe('fund-edge-fund-data');
+  });
+
+  it.each([['with MCP-Protocol-Version: 2026-06-18', { 'MCP-Protocol-Version': '2026-06-18' }], ['without a version header', {}]])(
+    'serves get_fund_overview %s',
+    async (_label, extra) => {
+      const res = await fetch(`${worker.base}/api/mcp`, {
+        method: 'POST',
+        headers: { ...headers, ...extra, Authorization: `Bearer ${sampleKey}` },
+        body: JSON.stringify(call),
+      });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { id: number; result: { structuredContent: { name: string; baseCurrency: string } } };
+      expect(body.id).toBe(2);
+      expect(body.result.structuredContent.baseCurrency).toBe('USD');
+    },
+  );
+
+  it('answers GET and DELETE with 405 and Allow: POST', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      for (const path of ['/api/mcp', '/api/mcp/public']) {
+        const res = await fetch(`${worker.base}${path}`, { method, headers: { Accept: 'text/event-stream' } });
+        expect(res.status).toBe(405);
+        expect(res.headers.get('allow')).toBe('POST');
+      }
+    }
+  });
+
+  it('refuses a foreign Origin with 403', async () => {
+    const res = await fetch(`${worker.base}/api/mcp/public`, { method: 'POST', headers: { ...headers, Origin: 'https://evil.example' }, body: JSON.stringify(initialize) });
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { code: string }).code).toBe('origin_not_allowed');
+  });
+});
