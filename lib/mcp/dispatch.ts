@@ -21,11 +21,11 @@ import type { Context } from 'hono';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
-  CallToolRequestSchema,
   ErrorCode,
   LATEST_PROTOCOL_VERSION,
   ListToolsRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
+  type CallToolRequest,
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -120,12 +120,16 @@ export function structuredOf(text: string): Record<string, unknown> {
   return Array.isArray(value) ? { items: value } : (value as Record<string, unknown>);
 }
 
+/** Messages of errors this module throws on purpose; {@link withOwnErrorText} lets them through. */
+const OWN_MESSAGES = new Set<string>();
+
 /** A JSON-RPC error thrown from a request handler; the SDK sends `code` and `message` as they are. */
 class RpcError extends Error {
   readonly code: number;
   constructor(code: number, message: string) {
     super(message);
     this.code = code;
+    OWN_MESSAGES.add(message);
   }
 }
 
@@ -154,7 +158,7 @@ export function originAllowed(origin: string | undefined, requestUrl: string, al
 export function servedProtocolVersion(header: string | undefined): string | undefined | null {
   if (header === undefined) return undefined;
   if (SUPPORTED_PROTOCOL_VERSIONS.includes(header)) return header;
-  if (/^\d{4}-\d{2}-\d{2}$/.test(header) && header > LATEST_PROTOCOL_VERSION) return LATEST_PROTOCOL_VERSION;
+  if (/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/.test(header) && header > LATEST_PROTOCOL_VERSION) return LATEST_PROTOCOL_VERSION;
   return null;
 }
 
@@ -165,12 +169,30 @@ export function wantsEventStream(accept: string | undefined): boolean {
 }
 
 interface RpcMessage {
+  jsonrpc?: unknown;
   id?: unknown;
   method?: unknown;
+  params?: unknown;
+  result?: unknown;
+  error?: unknown;
 }
 
-function isRequest(m: unknown): m is RpcMessage & { id: string | number } {
-  return typeof m === 'object' && m !== null && typeof (m as RpcMessage).method === 'string' && ['string', 'number'].includes(typeof (m as RpcMessage).id);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * True for a JSON-RPC 2.0 message: a request or notification (`method`, optional object `params`, `id` a
+ * string or number when present) or a response (`id` and `result` or `error`).
+ */
+export function isJsonRpcMessage(m: unknown): boolean {
+  if (!isObject(m) || m.jsonrpc !== '2.0') return false;
+  const idOk = !('id' in m) || typeof m.id === 'string' || typeof m.id === 'number';
+  if ('method' in m) return typeof m.method === 'string' && idOk && (m.params === undefined || isObject(m.params));
+  return 'id' in m && idOk && ('result' in m || 'error' in m);
+}
+
+/** True for a request (a message with a method and an id), as opposed to a notification or a response. */
+function isRequest(m: unknown): m is RpcMessage & { method: string; id: string | number } {
+  return isObject(m) && typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number');
 }
 
 /** A JSON-RPC error response body (`id` null when the request's id is unknown). */
@@ -223,8 +245,11 @@ async function handleMcp<C>(spec: McpServerSpec<C>, c: Context<AppEnv>, ctx: Req
   } catch {
     return rpcResponse(400, rpcError(null, ErrorCode.ParseError, 'Parse error: the body is not JSON.'));
   }
-  const messages = Array.isArray(body) ? body : [body];
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
   if (messages.length === 0) return rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, 'Invalid Request: an empty batch.'));
+  if (!messages.every(isJsonRpcMessage)) {
+    return rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message.'));
+  }
 
   const requests = messages.filter(isRequest);
   const calls = requests.filter((m) => m.method === 'tools/call').length;
@@ -243,6 +268,7 @@ async function handleMcp<C>(spec: McpServerSpec<C>, c: Context<AppEnv>, ctx: Req
   const server = createServer(spec, context, c.get('requestId'));
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !sse });
   await server.connect(transport);
+  withOwnErrorText(transport);
 
   const headers = new Headers(c.req.raw.headers);
   headers.set('accept', 'application/json, text/event-stream');
@@ -253,9 +279,39 @@ async function handleMcp<C>(spec: McpServerSpec<C>, c: Context<AppEnv>, ctx: Req
 
   const response = new Response(answer.body, answer);
   for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value);
-  if (!sse) response.headers.set('Cache-Control', spec.cacheControl);
+  response.headers.set('Cache-Control', sse ? `${spec.cacheControl}, no-transform` : spec.cacheControl);
   return response;
 }
+
+/** The standard JSON-RPC 2.0 message of an error code the SDK may fill with a dependency's text. */
+const STANDARD_MESSAGES: Record<number, string> = {
+  [ErrorCode.InvalidRequest]: 'Invalid Request',
+  [ErrorCode.MethodNotFound]: 'Method not found',
+  [ErrorCode.InvalidParams]: 'Invalid params',
+  [ErrorCode.InternalError]: 'Internal error',
+};
+
+/**
+ * Makes every JSON-RPC error the transport sends carry either a message of ours ({@link RpcError}) or the
+ * standard text of its code: the SDK puts a thrown error's message there, which for a request that fails
+ * its schema checks is zod's issue list (contract §6: no error text carries internals).
+ */
+function withOwnErrorText(transport: WebStandardStreamableHTTPServerTransport): void {
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    if ('error' in message && !OWN_MESSAGES.has(message.error.message)) {
+      const code = message.error.code in STANDARD_MESSAGES ? message.error.code : ErrorCode.InternalError;
+      return send({ ...message, error: { code, message: STANDARD_MESSAGES[code]! } }, options);
+    }
+    return send(message, options);
+  };
+}
+
+/**
+ * `tools/call` as the server registers it: only the method is checked here, so that the SDK's own check of
+ * the params (in its tools/call wrapper) answers a malformed call with `-32602` rather than `-32603`.
+ */
+const ToolsCallRequest = z.looseObject({ method: z.literal('tools/call') });
 
 /** A fresh SDK server for one request, answering `tools/list` and `tools/call` from the spec's tools. */
 function createServer<C>(spec: McpServerSpec<C>, context: C, requestId: string): Server {
@@ -266,7 +322,9 @@ function createServer<C>(spec: McpServerSpec<C>, context: C, requestId: string):
     { capabilities: { tools: { listChanged: false } }, instructions: spec.instructions, jsonSchemaValidator: NO_SCHEMA_VALIDATION },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((t) => t.definition) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler(ToolsCallRequest, async (raw): Promise<CallToolResult> => {
+    // The SDK's tools/call wrapper has checked the params against CallToolRequestSchema before this runs.
+    const request = raw as unknown as CallToolRequest;
     const tool = byName.get(request.params.name);
     if (!tool) throw new RpcError(ErrorCode.InvalidParams, 'Unknown tool: tools/list names every tool of this server.');
     try {
