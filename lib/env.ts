@@ -14,6 +14,13 @@ export interface Env {
   FUND_BURST: RateLimit;
   /** The fund this deployment serves to real keys (keys of other funds get 403). */
   FUND_ID?: string;
+  /**
+   * The fund database, `postgres://...` (a Worker secret). Set: real keys read Postgres through
+   * `@neondatabase/serverless`; unset: the embedded store. The demo key never reaches it.
+   */
+  DATABASE_URL?: string;
+  /** Local development only: the WebSocket proxy in front of a plain PostgreSQL (`127.0.0.1:5488/v1`). */
+  DATABASE_WS_PROXY?: string;
   /** Secret keying investor pseudonyms (`investorRef`); a fixed default without it. */
   INVESTOR_REF_KEY?: string;
   /** Comma-separated allowed CORS origins, or `*`. */

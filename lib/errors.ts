@@ -189,6 +189,19 @@ export class RedactionFailedError extends ApiError {
 }
 
 /**
+ * 503 `upstream_unavailable`: the fund database could not be reached, dropped the connection, or did not
+ * answer within its time budget. Fixed detail (never the driver's message); `Retry-After` in seconds.
+ */
+export class UpstreamUnavailableError extends ApiError {
+  constructor(retryAfterSeconds = 5) {
+    super('upstream_unavailable', 'The fund database is unavailable right now; retry shortly.', {
+      headers: { 'Retry-After': String(retryAfterSeconds) },
+    });
+    this.name = 'UpstreamUnavailableError';
+  }
+}
+
+/**
  * 403 `origin_not_allowed`: an MCP request from a browser Origin that is neither the service's own nor
  * allow-listed (`MCP_ALLOWED_ORIGINS`); the DNS-rebinding guard of the MCP Streamable HTTP transport.
  */

@@ -13,7 +13,7 @@ import { authenticate } from '../keys.ts';
 import { consumeFundBurst } from '../rate-limit.ts';
 import { investorRefs, redact } from '../redaction.ts';
 import { parseInput, type InputLocation } from '../validation.ts';
-import { fundSource, type FundSource } from './source.ts';
+import { fundSource, releaseAfterResponse, type FundSource } from './source.ts';
 import type { FundIndex, FundReadRequest, FundReadResult } from './store.ts';
 
 /** What a tool's handler reads through. */
@@ -66,7 +66,7 @@ export const FUND_PROBLEMS: ProblemCode[] = ['invalid_request', 'unauthorized', 
  */
 export async function callFundTool(
   def: FundToolDefinition,
-  source: FundSource,
+  source: Pick<FundSource, 'store' | 'fundId'>,
   env: Pick<Env, 'INVESTOR_REF_KEY'>,
   args: unknown,
   location: InputLocation = 'query',
@@ -115,7 +115,12 @@ export function fundEndpoint(def: FundToolDefinition): Endpoint {
           if (!principal) throw new UnauthorizedError('Fund data needs a key: send "Authorization: Bearer svc_dk_...".', false);
           const source = fundSource(principal, c.env);
           await consumeFundBurst(c.env, principal, c.req.header('cf-connecting-ip'));
-          const body = await callFundTool(def, source, c.env, queryParams(c));
+          let body: string;
+          try {
+            body = await callFundTool(def, source, c.env, queryParams(c));
+          } finally {
+            releaseAfterResponse(c, source);
+          }
           return new Response(body, {
             headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'private, no-store' },
           });

@@ -1,39 +1,64 @@
 /**
  * Which store and fund a principal reads (contract §2): the demo key reads the bundled synthetic fund from
- * its own embedded store, on a path that never touches the real fund store; a real key reads the fund this
- * deployment serves (`FUND_ID`) from the real fund store, which without a database is the embedded local
- * sample fund.
+ * its own embedded store, on a path that never touches the database or the real fund store; a real key
+ * reads the fund this deployment serves (`FUND_ID`) from the real fund store: Postgres when `DATABASE_URL`
+ * is set (one connection per request), else the embedded local sample fund.
  */
+import type { Context } from 'hono';
+import { openDatabase } from '../db/client.ts';
 import { InsufficientScopeError } from '../errors.ts';
-import type { Env } from '../env.ts';
+import type { AppEnv, Env } from '../env.ts';
 import type { Principal } from '../keys.ts';
 import { embeddedStore } from './embedded-store.ts';
+import { postgresStore } from './postgres-store.ts';
 import { guardedStore, type FundStore } from './store.ts';
 import { DEMO_FUND, SAMPLE_FUND } from './synthetic.ts';
 
 /** The fund a deployment serves when `FUND_ID` is not set: the embedded local sample fund. */
 export const DEFAULT_FUND_ID = SAMPLE_FUND.fundId;
 
-/** A store and the fund id to read from it. */
+/** A store and the fund id to read from it, for one request. */
 export interface FundSource {
   store: FundStore;
   fundId: string;
+  /** Closes what the source opened for this request (its database connection); nothing for embedded data. */
+  release(): Promise<void>;
 }
 
 let demoStore: FundStore | undefined;
-let realStore: FundStore | undefined;
+let embeddedRealStore: FundStore | undefined;
+const nothingToRelease = async () => {};
 
 /**
- * The source of a principal's fund data.
+ * The source of a principal's fund data. With `DATABASE_URL`, a real key's source holds a fresh (lazy)
+ * database connection: release it with {@link releaseAfterResponse}.
  * @throws {InsufficientScopeError} 403 for a key scoped to a fund other than the deployment's
  */
-export function fundSource(principal: Principal, env: Pick<Env, 'FUND_ID'>): FundSource {
+export function fundSource(principal: Principal, env: Pick<Env, 'FUND_ID' | 'DATABASE_URL' | 'DATABASE_WS_PROXY'>): FundSource {
   if (principal.kind === 'demo') {
     demoStore ??= guardedStore(embeddedStore([DEMO_FUND]));
-    return { store: demoStore, fundId: DEMO_FUND.fundId };
+    return { store: demoStore, fundId: DEMO_FUND.fundId, release: nothingToRelease };
   }
   const fundId = env.FUND_ID || DEFAULT_FUND_ID;
   if (principal.record.fundId !== fundId) throw new InsufficientScopeError('This key is scoped to another fund.');
-  realStore ??= guardedStore(embeddedStore([SAMPLE_FUND]));
-  return { store: realStore, fundId };
+  if (env.DATABASE_URL) {
+    const db = openDatabase({ url: env.DATABASE_URL, wsProxy: env.DATABASE_WS_PROXY });
+    return { store: guardedStore(postgresStore(db)), fundId, release: db.release };
+  }
+  embeddedRealStore ??= guardedStore(embeddedStore([SAMPLE_FUND]));
+  return { store: embeddedRealStore, fundId, release: nothingToRelease };
+}
+
+/**
+ * Releases a source once the response is on its way: through the Worker's `waitUntil`, so closing the
+ * connection does not hold the response up; where there is no execution context (tests calling the app
+ * directly), at once.
+ */
+export function releaseAfterResponse(c: Context<AppEnv>, source: FundSource, after: Promise<unknown> = Promise.resolve()): void {
+  const done = after.then(source.release, source.release);
+  try {
+    c.executionCtx.waitUntil(done);
+  } catch {
+    // No ExecutionContext outside the Worker runtime: `done` runs on its own.
+  }
 }

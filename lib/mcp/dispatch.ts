@@ -89,6 +89,11 @@ export interface McpServerSpec<C> {
   charge(c: Context<AppEnv>, context: C, calls: number, now: Date): Promise<Record<string, string>>;
   /** `Cache-Control` of the server's answers. */
   cacheControl: string;
+  /**
+   * Called once a request admitted by {@link McpServerSpec.admit} is answered, with a promise that settles
+   * when the answer has been sent in full (an SSE stream ends after the response is returned).
+   */
+  finish?(c: Context<AppEnv>, context: C, answered: Promise<unknown>): void;
 }
 
 /** A tool's annotations: every tool of both servers only reads (contract §6: `readOnlyHint: true`). */
@@ -232,10 +237,27 @@ export function mcpEndpoint<C>(spec: McpServerSpec<C>): Endpoint {
 async function handleMcp<C>(spec: McpServerSpec<C>, c: Context<AppEnv>, ctx: RequestContext): Promise<Response> {
   if (!originAllowed(c.req.header('origin'), c.req.url, c.env.MCP_ALLOWED_ORIGINS)) throw new OriginNotAllowedError();
   const context = await spec.admit(c);
+  let answered: Promise<unknown> = Promise.resolve();
+  try {
+    const { response, streamed } = await answerMcp(spec, c, ctx, context);
+    answered = streamed;
+    return response;
+  } finally {
+    spec.finish?.(c, context, answered);
+  }
+}
 
+/** Everything after admission; `streamed` settles when an SSE body has been sent in full. */
+async function answerMcp<C>(
+  spec: McpServerSpec<C>,
+  c: Context<AppEnv>,
+  ctx: RequestContext,
+  context: C,
+): Promise<{ response: Response; streamed: Promise<unknown> }> {
+  const now = (response: Response) => ({ response, streamed: Promise.resolve() });
   const version = servedProtocolVersion(c.req.header('mcp-protocol-version'));
   if (version === null) {
-    return rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, 'Unsupported MCP-Protocol-Version.', { supported: SUPPORTED_PROTOCOL_VERSIONS }));
+    return now(rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, 'Unsupported MCP-Protocol-Version.', { supported: SUPPORTED_PROTOCOL_VERSIONS })));
   }
   if (!isJsonMediaType(c.req.header('content-type'))) throw new UnsupportedMediaTypeError();
 
@@ -243,12 +265,12 @@ async function handleMcp<C>(spec: McpServerSpec<C>, c: Context<AppEnv>, ctx: Req
   try {
     body = JSON.parse(await c.req.text());
   } catch {
-    return rpcResponse(400, rpcError(null, ErrorCode.ParseError, 'Parse error: the body is not JSON.'));
+    return now(rpcResponse(400, rpcError(null, ErrorCode.ParseError, 'Parse error: the body is not JSON.')));
   }
   const messages: unknown[] = Array.isArray(body) ? body : [body];
-  if (messages.length === 0) return rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, 'Invalid Request: an empty batch.'));
+  if (messages.length === 0) return now(rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, 'Invalid Request: an empty batch.')));
   if (!messages.every(isJsonRpcMessage)) {
-    return rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message.'));
+    return now(rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message.')));
   }
 
   const requests = messages.filter(isRequest);
@@ -260,7 +282,7 @@ async function handleMcp<C>(spec: McpServerSpec<C>, c: Context<AppEnv>, ctx: Req
     } catch (err) {
       if (!(err instanceof RateLimitedError)) throw err;
       const errors = requests.map((m) => rpcError(m.id, RATE_LIMITED_RPC_CODE, err.detail, { status: 429, code: err.code, retryAfterSeconds: Number(err.headers['Retry-After']) }));
-      return rpcResponse(429, Array.isArray(body) ? errors : errors[0], err.headers);
+      return now(rpcResponse(429, Array.isArray(body) ? errors : errors[0], err.headers));
     }
   }
 
@@ -275,12 +297,21 @@ async function handleMcp<C>(spec: McpServerSpec<C>, c: Context<AppEnv>, ctx: Req
   if (version === undefined) headers.delete('mcp-protocol-version');
   else headers.set('mcp-protocol-version', version);
   const answer = await transport.handleRequest(new Request(c.req.url, { method: 'POST', headers }), { parsedBody: body });
-  if (!sse) void server.close();
 
-  const response = new Response(answer.body, answer);
+  let streamed: Promise<unknown> = Promise.resolve();
+  let out = answer.body;
+  if (sse && out) {
+    // The handlers are still answering into the stream: watch a copy of it to know when they are done.
+    const [toClient, watched] = out.tee();
+    out = toClient;
+    streamed = new Response(watched).arrayBuffer().finally(() => server.close());
+  } else {
+    void server.close();
+  }
+  const response = new Response(out, answer);
   for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value);
   response.headers.set('Cache-Control', sse ? `${spec.cacheControl}, no-transform` : spec.cacheControl);
-  return response;
+  return { response, streamed };
 }
 
 /** The standard JSON-RPC 2.0 message of an error code the SDK may fill with a dependency's text. */

@@ -13,7 +13,7 @@ import { InsufficientScopeError, UnauthorizedError } from '../errors.ts';
 import { authenticate, type Principal } from '../keys.ts';
 import { consumeFundBurst } from '../rate-limit.ts';
 import { callFundTool } from '../fund/definition.ts';
-import { fundSource, type FundSource } from '../fund/source.ts';
+import { fundSource, releaseAfterResponse, type FundSource } from '../fund/source.ts';
 import { FUND_TOOLS } from '../fund/tools/index.ts';
 import { READ_ONLY, once, structuredOf, toolInputSchema, toolOutputSchema, type McpServerSpec, type McpTool } from './dispatch.ts';
 
@@ -62,6 +62,9 @@ export const fundServer: McpServerSpec<FundCaller> = {
       throw new InsufficientScopeError('The demo key reads only the demo fixture over REST; the fund MCP server needs a key minted for this fund.');
     }
     return { principal, source: fundSource(principal, c.env), env: c.env, connectingIp: c.req.header('cf-connecting-ip') };
+  },
+  finish(c, caller, answered) {
+    releaseAfterResponse(c, caller.source, answered);
   },
   async charge(c, caller, calls) {
     for (let i = 0; i < calls; i++) await consumeFundBurst(c.env, caller.principal, caller.connectingIp);

@@ -1,0 +1,111 @@
+/**
+ * The database connection: `@neondatabase/serverless`'s `Pool` over WebSocket, one connection per request,
+ * exactly as in production on Neon. Locally the WebSocket goes to the project's own proxy
+ * (`scripts/pg-ws-proxy.ts`) in front of a plain PostgreSQL server, set by `DATABASE_WS_PROXY`.
+ *
+ * Every query runs under a time budget (3 s by default). A connection that cannot be made, drops, or
+ * answers late becomes {@link UpstreamUnavailableError} (503 with `Retry-After`): never the driver's message,
+ * and never part of an answer, because the caller's whole request fails.
+ */
+import { Pool, neonConfig } from '@neondatabase/serverless';
+import { ApiError, UpstreamUnavailableError } from '../errors.ts';
+
+/** Time budget of one query, connection included, in milliseconds. */
+export const QUERY_TIMEOUT_MS = 3000;
+
+/** The part of a driver client the service uses: parameterised queries only. */
+export interface SqlClient {
+  /**
+   * Runs one statement (`$1`, `$2`, ... placeholders) in one round trip.
+   * @throws {UpstreamUnavailableError} unreachable, dropped or over the time budget
+   */
+  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<{ rows: R[] }>;
+}
+
+/** A connection for one request. */
+export interface Database extends SqlClient {
+  /** Round trips made so far (one per query). */
+  readonly roundTrips: number;
+  /** Closes the connection; hand it to `waitUntil` so the response is not held up. */
+  release(): Promise<void>;
+}
+
+/** Where and how to connect. */
+export interface DatabaseConfig {
+  /** `postgres://user:password@host:port/db` (a Worker secret in production). */
+  url: string;
+  /** Local only: the proxy the driver's WebSocket goes to (`127.0.0.1:5488/v1`); unset for Neon. */
+  wsProxy?: string;
+  timeoutMs?: number;
+}
+
+/**
+ * Points the driver at a local WebSocket proxy (plain `ws:`, no TLS, no pipelined connect: local servers
+ * use trust or SCRAM auth, which pipelining does not support). Without one, the driver's Neon defaults stay.
+ * The driver's settings are global to the isolate, as the configuration is.
+ */
+export function configureDriver(wsProxy: string | undefined): void {
+  if (!wsProxy) return;
+  neonConfig.wsProxy = (host, port) => `${wsProxy}?address=${host}:${port}`;
+  neonConfig.useSecureWebSocket = false;
+  neonConfig.pipelineTLS = false;
+  neonConfig.pipelineConnect = false;
+}
+
+/**
+ * True for a failure of the database as a service (connection, time budget, server shutting down or out of
+ * resources), as opposed to a fault of the statement itself. SQLSTATE classes 08 (connection), 53
+ * (insufficient resources), 57 (operator intervention, incl. 57014 statement timeout) and 58 (system);
+ * an error without a SQLSTATE came from the network or the driver.
+ */
+export function isUnavailable(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
+  return ['08', '53', '57', '58'].includes(code.slice(0, 2));
+}
+
+/**
+ * Opens a connection for one request (lazily: nothing happens until the first query).
+ * @throws from `query`: {@link UpstreamUnavailableError} 503; any other database error as a plain 500
+ */
+export function openDatabase(config: DatabaseConfig): Database {
+  configureDriver(config.wsProxy);
+  const timeoutMs = config.timeoutMs ?? QUERY_TIMEOUT_MS;
+  const pool = new Pool({ connectionString: config.url, max: 1, connectionTimeoutMillis: timeoutMs });
+  // A connection dropped while idle is reported on the pool; without a listener it would be thrown.
+  pool.on('error', () => {});
+  let roundTrips = 0;
+  let ended: Promise<void> | undefined;
+  const release = () => (ended ??= pool.end().catch(() => {}));
+
+  return {
+    get roundTrips() {
+      return roundTrips;
+    },
+    release,
+    async query<R>(text: string, params: readonly unknown[] = []) {
+      roundTrips++;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new UpstreamUnavailableError()), timeoutMs);
+      });
+      try {
+        const result = await Promise.race([pool.query(text, params as unknown[]), late]);
+        return { rows: result.rows as R[] };
+      } catch (err) {
+        if (err instanceof ApiError) {
+          void release();
+          throw err;
+        }
+        if (isUnavailable(err)) {
+          void release();
+          throw new UpstreamUnavailableError();
+        }
+        // The driver's error stays as the cause for logs and the CLI; the renderer never reads it.
+        throw new Error('A database statement failed.', { cause: err });
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}

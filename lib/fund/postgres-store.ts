@@ -1,0 +1,143 @@
+/**
+ * The Postgres fund store: the tables of `db/migrations/`, read through `@neondatabase/serverless`.
+ *
+ * Each method is one parameterised statement, so one round trip: `index` returns the fund, its share classes
+ * with fee terms, and its runs; `read` returns every part of a batched request in one JSON document built
+ * by subqueries. Columns are named one by one (no `SELECT *`); paper-book positions, ledger memos and the
+ * investors' personal data are never selected, except investors' identity columns on a capital read, which
+ * the redaction step needs in order to scan the response for them. NUMERIC values leave the database as
+ * text, so no amount passes through a float; identifier columns sort in the "C" collation, as the embedded
+ * store does. Rows come back in the field names of `lib/fund/rows.ts` and are checked by `guardedStore`.
+ */
+import type { SqlClient } from '../db/client.ts';
+import type { FundIndex, FundReadRequest, FundReadResult, FundStore } from './store.ts';
+import { emptyRead } from './store.ts';
+
+/** `YYYY-MM-DD` of a DATE column. */
+const day = (column: string) => `to_char(${column}, 'YYYY-MM-DD')`;
+
+const INDEX_SQL = `
+SELECT json_build_object(
+  'fund', json_build_object(
+    'fundId', f.fund_id, 'name', f.name, 'baseCurrency', f.base_currency, 'inceptionDate', ${day('f.inception_date')},
+    'aumTarget', f.aum_target::text, 'reconToleranceBps', f.recon_tolerance_bps::text),
+  'shareClasses', COALESCE((
+    SELECT json_agg(json_build_object(
+      'shareClassId', s.share_class_id, 'name', s.name, 'mgmtFeePct', t.mgmt_fee_pct::text, 'perfFeePct', t.perf_fee_pct::text,
+      'hurdlePct', t.hurdle_pct::text, 'hurdleType', t.hurdle_type, 'hasHwm', t.has_hwm, 'crystallization', t.crystallization)
+      ORDER BY s.share_class_id)
+    FROM share_classes s JOIN fee_terms t USING (fund_id, share_class_id)
+    WHERE s.fund_id = f.fund_id), '[]'::json),
+  'runs', COALESCE((
+    SELECT json_agg(json_build_object(
+      'navDate', ${day('r.nav_date')}, 'status', r.status, 'shadowNav', r.shadow_nav::text, 'adminNav', r.admin_nav::text,
+      'reconStatus', r.recon_status, 'netFlows', r.net_flows::text)
+      ORDER BY r.nav_date)
+    FROM nav_runs r WHERE r.fund_id = f.fund_id), '[]'::json)
+) AS index
+FROM funds f
+WHERE f.fund_id = $1`;
+
+const POSITIONS_SQL = (dates: string) => `
+  SELECT json_agg(json_build_object(
+    'navDate', ${day('p.nav_date')}, 'asset', p.asset, 'assetClass', p.asset_class, 'sourceType', p.source_type,
+    'venue', p.venue, 'book', p.book, 'quantity', p.quantity::text, 'price', p.price::text, 'marketValue', p.market_value::text)
+    ORDER BY array_position(${dates}, p.nav_date), p.asset, p.venue)
+  FROM positions p
+  WHERE p.fund_id = $1 AND p.book = 'live' AND p.nav_date = ANY(${dates})`;
+
+const PRICES_SQL = (heldAt: string, from: string, through: string) => `
+  SELECT json_agg(json_build_object('asset', x.asset, 'priceDate', ${day('x.price_date')}, 'price', x.price::text)
+    ORDER BY x.asset, x.price_date)
+  FROM prices x
+  WHERE x.fund_id = $1 AND x.price_date BETWEEN ${from} AND ${through}
+    AND x.asset IN (SELECT p.asset FROM positions p WHERE p.fund_id = $1 AND p.book = 'live' AND p.nav_date = ${heldAt})`;
+
+const ACCOUNTS_SQL = `
+  SELECT json_agg(json_build_object('code', a.code, 'name', a.name, 'type', a.type, 'role', a.role) ORDER BY a.code)
+  FROM accounts a WHERE a.fund_id = $1`;
+
+const LEDGER_SQL = (after: string, through: string) => `
+  SELECT json_agg(json_build_object(
+    'entryId', l.entry_id, 'entryDate', ${day('l.entry_date')}, 'accountCode', l.account_code, 'asset', l.asset,
+    'venue', l.venue, 'debit', l.debit::text, 'credit', l.credit::text)
+    ORDER BY l.entry_date, l.entry_id, l.line_no)
+  FROM ledger_lines l
+  WHERE l.fund_id = $1 AND (${after}::date IS NULL OR l.entry_date > ${after}) AND l.entry_date <= ${through}`;
+
+const INVESTORS_SQL = `
+  SELECT json_agg(json_build_object(
+    'investorId', i.investor_id, 'shareClassId', i.share_class_id, 'legalName', i.legal_name, 'email', i.email,
+    'taxId', i.tax_id, 'bankAccount', i.bank_account)
+    ORDER BY i.investor_id)
+  FROM investors i WHERE i.fund_id = $1`;
+
+const CAPITAL_SQL = (dates: string) => `
+  SELECT json_agg(json_build_object(
+    'navDate', ${day('c.nav_date')}, 'investorId', c.investor_id, 'capital', c.capital::text,
+    'contributions', c.contributions::text, 'withdrawals', c.withdrawals::text, 'pnlAllocation', c.pnl_allocation::text,
+    'mgmtFee', c.mgmt_fee::text, 'perfFee', c.perf_fee::text)
+    ORDER BY array_position(${dates}, c.nav_date), c.investor_id)
+  FROM capital_accounts c
+  WHERE c.fund_id = $1 AND c.nav_date = ANY(${dates})`;
+
+const EXPENSES_SQL = (limit: string) => `
+  SELECT json_agg(json_build_object(
+    'id', e.expense_id, 'date', ${day('e.expense_date')}, 'category', e.category, 'description', e.description,
+    'amount', e.amount::text, 'status', e.status, 'paidDate', ${day('e.paid_date')})
+    ORDER BY e.expense_date DESC, e.expense_id DESC)
+  FROM (
+    SELECT expense_id, expense_date, category, description, amount, status, paid_date FROM expenses
+    WHERE fund_id = $1 ORDER BY expense_date DESC, expense_id DESC LIMIT ${limit}) e`;
+
+/**
+ * Builds the one statement of a batched read: a JSON object with a member per requested part. Only fixed
+ * SQL fragments are concatenated; every value is a `$n` parameter.
+ * @returns the SQL text and its parameters (`$1` is the fund id)
+ */
+export function readStatement(fundId: string, request: FundReadRequest): { text: string; params: unknown[] } {
+  const params: unknown[] = [fundId];
+  const param = (value: unknown, type: string) => {
+    params.push(value);
+    return `$${params.length}::${type}`;
+  };
+  const parts: string[] = [];
+  const part = (name: keyof FundReadResult, sql: string) => parts.push(`'${name}', COALESCE((${sql}), '[]'::json)`);
+
+  if (request.positions) part('positions', POSITIONS_SQL(param(request.positions.navDates, 'date[]')));
+  if (request.prices) {
+    const { heldAt, from, through } = request.prices;
+    part('prices', PRICES_SQL(param(heldAt, 'date'), param(from, 'date'), param(through, 'date')));
+  }
+  if (request.ledger) {
+    part('accounts', ACCOUNTS_SQL);
+    part('ledger', LEDGER_SQL(param(request.ledger.after, 'date'), param(request.ledger.through, 'date')));
+  }
+  if (request.capital) {
+    part('investors', INVESTORS_SQL);
+    part('capital', CAPITAL_SQL(param(request.capital.navDates, 'date[]')));
+  }
+  if (request.expenses) part('expenses', EXPENSES_SQL(param(request.expenses.limit, 'int')));
+  return { text: `SELECT json_build_object(${parts.join(', ')}) AS result`, params };
+}
+
+/**
+ * A store over the fund tables.
+ * @param db the request's connection (one round trip per method call)
+ * @throws from either method: {@link import('../errors.ts').UpstreamUnavailableError} 503
+ */
+export function postgresStore(db: SqlClient): FundStore {
+  return {
+    async index(fundId) {
+      const { rows } = await db.query<{ index: FundIndex }>(INDEX_SQL, [fundId]);
+      return rows[0]?.index ?? null;
+    },
+    async read(fundId, request) {
+      const out = emptyRead();
+      const { text, params } = readStatement(fundId, request);
+      if (params.length === 1) return out;
+      const { rows } = await db.query<{ result: Partial<FundReadResult> }>(text, params);
+      return { ...out, ...rows[0]?.result };
+    },
+  };
+}
