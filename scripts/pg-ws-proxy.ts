@@ -56,6 +56,7 @@ export async function startPgWsProxy(options: { target: { host: string; port: nu
     const pair = { ws, tcp };
     pairs.add(pair);
     const pending: Buffer[] = [];
+    const frames = new ClientFrames();
     let connected = false;
     tcp.setNoDelay(true);
     tcp.on('connect', () => {
@@ -64,8 +65,12 @@ export async function startPgWsProxy(options: { target: { host: string; port: nu
     });
     ws.on('message', (data: Buffer | ArrayBuffer | Buffer[]) => {
       const chunk = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+      const terminated = frames.push(chunk);
       if (connected) tcp.write(chunk);
       else pending.push(chunk);
+      // After Terminate the client sends nothing more: close our side, as a server would its socket
+      // (PostgreSQL does; an embedded server may wait, which would keep the connection open).
+      if (terminated) tcp.end();
     });
     tcp.on('data', (chunk) => {
       if (ws.readyState === ws.OPEN) ws.send(chunk);
@@ -106,6 +111,45 @@ export async function startPgWsProxy(options: { target: { host: string; port: nu
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * Follows the framing of what a client sends (PostgreSQL protocol 3): untyped messages (SSLRequest,
+ * StartupMessage) until the StartupMessage, then a type byte and a length per message. It only looks for
+ * the client's Terminate (`X`).
+ */
+class ClientFrames {
+  private typed = false;
+  private header = Buffer.alloc(0);
+  private skip = 0;
+
+  /** @returns true when the chunk completes a Terminate message */
+  push(chunk: Buffer): boolean {
+    let at = 0;
+    while (at < chunk.length) {
+      if (this.skip > 0) {
+        const n = Math.min(this.skip, chunk.length - at);
+        this.skip -= n;
+        at += n;
+        continue;
+      }
+      const size = this.typed ? 5 : 8;
+      const take = Math.min(size - this.header.length, chunk.length - at);
+      this.header = Buffer.concat([this.header, chunk.subarray(at, at + take)]);
+      at += take;
+      if (this.header.length < size) break;
+      if (this.typed) {
+        if (this.header[0] === 0x58) return true;
+        this.skip = this.header.readInt32BE(1) - 4;
+      } else {
+        // Length, then the protocol code: 196608 (3.0) is the StartupMessage; others (SSL, GSS) precede it.
+        this.skip = this.header.readInt32BE(0) - 8;
+        if (this.header.readInt32BE(4) === 196_608) this.typed = true;
+      }
+      this.header = Buffer.alloc(0);
+    }
+    return false;
+  }
 }
 
 /** True when the upgrade asks for no address, or for the proxy's own target. */

@@ -1,0 +1,83 @@
+/**
+ * The Postgres store against a real server (see test/support/database.ts): parity with the embedded store
+ * (byte-identical JSON from all twelve endpoints, for both synthetic funds and non-default arguments), the
+ * round trips each endpoint call makes, and the app serving a real key from the database.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../lib/app.ts';
+import { callFundTool } from '../../lib/fund/definition.ts';
+import { embeddedStore } from '../../lib/fund/embedded-store.ts';
+import { postgresStore } from '../../lib/fund/postgres-store.ts';
+import { guardedStore } from '../../lib/fund/store.ts';
+import { DEMO_FUND, SAMPLE_FUND } from '../../lib/fund/synthetic.ts';
+import { FUND_TOOLS } from '../../lib/fund/tools/index.ts';
+import { createKey } from '../../lib/keys.ts';
+import { createTestDatabase, migrateAndSeed, type TestDatabase } from '../support/database.ts';
+import { fakeEnv } from '../support/fakes.ts';
+
+let database: TestDatabase;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  await migrateAndSeed(database, [SAMPLE_FUND.fundId, DEMO_FUND.fundId]);
+}, 120_000);
+
+afterAll(async () => {
+  await database?.dispose();
+});
+
+/** Argument sets per tool: the defaults, and non-default ones that reach other code paths. */
+const ARGS: Record<string, Record<string, string>[]> = {
+  get_exposure_series: [{}, { days: '366' }],
+  get_pnl_attribution: [{ date: '2026-10-20' }, { date: '2026-03-02' }],
+  get_value_at_risk: [{}, { method: 'sample', confidence: '0.99', horizonDays: '10', windowDays: '1000' }, { windowDays: '20' }],
+  get_trial_balance: [{}, { asOf: '2025-12-31' }],
+  get_expenses: [{}, { limit: '500' }, { limit: '1' }],
+  get_nav_history: [{}, { days: '3660' }],
+};
+
+const CASES = FUND_TOOLS.flatMap((def) => (ARGS[def.tool] ?? [{}]).map((args) => [def.tool, JSON.stringify(args), def, args] as const));
+
+describe.each([SAMPLE_FUND, DEMO_FUND])('parity with the embedded store: $fundId', (spec) => {
+  const embedded = guardedStore(embeddedStore([spec]));
+
+  it.each(CASES)('%s %s gives byte-identical JSON, in the round trips it needs', async (_tool, _label, def, args) => {
+    const expected = await callFundTool(def, { store: embedded, fundId: spec.fundId }, {}, args);
+    const db = database.open();
+    try {
+      const actual = await callFundTool(def, { store: guardedStore(postgresStore(db)), fundId: spec.fundId }, {}, args);
+      expect(actual).toBe(expected);
+      // The index (fund, share classes, runs) is one statement; tools that need rows read them in one more.
+      const indexOnly = ['get_fund_overview', 'get_fee_terms', 'get_nav_history'].includes(def.tool);
+      expect(db.roundTrips).toBe(indexOnly ? 1 : 2);
+    } finally {
+      await db.release();
+    }
+  });
+});
+
+describe('a fund the database does not hold', () => {
+  it('reads as no fund (404 from the endpoint) in one round trip', async () => {
+    const db = database.open();
+    try {
+      expect(await postgresStore(db).index('no-such-fund')).toBeNull();
+      expect(db.roundTrips).toBe(1);
+    } finally {
+      await db.release();
+    }
+  });
+});
+
+describe('the app with DATABASE_URL', () => {
+  it.each(FUND_TOOLS.map((def) => [def.path, def] as const))('GET /api/v1/fund/%s reads Postgres for a real key, as the embedded store would', async (path, def) => {
+    const query = def.tool === 'get_pnl_attribution' ? '?date=2026-10-20' : '';
+    const app = createApp();
+    const plain = fakeEnv();
+    const { key } = await createKey(plain.API_KEYS, { fundId: SAMPLE_FUND.fundId });
+    const withDb = { ...plain.env, DATABASE_URL: database.url, DATABASE_WS_PROXY: database.proxy.wsProxy };
+    const fromDb = await app.request(`/api/v1/fund/${path}${query}`, { headers: { authorization: `Bearer ${key}` } }, withDb);
+    const fromEmbedded = await app.request(`/api/v1/fund/${path}${query}`, { headers: { authorization: `Bearer ${key}` } }, plain.env);
+    expect(fromDb.status).toBe(200);
+    expect(await fromDb.text()).toBe(await fromEmbedded.text());
+  });
+});

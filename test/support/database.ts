@@ -1,0 +1,120 @@
+/**
+ * A throwaway fund database for tests, reached exactly as the Worker reaches one: `@neondatabase/serverless`
+ * over WebSocket through the project's proxy (`scripts/pg-ws-proxy.ts`).
+ *
+ * The server is the PostgreSQL on 127.0.0.1:5432 when it answers (a database of its own per call, dropped
+ * afterwards); otherwise an embedded Postgres (`@electric-sql/pglite`, served on a loopback port by
+ * `@electric-sql/pglite-socket`), so the SQL path never skips. `FUND_EDGE_TEST_PGLITE=1` forces the latter.
+ */
+import { connect as tcpConnect } from 'node:net';
+import { openDatabase, type Database } from '../../lib/db/client.ts';
+import { migrate } from '../../lib/db/migrate.ts';
+import { seedFund } from '../../lib/db/seed.ts';
+import { generateFund } from '../../lib/fund/synthetic.ts';
+import { fundSpec, loadMigrations } from '../../scripts/db.ts';
+import { startPgWsProxy, type PgWsProxy } from '../../scripts/pg-ws-proxy.ts';
+
+/** A test database and the proxy in front of it. */
+export interface TestDatabase {
+  /** `postgres` (the local server) or `pglite` (embedded). */
+  kind: 'postgres' | 'pglite';
+  url: string;
+  proxy: PgWsProxy;
+  /** A connection (one per call; release it). */
+  open(timeoutMs?: number): Database;
+  /** Restarts a stopped proxy on the same port (after `proxy.close()`). */
+  restartProxy(): Promise<void>;
+  /** Drops the database and stops everything. */
+  dispose(): Promise<void>;
+}
+
+const LOCAL = { host: '127.0.0.1', port: 5432 };
+
+function answers(target: { host: string; port: number }): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = tcpConnect(target);
+    socket.setTimeout(1000);
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => (socket.destroy(), resolve(false)));
+  });
+}
+
+async function run(url: string, wsProxy: string, sql: string): Promise<void> {
+  const db = openDatabase({ url, wsProxy, timeoutMs: 30_000 });
+  try {
+    await db.query(sql);
+  } finally {
+    await db.release();
+  }
+}
+
+/** Creates an empty database (no schema). */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const user = process.env.PGUSER ?? 'postgres';
+  if (process.env.FUND_EDGE_TEST_PGLITE !== '1' && (await answers(LOCAL))) {
+    let proxy = await startPgWsProxy({ target: LOCAL });
+    const name = `fund_edge_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+    const admin = `postgres://${user}@127.0.0.1:5432/postgres`;
+    await run(admin, proxy.wsProxy, `CREATE DATABASE ${name}`);
+    const url = `postgres://${user}@127.0.0.1:5432/${name}`;
+    const port = proxy.port;
+    const self: TestDatabase = {
+      kind: 'postgres',
+      url,
+      proxy,
+      open: (timeoutMs) => openDatabase({ url, wsProxy: self.proxy.wsProxy, timeoutMs: timeoutMs ?? 30_000 }),
+      async restartProxy() {
+        proxy = await startPgWsProxy({ target: LOCAL, port });
+        self.proxy = proxy;
+      },
+      async dispose() {
+        await self.proxy.close();
+        const fresh = await startPgWsProxy({ target: LOCAL });
+        try {
+          await run(admin, fresh.wsProxy, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        } finally {
+          await fresh.close();
+        }
+      },
+    };
+    return self;
+  }
+
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
+  const pglite = await PGlite.create();
+  const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: 16 });
+  await server.start();
+  const target = { host: '127.0.0.1', port: Number(/:(\d+)$/.exec(server.getServerConn())![1]) };
+  let proxy = await startPgWsProxy({ target });
+  const url = `postgres://postgres@127.0.0.1:${target.port}/postgres`;
+  const port = proxy.port;
+  const self: TestDatabase = {
+    kind: 'pglite',
+    url,
+    proxy,
+    open: (timeoutMs) => openDatabase({ url, wsProxy: self.proxy.wsProxy, timeoutMs: timeoutMs ?? 30_000 }),
+    async restartProxy() {
+      proxy = await startPgWsProxy({ target, port });
+      self.proxy = proxy;
+    },
+    async dispose() {
+      await self.proxy.close();
+      await server.stop();
+      await pglite.close();
+    },
+  };
+  return self;
+}
+
+/** Applies the migrations and seeds the given funds (synthetic, by id, as `npm run db:seed` does). */
+export async function migrateAndSeed(database: TestDatabase, fundIds: readonly string[]): Promise<void> {
+  const db = database.open();
+  try {
+    await migrate(db, loadMigrations());
+    for (const id of fundIds) await seedFund(db, generateFund(fundSpec(id)));
+  } finally {
+    await db.release();
+  }
+}
