@@ -1,0 +1,50 @@
+/**
+ * `npm run dev`: `wrangler dev` on 127.0.0.1:8787, offline and quiet. Without `DATABASE_URL` the Worker
+ * serves the embedded default fund. With it (environment or `.dev.vars`) and a loopback PostgreSQL, this
+ * also starts the project's WebSocket-to-TCP proxy (`scripts/pg-ws-proxy.ts`) and points the Worker's driver
+ * at it (`DATABASE_WS_PROXY`); a remote host (Neon) is reached directly. Extra arguments go to wrangler
+ * (`npm run dev -- --port 8788`). Ctrl-C stops wrangler and the proxy.
+ */
+import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isLoopback, localDatabaseUrl, postgresTarget, startPgWsProxy, type PgWsProxy } from './pg-ws-proxy.ts';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const vars: string[] = [];
+let proxy: PgWsProxy | undefined;
+
+const url = localDatabaseUrl(root);
+if (url) {
+  // A URL from the environment is not in .dev.vars, where wrangler looks: hand it over as a variable.
+  if (process.env.DATABASE_URL) vars.push('--var', `DATABASE_URL:${url}`);
+  const target = postgresTarget(url);
+  if (isLoopback(target.host)) {
+    proxy = await startPgWsProxy({ target, port: Number(process.env.PG_WS_PROXY_PORT ?? 0) });
+    vars.push('--var', `DATABASE_WS_PROXY:${proxy.wsProxy}`);
+    console.log(`fund data: PostgreSQL ${target.host}:${target.port} through ws://${proxy.wsProxy}`);
+  } else {
+    console.log(`fund data: ${target.host} (Neon) over WebSocket`);
+  }
+} else {
+  console.log('fund data: the embedded default (set DATABASE_URL in .dev.vars for Postgres)');
+}
+
+const child = spawn(
+  join(root, 'node_modules', '.bin', 'wrangler'),
+  ['dev', '--ip', '127.0.0.1', '--port', '8787', ...vars, ...process.argv.slice(2)],
+  {
+    cwd: root,
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      WRANGLER_SEND_METRICS: 'false',
+      CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+      XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME ?? join(root, '.config'),
+    },
+  },
+);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
+child.on('exit', (code, signal) => {
+  void (proxy?.close() ?? Promise.resolve()).then(() => process.exit(code ?? (signal ? 1 : 0)));
+});
