@@ -15,6 +15,7 @@ import { CALCULATORS } from '../../lib/calculators/index.ts';
 import { toolName } from '../../lib/calculators/definition.ts';
 import { FUND_TOOLS } from '../../lib/fund/tools/index.ts';
 import { DEMO_API_KEY } from '../../lib/keys.ts';
+import { FUND_TOOL_NAMES, PUBLIC_TOOL_NAMES } from '../support/contract.ts';
 import { mintKey, startWorker, type TestWorker } from '../support/worker.ts';
 
 const persistDir = mkdtempSync(join(tmpdir(), 'fund-edge-mcp-e2e-'));
@@ -64,15 +65,7 @@ describe('public server through the SDK client', () => {
 
   it('lists the seven calculators of contract §6 as read-only tools', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual([
-      'calc_fee_calculator',
-      'calc_nav_validator',
-      'calc_operating_cost_calculator',
-      'calc_back_office_savings',
-      'calc_fund_health_check',
-      'calc_exposure_analysis',
-      'calc_lp_report_grader',
-    ]);
+    expect(tools.map((t) => t.name)).toEqual(PUBLIC_TOOL_NAMES);
     for (const t of tools) {
       expect(t.annotations?.readOnlyHint).toBe(true);
       expect(t.outputSchema?.type).toBe('object');
@@ -111,22 +104,7 @@ describe('fund server through the SDK client', () => {
 
   it('lists the twelve fund tools of contract §6', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(
-      [
-        'get_fund_overview',
-        'get_positions',
-        'get_portfolio_breakdown',
-        'get_exposure',
-        'get_exposure_series',
-        'get_pnl_attribution',
-        'get_value_at_risk',
-        'get_trial_balance',
-        'get_capital_accounts',
-        'get_expenses',
-        'get_fee_terms',
-        'get_nav_history',
-      ].sort(),
-    );
+    expect(tools.map((t) => t.name).sort()).toEqual([...FUND_TOOL_NAMES].sort());
     for (const t of tools) expect(t.annotations?.readOnlyHint).toBe(true);
   });
 

@@ -30,6 +30,7 @@ import { SAMPLE_FUND, generateFund } from '../../lib/fund/synthetic.ts';
 import { createKey, DEMO_API_KEY, generateKey, revokeKey } from '../../lib/keys.ts';
 import { FakeBurst, fakeEnv } from '../support/fakes.ts';
 import { expectProblem } from '../support/problems.ts';
+import { FUND_TOOL_NAMES, PUBLIC_TOOL_NAMES } from '../support/contract.ts';
 
 const NOW = new Date('2026-11-20T12:00:00Z');
 /** Seconds from {@link NOW} to the next UTC midnight. */
@@ -51,31 +52,6 @@ const INITIALIZE = {
   method: 'initialize',
   params: { protocolVersion: '2026-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1.0.0' } },
 };
-
-const PUBLIC_TOOL_NAMES = [
-  'calc_fee_calculator',
-  'calc_nav_validator',
-  'calc_operating_cost_calculator',
-  'calc_back_office_savings',
-  'calc_fund_health_check',
-  'calc_exposure_analysis',
-  'calc_lp_report_grader',
-];
-
-const FUND_TOOL_NAMES = [
-  'get_fund_overview',
-  'get_positions',
-  'get_portfolio_breakdown',
-  'get_exposure',
-  'get_exposure_series',
-  'get_pnl_attribution',
-  'get_value_at_risk',
-  'get_trial_balance',
-  'get_capital_accounts',
-  'get_expenses',
-  'get_fee_terms',
-  'get_nav_history',
-];
 
 interface RpcErrorBody {
   code: number;

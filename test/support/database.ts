@@ -53,32 +53,18 @@ async function run(url: string, wsProxy: string, sql: string): Promise<void> {
 export async function createTestDatabase(): Promise<TestDatabase> {
   const user = process.env.PGUSER ?? 'postgres';
   if (process.env.FUND_EDGE_TEST_PGLITE !== '1' && (await answers(LOCAL))) {
-    let proxy = await startPgWsProxy({ target: LOCAL });
+    const proxy = await startPgWsProxy({ target: LOCAL });
     const name = `fund_edge_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
     const admin = `postgres://${user}@127.0.0.1:5432/postgres`;
     await run(admin, proxy.wsProxy, `CREATE DATABASE ${name}`);
-    const url = `postgres://${user}@127.0.0.1:5432/${name}`;
-    const port = proxy.port;
-    const self: TestDatabase = {
-      kind: 'postgres',
-      url,
-      proxy,
-      open: (timeoutMs) => openDatabase({ url, wsProxy: self.proxy.wsProxy, timeoutMs: timeoutMs ?? 30_000 }),
-      async restartProxy() {
-        proxy = await startPgWsProxy({ target: LOCAL, port });
-        self.proxy = proxy;
-      },
-      async dispose() {
-        await self.proxy.close();
-        const fresh = await startPgWsProxy({ target: LOCAL });
-        try {
-          await run(admin, fresh.wsProxy, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        } finally {
-          await fresh.close();
-        }
-      },
-    };
-    return self;
+    return behindProxy('postgres', `postgres://${user}@127.0.0.1:5432/${name}`, LOCAL, proxy, async () => {
+      const fresh = await startPgWsProxy({ target: LOCAL });
+      try {
+        await run(admin, fresh.wsProxy, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await fresh.close();
+      }
+    });
   }
 
   const { PGlite } = await import('@electric-sql/pglite');
@@ -87,22 +73,33 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: 16 });
   await server.start();
   const target = { host: '127.0.0.1', port: Number(/:(\d+)$/.exec(server.getServerConn())![1]) };
-  let proxy = await startPgWsProxy({ target });
-  const url = `postgres://postgres@127.0.0.1:${target.port}/postgres`;
+  const proxy = await startPgWsProxy({ target });
+  return behindProxy('pglite', `postgres://postgres@127.0.0.1:${target.port}/postgres`, target, proxy, async () => {
+    await server.stop();
+    await pglite.close();
+  });
+}
+
+/** A {@link TestDatabase} at `url`, reached through `proxy` (to `target`); `cleanup` runs after the proxy stops. */
+function behindProxy(
+  kind: TestDatabase['kind'],
+  url: string,
+  target: { host: string; port: number },
+  proxy: PgWsProxy,
+  cleanup: () => Promise<void>,
+): TestDatabase {
   const port = proxy.port;
   const self: TestDatabase = {
-    kind: 'pglite',
+    kind,
     url,
     proxy,
     open: (timeoutMs) => openDatabase({ url, wsProxy: self.proxy.wsProxy, timeoutMs: timeoutMs ?? 30_000 }),
     async restartProxy() {
-      proxy = await startPgWsProxy({ target, port });
-      self.proxy = proxy;
+      self.proxy = await startPgWsProxy({ target, port });
     },
     async dispose() {
       await self.proxy.close();
-      await server.stop();
-      await pglite.close();
+      await cleanup();
     },
   };
   return self;

@@ -1,0 +1,28 @@
+/** Literal names from `API-CONTRACT.md` §6, so that tests check the servers against the contract, not against the code. */
+
+/** The public MCP server's tools, in the contract's order. */
+export const PUBLIC_TOOL_NAMES = [
+  'calc_fee_calculator',
+  'calc_nav_validator',
+  'calc_operating_cost_calculator',
+  'calc_back_office_savings',
+  'calc_fund_health_check',
+  'calc_exposure_analysis',
+  'calc_lp_report_grader',
+];
+
+/** The fund MCP server's tools, in the contract's order. */
+export const FUND_TOOL_NAMES = [
+  'get_fund_overview',
+  'get_positions',
+  'get_portfolio_breakdown',
+  'get_exposure',
+  'get_exposure_series',
+  'get_pnl_attribution',
+  'get_value_at_risk',
+  'get_trial_balance',
+  'get_capital_accounts',
+  'get_expenses',
+  'get_fee_terms',
+  'get_nav_history',
+];
