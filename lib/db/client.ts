@@ -7,7 +7,7 @@
  * answers late becomes {@link UpstreamUnavailableError} (503 with `Retry-After`): never the driver's message,
  * and never part of an answer, because the caller's whole request fails.
  */
-import { Pool, neonConfig } from '@neondatabase/serverless';
+import { Pool, neonConfig, type PoolClient } from '@neondatabase/serverless';
 import { ApiError, UpstreamUnavailableError } from '../errors.ts';
 
 /** Time budget of one query, connection included, in milliseconds. */
@@ -75,8 +75,44 @@ export function openDatabase(config: DatabaseConfig): Database {
   // A connection dropped while idle is reported on the pool; without a listener it would be thrown.
   pool.on('error', () => {});
   let roundTrips = 0;
+  // The request's one connection, checked out on first use and kept, so that the statements of a
+  // transaction (migrations, seeding) share a session.
+  let held: Promise<PoolClient> | undefined;
   let ended: Promise<void> | undefined;
-  const release = () => (ended ??= pool.end().catch(() => {}));
+  const connection = () =>
+    (held ??= pool.connect().then((client) => {
+      // A checked-out client reports a dropped connection as an event, not through the running query.
+      client.on('error', () => {});
+      return client;
+    }));
+  /** Runs one statement on the connection; rejects when the connection errors or ends mid-statement. */
+  const run = (client: PoolClient, text: string, params: unknown[]) =>
+    new Promise<{ rows: unknown[] }>((resolve, reject) => {
+      const lost = () => reject(new Error('The connection was lost.'));
+      client.once('error', lost);
+      client.once('end', lost);
+      client.query(text, params).then(resolve, reject).finally(() => {
+        client.off('error', lost);
+        client.off('end', lost);
+      });
+    });
+  /** Closes the connection at once, even mid-statement (a late connect is closed when it arrives). */
+  let destroyed = false;
+  const destroy = () => {
+    destroyed = true;
+    const pending = held;
+    held = undefined;
+    pending?.then((client) => client.release(true), () => {});
+  };
+  const release = () =>
+    (ended ??= (async () => {
+      const pending = held;
+      held = undefined;
+      if (pending) (await pending.catch(() => undefined))?.release();
+      // A destroyed connection is closed already, and the pool's end would wait for its goodbye, which a
+      // dropped socket never sends; the pool holds no other connection.
+      if (!destroyed) await pool.end();
+    })().catch(() => {}));
 
   return {
     get roundTrips() {
@@ -90,16 +126,13 @@ export function openDatabase(config: DatabaseConfig): Database {
         timer = setTimeout(() => reject(new UpstreamUnavailableError()), timeoutMs);
       });
       try {
-        const result = await Promise.race([pool.query(text, params as unknown[]), late]);
+        const result = await Promise.race([connection().then((client) => run(client, text, params as unknown[])), late]);
         return { rows: result.rows as R[] };
       } catch (err) {
-        if (err instanceof ApiError) {
+        if (err instanceof ApiError || isUnavailable(err)) {
+          destroy();
           void release();
-          throw err;
-        }
-        if (isUnavailable(err)) {
-          void release();
-          throw new UpstreamUnavailableError();
+          throw err instanceof ApiError ? err : new UpstreamUnavailableError();
         }
         // The driver's error stays as the cause for logs and the CLI; the renderer never reads it.
         throw new Error('A database statement failed.', { cause: err });

@@ -53,7 +53,7 @@ export function defineFundTool<Q extends z.ZodObject, O extends z.ZodType>(def: 
 }
 
 /** Problem codes every fund-data endpoint can answer. */
-export const FUND_PROBLEMS: ProblemCode[] = ['invalid_request', 'unauthorized', 'insufficient_scope', 'rate_limited', 'redaction_failed'];
+export const FUND_PROBLEMS: ProblemCode[] = ['invalid_request', 'unauthorized', 'insufficient_scope', 'rate_limited', 'redaction_failed', 'upstream_unavailable'];
 
 /**
  * Answers one tool call: validate the arguments, read, compute, redact.
