@@ -1,0 +1,484 @@
+/**
+ * CPU per call, in Node, with tinybench (the harness under `vitest bench`):
+ * - every calculator through `runCalculator(def, def.input.parse(args))` (parsing included, as the endpoint
+ *   does it) on a typical body, and the large cases of issue 6 — the fee calculator over 50 years quarterly
+ *   and exposure analysis of a 10,000-row CSV — at 1/16, 1/4 and 1 of that size (both are the API's caps:
+ *   50 years, 10,000 rows, so 4× and 16× would be refused);
+ * - every analytics function of lib/fund/analytics/ on the demo fund's data, read exactly as its tool reads
+ *   it (reads done beforehand, outside the timing), and the large cases — VaR over 50 assets × 1,000 days and
+ *   capital accounts of 2,000 investors — at 1×, 4× and 16× (VaR grows in assets: 50, 200, 800, since the
+ *   window is capped at 1,000 days);
+ * - the whole tool call `callFundTool` per fund endpoint on the embedded demo store, as the REST path runs it
+ *   (validation, reads through the guarded store, analytics, redaction);
+ * - information, no budget: each request of the HTTP section answered in process by the Hono app
+ *   (`createApp().fetch`) with in-memory bindings (test/support/fakes.ts), so the CPU of our whole request
+ *   path can be told from what workerd and its local KV add over HTTP. Their hot spots are always profiled.
+ *
+ * Each case runs in a fresh Node process (this file run as a script with `--case <id>`): measured in one
+ * process, a case ran up to five times slower after others had left decimal.js's code deoptimized. The
+ * value is the median of tinybench's samples (wall time of a call on one thread, i.e. its CPU time, robust
+ * to the noise of a shared machine); mean, p99 and the sample count are in the note. A case over budget is
+ * profiled (V8 sampling profiler, self time by package and function) for the diagnosis.
+ * Budgets: a typical call ≤ 1 ms; a large one (at its 1× size) ≤ 10 ms.
+ */
+import { Session } from 'node:inspector/promises';
+import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
+import { Bench } from 'tinybench';
+import { CALCULATORS } from '../lib/calculators/index.ts';
+import { runCalculator, type CalculatorDefinition } from '../lib/calculators/definition.ts';
+import { callFundTool } from '../lib/fund/definition.ts';
+import { embeddedStore } from '../lib/fund/embedded-store.ts';
+import { guardedStore } from '../lib/fund/store.ts';
+import { DEMO_FUND, generateFund } from '../lib/fund/synthetic.ts';
+import { FUND_TOOLS } from '../lib/fund/tools/index.ts';
+import { investorRefs } from '../lib/redaction.ts';
+import { breakdownBy, exposureOf, exposureSeries, exposureSnapshot, positionsView } from '../lib/fund/analytics/holdings.ts';
+import { pnlAttribution } from '../lib/fund/analytics/attribution.ts';
+import { valueAtRisk, type VarOptions } from '../lib/fund/analytics/var.ts';
+import { trialBalance } from '../lib/fund/analytics/trial-balance.ts';
+import { capitalAccounts, openingRunDate } from '../lib/fund/analytics/capital-accounts.ts';
+import {
+  addDays,
+  isUsable,
+  latestCompleteRun,
+  latestUsableRun,
+  navHistory,
+  previousUsableRun,
+  timeWeightedReturnPct,
+  usableRunOn,
+} from '../lib/fund/analytics/runs.ts';
+import { createApp } from '../lib/app.ts';
+import { DEMO_API_KEY, createKey } from '../lib/keys.ts';
+import { fakeEnv } from '../test/support/fakes.ts';
+import { capitalInputs, feeArgs, positionsCsv, typicalCalculatorArgs, varInputs } from './inputs.ts';
+import {
+  atMost,
+  figure,
+  median,
+  ms,
+  packageOf,
+  percentile,
+  progress,
+  run,
+  selfTimeBy,
+  shares,
+  type Budget,
+  type CpuProfile,
+  type Figure,
+} from './report.ts';
+
+/** Budgets of issue 6, milliseconds per call. */
+export const CPU_BUDGETS = { typical: 1, large: 10 } as const;
+const TYPICAL: Budget = atMost(CPU_BUDGETS.typical, '≤ 1 ms');
+const LARGE: Budget = atMost(CPU_BUDGETS.large, '≤ 10 ms');
+
+/** The date pnl/attribution is asked for (a usable run of both embedded funds). */
+const ATTRIBUTION_DATE = '2026-10-20';
+
+/** How long tinybench spends per case (ms) and the fewest samples it takes. */
+interface Timing {
+  time: number;
+  iterations: number;
+  warmupTime: number;
+  warmupIterations: number;
+}
+const QUICK: Timing = { time: 250, iterations: 20, warmupTime: 100, warmupIterations: 10 };
+const SLOW: Timing = { time: 500, iterations: 5, warmupTime: 0, warmupIterations: 2 };
+const ONCE: Timing = { time: 0, iterations: 3, warmupTime: 0, warmupIterations: 0 };
+
+type Fn = () => unknown;
+
+/** One measured call. `make` builds its inputs (in the child process) and returns the call and a detail. */
+interface Case {
+  id: string;
+  name: string;
+  budget: Budget | null;
+  timing: Timing;
+  make: () => Promise<{ fn: Fn; detail?: string }>;
+  /** For a scaling series: the series name and this point's size relative to the series' first point. */
+  series?: { id: string; factor: number };
+  /** Profile its hot spots even without a budget to miss. */
+  profile?: boolean;
+}
+
+/** What a child process reports for one case. */
+interface Measured {
+  median: number | null;
+  mean: number | null;
+  p99: number | null;
+  samples: number;
+  detail?: string;
+  error?: string;
+  hot?: HotSpots;
+}
+
+interface HotSpots {
+  packages: string;
+  functions: string;
+  raw: { calls: number; byPackage: { key: string; ms: number }[]; byFunction: { key: string; ms: number }[] };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The cases
+
+function calculator(slug: string): CalculatorDefinition {
+  const def = CALCULATORS.find((c) => c.slug === slug);
+  if (!def) throw new Error(`no calculator ${slug}`);
+  return def;
+}
+
+/** `runCalculator(def, def.input.parse(args))`: what one calculator call computes. */
+const calc = (def: CalculatorDefinition, args: Record<string, unknown>): Fn => () => runCalculator(def, def.input.parse(args));
+
+function calculatorCases(): Case[] {
+  const cases: Case[] = CALCULATORS.map((def) => ({
+    id: `calc-${def.slug}`,
+    name: `calc ${def.slug} (typical)`,
+    budget: TYPICAL,
+    timing: QUICK,
+    make: async () => ({ fn: calc(def, typicalCalculatorArgs()[def.slug] ?? {}) }),
+  }));
+  for (const [factor, label] of [[1 / 16, '1/16'], [1 / 4, '1/4'], [1, '1']] as const) {
+    const years = 50 * factor;
+    cases.push({
+      id: `calc-fee-${label}`,
+      name: `calc fee-calculator, ${years} y quarterly (${label} of large)`,
+      budget: factor === 1 ? LARGE : null,
+      timing: SLOW,
+      series: { id: 'fee', factor },
+      make: async () => ({ fn: calc(calculator('fee-calculator'), feeArgs(years)) }),
+    });
+  }
+  for (const [factor, label] of [[1 / 16, '1/16'], [1 / 4, '1/4'], [1, '1']] as const) {
+    const rows = 10_000 * factor;
+    cases.push({
+      id: `calc-exposure-${label}`,
+      name: `calc exposure-analysis, ${rows.toLocaleString('en-US')}-row CSV (${label} of large)`,
+      budget: factor === 1 ? LARGE : null,
+      timing: SLOW,
+      series: { id: 'exposure', factor },
+      make: async () => ({ fn: calc(calculator('exposure-analysis'), { positionsCsv: positionsCsv(rows), navUsd: 250_000_000 }) }),
+    });
+  }
+  return cases;
+}
+
+/** The demo fund's data as each tool reads it (generated in the child that needs it). */
+async function demoData() {
+  const store = embeddedStore([DEMO_FUND]);
+  const id = DEMO_FUND.fundId;
+  const index = (await store.index(id))!;
+  const ccy = index.fund.baseCurrency;
+  const run = latestUsableRun(index.runs);
+  const { positions } = await store.read(id, { positions: { navDates: [run.navDate] } });
+  return { store, id, index, ccy, run, positions };
+}
+
+const n = (x: number) => x.toLocaleString('en-US');
+
+function analyticsCases(): Case[] {
+  const typical = (id: string, name: string, make: Case['make']): Case => ({ id: `analytics-${id}`, name, budget: TYPICAL, timing: QUICK, make });
+  return [
+    typical('positions-view', 'holdings positionsView', async () => {
+      const { run, positions } = await demoData();
+      return { fn: () => positionsView(run, positions), detail: `${positions.length} positions` };
+    }),
+    typical('breakdown', 'holdings breakdownBy asset + sourceType + venue', async () => {
+      const { run, positions } = await demoData();
+      return { fn: () => [breakdownBy(run, positions, (p) => p.asset), breakdownBy(run, positions, (p) => p.sourceType), breakdownBy(run, positions, (p) => p.venue)] };
+    }),
+    typical('exposure-of', 'holdings exposureOf', async () => {
+      const { positions } = await demoData();
+      return { fn: () => exposureOf(positions) };
+    }),
+    typical('exposure-snapshot', 'holdings exposureSnapshot', async () => {
+      const { run, positions } = await demoData();
+      return { fn: () => exposureSnapshot(run, positions) };
+    }),
+    typical('exposure-series', 'holdings exposureSeries, 30 days', async () => {
+      const { store, id, index, ccy, run } = await demoData();
+      const after = addDays(run.navDate, -30);
+      const runs = index.runs.filter((r) => r.navDate > after && r.navDate <= run.navDate && isUsable(r));
+      const { positions } = await store.read(id, { positions: { navDates: runs.map((r) => r.navDate) } });
+      return { fn: () => exposureSeries(runs, positions, ccy), detail: `${runs.length} runs, ${n(positions.length)} positions` };
+    }),
+    typical('attribution', `attribution pnlAttribution ${ATTRIBUTION_DATE}`, async () => {
+      const { store, id, index, ccy } = await demoData();
+      const run = usableRunOn(index.runs, ATTRIBUTION_DATE);
+      const previous = previousUsableRun(index.runs, run.navDate)!;
+      const data = await store.read(id, { positions: { navDates: [previous.navDate, run.navDate] }, ledger: { after: previous.navDate, through: run.navDate } });
+      const input = {
+        run,
+        previous,
+        opening: data.positions.filter((p) => p.navDate === previous.navDate),
+        closing: data.positions.filter((p) => p.navDate === run.navDate),
+        accounts: data.accounts,
+        ledger: data.ledger,
+        currency: ccy,
+      };
+      return { fn: () => pnlAttribution(input), detail: `${data.positions.length} positions, ${data.ledger.length} ledger lines` };
+    }),
+    typical('var', 'var valueAtRisk ewma, 250 days (default)', async () => {
+      const { store, id, ccy, run } = await demoData();
+      const options: VarOptions = { confidence: 0.95, horizonDays: 1, method: 'ewma', windowDays: 250 };
+      const data = await store.read(id, { positions: { navDates: [run.navDate] }, prices: { heldAt: run.navDate, from: addDays(run.navDate, -250), through: run.navDate } });
+      return { fn: () => valueAtRisk(run, data.positions, data.prices, options, ccy), detail: `${n(data.prices.length)} prices` };
+    }),
+    typical('trial-balance', 'trial-balance trialBalance, whole ledger', async () => {
+      const { store, id, ccy, run } = await demoData();
+      const data = await store.read(id, { ledger: { after: null, through: run.navDate } });
+      return { fn: () => trialBalance(data.accounts, data.ledger, run.navDate, ccy), detail: `${n(data.ledger.length)} ledger lines` };
+    }),
+    typical('capital-accounts', 'capital-accounts capitalAccounts', async () => {
+      const { store, id, index, ccy } = await demoData();
+      const run = latestCompleteRun(index.runs);
+      const openingDate = openingRunDate(index.runs, run);
+      const data = await store.read(id, { capital: { navDates: openingDate ? [openingDate, run.navDate] : [run.navDate] } });
+      const refs = await investorRefs(id, [...new Set(data.capital.map((r) => r.investorId))]);
+      return { fn: () => capitalAccounts({ run, openingDate, investors: data.investors, rows: data.capital, refs, currency: ccy }), detail: `${data.investors.length} investors` };
+    }),
+    typical('nav-history', 'runs navHistory, 90 days', async () => {
+      const { index } = await demoData();
+      return { fn: () => navHistory(index.runs, 90) };
+    }),
+    typical('twr', 'runs timeWeightedReturnPct, year to date', async () => {
+      const { index, run } = await demoData();
+      return { fn: () => timeWeightedReturnPct(index.runs, run, `${run.navDate.slice(0, 4)}-01-01`), detail: `${index.runs.length} runs` };
+    }),
+  ];
+}
+
+function largeAnalyticsCases(): Case[] {
+  const cases: Case[] = [];
+  for (const factor of [1, 4, 16]) {
+    const assets = 50 * factor;
+    cases.push({
+      id: `var-large-${factor}`,
+      name: `var valueAtRisk ewma, ${assets} assets × 1,000 days (${factor}×)`,
+      budget: factor === 1 ? LARGE : null,
+      timing: SLOW,
+      series: { id: 'var', factor },
+      make: async () => {
+        const input = varInputs(assets, 1_000);
+        return { fn: () => valueAtRisk(input.run, input.positions, input.prices, input.options, input.currency), detail: `${n(input.prices.length)} prices` };
+      },
+    });
+  }
+  for (const factor of [1, 4, 16]) {
+    const investors = 2_000 * factor;
+    cases.push({
+      id: `capital-large-${factor}`,
+      name: `capital-accounts capitalAccounts, ${n(investors)} investors (${factor}×)`,
+      budget: factor === 1 ? LARGE : null,
+      timing: SLOW,
+      series: { id: 'capital', factor },
+      make: async () => {
+        const input = capitalInputs(investors);
+        return { fn: () => capitalAccounts(input), detail: `${n(input.rows.length)} capital rows` };
+      },
+    });
+  }
+  return cases;
+}
+
+/** `callFundTool` per endpoint on the embedded demo store, as the REST demo path calls it. */
+function toolCases(): Case[] {
+  return FUND_TOOLS.map((def) => {
+    const args: Record<string, string> = def.path === 'pnl/attribution' ? { date: ATTRIBUTION_DATE } : {};
+    return {
+      id: `tool-${def.path.replace(/\//g, '-')}`,
+      name: `callFundTool ${def.path}${Object.keys(args).length ? ` ?${new URLSearchParams(args)}` : ''} (embedded demo)`,
+      budget: TYPICAL,
+      timing: QUICK,
+      make: async () => {
+        const source = { store: guardedStore(embeddedStore([DEMO_FUND])), fundId: DEMO_FUND.fundId };
+        return { fn: () => callFundTool(def, source, {}, args) };
+      },
+    };
+  });
+}
+
+/**
+ * The HTTP section's requests answered in process: `createApp().fetch` with in-memory KV and rate limits
+ * (test/support/fakes.ts) and a key created in that KV as the keys CLI creates one.
+ */
+function requestCases(): Case[] {
+  const request = (id: string, name: string, path: string, init: (key: string) => RequestInit): Case => ({
+    id: `request-${id}`,
+    name: `request in process: ${name}`,
+    budget: null,
+    timing: QUICK,
+    profile: true,
+    make: async () => {
+      const { env, API_KEYS } = fakeEnv();
+      const { key } = await createKey(API_KEYS, { fundId: 'sample-fund', label: 'bench', dailyCalcLimit: 100_000_000 });
+      const app = createApp();
+      const ctx = { waitUntil: (p: Promise<unknown>) => void p.catch(() => {}), passThroughOnException: () => {}, props: {} } as unknown as ExecutionContext;
+      return {
+        fn: async () => {
+          const res = await app.fetch(new Request(`http://bench.local${path}`, init(key)), env, ctx);
+          const body = await res.text();
+          if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${body.slice(0, 200)}`);
+          return body;
+        },
+      };
+    },
+  });
+  const demo = { headers: { authorization: `Bearer ${DEMO_API_KEY}` } };
+  const mcp = (key: string, name: string): RequestInit => ({
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } }),
+  });
+  return [
+    request('calc', 'POST calc/fee-calculator {} (minted key)', '/api/v1/calc/fee-calculator', (key) => ({
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: '{}',
+    })),
+    request('overview', 'GET fund/overview (demo key)', '/api/v1/fund/overview', () => demo),
+    request('positions', 'GET fund/positions (demo key)', '/api/v1/fund/positions', () => demo),
+    request('var', 'GET fund/risk/var (demo key)', '/api/v1/fund/risk/var', () => demo),
+    request('mcp-public', 'MCP public calc_fee_calculator', '/api/mcp/public', (key) => mcp(key, 'calc_fee_calculator')),
+    request('mcp-fund', 'MCP fund get_fund_overview (minted key)', '/api/mcp', (key) => mcp(key, 'get_fund_overview')),
+  ];
+}
+
+const GENERATE: Case = {
+  id: 'generate-demo-fund',
+  name: 'generateFund(DEMO_FUND), once per isolate (information)',
+  budget: null,
+  timing: ONCE,
+  make: async () => ({ fn: () => generateFund(DEMO_FUND) }),
+};
+
+/** Every case, in the order of the table. */
+export function catalogue(): Case[] {
+  return [...calculatorCases(), GENERATE, ...analyticsCases(), ...largeAnalyticsCases(), ...toolCases(), ...requestCases()];
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Measuring (in the child process)
+
+/**
+ * Where a call spends its time: the call repeated for about 300 ms under V8's sampling profiler (100 µs
+ * interval), self time summed by package (or repo file) and by function.
+ */
+async function hotSpots(fn: Fn): Promise<HotSpots> {
+  const session = new Session();
+  session.connect();
+  try {
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 100 });
+    await session.post('Profiler.start');
+    const end = performance.now() + 300;
+    let calls = 0;
+    do {
+      await fn();
+      calls++;
+    } while (performance.now() < end || calls < 3);
+    const { profile } = (await session.post('Profiler.stop')) as unknown as { profile: CpuProfile };
+    const byPackage = selfTimeBy(profile, (f) => (f.functionName === '(idle)' ? null : packageOf(f.url)));
+    const byFunction = selfTimeBy(profile, (f) =>
+      f.functionName === '(idle)' || f.functionName === '(program)' ? null : `${f.functionName || '(anonymous)'} [${packageOf(f.url)}]`,
+    );
+    return { packages: shares(byPackage, 4), functions: shares(byFunction, 4), raw: { calls, byPackage: byPackage.slice(0, 8), byFunction: byFunction.slice(0, 8) } };
+  } finally {
+    session.disconnect();
+  }
+}
+
+/** Measures one case (checked once, warmed up, timed by tinybench; profiled when over budget or marked). */
+async function measureCase(c: Case): Promise<Measured> {
+  let fn: Fn;
+  let detail: string | undefined;
+  try {
+    ({ fn, detail } = await c.make());
+    await fn(); // a call that throws would be timed as an error: check it once, outside the timings
+  } catch (err) {
+    return { median: null, mean: null, p99: null, samples: 0, error: err instanceof Error ? err.message : String(err) };
+  }
+  const bench = new Bench({ ...c.timing, throws: true });
+  bench.add(c.name, fn);
+  await bench.warmup();
+  await bench.run();
+  const r = bench.tasks[0]!.result!;
+  const m: Measured = { median: median(r.samples), mean: r.mean, p99: percentile(r.samples, 99), samples: r.samples.length, ...(detail ? { detail } : {}) };
+  if (c.profile || (c.budget && m.median! > c.budget.value)) m.hot = await hotSpots(fn);
+  return m;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The section (parent process)
+
+function toFigures(cases: readonly Case[], results: readonly Measured[]): { figures: Figure[]; diagnostics: string[] } {
+  // The first point of each series (the smallest size; series are listed smallest first) is its base.
+  const base = new Map<string, { c: Case; m: Measured }>();
+  cases.forEach((c, i) => {
+    if (c.series && !base.has(c.series.id)) base.set(c.series.id, { c, m: results[i]! });
+  });
+  const diagnostics: string[] = [];
+  const figures = cases.map((c, i) => {
+    const m = results[i]!;
+    let growth = '';
+    const b = c.series ? base.get(c.series.id) : undefined;
+    if (c.series && b && b.c !== c && m.median !== null && b.m.median) {
+      growth = ` · ${(m.median / b.m.median).toFixed(1)}× the time for ${c.series.factor / b.c.series!.factor}× the size`;
+    }
+    const f = figure('cpu', {
+      name: c.name,
+      value: m.median,
+      unit: 'ms',
+      budget: c.budget,
+      note: m.error ? `error: ${m.error}` : `${m.detail ? `${m.detail} · ` : ''}mean ${ms(m.mean!)} · p99 ${ms(m.p99!)} · n=${m.samples}${growth}`,
+      extra: {
+        medianMs: m.median,
+        meanMs: m.mean,
+        p99Ms: m.p99,
+        samples: m.samples,
+        ...(m.detail ? { detail: m.detail } : {}),
+        ...(c.series ? { series: c.series.id, sizeFactor: c.series.factor } : {}),
+        ...(m.error ? { error: m.error } : {}),
+        ...(m.hot ? { profile: m.hot.raw } : {}),
+      },
+    });
+    if (m.hot && f.value !== null) {
+      const verdict = f.budget && f.pass === false ? `${ms(f.value)} = ${(f.value / f.budget.value).toFixed(1)}× ${f.budget.text}` : ms(f.value);
+      diagnostics.push(`${f.name}: ${verdict}. Self time by package/file: ${m.hot.packages}; hottest functions: ${m.hot.functions}.`);
+    }
+    if (m.error) diagnostics.push(`${c.name}: failed: ${m.error}`);
+    return f;
+  });
+  return { figures, diagnostics };
+}
+
+const SELF = fileURLToPath(import.meta.url);
+
+/** The CPU section: every case in a child process of its own, one after the other. */
+export async function runCpu(): Promise<{ figures: Figure[]; diagnostics: string[] }> {
+  const cases = catalogue();
+  const results: Measured[] = [];
+  for (const [i, c] of cases.entries()) {
+    if (i % 8 === 0) progress(`cpu: case ${i + 1}/${cases.length} (${c.name}) …`);
+    try {
+      const { stdout } = await run(process.execPath, ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', SELF, '--case', c.id], { timeoutMs: 90_000 });
+      results.push(JSON.parse(stdout.trim().split('\n').pop()!) as Measured);
+    } catch (err) {
+      results.push({ median: null, mean: null, p99: null, samples: 0, error: err instanceof Error ? err.message.split('\n')[0]! : String(err) });
+    }
+  }
+  return toFigures(cases, results);
+}
+
+// Child process: `bench/cpu.ts --case <id>` measures one case and prints its result as one JSON line.
+if (process.argv[1] && resolve(process.argv[1]) === SELF) {
+  const id = process.argv[process.argv.indexOf('--case') + 1];
+  const c = catalogue().find((x) => x.id === id);
+  if (!c) {
+    console.error(`no case ${id}`);
+    process.exitCode = 2;
+  } else {
+    process.stdout.write(`${JSON.stringify(await measureCase(c))}\n`);
+  }
+}

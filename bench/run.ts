@@ -1,0 +1,210 @@
+/**
+ * `npm run bench`: the benchmark suite of issue 6 — the service as its users and its host platform see it.
+ * Runs the sections (size, cpu, http, startup, database), prints a table per section (figure, value,
+ * budget, ratio, ✓/✗, note) with a diagnosis of each miss, and writes `bench/results.json` (machine, date,
+ * every figure with value, unit, budget and pass). Benchmarks, not tests: the exit code is 0 even when a
+ * budget is missed (`--strict` makes a miss exit 1); a section that fails to run exits 1.
+ *
+ * Usage: node --experimental-strip-types --disable-warning=ExperimentalWarning bench/run.ts [options]
+ *   --only <s,...>     run only these sections (size, cpu, http, startup, database)
+ *   --skip <s,...>     run all but these
+ *   --out <file>       where to write the results (default bench/results.json)
+ *   --duration <s>     measured seconds per HTTP target, in 1 s slices interleaved with as many of the
+ *                      baseline (default 5; at most 30)
+ *   --warmup <s>       warm-up seconds per HTTP target (default 1)
+ *   --connections <n>  HTTP connections (default 2; at most 2)
+ *   --strict           exit 1 when a budget is missed
+ *
+ * Every server a section starts (workerd, the Postgres WebSocket proxy, the throwaway database, temp
+ * folders) is stopped by that section's `finally`, and by a SIGINT/SIGTERM handler if interrupted.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Cleanup, DEFAULT_LOAD, ROOT, SECTIONS, machineInfo, ms, printTable, progress, type Figure, type LoadSettings, type SectionName } from './report.ts';
+
+interface SectionResult {
+  durationMs: number;
+  figures: Figure[];
+  diagnostics: string[];
+  error?: string;
+}
+
+const TITLES: Record<SectionName, string> = {
+  size: 'Size: endpoint bundles (esbuild, minified + gzip) and the Worker as deployed',
+  cpu: 'CPU per call (tinybench, median)',
+  http: 'HTTP under wrangler dev (autocannon), vs the bare baseline Worker',
+  startup: 'Startup CPU of the Worker',
+  database: 'Database path (callFundTool on postgresStore through @neondatabase/serverless)',
+};
+
+const LEGENDS: Partial<Record<SectionName, string>> = {
+  size: 'ratio = gzipped size ÷ budget',
+  cpu: 'value = median ms per call; ratio = median ÷ budget; scaling rows say how time grows with size',
+  http: 'ratio = figure ÷ the baseline’s measured alongside (interleaved 1 s slices); for latency, higher is slower',
+  database: 'ratio = round trips ÷ budget',
+};
+
+function sectionList(values: { only?: string; skip?: string }): SectionName[] {
+  const parse = (text: string) =>
+    text
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map((s) => {
+        if (!(SECTIONS as readonly string[]).includes(s)) throw new Error(`unknown section "${s}" (one of ${SECTIONS.join(', ')})`);
+        return s as SectionName;
+      });
+  const only = values.only ? parse(values.only) : [...SECTIONS];
+  const skip = new Set(values.skip ? parse(values.skip) : []);
+  return SECTIONS.filter((s) => only.includes(s) && !skip.has(s));
+}
+
+async function runSection(name: SectionName, load: LoadSettings): Promise<{ figures: Figure[]; diagnostics: string[] }> {
+  switch (name) {
+    case 'size':
+      return (await import('./size.ts')).runSize();
+    case 'cpu':
+      return (await import('./cpu.ts')).runCpu();
+    case 'http': {
+      const http = await import('./http.ts');
+      Cleanup.installSignalHandlers(); // again: loading wrangler replaced them
+      return http.runHttp(load);
+    }
+    case 'startup':
+      return (await import('./startup.ts')).runStartup();
+    case 'database':
+      return (await import('./database.ts')).runDatabase();
+  }
+}
+
+/**
+ * HTTP vs in-process CPU: how much of a target's p50 over the baseline's is the computation measured in the
+ * cpu section, and how much is the path around it (auth, KV, rate limit, MCP transport, workerd).
+ */
+function crossCheck(results: Partial<Record<SectionName, SectionResult>>): string[] {
+  const http = results.http?.figures;
+  const cpu = results.cpu?.figures;
+  if (!http || !cpu) return [];
+  const pairs: [string, string, string][] = [
+    ['POST calc/fee-calculator', 'request in process: POST calc/fee-calculator', 'calc fee-calculator'],
+    ['probe: POST calc/operating-cost-calculator', 'calc operating-cost-calculator (typical)', 'probe calc operating-cost (computation only)'],
+    ['GET fund/overview', 'request in process: GET fund/overview', 'fund overview'],
+    ['GET fund/positions', 'request in process: GET fund/positions', 'fund positions'],
+    ['GET fund/risk/var', 'request in process: GET fund/risk/var', 'fund risk/var'],
+    ['probe: GET fund/fee-terms (demo key)', 'callFundTool fee-terms ', 'probe fund fee-terms, demo key (tool call only)'],
+    ['probe: GET fund/fee-terms (minted key)', 'callFundTool fee-terms ', 'probe fund fee-terms, minted key (tool call only)'],
+    ['MCP public: calc_fee_calculator', 'request in process: MCP public', 'MCP public calc_fee_calculator'],
+    ['MCP fund: get_fund_overview', 'request in process: MCP fund', 'MCP fund get_fund_overview'],
+  ];
+  const lines: string[] = [];
+  for (const [httpName, cpuName, label] of pairs) {
+    const p50 = http.find((f) => f.name.startsWith(httpName) && f.name.endsWith(' · p50'));
+    const c = cpu.find((f) => f.name.startsWith(cpuName))?.value ?? null;
+    if (!p50 || p50.value === null || !p50.ratio || c === null) continue;
+    const base = p50.value / p50.ratio;
+    lines.push(`${label}: p50 ${ms(p50.value)} = baseline alongside ${ms(base)} + ${ms(p50.value - base)}; in process (Node, no I/O) it costs ${ms(c)}.`);
+  }
+  const head = 'HTTP p50 over the baseline vs the same work in process (cpu section). With 2 connections a request may also wait for the other one\'s CPU, so p50 over baseline ≈ 1–2 × the CPU when the path is CPU-bound; much more means I/O (local KV, workerd).';
+  return lines.length ? [head, ...lines.map((l) => `  ${l}`)] : [];
+}
+
+async function main(): Promise<number> {
+  const started = performance.now();
+  const { values } = parseArgs({
+    options: {
+      only: { type: 'string' },
+      skip: { type: 'string' },
+      out: { type: 'string', default: join(ROOT, 'bench', 'results.json') },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      connections: { type: 'string' },
+      strict: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    console.log('Usage: bench/run.ts [--only s,...] [--skip s,...] [--out file] [--duration s] [--warmup s] [--connections n] [--strict]');
+    console.log(`Sections: ${SECTIONS.join(', ')}`);
+    return 0;
+  }
+  const sections = sectionList(values);
+  const number = (text: string | undefined, fallback: number, min: number, max: number, name: string) => {
+    if (text === undefined) return fallback;
+    const n = Number(text);
+    if (!Number.isFinite(n) || n < min || n > max) throw new Error(`--${name} must be a number from ${min} to ${max}`);
+    return n;
+  };
+  const load: LoadSettings = {
+    durationSeconds: number(values.duration, DEFAULT_LOAD.durationSeconds, 1, 30, 'duration'),
+    warmupSeconds: number(values.warmup, DEFAULT_LOAD.warmupSeconds, 0, 10, 'warmup'),
+    connections: Math.round(number(values.connections, DEFAULT_LOAD.connections, 1, 2, 'connections')),
+  };
+
+  const machine = machineInfo();
+  progress(`sections: ${sections.join(', ')}; node ${process.version}, ${String(machine.cpus)} CPUs`);
+  const results: Partial<Record<SectionName, SectionResult>> = {};
+  let failed = false;
+  for (const name of sections) {
+    const t0 = performance.now();
+    try {
+      const r = await runSection(name, load);
+      results[name] = { durationMs: performance.now() - t0, ...r };
+    } catch (err) {
+      failed = true;
+      const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      results[name] = { durationMs: performance.now() - t0, figures: [], diagnostics: [], error: message };
+      progress(`${name} failed: ${message}`);
+    }
+    const r = results[name]!;
+    printTable(`${TITLES[name]} (${(r.durationMs / 1000).toFixed(1)} s)`, r.figures, LEGENDS[name]);
+    if (r.error) console.log(`SECTION FAILED: ${r.error.split('\n')[0]}`);
+    for (const d of r.diagnostics) console.log(`  • ${d}`);
+  }
+  const cross = crossCheck(results);
+  if (cross.length) {
+    console.log('');
+    for (const line of cross) console.log(line);
+  }
+
+  const all = Object.values(results).flatMap((r) => r.figures);
+  const budgeted = all.filter((f) => f.pass !== null);
+  const misses = budgeted.filter((f) => f.pass === false);
+  const totalMs = performance.now() - started;
+  console.log('');
+  console.log(`== Summary: ${budgeted.length - misses.length}/${budgeted.length} budgets met in ${(totalMs / 1000).toFixed(1)} s`);
+  for (const name of sections) {
+    const r = results[name]!;
+    const b = r.figures.filter((f) => f.pass !== null);
+    console.log(`  ${name.padEnd(9)} ${(r.durationMs / 1000).toFixed(1).padStart(6)} s  ${b.filter((f) => f.pass).length}/${b.length} met${r.error ? '  (FAILED)' : ''}`);
+  }
+  for (const f of misses) console.log(`  ✗ [${f.section}] ${f.name}: ${f.note?.startsWith('FAILED') ? f.note : `ratio ${f.ratio?.toFixed(2) ?? 'n/a'}× (${f.budget!.text})`}`);
+
+  const document = {
+    suite: 'fund-edge bench (issue 6)',
+    machine,
+    command: process.argv.slice(2),
+    durationMs: totalMs,
+    http: sections.includes('http') ? load : undefined,
+    summary: { budgets: budgeted.length, met: budgeted.length - misses.length, missed: misses.map((f) => `${f.section}: ${f.name}`) },
+    sections: results,
+    crossCheck: cross,
+  };
+  writeFileSync(values.out!, `${JSON.stringify(document, null, 2)}\n`);
+  console.log(`\nWrote ${values.out}`);
+  if (failed) return 1;
+  return values.strict && misses.length ? 1 : 0;
+}
+
+Cleanup.installSignalHandlers();
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  async (err: unknown) => {
+    console.error(err instanceof Error ? err.message : String(err));
+    await Cleanup.runAll();
+    process.exitCode = 1;
+  },
+);
