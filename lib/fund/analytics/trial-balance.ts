@@ -22,7 +22,13 @@ export interface TrialBalanceRow {
  */
 export function trialBalance(accounts: readonly AccountRow[], ledger: readonly LedgerLineRow[], asOf: string, currency: string) {
   const net = new Map<string, Dec>();
-  for (const line of ledger) net.set(line.accountCode, (net.get(line.accountCode) ?? new D(0)).plus(line.debit).minus(line.credit));
+  for (const line of ledger) {
+    // A line posts to one side; skipping the other side's zero halves the decimal work.
+    let balance = net.get(line.accountCode) ?? new D(0);
+    if (Number(line.debit) !== 0) balance = balance.plus(line.debit);
+    if (Number(line.credit) !== 0) balance = balance.minus(line.credit);
+    net.set(line.accountCode, balance);
+  }
   const known = new Map(accounts.map((a) => [a.code, a]));
   let totalDebit = new D(0);
   let totalCredit = new D(0);
