@@ -88,6 +88,11 @@ export function isJsonMediaType(contentType: string | undefined): boolean {
   return type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type);
 }
 
+/** True for a JSON object (not null, not an array). */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /**
  * Reads a JSON object body. The 1 MiB cap is enforced before this by Hono's body-limit middleware.
  * @throws {UnsupportedMediaTypeError} 415 when the Content-Type is not JSON
@@ -102,8 +107,8 @@ export async function readJsonObject(c: Context<AppEnv>): Promise<Record<string,
   } catch {
     throw new MalformedJsonError(text.trim() === '' ? 'The request body is empty; send {} for every default.' : 'The request body is not valid JSON.');
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new MalformedJsonError();
-  return value as Record<string, unknown>;
+  if (!isJsonObject(value)) throw new MalformedJsonError();
+  return value;
 }
 
 /** A 200 JSON response with the given headers and `Cache-Control: no-store`. */

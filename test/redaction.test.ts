@@ -27,6 +27,7 @@ import { DEMO_FUND, SAMPLE_FUND, generateFund, type FundDataset } from '../lib/f
 import type { NavRunRow } from '../lib/fund/rows.ts';
 import { FUND_TOOLS } from '../lib/fund/tools/index.ts';
 import { fakeEnv } from './support/fakes.ts';
+import { isUsableRun } from './support/contract.ts';
 
 const FIXED_DETAIL = 'The response could not be verified as safe to send, so none of it was sent.';
 
@@ -275,7 +276,6 @@ describe('investorRefs', () => {
 // ---------------------------------------------------------------------------------------------------------
 
 const DEMO_DATA = generateFund(DEMO_FUND);
-const isUsable = (r: NavRunRow) => r.status === 'complete' && r.reconStatus === 'matched' && r.shadowNav !== null;
 
 /** Every string that must never leave in a response about `data`. */
 function forbiddenStrings(data: FundDataset): { words: string[]; quoted: string[] } {
@@ -301,7 +301,7 @@ function forbiddenStrings(data: FundDataset): { words: string[]; quoted: string[
 
 /** URLs exercising every endpoint with representative parameters. */
 function urlsFor(data: FundDataset): string[] {
-  const usable = data.runs.filter(isUsable);
+  const usable = data.runs.filter(isUsableRun);
   const firstOfMonth = usable.filter((r) => r.navDate.endsWith('-01')).map((r) => r.navDate);
   const dates = [...new Set([usable[1]!.navDate, usable[Math.floor(usable.length / 2)]!.navDate, usable[usable.length - 1]!.navDate, ...firstOfMonth.slice(-3)])];
   return [

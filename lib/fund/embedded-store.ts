@@ -18,25 +18,15 @@ interface Prepared {
 }
 
 function prepare(dataset: FundDataset): Prepared {
-  const group = <T>(rows: readonly T[], key: (row: T) => string) => {
-    const map = new Map<string, T[]>();
-    for (const row of rows) {
-      const k = key(row);
-      const list = map.get(k);
-      if (list) list.push(row);
-      else map.set(k, [row]);
-    }
-    return map;
-  };
   return {
     dataset,
-    livePositionsByDate: group(
+    livePositionsByDate: Map.groupBy(
       dataset.positions.filter((p) => p.book === 'live'),
       (p) => p.navDate,
     ),
-    pricesByAsset: group(dataset.prices, (p) => p.asset),
+    pricesByAsset: Map.groupBy(dataset.prices, (p) => p.asset),
     ledger: dataset.ledger.map(({ memo: _memo, ...line }) => line),
-    capitalByDate: group(dataset.capital, (c) => c.navDate),
+    capitalByDate: Map.groupBy(dataset.capital, (c) => c.navDate),
   };
 }
 

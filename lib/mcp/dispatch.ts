@@ -33,7 +33,7 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/t
 import * as z from 'zod';
 import type { AppEnv } from '../env.ts';
 import { OriginNotAllowedError, RateLimitedError, UnsupportedMediaTypeError, problemOf, type ProblemCode } from '../errors.ts';
-import { isJsonMediaType, type Endpoint, type RequestContext } from '../endpoint.ts';
+import { isJsonMediaType, isJsonObject, type Endpoint, type RequestContext } from '../endpoint.ts';
 import { jsonSchema } from '../openapi.ts';
 
 /** The version this service reports in `serverInfo`. */
@@ -182,22 +182,20 @@ interface RpcMessage {
   error?: unknown;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /**
  * True for a JSON-RPC 2.0 message: a request or notification (`method`, optional object `params`, `id` a
  * string or number when present) or a response (`id` and `result` or `error`).
  */
 export function isJsonRpcMessage(m: unknown): boolean {
-  if (!isObject(m) || m.jsonrpc !== '2.0') return false;
+  if (!isJsonObject(m) || m.jsonrpc !== '2.0') return false;
   const idOk = !('id' in m) || typeof m.id === 'string' || typeof m.id === 'number';
-  if ('method' in m) return typeof m.method === 'string' && idOk && (m.params === undefined || isObject(m.params));
+  if ('method' in m) return typeof m.method === 'string' && idOk && (m.params === undefined || isJsonObject(m.params));
   return 'id' in m && idOk && ('result' in m || 'error' in m);
 }
 
 /** True for a request (a message with a method and an id), as opposed to a notification or a response. */
 function isRequest(m: unknown): m is RpcMessage & { method: string; id: string | number } {
-  return isObject(m) && typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number');
+  return isJsonObject(m) && typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number');
 }
 
 /** A JSON-RPC error response body (`id` null when the request's id is unknown). */

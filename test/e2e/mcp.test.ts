@@ -15,7 +15,7 @@ import { CALCULATORS } from '../../lib/calculators/index.ts';
 import { toolName } from '../../lib/calculators/definition.ts';
 import { FUND_TOOLS } from '../../lib/fund/tools/index.ts';
 import { DEMO_API_KEY } from '../../lib/keys.ts';
-import { FUND_TOOL_NAMES, PUBLIC_TOOL_NAMES } from '../support/contract.ts';
+import { FUND_TOOL_NAMES, PUBLIC_TOOL_NAMES, SPEC_MCP_HEADERS, specInitialize } from '../support/contract.ts';
 import { mintKey, startWorker, type TestWorker } from '../support/worker.ts';
 
 const persistDir = mkdtempSync(join(tmpdir(), 'fund-edge-mcp-e2e-'));
@@ -128,13 +128,8 @@ describe('fund server through the SDK client', () => {
 });
 
 describe('raw JSON-RPC with the headers and body of spec §4.3', () => {
-  const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
-  const initialize = {
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: { protocolVersion: '2026-06-18', capabilities: {}, clientInfo: { name: 'spec-client', version: '1.0.0' } },
-  };
+  const headers = SPEC_MCP_HEADERS;
+  const initialize = specInitialize();
   const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_fund_overview', arguments: {} } };
 
   it('initializes with 2026-06-18 and is answered with the newest revision implemented', async () => {

@@ -23,6 +23,7 @@ import { DEMO_FUND, SAMPLE_FUND, generateFund } from '../../lib/fund/synthetic.t
 import type { NavRunRow } from '../../lib/fund/rows.ts';
 import { FakeBurst, fakeEnv } from '../support/fakes.ts';
 import { expectProblem } from '../support/problems.ts';
+import { isUsableRun } from '../support/contract.ts';
 
 const app = createApp();
 const IP = '192.0.2.1';
@@ -31,8 +32,7 @@ const DEMO = `Bearer ${DEMO_API_KEY}`;
 const demoData = generateFund(DEMO_FUND);
 const sampleData = generateFund(SAMPLE_FUND);
 
-const isUsable = (r: NavRunRow) => r.status === 'complete' && r.reconStatus === 'matched' && r.shadowNav !== null;
-const latestUsable = (runs: readonly NavRunRow[]) => [...runs].reverse().find(isUsable)!;
+const latestUsable = (runs: readonly NavRunRow[]) => [...runs].reverse().find(isUsableRun)!;
 const DEMO_LATEST = latestUsable(demoData.runs);
 const SAMPLE_LATEST = latestUsable(sampleData.runs);
 
@@ -124,7 +124,7 @@ describe('the twelve endpoints with the demo key', () => {
   it('exposure/series is a top-level array of the usable runs of the trailing 30 days, oldest first', async () => {
     const body = (await okJson(await get('exposure/series'), tool('exposure/series'))) as { date: string }[];
     const from = '2026-09-30'; // 30 days before 2026-10-30, exclusive
-    const expected = demoData.runs.filter((r) => r.navDate > from && r.navDate <= '2026-10-30' && isUsable(r)).map((r) => r.navDate);
+    const expected = demoData.runs.filter((r) => r.navDate > from && r.navDate <= '2026-10-30' && isUsableRun(r)).map((r) => r.navDate);
     expect(body.map((r) => r.date)).toEqual(expected);
     expect(expected.length).toBeGreaterThan(20);
     const year = (await okJson(await get('exposure/series?days=366'), tool('exposure/series'))) as { date: string }[];
@@ -171,7 +171,7 @@ describe('the twelve endpoints with the demo key', () => {
     const body = (await okJson(await get('pnl/attribution?date=2026-10-30'), tool('pnl/attribution'))) as {
       date: string; previousDate: string; closingNav: string; residual: string;
     };
-    const previous = [...demoData.runs].reverse().find((r) => r.navDate < '2026-10-30' && isUsable(r))!;
+    const previous = [...demoData.runs].reverse().find((r) => r.navDate < '2026-10-30' && isUsableRun(r))!;
     expect(body).toMatchObject({ date: '2026-10-30', previousDate: previous.navDate, closingNav: DEMO_LATEST.shadowNav, residual: '0.00' });
   });
 
@@ -398,7 +398,7 @@ describe('404 and 409', () => {
 
   it('the demo fund has failed, partial and break runs to test with', () => {
     expect([failed, partial, brk].every(Boolean)).toBe(true);
-    expect(isUsable(first)).toBe(true);
+    expect(isUsableRun(first)).toBe(true);
   });
 
   it('pnl/attribution for a date with no run is 404', async () => {
@@ -431,7 +431,7 @@ describe('404 and 409', () => {
   it('pnl/attribution for the run after a failed one attributes from the last usable run before it', async () => {
     const i = runs.indexOf(failed);
     const next = runs[i + 1]!;
-    expect(isUsable(next)).toBe(true);
+    expect(isUsableRun(next)).toBe(true);
     const body = (await okJson(await get(`pnl/attribution?date=${next.navDate}`), tool('pnl/attribution'))) as { previousDate: string; residual: string };
     expect(body.previousDate).toBe(runs[i - 1]!.navDate);
     expect(body.residual).toBe('0.00');

@@ -16,6 +16,7 @@ import { D, dec, sum as total, toMoney as money, type Dec } from '../../lib/deci
 import { embeddedStore } from '../../lib/fund/embedded-store.ts';
 import { ROW_FIELDS, guardRows, type LedgerLineRow, type NavRunRow, type PositionRow } from '../../lib/fund/rows.ts';
 import { ACCOUNTS, DEMO_FUND, SAMPLE_FUND, generateFund, type FundDataset, type SyntheticFundSpec } from '../../lib/fund/synthetic.ts';
+import { isUsableRun } from '../support/contract.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // Helpers
@@ -36,21 +37,9 @@ function shiftDate(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }
 
-function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
-  const map = new Map<string, T[]>();
-  for (const row of rows) {
-    const k = key(row);
-    const list = map.get(k);
-    if (list) list.push(row);
-    else map.set(k, [row]);
-  }
-  return map;
-}
-
-const isUsable = (r: NavRunRow) => r.status === 'complete' && r.reconStatus === 'matched' && r.shadowNav !== null;
 const isCompleteBreak = (r: NavRunRow) => r.status === 'complete' && r.reconStatus === 'break';
 const livePositionsAt = (data: FundDataset, date: string) => data.positions.filter((p) => p.navDate === date && p.book === 'live');
-const lastUsableRun = (data: FundDataset) => data.runs.filter(isUsable).at(-1)!;
+const lastUsableRun = (data: FundDataset) => data.runs.filter(isUsableRun).at(-1)!;
 const ACCOUNT_TYPE = new Map(ACCOUNTS.map((a) => [a.code, a.type]));
 const PAYABLES = ['2100', '2110', '2200'] as const;
 
@@ -154,7 +143,7 @@ describe.each([DEMO_FUND, SAMPLE_FUND].map((spec) => [spec.fundId, spec] as cons
       expect(last.reconStatus).toBe('break');
       const latestUsable = lastUsableRun(data());
       expect(latestUsable.navDate < last.navDate).toBe(true);
-      expect(runs.filter(isUsable).length).toBeGreaterThan(runs.length - 20);
+      expect(runs.filter(isUsableRun).length).toBeGreaterThan(runs.length - 20);
     });
 
     it('holds ≥ 25 live positions over ≥ 5 venues and ≥ 4 source types at the latest usable run', () => {
@@ -242,7 +231,7 @@ describe.each([DEMO_FUND, SAMPLE_FUND].map((spec) => [spec.fundId, spec] as cons
       const oneSided = ledger.filter((l) => dec(l.debit).isZero() === dec(l.credit).isZero() || dec(l.debit).isNegative() || dec(l.credit).isNegative());
       expect(oneSided).toEqual([]);
       const unbalanced: string[] = [];
-      for (const [entryId, lines] of groupBy(ledger, (l) => l.entryId)) {
+      for (const [entryId, lines] of Map.groupBy(ledger, (l) => l.entryId)) {
         if (!total(lines.map((l) => l.debit)).eq(total(lines.map((l) => l.credit)))) unbalanced.push(entryId);
         if (new Set(lines.map((l) => l.entryDate)).size !== 1) unbalanced.push(`${entryId} spans dates`);
       }
@@ -255,7 +244,7 @@ describe.each([DEMO_FUND, SAMPLE_FUND].map((spec) => [spec.fundId, spec] as cons
     it('NAV = Σ live market values − payables = ledger net assets, at every complete run', () => {
       const d = data();
       const balances = balancesByRunDate(d);
-      const liveByDate = groupBy(
+      const liveByDate = Map.groupBy(
         d.positions.filter((p) => p.book === 'live'),
         (p) => p.navDate,
       );
@@ -281,7 +270,7 @@ describe.each([DEMO_FUND, SAMPLE_FUND].map((spec) => [spec.fundId, spec] as cons
 
     it('capital: Σ investors’ capital = NAV at every complete run, and every row rolls forward', () => {
       const d = data();
-      const byDate = groupBy(d.capital, (c) => c.navDate);
+      const byDate = Map.groupBy(d.capital, (c) => c.navDate);
       const complete = d.runs.filter((r) => r.status === 'complete');
       expect([...byDate.keys()].sort()).toEqual(complete.map((r) => r.navDate));
       const mismatches: string[] = [];
@@ -316,7 +305,7 @@ describe.each([DEMO_FUND, SAMPLE_FUND].map((spec) => [spec.fundId, spec] as cons
 
     it("a run's netFlows = the day's credits to 3000 − debits to 3100", () => {
       const d = data();
-      const ledgerByDate = groupBy(d.ledger, (l) => l.entryDate);
+      const ledgerByDate = Map.groupBy(d.ledger, (l) => l.entryDate);
       const flowsOf = (lines: readonly LedgerLineRow[]) =>
         total(lines.map((l) => (l.accountCode === '3000' ? dec(l.credit) : l.accountCode === '3100' ? dec(l.debit).neg() : dec(0))));
       const wrong = d.runs.filter((r) => money(flowsOf(ledgerByDate.get(r.navDate) ?? [])) !== r.netFlows);

@@ -30,7 +30,7 @@ import { SAMPLE_FUND, generateFund } from '../../lib/fund/synthetic.ts';
 import { createKey, DEMO_API_KEY, generateKey, revokeKey } from '../../lib/keys.ts';
 import { FakeBurst, fakeEnv } from '../support/fakes.ts';
 import { expectProblem } from '../support/problems.ts';
-import { FUND_TOOL_NAMES, PUBLIC_TOOL_NAMES } from '../support/contract.ts';
+import { FUND_TOOL_NAMES, PUBLIC_TOOL_NAMES, SPEC_MCP_HEADERS, specInitialize } from '../support/contract.ts';
 
 const NOW = new Date('2026-11-20T12:00:00Z');
 /** Seconds from {@link NOW} to the next UTC midnight. */
@@ -42,16 +42,7 @@ const PUBLIC = '/api/mcp/public';
 const FUND = '/api/mcp';
 const SECRET = 'secret-value-123';
 
-/** The request headers of spec §4.3, item 2. */
-const SPEC_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-
-/** The `initialize` request of spec §4.3, item 3. */
-const INITIALIZE = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2026-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1.0.0' } },
-};
+const INITIALIZE = specInitialize('x');
 
 interface RpcErrorBody {
   code: number;
@@ -98,14 +89,14 @@ interface PostOptions {
   auth?: string;
   /** `CF-Connecting-IP`; default {@link IP}, `null` to send none. */
   ip?: string | null;
-  /** Header overrides on top of {@link SPEC_HEADERS} (lower-case names); `null` removes a header. */
+  /** Header overrides on top of {@link SPEC_MCP_HEADERS} (lower-case names); `null` removes a header. */
   headers?: Record<string, string | null>;
   method?: string;
 }
 
 /** POSTs `body` (JSON-encoded unless a string) to an MCP path with the spec's headers. */
 async function post(path: string, body: unknown, options: PostOptions = {}): Promise<Response> {
-  const headers: Record<string, string> = { ...SPEC_HEADERS };
+  const headers: Record<string, string> = { ...SPEC_MCP_HEADERS };
   const ip = options.ip === undefined ? IP : options.ip;
   if (ip !== null) headers['cf-connecting-ip'] = ip;
   if (options.auth !== undefined) headers.authorization = options.auth;
@@ -224,7 +215,7 @@ describe('initialize', () => {
     ['fund', FUND, 'fund-edge-fund-data', 'fund-edge fund data', 'private, no-store', /get_fund_overview/],
   ] as const)('%s server answers the spec initialize with exactly the spec headers', async (kind, path, name, title, cacheControl, hint) => {
     const { env, auth } = await fundFixture();
-    const headers: Record<string, string> = { ...SPEC_HEADERS };
+    const headers: Record<string, string> = { ...SPEC_MCP_HEADERS };
     if (kind === 'fund') headers.authorization = auth;
     const res = await app.request(path, { method: 'POST', headers, body: JSON.stringify(INITIALIZE) }, env);
     const { body } = await okJson(res);

@@ -26,3 +26,23 @@ export const FUND_TOOL_NAMES = [
   'get_fee_terms',
   'get_nav_history',
 ];
+
+/**
+ * Contract §4's "usable" NAV run (complete and matched, with a shadow NAV), written here independently of
+ * `lib/fund/analytics/runs.ts` so that tests check the library against the contract.
+ */
+export const isUsableRun = (r: { status: string; reconStatus: string | null; shadowNav: string | null }): boolean =>
+  r.status === 'complete' && r.reconStatus === 'matched' && r.shadowNav !== null;
+
+/** The request headers of spec §4.3, item 2. */
+export const SPEC_MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+/** The `initialize` request of spec §4.3, item 3, with the protocol version the spec uses. */
+export function specInitialize(clientName = 'spec-client') {
+  return {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2026-06-18', capabilities: {}, clientInfo: { name: clientName, version: '1.0.0' } },
+  };
+}
