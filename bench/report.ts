@@ -12,6 +12,7 @@ import { join } from 'node:path';
 
 /** The sections of the suite, in the order `bench/run.ts` runs them. */
 export const SECTIONS = ['size', 'cpu', 'http', 'startup', 'database'] as const;
+/** One of the bench's sections, as named on the command line (`--only size,cpu`). */
 export type SectionName = (typeof SECTIONS)[number];
 
 /** Units a figure is measured in. */
@@ -187,6 +188,7 @@ export interface LoadSettings {
   warmupSeconds: number;
   durationSeconds: number;
 }
+/** HTTP load by default: 2 connections (this machine has 2 cores), 1 s warm-up, 5 s measured per target. */
 export const DEFAULT_LOAD: LoadSettings = { connections: 2, warmupSeconds: 1, durationSeconds: 5 };
 
 type Task = { name: string; run: () => unknown };

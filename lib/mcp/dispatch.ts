@@ -174,12 +174,8 @@ export function wantsEventStream(accept: string | undefined): boolean {
 }
 
 interface RpcMessage {
-  jsonrpc?: unknown;
   id?: unknown;
   method?: unknown;
-  params?: unknown;
-  result?: unknown;
-  error?: unknown;
 }
 
 /**
