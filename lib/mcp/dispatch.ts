@@ -16,6 +16,10 @@
  *   newest revision, as `initialize` negotiates it, rather than refused.
  * - Tool errors are `isError` results whose text is the problem+json body (`code`, `detail`, `errors[]` with
  *   `/arguments/...` pointers); unknown tools are JSON-RPC `-32602`. No message carries a submitted value.
+ *
+ * The SDK is pinned to an exact version in package.json because this module leans on its internals: the
+ * per-instance `send` wrapper ({@link withOwnErrorText}) and Ajv aliased out of the bundle (wrangler.toml,
+ * `ajv-unused.ts`). `test/mcp/sdk-pin.test.ts` fails when an upgrade changes either; re-check both then.
  */
 import type { Context } from 'hono';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
