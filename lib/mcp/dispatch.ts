@@ -3,10 +3,11 @@
  * transport in stateless mode, with a fresh `Server` and transport for every request (the SDK refuses reuse).
  *
  * Order of one `POST`: Origin (403) → the server's admission (key: 401/403) → `MCP-Protocol-Version` (400)
- * → Content-Type (415) → JSON (400, JSON-RPC `-32700`) → the server's limit, charged once per `tools/call`
- * in the body (429 with a JSON-RPC error body) → the SDK, which answers `initialize`, `tools/list`,
- * `tools/call`, notifications (202) and batches. HTTP refusals before the body is read are problem+json like
- * every other endpoint; everything after is JSON-RPC.
+ * → Content-Type (415) → JSON (400, JSON-RPC `-32700`) → JSON-RPC messages (400, `-32600`) → batching
+ * allowed by the revision (400, `-32600`) → the server's limit, charged once per `tools/call` in the body
+ * (429 with a JSON-RPC error body) → the SDK, which answers `initialize`, `tools/list`, `tools/call`,
+ * notifications (202) and batches. HTTP refusals before the body is read are problem+json like every other
+ * endpoint; everything after is JSON-RPC.
  *
  * Protocol plumbing stays in the SDK; this module only adapts what the contract asks beyond it:
  * - JSON responses always, SSE only when the client's `Accept` lists `text/event-stream` and not
@@ -14,22 +15,33 @@
  *   would answer 406).
  * - A `MCP-Protocol-Version` later than the newest the SDK implements (e.g. `2026-06-18`) is served as that
  *   newest revision, as `initialize` negotiates it, rather than refused.
+ * - JSON-RPC 2.0 error codes (§5.1): well-formed JSON that is not a message by the SDK's own
+ *   `JSONRPCMessageSchema` (an `id` of `1.5` or an object, non-object `params` or `_meta`) is `-32600`
+ *   Invalid Request with id null, not the SDK's `-32700`; a request whose params fail its method's schema
+ *   (`initialize` with `"protocolVersion": 5`) is `-32602` Invalid params, not the SDK's `-32603`.
+ * - Batches follow the revision in force: MCP removed JSON-RPC batching in 2025-06-18, so a batch under that
+ *   revision or a later one is refused with `-32600`; under earlier ones (no header: the SDK's assumption,
+ *   2025-03-26) it is served, and answered with an array even for one response (JSON-RPC 2.0 §6).
  * - Tool errors are `isError` results whose text is the problem+json body (`code`, `detail`, `errors[]` with
  *   `/arguments/...` pointers); unknown tools are JSON-RPC `-32602`. No message carries a submitted value.
  *
  * The SDK is pinned to an exact version in package.json because this module leans on its internals: the
- * per-instance `send` wrapper ({@link withOwnErrorText}) and Ajv aliased out of the bundle (wrangler.toml,
- * `ajv-unused.ts`). `test/mcp/sdk-pin.test.ts` fails when an upgrade changes either; re-check both then.
+ * per-instance `send` wrapper ({@link withOwnErrorText}), Ajv aliased out of the bundle (wrangler.toml,
+ * `ajv-unused.ts`), and the `Server` constructor registering its handlers through the overridable
+ * `setRequestHandler` ({@link ParamsCheckingServer}). `test/mcp/sdk-pin.test.ts` fails when an upgrade
+ * changes any of them; re-check all three then.
  */
 import type { Context } from 'hono';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
+  CallToolRequestSchema,
+  DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
   ErrorCode,
+  JSONRPCMessageSchema,
   LATEST_PROTOCOL_VERSION,
   ListToolsRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
-  type CallToolRequest,
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -183,14 +195,33 @@ interface RpcMessage {
 }
 
 /**
- * True for a JSON-RPC 2.0 message: a request or notification (`method`, optional object `params`, `id` a
- * string or number when present) or a response (`id` and `result` or `error`).
+ * True for a JSON-RPC 2.0 message as MCP defines it, by the SDK's own `JSONRPCMessageSchema` (the one its
+ * transport parses with): a request (`id` a string or an integer), a notification, or a response, with
+ * `params` and `params._meta` objects when present and no other top-level members.
  */
 export function isJsonRpcMessage(m: unknown): boolean {
-  if (!isJsonObject(m) || m.jsonrpc !== '2.0') return false;
-  const idOk = !('id' in m) || typeof m.id === 'string' || typeof m.id === 'number';
-  if ('method' in m) return typeof m.method === 'string' && idOk && (m.params === undefined || isJsonObject(m.params));
-  return 'id' in m && idOk && ('result' in m || 'error' in m);
+  return JSONRPCMessageSchema.safeParse(m).success;
+}
+
+/** The first MCP revision without JSON-RPC batching (its changelog: "Remove support for JSON-RPC batching"). */
+export const BATCHING_REMOVED_IN = '2025-06-18';
+
+/**
+ * The revision a batch is read under: the one served for the `MCP-Protocol-Version` header; without one, the
+ * revision an `initialize` in the batch negotiates (the one it asks for when implemented, else the newest);
+ * without either, the SDK's assumption for a request without the header (`2025-03-26`).
+ * @param served what {@link servedProtocolVersion} made of the header
+ * @param messages the batch's messages (already checked by {@link isJsonRpcMessage})
+ */
+export function batchRevision(served: string | undefined, messages: readonly unknown[]): string {
+  if (served !== undefined) return served;
+  const init = messages.find((m) => isJsonObject(m) && m.method === 'initialize');
+  if (init !== undefined) {
+    const params = (init as { params?: { protocolVersion?: unknown } }).params;
+    const asked = params?.protocolVersion;
+    return typeof asked === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
+  }
+  return DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
 }
 
 /** True for a request (a message with a method and an id), as opposed to a notification or a response. */
@@ -270,6 +301,10 @@ async function answerMcp<C>(
   if (!messages.every(isJsonRpcMessage)) {
     return now(rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message.')));
   }
+  const batch = Array.isArray(body);
+  if (batch && batchRevision(version, messages) >= BATCHING_REMOVED_IN) {
+    return now(rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, `Invalid Request: MCP ${BATCHING_REMOVED_IN} and later revisions accept no JSON-RPC batch; send one message per request.`)));
+  }
 
   const requests = messages.filter(isRequest);
   const calls = requests.filter((m) => m.method === 'tools/call').length;
@@ -297,8 +332,13 @@ async function answerMcp<C>(
   const answer = await transport.handleRequest(new Request(c.req.url, { method: 'POST', headers }), { parsedBody: body });
 
   let streamed: Promise<unknown> = Promise.resolve();
-  let out = answer.body;
-  if (sse && out) {
+  let out: BodyInit | null = answer.body;
+  if (batch && !sse && answer.status === 200) {
+    // JSON-RPC 2.0 §6: a batch is answered with an array, even of one response (the SDK sends it bare).
+    const answered: unknown = await answer.json();
+    out = JSON.stringify(Array.isArray(answered) ? answered : [answered]);
+  }
+  if (sse && out instanceof ReadableStream) {
     // The handlers are still answering into the stream: watch a copy of it to know when they are done.
     const [toClient, watched] = out.tee();
     out = toClient;
@@ -306,7 +346,7 @@ async function answerMcp<C>(
   } else {
     void server.close();
   }
-  const response = new Response(out, answer);
+  const response = new Response(out, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
   for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value);
   response.headers.set('Cache-Control', sse ? `${spec.cacheControl}, no-transform` : spec.cacheControl);
   return { response, streamed };
@@ -336,24 +376,39 @@ function withOwnErrorText(transport: WebStandardStreamableHTTPServerTransport): 
   };
 }
 
+/** The schema of a request the SDK registers a handler for: an object with a literal `method`. */
+type RequestSchema = Parameters<Server['setRequestHandler']>[0];
+
 /**
- * `tools/call` as the server registers it: only the method is checked here, so that the SDK's own check of
- * the params (in its tools/call wrapper) answers a malformed call with `-32602` rather than `-32603`.
+ * The SDK's `Server`, answering a request whose params fail its method's schema with JSON-RPC `-32602`
+ * Invalid params (JSON-RPC 2.0 §5.1) instead of `-32603` Internal error: the SDK parses a request with the
+ * handler's schema before calling it and sends a thrown parse error as `-32603`. Every handler, including
+ * those the SDK's constructors register (`initialize`, `ping`), is registered here under a schema that
+ * checks only the method, and parses with its own schema first. The SDK's tools/call wrapper (which answers
+ * `-32602` itself) still runs, as `Server.setRequestHandler` is called with the same method.
  */
-const ToolsCallRequest = z.looseObject({ method: z.literal('tools/call') });
+export class ParamsCheckingServer extends Server {
+  override setRequestHandler(...[schema, handler]: Parameters<Server['setRequestHandler']>): void {
+    const method = (schema as unknown as z.ZodObject<{ method: z.ZodLiteral<string> }>).shape.method.value;
+    const byMethod = z.looseObject({ method: z.literal(method) }) as unknown as RequestSchema;
+    super.setRequestHandler(byMethod, (request, extra) => {
+      const parsed = (schema as unknown as z.ZodType).safeParse(request);
+      if (!parsed.success) throw new RpcError(ErrorCode.InvalidParams, 'Invalid params: they do not match the schema of the method.');
+      return handler(parsed.data as Parameters<typeof handler>[0], extra);
+    });
+  }
+}
 
 /** A fresh SDK server for one request, answering `tools/list` and `tools/call` from the spec's tools. */
 function createServer<C>(spec: McpServerSpec<C>, context: C, requestId: string): Server {
   const tools = spec.tools();
   const byName = new Map(tools.map((t) => [t.definition.name, t]));
-  const server = new Server(
+  const server = new ParamsCheckingServer(
     { name: spec.name, title: spec.title, version: SERVER_VERSION },
     { capabilities: { tools: { listChanged: false } }, instructions: spec.instructions, jsonSchemaValidator: NO_SCHEMA_VALIDATION },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((t) => t.definition) }));
-  server.setRequestHandler(ToolsCallRequest, async (raw): Promise<CallToolResult> => {
-    // The SDK's tools/call wrapper has checked the params against CallToolRequestSchema before this runs.
-    const request = raw as unknown as CallToolRequest;
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
     if (!tool) throw new RpcError(ErrorCode.InvalidParams, 'Unknown tool: tools/list names every tool of this server.');
     try {

@@ -5,6 +5,8 @@
  * - the `send` wrapper: the transport's `send(message, options)` is a prototype method the wrapper can shadow
  *   per instance (that every error then goes through it is proven in `servers.test.ts`, where no SDK or zod
  *   text reaches a client);
+ * - `ParamsCheckingServer`: the SDK's `Server` and `Protocol` constructors register their handlers
+ *   (`initialize`, `ping`) through `this.setRequestHandler`, so that a subclass override sees them;
  * - the Ajv alias (wrangler.toml `[alias]` → `lib/mcp/ajv-unused.ts`): in a bundle built with those aliases,
  *   as wrangler builds the Worker, the only importer of `ajv`/`ajv-formats` is the SDK's Ajv provider, and
  *   serving both MCP servers never constructs the stand-in (it throws when called).
@@ -15,6 +17,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import ajvUnavailable from '../../lib/mcp/ajv-unused.ts';
 import { wranglerAliases } from '../../bench/size.ts';
@@ -44,6 +47,19 @@ describe('the pinned MCP SDK', () => {
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     expect(Object.hasOwn(transport, 'send')).toBe(false);
     await transport.close();
+  });
+
+  it("registers the constructors' own handlers through the overridable setRequestHandler", () => {
+    const seen: string[] = [];
+    class Recording extends Server {
+      override setRequestHandler(...args: Parameters<Server['setRequestHandler']>): void {
+        seen.push((args[0] as unknown as { shape: { method: { value: string } } }).shape.method.value);
+        super.setRequestHandler(...args);
+      }
+    }
+    const refuse = { getValidator: () => () => ({ valid: false as const, data: undefined, errorMessage: 'none' }) };
+    new Recording({ name: 'pin', version: '0' }, { capabilities: { tools: {} }, jsonSchemaValidator: refuse });
+    expect(seen).toEqual(expect.arrayContaining(['initialize', 'ping']));
   });
 });
 

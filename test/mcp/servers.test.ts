@@ -461,6 +461,55 @@ describe('JSON-RPC framing', () => {
       else expect([...FUND_BURST.counts]).toEqual([[`key:${record.keyId}`, 1]]);
     });
 
+    // JSON-RPC 2.0 §6: the answer to a batch is an array, even of one response; the SDK sends a bare object.
+    it.each([
+      ['one request', [toolsList(5)]],
+      ['a request and a notification', [{ jsonrpc: '2.0', method: 'notifications/initialized' }, toolsList(5)]],
+    ])('answers a batch of %s under 2025-03-26 with an array of one response', async (_label, batch) => {
+      const { options } = await admitted(kind);
+      const { body } = await okJson<RpcMessage[]>(await post(path, batch, { ...options, headers: { 'mcp-protocol-version': '2025-03-26' } }));
+      expect(Array.isArray(body)).toBe(true);
+      expect(body).toHaveLength(1);
+      expect(body[0]).toMatchObject({ jsonrpc: '2.0', id: 5, result: { tools: expect.any(Array) } });
+    });
+
+    it('answers a one-request batch of a tools/call with an array, charging it once', async () => {
+      const { options, FUND_BURST, RATE_LIMITS } = await admitted(kind);
+      const res = await post(path, [CHEAP_CALL[kind]], { ...options, headers: { 'mcp-protocol-version': '2024-11-05' } });
+      const { body } = await okJson<RpcMessage[]>(res);
+      expect(body).toHaveLength(1);
+      expect(body[0]!.id).toBe(3);
+      expect((body[0]!.result as unknown as ToolResult).isError).toBeUndefined();
+      if (kind === 'public') expect(RATE_LIMITS.puts).toHaveLength(1);
+      else expect([...FUND_BURST.counts.values()]).toEqual([1]);
+    });
+
+    // MCP removed JSON-RPC batching in revision 2025-06-18: batches are refused under it and every later one,
+    // whether named by the header or negotiated by an initialize in the batch, and served under earlier ones
+    // (no header: the SDK's assumption, 2025-03-26).
+    it.each([['2025-06-18'], ['2025-11-25'], ['2026-06-18']])('refuses any batch under MCP-Protocol-Version %s with 400 -32600, counting nothing', async (version) => {
+      const { options, RATE_LIMITS, FUND_BURST, CALC_BURST } = await admitted(kind);
+      for (const batch of [[toolsList(1)], [toolsList(1), CHEAP_CALL[kind]], [{ jsonrpc: '2.0', method: 'notifications/initialized' }]]) {
+        const res = await post(path, batch, { ...options, headers: { 'mcp-protocol-version': version } });
+        const { body } = await rpcError(res, 400, -32600);
+        expect(body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/batch/i) } });
+      }
+      expect(RATE_LIMITS.puts).toEqual([]);
+      expect(CALC_BURST.counts.size).toBe(0);
+      expect(FUND_BURST.counts.size).toBe(0);
+    });
+
+    it('refuses a batch holding an initialize that negotiates 2025-06-18 or later, and serves one negotiating 2025-03-26', async () => {
+      const { options } = await admitted(kind);
+      for (const version of ['2025-06-18', '2025-11-25', '2026-06-18']) {
+        const batch = [{ ...INITIALIZE, params: { ...INITIALIZE.params, protocolVersion: version } }];
+        await rpcError(await post(path, batch, options), 400, -32600);
+      }
+      const old = [{ ...INITIALIZE, params: { ...INITIALIZE.params, protocolVersion: '2025-03-26' } }];
+      const { body } = await okJson<RpcMessage[]>(await post(path, old, options));
+      expect(body).toEqual([expect.objectContaining({ id: 1, result: expect.objectContaining({ protocolVersion: '2025-03-26' }) })]);
+    });
+
     it('refuses an empty batch with a 400 JSON-RPC error', async () => {
       const { options } = await admitted(kind);
       const { body } = await rpcError(await post(path, [], options), 400, -32600);
@@ -480,24 +529,61 @@ describe('JSON-RPC framing', () => {
       expect(FUND_BURST.counts.size).toBe(0);
     });
 
-    // JSON-RPC 2.0 names -32600 for an invalid Request object; the SDK answers -32700. Either is an error.
+    // JSON-RPC 2.0 §5.1: well-formed JSON that is not a valid Request object is -32600 Invalid Request with id
+    // null (-32700 is for a body that is not JSON at all). MCP narrows `id` to a string or an integer, and
+    // `params` and `params._meta` to objects.
     it.each([
       ['an object that is not JSON-RPC', { foo: 1 }],
       ['null', null],
       ['a number', 42],
       ['a batch holding a non-message', [toolsList(), { foo: SECRET }]],
       ['a wrong jsonrpc version', { jsonrpc: '1.0', id: 1, method: 'tools/list' }],
-    ])('refuses %s with a 400 JSON-RPC error', async (_label, value) => {
-      const { options } = await admitted(kind);
+      ['a fractional id', { jsonrpc: '2.0', id: 1.5, method: 'tools/list' }],
+      ['an object id', { jsonrpc: '2.0', id: { n: SECRET }, method: 'tools/list' }],
+      ['an array id', { jsonrpc: '2.0', id: [1], method: 'tools/list' }],
+      ['a boolean id', { jsonrpc: '2.0', id: true, method: 'tools/list' }],
+      ['a null id', { jsonrpc: '2.0', id: null, method: 'tools/list' }],
+      ['a method that is not a string', { jsonrpc: '2.0', id: 1, method: 7 }],
+      ['array params', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: [SECRET] }],
+      ['string params', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: SECRET }],
+      ['null params', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: null }],
+      ['a numeric _meta', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: 5 } }],
+      ['a string _meta', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: SECRET } }],
+      ['an array _meta on a notification', { jsonrpc: '2.0', method: 'notifications/initialized', params: { _meta: [] } }],
+      ['an object progressToken', { jsonrpc: '2.0', id: 1, method: 'ping', params: { _meta: { progressToken: { x: SECRET } } } }],
+      ['an unknown top-level member', { jsonrpc: '2.0', id: 1, method: 'tools/list', [SECRET]: 1 }],
+    ])('refuses %s with 400 -32600 Invalid Request and id null', async (_label, value) => {
+      const { options, RATE_LIMITS, FUND_BURST, CALC_BURST } = await admitted(kind);
       const res = await post(path, value, options);
-      const text = await res.text();
-      expect(res.status).toBe(400);
-      expect(res.headers.get('content-type')).toBe('application/json');
-      const body = JSON.parse(text) as RpcMessage;
-      expect(body).toEqual({ jsonrpc: '2.0', id: null, error: { code: expect.any(Number), message: expect.any(String) } });
-      expect([-32600, -32700]).toContain(body.error!.code);
+      const { body, text } = await rpcError(res, 400, -32600);
+      expect(body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.any(String) } });
       expect(text).not.toContain(SECRET);
-      expectNoInternals(text);
+      expect(RATE_LIMITS.puts).toEqual([]);
+      expect(CALC_BURST.counts.size).toBe(0);
+      expect(FUND_BURST.counts.size).toBe(0);
+    });
+
+    // JSON-RPC 2.0 §5.1: -32602 for invalid method parameters; the SDK alone answers -32603 Internal error
+    // when a request's params fail the method's schema.
+    it.each([
+      ['initialize with a numeric protocolVersion', { ...INITIALIZE, params: { ...INITIALIZE.params, protocolVersion: 5 } }],
+      ['initialize without clientInfo', { ...INITIALIZE, params: { protocolVersion: '2025-11-25', capabilities: {} } }],
+      ['initialize without params', { jsonrpc: '2.0', id: 1, method: 'initialize' }],
+      ['initialize with string capabilities', { ...INITIALIZE, params: { ...INITIALIZE.params, capabilities: SECRET } }],
+      ['tools/list with a numeric cursor', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { cursor: 5 } }],
+      ['initialize with clientInfo that is an array', { ...INITIALIZE, params: { ...INITIALIZE.params, clientInfo: [SECRET] } }],
+    ])('answers %s with -32602 Invalid params (HTTP 200) for its id', async (_label, value) => {
+      const { options } = await admitted(kind);
+      const { body, text } = await okJson(await post(path, value, options));
+      expect(body).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: expect.any(String) } });
+      expectNoInternals(text, [SECRET]);
+    });
+
+    it('answers a ping, and an initialize without optional members, as the SDK does', async () => {
+      const { options } = await admitted(kind);
+      expect((await okJson(await post(path, { jsonrpc: '2.0', id: 1, method: 'ping' }, options))).body).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+      const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'c', version: '1' } } };
+      expect((await okJson(await post(path, init, options))).body.result?.protocolVersion).toBe('2025-03-26');
     });
 
     it.each([
