@@ -2,8 +2,8 @@
  * MCP dispatch: the HTTP side of both MCP servers (contract §6), on the SDK's Web-standard Streamable HTTP
  * transport in stateless mode, with a fresh `Server` and transport for every request (the SDK refuses reuse).
  *
- * Order of one `POST`: Origin (403) → the server's admission (key: 401/403) → `MCP-Protocol-Version` (400)
- * → Content-Type (415) → JSON (400, JSON-RPC `-32700`) → JSON-RPC messages (400, `-32600`) → batching
+ * Order of one `POST`: Host (421) and Origin (403), the DNS-rebinding guard of `lib/origin.ts` → the
+ * server's admission (key: 401/403) → `MCP-Protocol-Version` (400) → Content-Type (415) → JSON (400, JSON-RPC `-32700`) → JSON-RPC messages (400, `-32600`) → batching
  * allowed by the revision (400, `-32600`) → the server's limit, charged once per `tools/call` in the body
  * (429 with a JSON-RPC error body) → the SDK, which answers `initialize`, `tools/list`, `tools/call`,
  * notifications (202) and batches. HTTP refusals before the body is read are problem+json like every other
@@ -48,9 +48,10 @@ import {
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import * as z from 'zod';
 import type { AppEnv } from '../env.ts';
-import { OriginNotAllowedError, RateLimitedError, UnsupportedMediaTypeError, problemOf, type ProblemCode } from '../errors.ts';
+import { RateLimitedError, UnsupportedMediaTypeError, problemOf, type ProblemCode } from '../errors.ts';
 import { isJsonMediaType, isJsonObject, type Endpoint, type RequestContext } from '../endpoint.ts';
 import { jsonSchema } from '../openapi.ts';
+import { checkHostAndOrigin, requestHost } from '../origin.ts';
 
 /** The version this service reports in `serverInfo`. */
 export const SERVER_VERSION = '1.0.0';
@@ -163,14 +164,6 @@ const NO_SCHEMA_VALIDATION: jsonSchemaValidator = {
   getValidator: () => () => ({ valid: false, data: undefined, errorMessage: 'This server validates no client data.' }),
 };
 
-/** True when a browser `Origin` may call the MCP servers: none sent, the service's own, or allow-listed. */
-export function originAllowed(origin: string | undefined, requestUrl: string, allowList: string | undefined): boolean {
-  if (origin === undefined) return true;
-  if (origin === new URL(requestUrl).origin) return true;
-  const allowed = (allowList ?? '').split(',').map((o) => o.trim()).filter(Boolean);
-  return allowed.includes('*') || allowed.includes(origin);
-}
-
 /**
  * The revision to serve a request's `MCP-Protocol-Version` header as: itself when the SDK implements it;
  * the newest implemented one for a later date-shaped revision (`2026-06-18`); none when absent.
@@ -264,7 +257,7 @@ export function mcpEndpoint<C>(spec: McpServerSpec<C>): Endpoint {
 }
 
 async function handleMcp<C>(spec: McpServerSpec<C>, c: Context<AppEnv>, ctx: RequestContext): Promise<Response> {
-  if (!originAllowed(c.req.header('origin'), c.req.url, c.env.MCP_ALLOWED_ORIGINS)) throw new OriginNotAllowedError();
+  checkHostAndOrigin(c.env, requestHost(c.req.raw), c.req.header('origin'));
   const context = await spec.admit(c);
   let answered: Promise<unknown> = Promise.resolve();
   try {

@@ -5,9 +5,9 @@
  * Covers:
  * - `initialize` with exactly the spec's headers and `protocolVersion` 2026-06-18, answered with the SDK's
  *   newest revision; the `MCP-Protocol-Version` header (served, later-than-implemented, refused);
- * - `Accept` variants (JSON unless only SSE is asked for), GET/DELETE 405 with `Allow: POST`, the Origin
- *   guard (`MCP_ALLOWED_ORIGINS`), CORS preflight, notifications (202), batches, empty batches, malformed
- *   JSON, non-JSON-RPC JSON, 413 and 415;
+ * - `Accept` variants (JSON unless only SSE is asked for), GET/DELETE 405 with `Allow: POST`, the
+ *   DNS-rebinding guard (Host 421, Origin 403; `PUBLIC_ORIGIN`, `MCP_ALLOWED_ORIGINS`), CORS preflight,
+ *   notifications (202), batches, empty batches, malformed JSON, non-JSON-RPC JSON, 413 and 415;
  * - `tools/list` of both servers (the contract's literal names, schemas, read-only annotations);
  * - `tools/call` of every calculator and every fund tool, proven equal to the REST body (byte for byte
  *   for fund data), with `structuredContent`, RateLimit headers and `Cache-Control`;
@@ -383,13 +383,66 @@ describe('methods and preflight', () => {
   });
 });
 
-describe('Origin', () => {
+// The DNS-rebinding guard (lib/origin.ts). A rebinding page reaches a local server with `Host: evil.example`
+// and `Origin: http://evil.example`; the guard used to accept an Origin equal to the origin built from the
+// request's own Host, so that request was served.
+describe('DNS-rebinding guard: Host and Origin', () => {
+  const PUBLIC_ORIGIN = 'https://fund-edge.example.com';
+  /** `admitted`, with extra Worker vars (PUBLIC_ORIGIN) on top of the fake bindings. */
+  async function admittedWith(kind: 'public' | 'fund', vars: Record<string, string>, overrides: Parameters<typeof fakeEnv>[0] = {}) {
+    const fixture = await admitted(kind, overrides);
+    const env = { ...fixture.env, ...vars } as Env;
+    return { ...fixture, env, options: { ...fixture.options, env } };
+  }
+
   describe.each(SERVERS)('%s server', (kind, path) => {
-    it.each(['https://evil.example', 'null', 'https://localhost', 'http://localhost:8787', 'http://localhost.evil.example'])(
-      'refuses Origin %s with 403 origin_not_allowed (even with a valid key), counting nothing',
+    it.each([
+      ['evil.example', 'http://evil.example'],
+      ['evil.example:8787', 'http://evil.example:8787'],
+      ['evil.example', undefined],
+      ['localhost.evil.example', 'http://localhost.evil.example'],
+      ['127.0.0.1.evil.example:8787', undefined],
+      ['127.0.0.2:8787', undefined],
+      ['[::2]:8787', undefined],
+      ['0.0.0.0:8787', undefined],
+      ['192.168.1.5:8787', 'http://192.168.1.5:8787'],
+    ])('served locally, refuses Host %s (Origin %s) with 421 before the key, counting nothing', async (host, origin) => {
+      const { options, key, RATE_LIMITS, CALC_BURST, FUND_BURST } = await admitted(kind);
+      const headers: Record<string, string> = { host, ...(origin === undefined ? {} : { origin }) };
+      const { problem, text } = await expectProblem(await post(path, CHEAP_CALL[kind], { ...options, headers }), 421, 'misdirected_request');
+      expect(problem.detail).toMatch(/localhost, 127\.0\.0\.1 or \[::1\]/);
+      expect(text).not.toContain(host);
+      expectNoInternals(text, [key]);
+      expect(RATE_LIMITS.puts).toEqual([]);
+      expect(CALC_BURST.counts.size).toBe(0);
+      expect(FUND_BURST.counts.size).toBe(0);
+      // Without a key as well: the Host is checked first.
+      await expectProblem(await post(path, INITIALIZE, { headers }), 421, 'misdirected_request');
+    });
+
+    it.each(['localhost', 'localhost:8787', 'LOCALHOST:1', '127.0.0.1', '127.0.0.1:8787', '[::1]', '[::1]:65535'])(
+      'served locally, serves Host %s with and without its own Origin',
+      async (host) => {
+        const { options } = await admitted(kind);
+        expect((await post(path, toolsList(), { ...options, headers: { host } })).status).toBe(200);
+        const res = await post(path, toolsList(), { ...options, headers: { host, origin: `http://${host.toLowerCase()}` } });
+        expect(res.status, await res.clone().text()).toBe(200);
+      },
+    );
+
+    it.each(['http://localhost:8787', 'https://localhost', 'http://127.0.0.1:3000', 'http://[::1]:8787'])(
+      'served locally, serves loopback Origin %s',
+      async (origin) => {
+        const { options } = await admitted(kind);
+        expect((await post(path, toolsList(), { ...options, headers: { host: '127.0.0.1:8787', origin } })).status).toBe(200);
+      },
+    );
+
+    it.each(['https://evil.example', 'null', 'http://localhost.evil.example', 'https://127.0.0.1.evil.example', 'http://localhost:8787/path', 'file://'])(
+      'served locally, refuses Origin %s with 403 origin_not_allowed (even with a valid key), counting nothing',
       async (origin) => {
         const { options, key, RATE_LIMITS, CALC_BURST, FUND_BURST } = await admitted(kind);
-        const res = await post(path, CHEAP_CALL[kind], { ...options, headers: { origin } });
+        const res = await post(path, CHEAP_CALL[kind], { ...options, headers: { host: '127.0.0.1:8787', origin } });
         const { text } = await expectProblem(res, 403, 'origin_not_allowed');
         expectNoInternals(text, [key]);
         expect(RATE_LIMITS.puts).toEqual([]);
@@ -403,10 +456,46 @@ describe('Origin', () => {
       await expectProblem(res, 403, 'origin_not_allowed');
     });
 
-    it("serves the service's own origin and no Origin at all", async () => {
-      const { options } = await admitted(kind);
-      expect((await post(path, toolsList(), { ...options, headers: { origin: 'http://localhost' } })).status).toBe(200);
-      expect((await post(path, toolsList(), options)).status).toBe(200);
+    it('with a public PUBLIC_ORIGIN, serves any Host, and as Origin only PUBLIC_ORIGIN (never one derived from Host)', async () => {
+      const { options } = await admittedWith(kind, { PUBLIC_ORIGIN: `${PUBLIC_ORIGIN}/` });
+      for (const host of ['fund-edge.example.com', 'fund-edge.acct.workers.dev', 'evil.example']) {
+        expect((await post(path, toolsList(), { ...options, headers: { host } })).status, host).toBe(200);
+      }
+      const own = await post(path, toolsList(), { ...options, headers: { host: 'fund-edge.example.com', origin: PUBLIC_ORIGIN } });
+      expect(own.status).toBe(200);
+      for (const [host, origin] of [
+        ['evil.example', 'http://evil.example'],
+        ['fund-edge.acct.workers.dev', 'https://fund-edge.acct.workers.dev'],
+        ['fund-edge.example.com', 'http://fund-edge.example.com'],
+        ['fund-edge.example.com', 'http://localhost:8787'],
+      ] as const) {
+        await expectProblem(await post(path, toolsList(), { ...options, headers: { host, origin } }), 403, 'origin_not_allowed');
+      }
+    });
+
+    it('with a loopback PUBLIC_ORIGIN, runs locally: a foreign Host is 421', async () => {
+      const { options } = await admittedWith(kind, { PUBLIC_ORIGIN: 'http://127.0.0.1:8787' });
+      await expectProblem(await post(path, toolsList(), { ...options, headers: { host: 'evil.example', origin: 'http://evil.example' } }), 421, 'misdirected_request');
+      expect((await post(path, toolsList(), { ...options, headers: { host: '127.0.0.1:8787', origin: 'http://127.0.0.1:8787' } })).status).toBe(200);
+      expect((await post(path, toolsList(), { ...options, headers: { host: 'localhost:8787', origin: 'http://localhost:5173' } })).status).toBe(200);
+    });
+
+    it.each(['fund-edge.example.com', 'https://fund-edge.example.com/mcp', 'ftp://fund-edge.example.com', 'https://user:pw@fund-edge.example.com', 'not a url'])(
+      'with a malformed PUBLIC_ORIGIN %s, refuses every request with 421 naming the setting (fail closed)',
+      async (value) => {
+        const { options } = await admittedWith(kind, { PUBLIC_ORIGIN: value });
+        for (const host of ['127.0.0.1:8787', 'fund-edge.example.com']) {
+          const { problem, text } = await expectProblem(await post(path, toolsList(), { ...options, headers: { host } }), 421, 'misdirected_request');
+          expect(problem.detail).toMatch(/PUBLIC_ORIGIN/);
+          expect(text).not.toContain(value === 'not a url' ? 'not a url' : 'pw@');
+        }
+      },
+    );
+
+    it('an empty PUBLIC_ORIGIN (wrangler.toml\'s default) is local', async () => {
+      const { options } = await admittedWith(kind, { PUBLIC_ORIGIN: ' ' });
+      expect((await post(path, toolsList(), { ...options, headers: { host: 'localhost:8787' } })).status).toBe(200);
+      await expectProblem(await post(path, toolsList(), { ...options, headers: { host: 'fund-edge.acct.workers.dev' } }), 421, 'misdirected_request');
     });
 
     it('serves an Origin listed in MCP_ALLOWED_ORIGINS and refuses others', async () => {
@@ -420,10 +509,12 @@ describe('Origin', () => {
       }
     });
 
-    it('serves any Origin when MCP_ALLOWED_ORIGINS is *', async () => {
+    it('serves any Origin when MCP_ALLOWED_ORIGINS is *, but still only loopback Hosts when local', async () => {
       const { options } = await admitted(kind, { MCP_ALLOWED_ORIGINS: '*' });
       const res = await post(path, toolsList(), { ...options, headers: { origin: 'https://evil.example' } });
       expect(res.status).toBe(200);
+      const rebound = await post(path, toolsList(), { ...options, headers: { host: 'evil.example', origin: 'http://evil.example' } });
+      await expectProblem(rebound, 421, 'misdirected_request');
     });
   });
 });
