@@ -3,10 +3,10 @@
  * transport in stateless mode, with a fresh `Server` and transport for every request (the SDK refuses reuse).
  *
  * Order of one `POST`: Host (421) and Origin (403), the DNS-rebinding guard of `lib/origin.ts` → the
- * server's admission (key: 401/403) → `MCP-Protocol-Version` (400) → Content-Type (415) → JSON (400, JSON-RPC `-32700`) → JSON-RPC messages (400, `-32600`) → batching
- * allowed by the revision (400, `-32600`) → the server's limit, charged once per `tools/call` in the body
- * (429 with a JSON-RPC error body) → the SDK, which answers `initialize`, `tools/list`, `tools/call`,
- * notifications (202) and batches. HTTP refusals before the body is read are problem+json like every other
+ * server's admission (key: 401/403) → `MCP-Protocol-Version` (400) → Content-Type (415) → JSON (400,
+ * JSON-RPC `-32700`) → JSON-RPC messages (400, `-32600`) → batching allowed by the revision (400,
+ * `-32600`) → the server's limit, charged once per `tools/call` in the body (429 with a JSON-RPC error
+ * body) → the SDK, which answers `initialize`, `tools/list`, `tools/call`, notifications (202) and batches. HTTP refusals before the body is read are problem+json like every other
  * endpoint; everything after is JSON-RPC.
  *
  * Protocol plumbing stays in the SDK; this module only adapts what the contract asks beyond it:
@@ -247,7 +247,7 @@ export function mcpEndpoint<C>(spec: McpServerSpec<C>): Endpoint {
         description: spec.description,
         tags: ['MCP'],
         auth: spec.auth,
-        body: z.looseObject({ jsonrpc: z.literal('2.0'), method: z.string() }).describe('A JSON-RPC 2.0 message, or a batch of them.'),
+        body: z.looseObject({ jsonrpc: z.literal('2.0'), method: z.string() }).describe('A JSON-RPC 2.0 message; a batch (an array of them) only under MCP revisions before 2025-06-18.'),
         response: { description: 'JSON-RPC 2.0 response(s); 202 with no body for notifications only.', schema: z.looseObject({ jsonrpc: z.literal('2.0') }) },
         problems: spec.problems,
         handle: (c, ctx) => handleMcp(spec, c, ctx),
@@ -372,6 +372,15 @@ function withOwnErrorText(transport: WebStandardStreamableHTTPServerTransport): 
 /** The schema of a request the SDK registers a handler for: an object with a literal `method`. */
 type RequestSchema = Parameters<Server['setRequestHandler']>[0];
 
+const METHOD_ONLY = new Map<string, RequestSchema>();
+
+/** A request schema checking only the method (built once per method and isolate). */
+function methodOnly(method: string): RequestSchema {
+  let schema = METHOD_ONLY.get(method);
+  if (!schema) METHOD_ONLY.set(method, (schema = z.looseObject({ method: z.literal(method) }) as unknown as RequestSchema));
+  return schema;
+}
+
 /**
  * The SDK's `Server`, answering a request whose params fail its method's schema with JSON-RPC `-32602`
  * Invalid params (JSON-RPC 2.0 §5.1) instead of `-32603` Internal error: the SDK parses a request with the
@@ -383,8 +392,7 @@ type RequestSchema = Parameters<Server['setRequestHandler']>[0];
 export class ParamsCheckingServer extends Server {
   override setRequestHandler(...[schema, handler]: Parameters<Server['setRequestHandler']>): void {
     const method = (schema as unknown as z.ZodObject<{ method: z.ZodLiteral<string> }>).shape.method.value;
-    const byMethod = z.looseObject({ method: z.literal(method) }) as unknown as RequestSchema;
-    super.setRequestHandler(byMethod, (request, extra) => {
+    super.setRequestHandler(methodOnly(method), (request, extra) => {
       const parsed = (schema as unknown as z.ZodType).safeParse(request);
       if (!parsed.success) throw new RpcError(ErrorCode.InvalidParams, 'Invalid params: they do not match the schema of the method.');
       return handler(parsed.data as Parameters<typeof handler>[0], extra);

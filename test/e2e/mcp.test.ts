@@ -221,3 +221,35 @@ describe('DNS-rebinding guard in workerd', () => {
     expect(JSON.parse(res.text)).toMatchObject({ code: 'origin_not_allowed' });
   });
 });
+
+describe('DNS-rebinding guard in workerd with PUBLIC_ORIGIN set (a deployment)', () => {
+  const PUBLIC_ORIGIN = 'https://fund-edge.example.com';
+  const dir = mkdtempSync(join(tmpdir(), 'fund-edge-mcp-public-'));
+  let published: TestWorker;
+  beforeAll(async () => {
+    published = await startWorker(dir, { PUBLIC_ORIGIN: { type: 'plain_text', value: PUBLIC_ORIGIN } });
+  });
+  afterAll(async () => {
+    await published?.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const post = (headers: Record<string, string>) => {
+    const url = new URL(`${published.base}/api/mcp/public`);
+    return new Promise<number>((resolve, reject) => {
+      const req = request({ hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { ...SPEC_MCP_HEADERS, ...headers } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify(specInitialize('published')));
+    });
+  };
+
+  it('serves its public Host and Origin, and refuses an Origin derived from another Host', async () => {
+    expect(await post({ host: 'fund-edge.example.com', origin: PUBLIC_ORIGIN })).toBe(200);
+    expect(await post({ host: 'fund-edge.example.com' })).toBe(200);
+    expect(await post({ host: 'evil.example', origin: 'http://evil.example' })).toBe(403);
+    expect(await post({ host: 'fund-edge.example.com', origin: 'http://localhost:8787' })).toBe(403);
+  });
+});
