@@ -21,7 +21,9 @@
  *   (`initialize` with `"protocolVersion": 5`) is `-32602` Invalid params, not the SDK's `-32603`.
  * - Batches follow the revision in force: MCP removed JSON-RPC batching in 2025-06-18, so a batch under that
  *   revision or a later one is refused with `-32600`; under earlier ones (no header: the SDK's assumption,
- *   2025-03-26) it is served, and answered with an array even for one response (JSON-RPC 2.0 §6).
+ *   2025-03-26) it is served, and answered with an array even for one response (JSON-RPC 2.0 §6). A batch
+ *   holding an invalid message, or two requests with one id (the SDK answers only one of them), is refused
+ *   whole with `-32600`.
  * - Tool errors are `isError` results whose text is the problem+json body (`code`, `detail`, `errors[]` with
  *   `/arguments/...` pointers); unknown tools are JSON-RPC `-32602`. No message carries a submitted value.
  *
@@ -300,6 +302,10 @@ async function answerMcp<C>(
   }
 
   const requests = messages.filter(isRequest);
+  if (new Set(requests.map((m) => m.id)).size !== requests.length) {
+    // The SDK matches responses to requests by id: of two requests with one id, one would go unanswered.
+    return now(rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, 'Invalid Request: the requests of a batch need distinct ids.')));
+  }
   const calls = requests.filter((m) => m.method === 'tools/call').length;
   let limitHeaders: Record<string, string> = {};
   if (calls > 0) {

@@ -601,6 +601,25 @@ describe('JSON-RPC framing', () => {
       expect(body).toEqual([expect.objectContaining({ id: 1, result: expect.objectContaining({ protocolVersion: '2025-03-26' }) })]);
     });
 
+    // The SDK matches responses to requests by id: of two requests sharing one, only one was answered (and
+    // both tools/calls were charged).
+    it('refuses a batch of two requests with the same id with 400 -32600, counting nothing', async () => {
+      const { options, RATE_LIMITS, FUND_BURST, CALC_BURST } = await admitted(kind);
+      for (const batch of [
+        [toolsList(1), { jsonrpc: '2.0', id: 1, method: 'ping' }],
+        [{ ...CHEAP_CALL[kind], id: 'a' }, { ...CHEAP_CALL[kind], id: 'a' }],
+      ]) {
+        const { body } = await rpcError(await post(path, batch, options), 400, -32600);
+        expect(body.id).toBeNull();
+      }
+      expect(RATE_LIMITS.puts).toEqual([]);
+      expect(CALC_BURST.counts.size).toBe(0);
+      expect(FUND_BURST.counts.size).toBe(0);
+      // Ids equal as text but of different types are distinct (JSON-RPC compares them as values).
+      const { body } = await okJson<RpcMessage[]>(await post(path, [{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: '1', method: 'ping' }], options));
+      expect(body.map((m) => m.id).sort()).toEqual([1, '1']);
+    });
+
     it('refuses an empty batch with a 400 JSON-RPC error', async () => {
       const { options } = await admitted(kind);
       const { body } = await rpcError(await post(path, [], options), 400, -32600);
