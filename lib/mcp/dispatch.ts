@@ -22,8 +22,8 @@
  * - Batches follow the revision in force: MCP removed JSON-RPC batching in 2025-06-18, so a batch under that
  *   revision or a later one is refused with `-32600`; under earlier ones (no header: the SDK's assumption,
  *   2025-03-26) it is served, and answered with an array even for one response (JSON-RPC 2.0 §6). A batch
- *   holding an invalid message, or two requests with one id (the SDK answers only one of them), is refused
- *   whole with `-32600`.
+ *   holding an invalid message, two requests with one id (the SDK answers only one of them), or more than
+ *   the SDK's `MAX_BATCH_SIZE` (100) messages is refused whole with `-32600`, before anything is charged.
  * - Tool errors are `isError` results whose text is the problem+json body (`code`, `detail`, `errors[]` with
  *   `/arguments/...` pointers); unknown tools are JSON-RPC `-32602`. No message carries a submitted value.
  *
@@ -35,6 +35,7 @@
  */
 import type { Context } from 'hono';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
   CallToolRequestSchema,
@@ -293,6 +294,10 @@ async function answerMcp<C>(
   }
   const messages: unknown[] = Array.isArray(body) ? body : [body];
   if (messages.length === 0) return now(rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, 'Invalid Request: an empty batch.')));
+  if (messages.length > MAX_BATCH_SIZE) {
+    // The SDK refuses it too, but only after the calls in it were charged (and each message parsed).
+    return now(rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, `Invalid Request: a batch holds at most ${MAX_BATCH_SIZE} messages.`)));
+  }
   if (!messages.every(isJsonRpcMessage)) {
     return now(rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message.')));
   }

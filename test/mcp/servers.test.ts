@@ -620,6 +620,19 @@ describe('JSON-RPC framing', () => {
       expect(body.map((m) => m.id).sort()).toEqual([1, '1']);
     });
 
+    // The SDK refuses a batch of more than 100 messages, but only after the tools/calls in it were charged.
+    it('refuses a batch of 101 messages with 400 -32600 before charging its calls, and serves one of 100', async () => {
+      const { options, RATE_LIMITS, FUND_BURST, CALC_BURST } = await admitted(kind);
+      const calls = Array.from({ length: 101 }, (_, i) => ({ ...CHEAP_CALL[kind], id: i }));
+      const { body } = await rpcError(await post(path, calls, options), 400, -32600);
+      expect(body.error!.message).toMatch(/100/);
+      expect(RATE_LIMITS.puts).toEqual([]);
+      expect(CALC_BURST.counts.size).toBe(0);
+      expect(FUND_BURST.counts.size).toBe(0);
+      const lists = Array.from({ length: 100 }, (_, i) => toolsList(i));
+      expect((await okJson<RpcMessage[]>(await post(path, lists, options))).body).toHaveLength(100);
+    });
+
     it('refuses an empty batch with a 400 JSON-RPC error', async () => {
       const { options } = await admitted(kind);
       const { body } = await rpcError(await post(path, [], options), 400, -32600);
