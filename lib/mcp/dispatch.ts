@@ -22,8 +22,9 @@
  * - Batches follow the revision in force: MCP removed JSON-RPC batching in 2025-06-18, so a batch under that
  *   revision or a later one is refused with `-32600`; under earlier ones (no header: the SDK's assumption,
  *   2025-03-26) it is served, and answered with an array even for one response (JSON-RPC 2.0 §6). A batch
- *   holding an invalid message, two requests with one id (the SDK answers only one of them), or more than
- *   the SDK's `MAX_BATCH_SIZE` (100) messages is refused whole with `-32600`, before anything is charged.
+ *   holding an invalid message, two requests with one id (the SDK answers only one of them), an
+ *   `initialize` with other messages, or more than the SDK's `MAX_BATCH_SIZE` (100) messages is refused
+ *   whole with `-32600`, before anything is charged.
  * - Tool errors are `isError` results whose text is the problem+json body (`code`, `detail`, `errors[]` with
  *   `/arguments/...` pointers); unknown tools are JSON-RPC `-32602`. No message carries a submitted value.
  *
@@ -306,6 +307,10 @@ async function answerMcp<C>(
     return now(rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, `Invalid Request: MCP ${BATCHING_REMOVED_IN} and later revisions accept no JSON-RPC batch; send one message per request.`)));
   }
 
+  if (messages.length > 1 && messages.some((m) => isRequest(m) && m.method === 'initialize')) {
+    // The SDK refuses it too (only after the calls in the batch were charged): initialize comes alone.
+    return now(rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, 'Invalid Request: initialize must be sent alone, not in a batch with other messages.')));
+  }
   const requests = messages.filter(isRequest);
   if (new Set(requests.map((m) => m.id)).size !== requests.length) {
     // The SDK matches responses to requests by id: of two requests with one id, one would go unanswered.

@@ -633,6 +633,17 @@ describe('JSON-RPC framing', () => {
       expect((await okJson<RpcMessage[]>(await post(path, lists, options))).body).toHaveLength(100);
     });
 
+    // The SDK refuses an initialize batched with other messages, but only after the tools/calls were charged.
+    it('refuses an initialize batched with a tools/call with 400 -32600, charging nothing', async () => {
+      const { options, RATE_LIMITS, FUND_BURST, CALC_BURST } = await admitted(kind);
+      const old = { ...INITIALIZE, params: { ...INITIALIZE.params, protocolVersion: '2025-03-26' } };
+      const { body } = await rpcError(await post(path, [old, CHEAP_CALL[kind]], options), 400, -32600);
+      expect(body.id).toBeNull();
+      expect(RATE_LIMITS.puts).toEqual([]);
+      expect(CALC_BURST.counts.size).toBe(0);
+      expect(FUND_BURST.counts.size).toBe(0);
+    });
+
     it('refuses an empty batch with a 400 JSON-RPC error', async () => {
       const { options } = await admitted(kind);
       const { body } = await rpcError(await post(path, [], options), 400, -32600);
