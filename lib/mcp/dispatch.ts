@@ -239,6 +239,34 @@ function rpcResponse(status: number, body: unknown, headers: Record<string, stri
 }
 
 /**
+ * Why a JSON body is not an acceptable JSON-RPC request here, as the message of its `-32600` Invalid
+ * Request answer (JSON-RPC 2.0 §5.1, id null); `null` when it is acceptable. Refused, in this order, before
+ * anything is charged: an empty batch; a batch over the SDK's `MAX_BATCH_SIZE` (100) messages; any element
+ * that is not a JSON-RPC message ({@link isJsonRpcMessage}); any batch under a revision without batching
+ * ({@link batchRevision}, {@link BATCHING_REMOVED_IN}); an `initialize` with other messages; two requests
+ * with one id. The last three the SDK also refuses or mishandles, but only after the batch was charged.
+ * @param body the parsed body: one message, or an array of them (a batch)
+ * @param served what {@link servedProtocolVersion} made of the `MCP-Protocol-Version` header
+ */
+export function invalidRequestReason(body: unknown, served: string | undefined): string | null {
+  const batch = Array.isArray(body);
+  const messages: unknown[] = batch ? body : [body];
+  if (messages.length === 0) return 'Invalid Request: an empty batch.';
+  if (messages.length > MAX_BATCH_SIZE) return `Invalid Request: a batch holds at most ${MAX_BATCH_SIZE} messages.`;
+  if (!messages.every(isJsonRpcMessage)) return 'Invalid Request: not a JSON-RPC 2.0 message.';
+  if (batch && batchRevision(served, messages) >= BATCHING_REMOVED_IN) {
+    return `Invalid Request: MCP ${BATCHING_REMOVED_IN} and later revisions accept no JSON-RPC batch; send one message per request.`;
+  }
+  const requests = messages.filter(isRequest);
+  if (messages.length > 1 && requests.some((m) => m.method === 'initialize')) {
+    return 'Invalid Request: initialize must be sent alone, not in a batch with other messages.';
+  }
+  // The SDK matches responses to requests by id: of two requests with one id, one would go unanswered.
+  if (new Set(requests.map((m) => m.id)).size !== requests.length) return 'Invalid Request: the requests of a batch need distinct ids.';
+  return null;
+}
+
+/**
  * The endpoint of an MCP server: `POST` only (GET and DELETE are 405 with `Allow: POST`: the service keeps
  * no sessions and offers no server-initiated stream).
  */
@@ -293,29 +321,10 @@ async function answerMcp<C>(
   } catch {
     return now(rpcResponse(400, rpcError(null, ErrorCode.ParseError, 'Parse error: the body is not JSON.')));
   }
-  const messages: unknown[] = Array.isArray(body) ? body : [body];
-  if (messages.length === 0) return now(rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, 'Invalid Request: an empty batch.')));
-  if (messages.length > MAX_BATCH_SIZE) {
-    // The SDK refuses it too, but only after the calls in it were charged (and each message parsed).
-    return now(rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, `Invalid Request: a batch holds at most ${MAX_BATCH_SIZE} messages.`)));
-  }
-  if (!messages.every(isJsonRpcMessage)) {
-    return now(rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message.')));
-  }
+  const refused = invalidRequestReason(body, version);
+  if (refused !== null) return now(rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, refused)));
   const batch = Array.isArray(body);
-  if (batch && batchRevision(version, messages) >= BATCHING_REMOVED_IN) {
-    return now(rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, `Invalid Request: MCP ${BATCHING_REMOVED_IN} and later revisions accept no JSON-RPC batch; send one message per request.`)));
-  }
-
-  if (messages.length > 1 && messages.some((m) => isRequest(m) && m.method === 'initialize')) {
-    // The SDK refuses it too (only after the calls in the batch were charged): initialize comes alone.
-    return now(rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, 'Invalid Request: initialize must be sent alone, not in a batch with other messages.')));
-  }
-  const requests = messages.filter(isRequest);
-  if (new Set(requests.map((m) => m.id)).size !== requests.length) {
-    // The SDK matches responses to requests by id: of two requests with one id, one would go unanswered.
-    return now(rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, 'Invalid Request: the requests of a batch need distinct ids.')));
-  }
+  const requests = (batch ? (body as unknown[]) : [body]).filter(isRequest);
   const calls = requests.filter((m) => m.method === 'tools/call').length;
   let limitHeaders: Record<string, string> = {};
   if (calls > 0) {
@@ -324,7 +333,7 @@ async function answerMcp<C>(
     } catch (err) {
       if (!(err instanceof RateLimitedError)) throw err;
       const errors = requests.map((m) => rpcError(m.id, RATE_LIMITED_RPC_CODE, err.detail, { status: 429, code: err.code, retryAfterSeconds: Number(err.headers['Retry-After']) }));
-      return now(rpcResponse(429, Array.isArray(body) ? errors : errors[0], err.headers));
+      return now(rpcResponse(429, batch ? errors : errors[0], err.headers));
     }
   }
 
