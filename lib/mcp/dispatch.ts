@@ -6,8 +6,9 @@
  * server's admission (key: 401/403) → `MCP-Protocol-Version` (400) → Content-Type (415) → JSON (400,
  * JSON-RPC `-32700`) → JSON-RPC messages (400, `-32600`) → batching allowed by the revision (400,
  * `-32600`) → the server's limit, charged once per `tools/call` in the body (429 with a JSON-RPC error
- * body) → the SDK, which answers `initialize`, `tools/list`, `tools/call`, notifications (202) and batches. HTTP refusals before the body is read are problem+json like every other
- * endpoint; everything after is JSON-RPC.
+ * body) → the SDK, which answers `initialize`, `tools/list`, `tools/call`, notifications (202) and batches.
+ * HTTP refusals before the body is read are problem+json like every other endpoint; everything after is
+ * JSON-RPC.
  *
  * Protocol plumbing stays in the SDK; this module only adapts what the contract asks beyond it:
  * - JSON responses always, SSE only when the client's `Accept` lists `text/event-stream` and not
@@ -244,7 +245,8 @@ function rpcResponse(status: number, body: unknown, headers: Record<string, stri
  * anything is charged: an empty batch; a batch over the SDK's `MAX_BATCH_SIZE` (100) messages; any element
  * that is not a JSON-RPC message ({@link isJsonRpcMessage}); any batch under a revision without batching
  * ({@link batchRevision}, {@link BATCHING_REMOVED_IN}); an `initialize` with other messages; two requests
- * with one id. The last three the SDK also refuses or mishandles, but only after the batch was charged.
+ * with one id. The SDK refuses the oversized batch and the batched `initialize` too, and answers only one
+ * of two requests with one id, but only after the batch's tools/calls were charged.
  * @param body the parsed body: one message, or an array of them (a batch)
  * @param served what {@link servedProtocolVersion} made of the `MCP-Protocol-Version` header
  */
