@@ -317,7 +317,8 @@ function requestCases(): Case[] {
       const ctx = { waitUntil: (p: Promise<unknown>) => void p.catch(() => {}), passThroughOnException: () => {}, props: {} } as unknown as ExecutionContext;
       return {
         fn: async () => {
-          const res = await app.fetch(new Request(`http://bench.local${path}`, init(key)), env, ctx);
+          // A loopback host: served locally (no PUBLIC_ORIGIN), the MCP servers answer no other (lib/origin.ts).
+          const res = await app.fetch(new Request(`http://127.0.0.1:8787${path}`, init(key)), env, ctx);
           const body = await res.text();
           if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${body.slice(0, 200)}`);
           return body;

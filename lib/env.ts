@@ -26,8 +26,16 @@ export interface Env {
   /** Comma-separated allowed CORS origins, or `*`. */
   CORS_ORIGINS?: string;
   /**
-   * Comma-separated browser Origins the MCP servers accept besides the service's own (`*`: any). A request
-   * with another `Origin` header gets 403; requests without one (every non-browser client) are served.
+   * The origin the service is published at, e.g. `https://fund-edge.example.com` (no path). Unset, empty or
+   * a loopback origin: the service runs locally and its MCP servers answer only loopback `Host` values (421
+   * otherwise), so a deployed Worker without it fails closed. The MCP servers accept it as a browser
+   * `Origin` (see `lib/origin.ts`).
+   */
+  PUBLIC_ORIGIN?: string;
+  /**
+   * Comma-separated browser Origins the MCP servers accept besides `PUBLIC_ORIGIN` (and, locally, any
+   * loopback origin); `*`: any. A request with another `Origin` header gets 403; requests without one
+   * (every non-browser client) are served.
    */
   MCP_ALLOWED_ORIGINS?: string;
 }

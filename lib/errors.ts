@@ -22,7 +22,8 @@ export type ProblemCode =
   | 'internal_error'
   | 'redaction_failed'
   | 'upstream_unavailable'
-  | 'origin_not_allowed';
+  | 'origin_not_allowed'
+  | 'misdirected_request';
 
 /** One failing field: `pointer` is an RFC 6901 JSON pointer such as `/body/horizonYears`; `detail` names the rule. */
 export interface FieldError {
@@ -57,6 +58,7 @@ export const PROBLEMS: Record<ProblemCode, { status: number; title: string }> = 
   redaction_failed: { status: 500, title: 'Redaction failed' },
   upstream_unavailable: { status: 503, title: 'Upstream unavailable' },
   origin_not_allowed: { status: 403, title: 'Origin not allowed' },
+  misdirected_request: { status: 421, title: 'Misdirected request' },
 };
 
 /**
@@ -202,13 +204,26 @@ export class UpstreamUnavailableError extends ApiError {
 }
 
 /**
- * 403 `origin_not_allowed`: an MCP request from a browser Origin that is neither the service's own nor
- * allow-listed (`MCP_ALLOWED_ORIGINS`); the DNS-rebinding guard of the MCP Streamable HTTP transport.
+ * 403 `origin_not_allowed`: an MCP request from a browser Origin that is neither the configured
+ * `PUBLIC_ORIGIN`, allow-listed (`MCP_ALLOWED_ORIGINS`), nor, when served locally, a loopback origin; the
+ * DNS-rebinding guard of the MCP Streamable HTTP transport (`lib/origin.ts`).
  */
 export class OriginNotAllowedError extends ApiError {
   constructor() {
     super('origin_not_allowed', 'Requests from this Origin are not accepted by the MCP servers.');
     this.name = 'OriginNotAllowedError';
+  }
+}
+
+/**
+ * 421 `misdirected_request` (RFC 9110 §15.5.20): the request is addressed to a `Host` this service does not
+ * answer for: served locally, anything but `localhost`, `127.0.0.1` or `[::1]` (a DNS-rebinding guard of
+ * the MCP servers, `lib/origin.ts`). Fixed detail; never the `Host` sent.
+ */
+export class MisdirectedRequestError extends ApiError {
+  constructor(detail: string) {
+    super('misdirected_request', detail);
+    this.name = 'MisdirectedRequestError';
   }
 }
 

@@ -2,11 +2,13 @@
  * MCP dispatch: the HTTP side of both MCP servers (contract §6), on the SDK's Web-standard Streamable HTTP
  * transport in stateless mode, with a fresh `Server` and transport for every request (the SDK refuses reuse).
  *
- * Order of one `POST`: Origin (403) → the server's admission (key: 401/403) → `MCP-Protocol-Version` (400)
- * → Content-Type (415) → JSON (400, JSON-RPC `-32700`) → the server's limit, charged once per `tools/call`
- * in the body (429 with a JSON-RPC error body) → the SDK, which answers `initialize`, `tools/list`,
- * `tools/call`, notifications (202) and batches. HTTP refusals before the body is read are problem+json like
- * every other endpoint; everything after is JSON-RPC.
+ * Order of one `POST`: Host (421) and Origin (403), the DNS-rebinding guard of `lib/origin.ts` → the
+ * server's admission (key: 401/403) → `MCP-Protocol-Version` (400) → Content-Type (415) → JSON (400,
+ * JSON-RPC `-32700`) → JSON-RPC messages (400, `-32600`) → batching allowed by the revision (400,
+ * `-32600`) → the server's limit, charged once per `tools/call` in the body (429 with a JSON-RPC error
+ * body) → the SDK, which answers `initialize`, `tools/list`, `tools/call`, notifications (202) and batches.
+ * HTTP refusals before the body is read are problem+json like every other endpoint; everything after is
+ * JSON-RPC.
  *
  * Protocol plumbing stays in the SDK; this module only adapts what the contract asks beyond it:
  * - JSON responses always, SSE only when the client's `Accept` lists `text/event-stream` and not
@@ -14,27 +16,47 @@
  *   would answer 406).
  * - A `MCP-Protocol-Version` later than the newest the SDK implements (e.g. `2026-06-18`) is served as that
  *   newest revision, as `initialize` negotiates it, rather than refused.
+ * - JSON-RPC 2.0 error codes (§5.1): well-formed JSON that is not a message by the SDK's own
+ *   `JSONRPCMessageSchema` (an `id` of `1.5` or an object, non-object `params` or `_meta`) is `-32600`
+ *   Invalid Request with id null, not the SDK's `-32700`; a request whose params fail its method's schema
+ *   (`initialize` with `"protocolVersion": 5`) is `-32602` Invalid params, not the SDK's `-32603`.
+ * - Batches follow the revision in force: MCP removed JSON-RPC batching in 2025-06-18, so a batch under that
+ *   revision or a later one is refused with `-32600`; under earlier ones (no header: the SDK's assumption,
+ *   2025-03-26) it is served, and answered with an array even for one response (JSON-RPC 2.0 §6). A batch
+ *   holding an invalid message, two requests with one id (the SDK answers only one of them), an
+ *   `initialize` with other messages, or more than the SDK's `MAX_BATCH_SIZE` (100) messages is refused
+ *   whole with `-32600`, before anything is charged.
  * - Tool errors are `isError` results whose text is the problem+json body (`code`, `detail`, `errors[]` with
  *   `/arguments/...` pointers); unknown tools are JSON-RPC `-32602`. No message carries a submitted value.
+ *
+ * The SDK is pinned to an exact version in package.json because this module leans on its internals: the
+ * per-instance `send` wrapper ({@link withOwnErrorText}), Ajv aliased out of the bundle (wrangler.toml,
+ * `ajv-unused.ts`), and the `Server` constructor registering its handlers through the overridable
+ * `setRequestHandler` ({@link ParamsCheckingServer}). `test/mcp/sdk-pin.test.ts` fails when an upgrade
+ * changes any of them; re-check all three then.
  */
 import type { Context } from 'hono';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
+  CallToolRequestSchema,
+  DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
   ErrorCode,
+  JSONRPCMessageSchema,
   LATEST_PROTOCOL_VERSION,
   ListToolsRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
-  type CallToolRequest,
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import * as z from 'zod';
 import type { AppEnv } from '../env.ts';
-import { OriginNotAllowedError, RateLimitedError, UnsupportedMediaTypeError, problemOf, type ProblemCode } from '../errors.ts';
+import { RateLimitedError, UnsupportedMediaTypeError, problemOf, type ProblemCode } from '../errors.ts';
 import { isJsonMediaType, isJsonObject, type Endpoint, type RequestContext } from '../endpoint.ts';
 import { jsonSchema } from '../openapi.ts';
+import { checkHostAndOrigin, requestHost } from '../origin.ts';
 
 /** The version this service reports in `serverInfo`. */
 export const SERVER_VERSION = '1.0.0';
@@ -147,14 +169,6 @@ const NO_SCHEMA_VALIDATION: jsonSchemaValidator = {
   getValidator: () => () => ({ valid: false, data: undefined, errorMessage: 'This server validates no client data.' }),
 };
 
-/** True when a browser `Origin` may call the MCP servers: none sent, the service's own, or allow-listed. */
-export function originAllowed(origin: string | undefined, requestUrl: string, allowList: string | undefined): boolean {
-  if (origin === undefined) return true;
-  if (origin === new URL(requestUrl).origin) return true;
-  const allowed = (allowList ?? '').split(',').map((o) => o.trim()).filter(Boolean);
-  return allowed.includes('*') || allowed.includes(origin);
-}
-
 /**
  * The revision to serve a request's `MCP-Protocol-Version` header as: itself when the SDK implements it;
  * the newest implemented one for a later date-shaped revision (`2026-06-18`); none when absent.
@@ -179,14 +193,33 @@ interface RpcMessage {
 }
 
 /**
- * True for a JSON-RPC 2.0 message: a request or notification (`method`, optional object `params`, `id` a
- * string or number when present) or a response (`id` and `result` or `error`).
+ * True for a JSON-RPC 2.0 message as MCP defines it, by the SDK's own `JSONRPCMessageSchema` (the one its
+ * transport parses with): a request (`id` a string or an integer), a notification, or a response, with
+ * `params` and `params._meta` objects when present and no other top-level members.
  */
 export function isJsonRpcMessage(m: unknown): boolean {
-  if (!isJsonObject(m) || m.jsonrpc !== '2.0') return false;
-  const idOk = !('id' in m) || typeof m.id === 'string' || typeof m.id === 'number';
-  if ('method' in m) return typeof m.method === 'string' && idOk && (m.params === undefined || isJsonObject(m.params));
-  return 'id' in m && idOk && ('result' in m || 'error' in m);
+  return JSONRPCMessageSchema.safeParse(m).success;
+}
+
+/** The first MCP revision without JSON-RPC batching (its changelog: "Remove support for JSON-RPC batching"). */
+export const BATCHING_REMOVED_IN = '2025-06-18';
+
+/**
+ * The revision a batch is read under: the one served for the `MCP-Protocol-Version` header; without one, the
+ * revision an `initialize` in the batch negotiates (the one it asks for when implemented, else the newest);
+ * without either, the SDK's assumption for a request without the header (`2025-03-26`).
+ * @param served what {@link servedProtocolVersion} made of the header
+ * @param messages the batch's messages (already checked by {@link isJsonRpcMessage})
+ */
+export function batchRevision(served: string | undefined, messages: readonly unknown[]): string {
+  if (served !== undefined) return served;
+  const init = messages.find((m) => isJsonObject(m) && m.method === 'initialize');
+  if (init !== undefined) {
+    const params = (init as { params?: { protocolVersion?: unknown } }).params;
+    const asked = params?.protocolVersion;
+    return typeof asked === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
+  }
+  return DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
 }
 
 /** True for a request (a message with a method and an id), as opposed to a notification or a response. */
@@ -207,6 +240,35 @@ function rpcResponse(status: number, body: unknown, headers: Record<string, stri
 }
 
 /**
+ * Why a JSON body is not an acceptable JSON-RPC request here, as the message of its `-32600` Invalid
+ * Request answer (JSON-RPC 2.0 §5.1, id null); `null` when it is acceptable. Refused, in this order, before
+ * anything is charged: an empty batch; a batch over the SDK's `MAX_BATCH_SIZE` (100) messages; any element
+ * that is not a JSON-RPC message ({@link isJsonRpcMessage}); any batch under a revision without batching
+ * ({@link batchRevision}, {@link BATCHING_REMOVED_IN}); an `initialize` with other messages; two requests
+ * with one id. The SDK refuses the oversized batch and the batched `initialize` too, and answers only one
+ * of two requests with one id, but only after the batch's tools/calls were charged.
+ * @param body the parsed body: one message, or an array of them (a batch)
+ * @param served what {@link servedProtocolVersion} made of the `MCP-Protocol-Version` header
+ */
+export function invalidRequestReason(body: unknown, served: string | undefined): string | null {
+  const batch = Array.isArray(body);
+  const messages: unknown[] = batch ? body : [body];
+  if (messages.length === 0) return 'Invalid Request: an empty batch.';
+  if (messages.length > MAX_BATCH_SIZE) return `Invalid Request: a batch holds at most ${MAX_BATCH_SIZE} messages.`;
+  if (!messages.every(isJsonRpcMessage)) return 'Invalid Request: not a JSON-RPC 2.0 message.';
+  if (batch && batchRevision(served, messages) >= BATCHING_REMOVED_IN) {
+    return `Invalid Request: MCP ${BATCHING_REMOVED_IN} and later revisions accept no JSON-RPC batch; send one message per request.`;
+  }
+  const requests = messages.filter(isRequest);
+  if (messages.length > 1 && requests.some((m) => m.method === 'initialize')) {
+    return 'Invalid Request: initialize must be sent alone, not in a batch with other messages.';
+  }
+  // The SDK matches responses to requests by id: of two requests with one id, one would go unanswered.
+  if (new Set(requests.map((m) => m.id)).size !== requests.length) return 'Invalid Request: the requests of a batch need distinct ids.';
+  return null;
+}
+
+/**
  * The endpoint of an MCP server: `POST` only (GET and DELETE are 405 with `Allow: POST`: the service keeps
  * no sessions and offers no server-initiated stream).
  */
@@ -219,7 +281,7 @@ export function mcpEndpoint<C>(spec: McpServerSpec<C>): Endpoint {
         description: spec.description,
         tags: ['MCP'],
         auth: spec.auth,
-        body: z.looseObject({ jsonrpc: z.literal('2.0'), method: z.string() }).describe('A JSON-RPC 2.0 message, or a batch of them.'),
+        body: z.looseObject({ jsonrpc: z.literal('2.0'), method: z.string() }).describe('A JSON-RPC 2.0 message; a batch (an array of them) only under MCP revisions before 2025-06-18.'),
         response: { description: 'JSON-RPC 2.0 response(s); 202 with no body for notifications only.', schema: z.looseObject({ jsonrpc: z.literal('2.0') }) },
         problems: spec.problems,
         handle: (c, ctx) => handleMcp(spec, c, ctx),
@@ -229,7 +291,7 @@ export function mcpEndpoint<C>(spec: McpServerSpec<C>): Endpoint {
 }
 
 async function handleMcp<C>(spec: McpServerSpec<C>, c: Context<AppEnv>, ctx: RequestContext): Promise<Response> {
-  if (!originAllowed(c.req.header('origin'), c.req.url, c.env.MCP_ALLOWED_ORIGINS)) throw new OriginNotAllowedError();
+  checkHostAndOrigin(c.env, requestHost(c.req.raw), c.req.header('origin'));
   const context = await spec.admit(c);
   let answered: Promise<unknown> = Promise.resolve();
   try {
@@ -261,13 +323,10 @@ async function answerMcp<C>(
   } catch {
     return now(rpcResponse(400, rpcError(null, ErrorCode.ParseError, 'Parse error: the body is not JSON.')));
   }
-  const messages: unknown[] = Array.isArray(body) ? body : [body];
-  if (messages.length === 0) return now(rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, 'Invalid Request: an empty batch.')));
-  if (!messages.every(isJsonRpcMessage)) {
-    return now(rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message.')));
-  }
-
-  const requests = messages.filter(isRequest);
+  const refused = invalidRequestReason(body, version);
+  if (refused !== null) return now(rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, refused)));
+  const batch = Array.isArray(body);
+  const requests = (batch ? (body as unknown[]) : [body]).filter(isRequest);
   const calls = requests.filter((m) => m.method === 'tools/call').length;
   let limitHeaders: Record<string, string> = {};
   if (calls > 0) {
@@ -276,7 +335,7 @@ async function answerMcp<C>(
     } catch (err) {
       if (!(err instanceof RateLimitedError)) throw err;
       const errors = requests.map((m) => rpcError(m.id, RATE_LIMITED_RPC_CODE, err.detail, { status: 429, code: err.code, retryAfterSeconds: Number(err.headers['Retry-After']) }));
-      return now(rpcResponse(429, Array.isArray(body) ? errors : errors[0], err.headers));
+      return now(rpcResponse(429, batch ? errors : errors[0], err.headers));
     }
   }
 
@@ -293,8 +352,13 @@ async function answerMcp<C>(
   const answer = await transport.handleRequest(new Request(c.req.url, { method: 'POST', headers }), { parsedBody: body });
 
   let streamed: Promise<unknown> = Promise.resolve();
-  let out = answer.body;
-  if (sse && out) {
+  let out: BodyInit | null = answer.body;
+  if (batch && !sse && answer.status === 200) {
+    // JSON-RPC 2.0 §6: a batch is answered with an array, even of one response (the SDK sends it bare).
+    const answered: unknown = await answer.json();
+    out = JSON.stringify(Array.isArray(answered) ? answered : [answered]);
+  }
+  if (sse && out instanceof ReadableStream) {
     // The handlers are still answering into the stream: watch a copy of it to know when they are done.
     const [toClient, watched] = out.tee();
     out = toClient;
@@ -302,7 +366,7 @@ async function answerMcp<C>(
   } else {
     void server.close();
   }
-  const response = new Response(out, answer);
+  const response = new Response(out, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
   for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value);
   response.headers.set('Cache-Control', sse ? `${spec.cacheControl}, no-transform` : spec.cacheControl);
   return { response, streamed };
@@ -332,24 +396,47 @@ function withOwnErrorText(transport: WebStandardStreamableHTTPServerTransport): 
   };
 }
 
+/** The schema of a request the SDK registers a handler for: an object with a literal `method`. */
+type RequestSchema = Parameters<Server['setRequestHandler']>[0];
+
+const METHOD_ONLY = new Map<string, RequestSchema>();
+
+/** A request schema checking only the method (built once per method and isolate). */
+function methodOnly(method: string): RequestSchema {
+  let schema = METHOD_ONLY.get(method);
+  if (!schema) METHOD_ONLY.set(method, (schema = z.looseObject({ method: z.literal(method) }) as unknown as RequestSchema));
+  return schema;
+}
+
 /**
- * `tools/call` as the server registers it: only the method is checked here, so that the SDK's own check of
- * the params (in its tools/call wrapper) answers a malformed call with `-32602` rather than `-32603`.
+ * The SDK's `Server`, answering a request whose params fail its method's schema with JSON-RPC `-32602`
+ * Invalid params (JSON-RPC 2.0 §5.1) instead of `-32603` Internal error: the SDK parses a request with the
+ * handler's schema before calling it and sends a thrown parse error as `-32603`. Every handler, including
+ * those the SDK's constructors register (`initialize`, `ping`), is registered here under a schema that
+ * checks only the method, and parses with its own schema first. The SDK's tools/call wrapper (which answers
+ * `-32602` itself) still runs, as `Server.setRequestHandler` is called with the same method.
  */
-const ToolsCallRequest = z.looseObject({ method: z.literal('tools/call') });
+export class ParamsCheckingServer extends Server {
+  override setRequestHandler(...[schema, handler]: Parameters<Server['setRequestHandler']>): void {
+    const method = (schema as unknown as z.ZodObject<{ method: z.ZodLiteral<string> }>).shape.method.value;
+    super.setRequestHandler(methodOnly(method), (request, extra) => {
+      const parsed = (schema as unknown as z.ZodType).safeParse(request);
+      if (!parsed.success) throw new RpcError(ErrorCode.InvalidParams, 'Invalid params: they do not match the schema of the method.');
+      return handler(parsed.data as Parameters<typeof handler>[0], extra);
+    });
+  }
+}
 
 /** A fresh SDK server for one request, answering `tools/list` and `tools/call` from the spec's tools. */
 function createServer<C>(spec: McpServerSpec<C>, context: C, requestId: string): Server {
   const tools = spec.tools();
   const byName = new Map(tools.map((t) => [t.definition.name, t]));
-  const server = new Server(
+  const server = new ParamsCheckingServer(
     { name: spec.name, title: spec.title, version: SERVER_VERSION },
     { capabilities: { tools: { listChanged: false } }, instructions: spec.instructions, jsonSchemaValidator: NO_SCHEMA_VALIDATION },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((t) => t.definition) }));
-  server.setRequestHandler(ToolsCallRequest, async (raw): Promise<CallToolResult> => {
-    // The SDK's tools/call wrapper has checked the params against CallToolRequestSchema before this runs.
-    const request = raw as unknown as CallToolRequest;
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
     if (!tool) throw new RpcError(ErrorCode.InvalidParams, 'Unknown tool: tools/list names every tool of this server.');
     try {

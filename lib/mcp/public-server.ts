@@ -44,7 +44,7 @@ export const publicServer: McpServerSpec<PublicCaller> = {
   instructions:
     'Stateless calculators for fund operations: management and performance fees with high-water mark and hurdle, NAV roll-forward validation from CSV, operating cost, back-office savings, fund health, exposure of pasted positions, and investor-letter grading. Every argument is optional with a documented default. Results are illustrative estimates, not advice. Each tools/call counts against a daily quota (500 without a key).',
   auth: 'optional',
-  problems: ['unauthorized', 'origin_not_allowed', 'payload_too_large', 'unsupported_media_type', 'rate_limited'],
+  problems: ['unauthorized', 'origin_not_allowed', 'misdirected_request', 'payload_too_large', 'unsupported_media_type', 'rate_limited'],
   cacheControl: 'no-store',
   tools: calculatorTools,
   async admit(c) {

@@ -2,9 +2,12 @@
  * The two MCP servers end to end: the SDK's own `Client` with `StreamableHTTPClientTransport` against the
  * Worker in workerd over real HTTP, listing and calling every tool (the client validates each
  * `structuredContent` against the tool's `outputSchema`), and raw JSON-RPC with exactly the headers and
- * `initialize` body of spec §4.3. The fund server is called with a key minted by the real CLI.
+ * `initialize` body of spec §4.3. The fund server is called with a key minted by the real CLI. The
+ * DNS-rebinding guard over real HTTP (node:http, which, unlike fetch, sends the `Host` it is given), with
+ * wrangler.toml's empty `PUBLIC_ORIGIN`: a local service.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -171,5 +174,82 @@ describe('raw JSON-RPC with the headers and body of spec §4.3', () => {
     const res = await fetch(`${worker.base}/api/mcp/public`, { method: 'POST', headers: { ...headers, Origin: 'https://evil.example' }, body: JSON.stringify(initialize) });
     expect(res.status).toBe(403);
     expect(((await res.json()) as { code: string }).code).toBe('origin_not_allowed');
+  });
+});
+
+/** POSTs `body` over HTTP/1.1 with exactly the given headers (`Host` included); resolves status and text. */
+function rawPost(path: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
+  const url = new URL(`${worker.base}${path}`);
+  return new Promise((resolve, reject) => {
+    const req = request({ hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('DNS-rebinding guard in workerd', () => {
+  const init = JSON.stringify(specInitialize('rebinding'));
+
+  it.each([
+    ['/api/mcp/public', {}],
+    ['/api/mcp', { authorization: 'key' }],
+  ])('%s refuses Host evil.example with Origin http://evil.example with 421, before the key', async (path, auth) => {
+    const extra: Record<string, string> = 'authorization' in auth ? { authorization: `Bearer ${sampleKey}` } : {};
+    for (const host of ['evil.example', 'evil.example:8787', 'localhost.evil.example']) {
+      const res = await rawPost(path, { ...SPEC_MCP_HEADERS, ...extra, host, origin: `http://${host}` }, init);
+      expect(res.status, res.text).toBe(421);
+      expect(JSON.parse(res.text)).toMatchObject({ code: 'misdirected_request', status: 421 });
+      expect(res.text).not.toContain('evil.example');
+    }
+  });
+
+  it.each(['127.0.0.1', 'localhost', '[::1]'])('serves Host %s (the port of the Worker) with its own Origin', async (name) => {
+    const host = `${name}:${new URL(worker.base).port}`;
+    const res = await rawPost('/api/mcp/public', { ...SPEC_MCP_HEADERS, host, origin: `http://${host}` }, init);
+    expect(res.status, res.text).toBe(200);
+    expect(JSON.parse(res.text)).toMatchObject({ id: 1, result: { protocolVersion: LATEST_PROTOCOL_VERSION } });
+  });
+
+  it('refuses a foreign Origin on a loopback Host with 403', async () => {
+    const res = await rawPost('/api/mcp/public', { ...SPEC_MCP_HEADERS, host: new URL(worker.base).host, origin: 'http://evil.example' }, init);
+    expect(res.status).toBe(403);
+    expect(JSON.parse(res.text)).toMatchObject({ code: 'origin_not_allowed' });
+  });
+});
+
+describe('DNS-rebinding guard in workerd with PUBLIC_ORIGIN set (a deployment)', () => {
+  const PUBLIC_ORIGIN = 'https://fund-edge.example.com';
+  const dir = mkdtempSync(join(tmpdir(), 'fund-edge-mcp-public-'));
+  let published: TestWorker;
+  beforeAll(async () => {
+    published = await startWorker(dir, { PUBLIC_ORIGIN: { type: 'plain_text', value: PUBLIC_ORIGIN } });
+  });
+  afterAll(async () => {
+    await published?.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const post = (headers: Record<string, string>) => {
+    const url = new URL(`${published.base}/api/mcp/public`);
+    return new Promise<number>((resolve, reject) => {
+      const req = request({ hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { ...SPEC_MCP_HEADERS, ...headers } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify(specInitialize('published')));
+    });
+  };
+
+  it('serves its public Host and Origin, and refuses an Origin derived from another Host', async () => {
+    expect(await post({ host: 'fund-edge.example.com', origin: PUBLIC_ORIGIN })).toBe(200);
+    expect(await post({ host: 'fund-edge.example.com' })).toBe(200);
+    expect(await post({ host: 'evil.example', origin: 'http://evil.example' })).toBe(403);
+    expect(await post({ host: 'fund-edge.example.com', origin: 'http://localhost:8787' })).toBe(403);
   });
 });

@@ -5,9 +5,9 @@
  * Covers:
  * - `initialize` with exactly the spec's headers and `protocolVersion` 2026-06-18, answered with the SDK's
  *   newest revision; the `MCP-Protocol-Version` header (served, later-than-implemented, refused);
- * - `Accept` variants (JSON unless only SSE is asked for), GET/DELETE 405 with `Allow: POST`, the Origin
- *   guard (`MCP_ALLOWED_ORIGINS`), CORS preflight, notifications (202), batches, empty batches, malformed
- *   JSON, non-JSON-RPC JSON, 413 and 415;
+ * - `Accept` variants (JSON unless only SSE is asked for), GET/DELETE 405 with `Allow: POST`, the
+ *   DNS-rebinding guard (Host 421, Origin 403; `PUBLIC_ORIGIN`, `MCP_ALLOWED_ORIGINS`), CORS preflight,
+ *   notifications (202), batches, empty batches, malformed JSON, non-JSON-RPC JSON, 413 and 415;
  * - `tools/list` of both servers (the contract's literal names, schemas, read-only annotations);
  * - `tools/call` of every calculator and every fund tool, proven equal to the REST body (byte for byte
  *   for fund data), with `structuredContent`, RateLimit headers and `Cache-Control`;
@@ -383,13 +383,66 @@ describe('methods and preflight', () => {
   });
 });
 
-describe('Origin', () => {
+// The DNS-rebinding guard (lib/origin.ts). A rebinding page reaches a local server with `Host: evil.example`
+// and `Origin: http://evil.example`; the guard used to accept an Origin equal to the origin built from the
+// request's own Host, so that request was served.
+describe('DNS-rebinding guard: Host and Origin', () => {
+  const PUBLIC_ORIGIN = 'https://fund-edge.example.com';
+  /** `admitted`, with extra Worker vars (PUBLIC_ORIGIN) on top of the fake bindings. */
+  async function admittedWith(kind: 'public' | 'fund', vars: Record<string, string>, overrides: Parameters<typeof fakeEnv>[0] = {}) {
+    const fixture = await admitted(kind, overrides);
+    const env = { ...fixture.env, ...vars } as Env;
+    return { ...fixture, env, options: { ...fixture.options, env } };
+  }
+
   describe.each(SERVERS)('%s server', (kind, path) => {
-    it.each(['https://evil.example', 'null', 'https://localhost', 'http://localhost:8787', 'http://localhost.evil.example'])(
-      'refuses Origin %s with 403 origin_not_allowed (even with a valid key), counting nothing',
+    it.each([
+      ['evil.example', 'http://evil.example'],
+      ['evil.example:8787', 'http://evil.example:8787'],
+      ['evil.example', undefined],
+      ['localhost.evil.example', 'http://localhost.evil.example'],
+      ['127.0.0.1.evil.example:8787', undefined],
+      ['127.0.0.2:8787', undefined],
+      ['[::2]:8787', undefined],
+      ['0.0.0.0:8787', undefined],
+      ['192.168.1.5:8787', 'http://192.168.1.5:8787'],
+    ])('served locally, refuses Host %s (Origin %s) with 421 before the key, counting nothing', async (host, origin) => {
+      const { options, key, RATE_LIMITS, CALC_BURST, FUND_BURST } = await admitted(kind);
+      const headers: Record<string, string> = { host, ...(origin === undefined ? {} : { origin }) };
+      const { problem, text } = await expectProblem(await post(path, CHEAP_CALL[kind], { ...options, headers }), 421, 'misdirected_request');
+      expect(problem.detail).toMatch(/localhost, 127\.0\.0\.1 or \[::1\]/);
+      expect(text).not.toContain(host);
+      expectNoInternals(text, [key]);
+      expect(RATE_LIMITS.puts).toEqual([]);
+      expect(CALC_BURST.counts.size).toBe(0);
+      expect(FUND_BURST.counts.size).toBe(0);
+      // Without a key as well: the Host is checked first.
+      await expectProblem(await post(path, INITIALIZE, { headers }), 421, 'misdirected_request');
+    });
+
+    it.each(['localhost', 'localhost:8787', 'LOCALHOST:1', '127.0.0.1', '127.0.0.1:8787', '[::1]', '[::1]:65535'])(
+      'served locally, serves Host %s with and without its own Origin',
+      async (host) => {
+        const { options } = await admitted(kind);
+        expect((await post(path, toolsList(), { ...options, headers: { host } })).status).toBe(200);
+        const res = await post(path, toolsList(), { ...options, headers: { host, origin: `http://${host.toLowerCase()}` } });
+        expect(res.status, await res.clone().text()).toBe(200);
+      },
+    );
+
+    it.each(['http://localhost:8787', 'https://localhost', 'http://127.0.0.1:3000', 'http://[::1]:8787'])(
+      'served locally, serves loopback Origin %s',
+      async (origin) => {
+        const { options } = await admitted(kind);
+        expect((await post(path, toolsList(), { ...options, headers: { host: '127.0.0.1:8787', origin } })).status).toBe(200);
+      },
+    );
+
+    it.each(['https://evil.example', 'null', 'http://localhost.evil.example', 'https://127.0.0.1.evil.example', 'http://localhost:8787/path', 'file://'])(
+      'served locally, refuses Origin %s with 403 origin_not_allowed (even with a valid key), counting nothing',
       async (origin) => {
         const { options, key, RATE_LIMITS, CALC_BURST, FUND_BURST } = await admitted(kind);
-        const res = await post(path, CHEAP_CALL[kind], { ...options, headers: { origin } });
+        const res = await post(path, CHEAP_CALL[kind], { ...options, headers: { host: '127.0.0.1:8787', origin } });
         const { text } = await expectProblem(res, 403, 'origin_not_allowed');
         expectNoInternals(text, [key]);
         expect(RATE_LIMITS.puts).toEqual([]);
@@ -403,10 +456,46 @@ describe('Origin', () => {
       await expectProblem(res, 403, 'origin_not_allowed');
     });
 
-    it("serves the service's own origin and no Origin at all", async () => {
-      const { options } = await admitted(kind);
-      expect((await post(path, toolsList(), { ...options, headers: { origin: 'http://localhost' } })).status).toBe(200);
-      expect((await post(path, toolsList(), options)).status).toBe(200);
+    it('with a public PUBLIC_ORIGIN, serves any Host, and as Origin only PUBLIC_ORIGIN (never one derived from Host)', async () => {
+      const { options } = await admittedWith(kind, { PUBLIC_ORIGIN: `${PUBLIC_ORIGIN}/` });
+      for (const host of ['fund-edge.example.com', 'fund-edge.acct.workers.dev', 'evil.example']) {
+        expect((await post(path, toolsList(), { ...options, headers: { host } })).status, host).toBe(200);
+      }
+      const own = await post(path, toolsList(), { ...options, headers: { host: 'fund-edge.example.com', origin: PUBLIC_ORIGIN } });
+      expect(own.status).toBe(200);
+      for (const [host, origin] of [
+        ['evil.example', 'http://evil.example'],
+        ['fund-edge.acct.workers.dev', 'https://fund-edge.acct.workers.dev'],
+        ['fund-edge.example.com', 'http://fund-edge.example.com'],
+        ['fund-edge.example.com', 'http://localhost:8787'],
+      ] as const) {
+        await expectProblem(await post(path, toolsList(), { ...options, headers: { host, origin } }), 403, 'origin_not_allowed');
+      }
+    });
+
+    it('with a loopback PUBLIC_ORIGIN, runs locally: a foreign Host is 421', async () => {
+      const { options } = await admittedWith(kind, { PUBLIC_ORIGIN: 'http://127.0.0.1:8787' });
+      await expectProblem(await post(path, toolsList(), { ...options, headers: { host: 'evil.example', origin: 'http://evil.example' } }), 421, 'misdirected_request');
+      expect((await post(path, toolsList(), { ...options, headers: { host: '127.0.0.1:8787', origin: 'http://127.0.0.1:8787' } })).status).toBe(200);
+      expect((await post(path, toolsList(), { ...options, headers: { host: 'localhost:8787', origin: 'http://localhost:5173' } })).status).toBe(200);
+    });
+
+    it.each(['fund-edge.example.com', 'https://fund-edge.example.com/mcp', 'ftp://fund-edge.example.com', 'https://user:pw@fund-edge.example.com', 'not a url'])(
+      'with a malformed PUBLIC_ORIGIN %s, refuses every request with 421 naming the setting (fail closed)',
+      async (value) => {
+        const { options } = await admittedWith(kind, { PUBLIC_ORIGIN: value });
+        for (const host of ['127.0.0.1:8787', 'fund-edge.example.com']) {
+          const { problem, text } = await expectProblem(await post(path, toolsList(), { ...options, headers: { host } }), 421, 'misdirected_request');
+          expect(problem.detail).toMatch(/PUBLIC_ORIGIN/);
+          expect(text).not.toContain(value === 'not a url' ? 'not a url' : 'pw@');
+        }
+      },
+    );
+
+    it('an empty PUBLIC_ORIGIN (wrangler.toml\'s default) is local', async () => {
+      const { options } = await admittedWith(kind, { PUBLIC_ORIGIN: ' ' });
+      expect((await post(path, toolsList(), { ...options, headers: { host: 'localhost:8787' } })).status).toBe(200);
+      await expectProblem(await post(path, toolsList(), { ...options, headers: { host: 'fund-edge.acct.workers.dev' } }), 421, 'misdirected_request');
     });
 
     it('serves an Origin listed in MCP_ALLOWED_ORIGINS and refuses others', async () => {
@@ -420,10 +509,12 @@ describe('Origin', () => {
       }
     });
 
-    it('serves any Origin when MCP_ALLOWED_ORIGINS is *', async () => {
+    it('serves any Origin when MCP_ALLOWED_ORIGINS is *, but still only loopback Hosts when local', async () => {
       const { options } = await admitted(kind, { MCP_ALLOWED_ORIGINS: '*' });
       const res = await post(path, toolsList(), { ...options, headers: { origin: 'https://evil.example' } });
       expect(res.status).toBe(200);
+      const rebound = await post(path, toolsList(), { ...options, headers: { host: 'evil.example', origin: 'http://evil.example' } });
+      await expectProblem(rebound, 421, 'misdirected_request');
     });
   });
 });
@@ -461,6 +552,98 @@ describe('JSON-RPC framing', () => {
       else expect([...FUND_BURST.counts]).toEqual([[`key:${record.keyId}`, 1]]);
     });
 
+    // JSON-RPC 2.0 §6: the answer to a batch is an array, even of one response; the SDK sends a bare object.
+    it.each([
+      ['one request', [toolsList(5)]],
+      ['a request and a notification', [{ jsonrpc: '2.0', method: 'notifications/initialized' }, toolsList(5)]],
+    ])('answers a batch of %s under 2025-03-26 with an array of one response', async (_label, batch) => {
+      const { options } = await admitted(kind);
+      const { body } = await okJson<RpcMessage[]>(await post(path, batch, { ...options, headers: { 'mcp-protocol-version': '2025-03-26' } }));
+      expect(Array.isArray(body)).toBe(true);
+      expect(body).toHaveLength(1);
+      expect(body[0]).toMatchObject({ jsonrpc: '2.0', id: 5, result: { tools: expect.any(Array) } });
+    });
+
+    it('answers a one-request batch of a tools/call with an array, charging it once', async () => {
+      const { options, FUND_BURST, RATE_LIMITS } = await admitted(kind);
+      const res = await post(path, [CHEAP_CALL[kind]], { ...options, headers: { 'mcp-protocol-version': '2024-11-05' } });
+      const { body } = await okJson<RpcMessage[]>(res);
+      expect(body).toHaveLength(1);
+      expect(body[0]!.id).toBe(3);
+      expect((body[0]!.result as unknown as ToolResult).isError).toBeUndefined();
+      if (kind === 'public') expect(RATE_LIMITS.puts).toHaveLength(1);
+      else expect([...FUND_BURST.counts.values()]).toEqual([1]);
+    });
+
+    // MCP removed JSON-RPC batching in revision 2025-06-18: batches are refused under it and every later one,
+    // whether named by the header or negotiated by an initialize in the batch, and served under earlier ones
+    // (no header: the SDK's assumption, 2025-03-26).
+    it.each([['2025-06-18'], ['2025-11-25'], ['2026-06-18']])('refuses any batch under MCP-Protocol-Version %s with 400 -32600, counting nothing', async (version) => {
+      const { options, RATE_LIMITS, FUND_BURST, CALC_BURST } = await admitted(kind);
+      for (const batch of [[toolsList(1)], [toolsList(1), CHEAP_CALL[kind]], [{ jsonrpc: '2.0', method: 'notifications/initialized' }]]) {
+        const res = await post(path, batch, { ...options, headers: { 'mcp-protocol-version': version } });
+        const { body } = await rpcError(res, 400, -32600);
+        expect(body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/batch/i) } });
+      }
+      expect(RATE_LIMITS.puts).toEqual([]);
+      expect(CALC_BURST.counts.size).toBe(0);
+      expect(FUND_BURST.counts.size).toBe(0);
+    });
+
+    it('refuses a batch holding an initialize that negotiates 2025-06-18 or later, and serves one negotiating 2025-03-26', async () => {
+      const { options } = await admitted(kind);
+      for (const version of ['2025-06-18', '2025-11-25', '2026-06-18']) {
+        const batch = [{ ...INITIALIZE, params: { ...INITIALIZE.params, protocolVersion: version } }];
+        await rpcError(await post(path, batch, options), 400, -32600);
+      }
+      const old = [{ ...INITIALIZE, params: { ...INITIALIZE.params, protocolVersion: '2025-03-26' } }];
+      const { body } = await okJson<RpcMessage[]>(await post(path, old, options));
+      expect(body).toEqual([expect.objectContaining({ id: 1, result: expect.objectContaining({ protocolVersion: '2025-03-26' }) })]);
+    });
+
+    // The SDK matches responses to requests by id: of two requests sharing one, only one was answered (and
+    // both tools/calls were charged).
+    it('refuses a batch of two requests with the same id with 400 -32600, counting nothing', async () => {
+      const { options, RATE_LIMITS, FUND_BURST, CALC_BURST } = await admitted(kind);
+      for (const batch of [
+        [toolsList(1), { jsonrpc: '2.0', id: 1, method: 'ping' }],
+        [{ ...CHEAP_CALL[kind], id: 'a' }, { ...CHEAP_CALL[kind], id: 'a' }],
+      ]) {
+        const { body } = await rpcError(await post(path, batch, options), 400, -32600);
+        expect(body.id).toBeNull();
+      }
+      expect(RATE_LIMITS.puts).toEqual([]);
+      expect(CALC_BURST.counts.size).toBe(0);
+      expect(FUND_BURST.counts.size).toBe(0);
+      // Ids equal as text but of different types are distinct (JSON-RPC compares them as values).
+      const { body } = await okJson<RpcMessage[]>(await post(path, [{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: '1', method: 'ping' }], options));
+      expect(body.map((m) => m.id).sort()).toEqual([1, '1']);
+    });
+
+    // The SDK refuses a batch of more than 100 messages, but only after the tools/calls in it were charged.
+    it('refuses a batch of 101 messages with 400 -32600 before charging its calls, and serves one of 100', async () => {
+      const { options, RATE_LIMITS, FUND_BURST, CALC_BURST } = await admitted(kind);
+      const calls = Array.from({ length: 101 }, (_, i) => ({ ...CHEAP_CALL[kind], id: i }));
+      const { body } = await rpcError(await post(path, calls, options), 400, -32600);
+      expect(body.error!.message).toMatch(/100/);
+      expect(RATE_LIMITS.puts).toEqual([]);
+      expect(CALC_BURST.counts.size).toBe(0);
+      expect(FUND_BURST.counts.size).toBe(0);
+      const lists = Array.from({ length: 100 }, (_, i) => toolsList(i));
+      expect((await okJson<RpcMessage[]>(await post(path, lists, options))).body).toHaveLength(100);
+    });
+
+    // The SDK refuses an initialize batched with other messages, but only after the tools/calls were charged.
+    it('refuses an initialize batched with a tools/call with 400 -32600, charging nothing', async () => {
+      const { options, RATE_LIMITS, FUND_BURST, CALC_BURST } = await admitted(kind);
+      const old = { ...INITIALIZE, params: { ...INITIALIZE.params, protocolVersion: '2025-03-26' } };
+      const { body } = await rpcError(await post(path, [old, CHEAP_CALL[kind]], options), 400, -32600);
+      expect(body.id).toBeNull();
+      expect(RATE_LIMITS.puts).toEqual([]);
+      expect(CALC_BURST.counts.size).toBe(0);
+      expect(FUND_BURST.counts.size).toBe(0);
+    });
+
     it('refuses an empty batch with a 400 JSON-RPC error', async () => {
       const { options } = await admitted(kind);
       const { body } = await rpcError(await post(path, [], options), 400, -32600);
@@ -480,24 +663,61 @@ describe('JSON-RPC framing', () => {
       expect(FUND_BURST.counts.size).toBe(0);
     });
 
-    // JSON-RPC 2.0 names -32600 for an invalid Request object; the SDK answers -32700. Either is an error.
+    // JSON-RPC 2.0 §5.1: well-formed JSON that is not a valid Request object is -32600 Invalid Request with id
+    // null (-32700 is for a body that is not JSON at all). MCP narrows `id` to a string or an integer, and
+    // `params` and `params._meta` to objects.
     it.each([
       ['an object that is not JSON-RPC', { foo: 1 }],
       ['null', null],
       ['a number', 42],
       ['a batch holding a non-message', [toolsList(), { foo: SECRET }]],
       ['a wrong jsonrpc version', { jsonrpc: '1.0', id: 1, method: 'tools/list' }],
-    ])('refuses %s with a 400 JSON-RPC error', async (_label, value) => {
-      const { options } = await admitted(kind);
+      ['a fractional id', { jsonrpc: '2.0', id: 1.5, method: 'tools/list' }],
+      ['an object id', { jsonrpc: '2.0', id: { n: SECRET }, method: 'tools/list' }],
+      ['an array id', { jsonrpc: '2.0', id: [1], method: 'tools/list' }],
+      ['a boolean id', { jsonrpc: '2.0', id: true, method: 'tools/list' }],
+      ['a null id', { jsonrpc: '2.0', id: null, method: 'tools/list' }],
+      ['a method that is not a string', { jsonrpc: '2.0', id: 1, method: 7 }],
+      ['array params', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: [SECRET] }],
+      ['string params', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: SECRET }],
+      ['null params', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: null }],
+      ['a numeric _meta', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: 5 } }],
+      ['a string _meta', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: SECRET } }],
+      ['an array _meta on a notification', { jsonrpc: '2.0', method: 'notifications/initialized', params: { _meta: [] } }],
+      ['an object progressToken', { jsonrpc: '2.0', id: 1, method: 'ping', params: { _meta: { progressToken: { x: SECRET } } } }],
+      ['an unknown top-level member', { jsonrpc: '2.0', id: 1, method: 'tools/list', [SECRET]: 1 }],
+    ])('refuses %s with 400 -32600 Invalid Request and id null', async (_label, value) => {
+      const { options, RATE_LIMITS, FUND_BURST, CALC_BURST } = await admitted(kind);
       const res = await post(path, value, options);
-      const text = await res.text();
-      expect(res.status).toBe(400);
-      expect(res.headers.get('content-type')).toBe('application/json');
-      const body = JSON.parse(text) as RpcMessage;
-      expect(body).toEqual({ jsonrpc: '2.0', id: null, error: { code: expect.any(Number), message: expect.any(String) } });
-      expect([-32600, -32700]).toContain(body.error!.code);
+      const { body, text } = await rpcError(res, 400, -32600);
+      expect(body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.any(String) } });
       expect(text).not.toContain(SECRET);
-      expectNoInternals(text);
+      expect(RATE_LIMITS.puts).toEqual([]);
+      expect(CALC_BURST.counts.size).toBe(0);
+      expect(FUND_BURST.counts.size).toBe(0);
+    });
+
+    // JSON-RPC 2.0 §5.1: -32602 for invalid method parameters; the SDK alone answers -32603 Internal error
+    // when a request's params fail the method's schema.
+    it.each([
+      ['initialize with a numeric protocolVersion', { ...INITIALIZE, params: { ...INITIALIZE.params, protocolVersion: 5 } }],
+      ['initialize without clientInfo', { ...INITIALIZE, params: { protocolVersion: '2025-11-25', capabilities: {} } }],
+      ['initialize without params', { jsonrpc: '2.0', id: 1, method: 'initialize' }],
+      ['initialize with string capabilities', { ...INITIALIZE, params: { ...INITIALIZE.params, capabilities: SECRET } }],
+      ['tools/list with a numeric cursor', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { cursor: 5 } }],
+      ['initialize with clientInfo that is an array', { ...INITIALIZE, params: { ...INITIALIZE.params, clientInfo: [SECRET] } }],
+    ])('answers %s with -32602 Invalid params (HTTP 200) for its id', async (_label, value) => {
+      const { options } = await admitted(kind);
+      const { body, text } = await okJson(await post(path, value, options));
+      expect(body).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: expect.any(String) } });
+      expectNoInternals(text, [SECRET]);
+    });
+
+    it('answers a ping, and an initialize without optional members, as the SDK does', async () => {
+      const { options } = await admitted(kind);
+      expect((await okJson(await post(path, { jsonrpc: '2.0', id: 1, method: 'ping' }, options))).body).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+      const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'c', version: '1' } } };
+      expect((await okJson(await post(path, init, options))).body.result?.protocolVersion).toBe('2025-03-26');
     });
 
     it.each([
