@@ -2,7 +2,8 @@
  * The Hono application: the request pipeline every endpoint goes through, and the route table mounted on it.
  *
  * Order: request id and security headers → CORS (preflight answered 204 without auth) → body cap (1 MiB,
- * 413) → route dispatch by method (405 with `Allow`) → the endpoint's handler. Unknown paths are 404.
+ * 413) → the documentation pages (`/`, `/docs`, `/llms.txt`, `/llms-full.txt`: lib/site/pages.ts) → route
+ * dispatch by method (405 with `Allow`) → the endpoint's handler. Unknown paths are 404.
  * Every error, thrown anywhere, is rendered once by {@link problemResponse}.
  */
 import { Hono } from 'hono';
@@ -13,6 +14,7 @@ import { MethodNotAllowedError, NotFoundError, PayloadTooLargeError, problemResp
 import { MAX_BODY_BYTES, allowedMethods, type Method, type Route } from './endpoint.ts';
 import { systemClock, type Clock } from './rate-limit.ts';
 import { ROUTES } from './routes.ts';
+import { mountSite } from './site/pages.ts';
 
 /** Request headers a browser may send (contract §0). */
 export const CORS_ALLOW_HEADERS = ['authorization', 'content-type', 'accept', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'];
@@ -60,6 +62,8 @@ export function createApp(options: { clock?: Clock; routes?: readonly Route[] } 
       },
     }),
   );
+
+  mountSite(app);
 
   for (const route of routes) {
     const allow = allowedMethods(route);

@@ -1,0 +1,108 @@
+/**
+ * Full-text search over the service's documentation (the `search_docs` tool of the public MCP server).
+ *
+ * The corpus is cut into passages at build time by `scripts/build-docs.ts` (one per operation, calculator
+ * formula, error code and design-note section) and indexed with MiniSearch (BM25 ranking, prefix and small
+ * fuzzy matches); the serialized index lives in `lib/generated/search-index.ts` and is loaded on the first
+ * search of an isolate, so a server that is never asked pays nothing for it. See README "Documentation".
+ */
+import MiniSearch, { type Options } from 'minisearch';
+
+/** One passage of the documentation, as indexed and as returned. */
+export interface DocPassage {
+  /** Stable id, e.g. `op:calcFeeCalculator` or `docs/api.md#errors`. */
+  id: string;
+  /** Heading of the passage (with its page), e.g. "Fee calculator: formulas". */
+  title: string;
+  /** Path on this service where the passage is published, e.g. `/docs#/Calculators/calcFeeCalculator`. */
+  url: string;
+  /** The passage in Markdown. */
+  text: string;
+}
+
+/**
+ * Words too common to tell passages apart; dropped from passages and queries alike, so a plain question
+ * ("how is the performance fee computed here?") ranks by its meaningful words.
+ */
+const STOP_WORDS = new Set(
+  'a an and are as at be by can do does for from here how i if in is it its me of on or that the this to was what when where which who why will with you your'.split(
+    ' ',
+  ),
+);
+
+/**
+ * A light English stemmer: drops one plural or verb ending from words of five letters or more, so that
+ * "computed", "computes" and "compute" meet. Linear in the word's length (one suffix test).
+ */
+export function stem(word: string): string {
+  if (word.length < 5) return word;
+  const m = /(?:ies|ing|ed|es|s)$/.exec(word);
+  if (!m || word.endsWith('ss')) return word;
+  return m[0] === 'ies' ? `${word.slice(0, -3)}y` : word.slice(0, -m[0].length);
+}
+
+/**
+ * Terms of a text: its words (letters and digits) lower-cased, stop words dropped, stemmed, and each pair of
+ * neighbouring remaining words as one more term (`performance fee` → `performance`, `fee`,
+ * `performance_fee`), so that passages holding a query's words together rank above those holding them apart.
+ * Linear in the text's length.
+ */
+export function terms(text: string): string[] {
+  const words = text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w !== '' && !STOP_WORDS.has(w))
+    .map(stem);
+  const pairs = words.slice(1).map((w, i) => `${words[i]}_${w}`);
+  return [...words, ...pairs];
+}
+
+/** Index options shared by the build (indexing) and the runtime (loading): both must agree. */
+export const SEARCH_OPTIONS: Options<DocPassage> = {
+  fields: ['title', 'text'],
+  storeFields: ['title', 'url', 'text'],
+  tokenize: terms,
+  processTerm: (term) => term,
+  searchOptions: { boost: { title: 1.5 }, prefix: true, fuzzy: 0.15, combineWith: 'OR' },
+};
+
+/** The largest query accepted, characters (longer queries are refused by the tool's input schema). */
+export const MAX_QUERY_LENGTH = 200;
+
+/** Most passages one search returns. */
+export const MAX_RESULTS = 10;
+
+/** A search hit: the passage, its URL made absolute, and its relevance score (BM25, higher is better). */
+export interface DocHit {
+  title: string;
+  url: string;
+  text: string;
+  score: number;
+}
+
+/** Builds the index of a corpus (build time). */
+export function buildIndex(passages: readonly DocPassage[]): MiniSearch<DocPassage> {
+  const index = new MiniSearch<DocPassage>(SEARCH_OPTIONS);
+  index.addAll(passages);
+  return index;
+}
+
+let loaded: Promise<MiniSearch<DocPassage>> | undefined;
+
+/** The built index, loaded once per isolate from the generated module. */
+function index(): Promise<MiniSearch<DocPassage>> {
+  loaded ??= import('../generated/search-index.ts').then(({ SEARCH_INDEX }) => MiniSearch.loadJSON<DocPassage>(SEARCH_INDEX, SEARCH_OPTIONS));
+  return loaded;
+}
+
+/**
+ * Searches the documentation.
+ * @param query plain words or a question, at most {@link MAX_QUERY_LENGTH} characters (the caller validates)
+ * @param limit most hits returned, 1..{@link MAX_RESULTS}
+ * @param origin the service's origin, prefixed to every passage's path
+ * @returns the best passages, best first (none when no word matches)
+ */
+export async function searchDocs(query: string, limit: number, origin: string): Promise<DocHit[]> {
+  const hits = (await index()).search(query).slice(0, limit);
+  return hits.map((h) => ({ title: h.title as string, url: `${origin}${h.url as string}`, text: h.text as string, score: Math.round(h.score * 1000) / 1000 }));
+}
