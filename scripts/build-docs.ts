@@ -25,7 +25,9 @@ import { guardedStore } from '../lib/fund/store.ts';
 import { DEMO_FUND } from '../lib/fund/synthetic.ts';
 import { PROBLEMS, problemType } from '../lib/errors.ts';
 import { DEMO_API_KEY } from '../lib/keys.ts';
-import { buildIndex, type DocPassage } from '../lib/docs/search.ts';
+import { buildIndex, type DocPassage as IndexedPassage } from '../lib/docs/search.ts';
+
+type DocPassage = Omit<IndexedPassage, 'excerpt'>;
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const GENERATED = join(ROOT, 'lib/generated');

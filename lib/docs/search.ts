@@ -16,8 +16,20 @@ export interface DocPassage {
   title: string;
   /** Path on this service where the passage is published, e.g. `/docs#/Calculators/calcFeeCalculator`. */
   url: string;
-  /** The passage in Markdown. */
+  /** The passage in Markdown (indexed). */
   text: string;
+  /** What a hit returns: the passage, cut at a line end after at most {@link MAX_EXCERPT_CHARS} characters. */
+  excerpt: string;
+}
+
+/** Longest excerpt stored and returned, characters (the URL holds the rest); keeps the index in budget. */
+export const MAX_EXCERPT_CHARS = 1500;
+
+/** The excerpt of a passage: whole lines up to {@link MAX_EXCERPT_CHARS}, then a pointer to the rest. */
+export function excerptOf(text: string): string {
+  if (text.length <= MAX_EXCERPT_CHARS) return text;
+  const cut = text.lastIndexOf('\n', MAX_EXCERPT_CHARS);
+  return `${text.slice(0, cut > 0 ? cut : MAX_EXCERPT_CHARS).trimEnd()}\n…`;
 }
 
 /**
@@ -42,7 +54,8 @@ export function stem(word: string): string {
 }
 
 /**
- * Terms of a text: its words (letters and digits) lower-cased, stop words dropped, stemmed, and each pair of
+ * Terms of a text: its words (letters and digits) lower-cased, stop words and bare numbers dropped (figures
+ * are not what a reader searches by, and they would double the index), stemmed, and each pair of
  * neighbouring remaining words as one more term (`performance fee` → `performance`, `fee`,
  * `performance_fee`), so that passages holding a query's words together rank above those holding them apart.
  * Linear in the text's length.
@@ -51,7 +64,7 @@ export function terms(text: string): string[] {
   const words = text
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w !== '' && !STOP_WORDS.has(w))
+    .filter((w) => w !== '' && !STOP_WORDS.has(w) && !/^\d+$/.test(w))
     .map(stem);
   const pairs = words.slice(1).map((w, i) => `${words[i]}_${w}`);
   return [...words, ...pairs];
@@ -60,7 +73,7 @@ export function terms(text: string): string[] {
 /** Index options shared by the build (indexing) and the runtime (loading): both must agree. */
 export const SEARCH_OPTIONS: Options<DocPassage> = {
   fields: ['title', 'text'],
-  storeFields: ['title', 'url', 'text'],
+  storeFields: ['title', 'url', 'excerpt'],
   tokenize: terms,
   processTerm: (term) => term,
   searchOptions: { boost: { title: 1.5 }, prefix: true, fuzzy: 0.15, combineWith: 'OR' },
@@ -72,7 +85,7 @@ export const MAX_QUERY_LENGTH = 200;
 /** Most passages one search returns. */
 export const MAX_RESULTS = 10;
 
-/** A search hit: the passage, its URL made absolute, and its relevance score (BM25, higher is better). */
+/** A search hit: the passage's excerpt, its URL made absolute, and its relevance score (BM25, higher is better). */
 export interface DocHit {
   title: string;
   url: string;
@@ -81,9 +94,9 @@ export interface DocHit {
 }
 
 /** Builds the index of a corpus (build time). */
-export function buildIndex(passages: readonly DocPassage[]): MiniSearch<DocPassage> {
+export function buildIndex(passages: readonly Omit<DocPassage, 'excerpt'>[]): MiniSearch<DocPassage> {
   const index = new MiniSearch<DocPassage>(SEARCH_OPTIONS);
-  index.addAll(passages);
+  index.addAll(passages.map((p) => ({ ...p, excerpt: excerptOf(p.text) })));
   return index;
 }
 
@@ -104,5 +117,5 @@ function index(): Promise<MiniSearch<DocPassage>> {
  */
 export async function searchDocs(query: string, limit: number, origin: string): Promise<DocHit[]> {
   const hits = (await index()).search(query).slice(0, limit);
-  return hits.map((h) => ({ title: h.title as string, url: `${origin}${h.url as string}`, text: h.text as string, score: Math.round(h.score * 1000) / 1000 }));
+  return hits.map((h) => ({ title: h.title as string, url: `${origin}${h.url as string}`, text: h.excerpt as string, score: Math.round(h.score * 1000) / 1000 }));
 }

@@ -61,6 +61,8 @@ export interface McpTool<C> {
    *   result carrying the problem body. Anything else becomes a generic `internal_error` result.
    */
   call(context: C, args: Record<string, unknown>): Promise<ToolAnswer>;
+  /** True for a tool whose calls are not charged against the server's limit (`search_docs`). */
+  free?: boolean;
 }
 
 /** One MCP server: its identity, its tools, and the HTTP rules in front of them. */
@@ -194,6 +196,12 @@ function isRequest(m: unknown): m is RpcMessage & { method: string; id: string |
   return isJsonObject(m) && typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number');
 }
 
+/** The tool a `tools/call` request names (`''` when it names none; only compared, never echoed). */
+function toolNameOf(m: RpcMessage & { params?: unknown }): string {
+  const params = m.params;
+  return isJsonObject(params) && typeof params.name === 'string' ? params.name : '';
+}
+
 /** A JSON-RPC error response body (`id` null when the request's id is unknown). */
 function rpcError(id: unknown, code: number, message: string, data?: unknown): Record<string, unknown> {
   return { jsonrpc: '2.0', id: id ?? null, error: data === undefined ? { code, message } : { code, message, data } };
@@ -268,7 +276,8 @@ async function answerMcp<C>(
   }
 
   const requests = messages.filter(isRequest);
-  const calls = requests.filter((m) => m.method === 'tools/call').length;
+  const free = new Set(spec.tools().filter((t) => t.free).map((t) => t.definition.name));
+  const calls = requests.filter((m) => m.method === 'tools/call' && !free.has(toolNameOf(m))).length;
   let limitHeaders: Record<string, string> = {};
   if (calls > 0) {
     try {
