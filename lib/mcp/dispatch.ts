@@ -15,7 +15,8 @@
  * - A `MCP-Protocol-Version` later than the newest the SDK implements (e.g. `2026-06-18`) is served as that
  *   newest revision, as `initialize` negotiates it, rather than refused.
  * - Tool errors are `isError` results whose text is the problem+json body (`code`, `detail`, `errors[]` with
- *   `/arguments/...` pointers); unknown tools are JSON-RPC `-32602`. No message carries a submitted value.
+ *   `/arguments/...` pointers); unknown tools are JSON-RPC `-32602`, named when the name has the shape of a
+ *   tool name (`[a-z][a-z0-9_]{0,63}`). No message carries arbitrary submitted text.
  */
 import type { Context } from 'hono';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -35,6 +36,7 @@ import type { AppEnv } from '../env.ts';
 import { OriginNotAllowedError, RateLimitedError, UnsupportedMediaTypeError, problemOf, type ProblemCode } from '../errors.ts';
 import { isJsonMediaType, isJsonObject, type Endpoint, type RequestContext } from '../endpoint.ts';
 import { jsonSchema } from '../openapi.ts';
+import { withNullAsAnyOf } from './portable-schema.ts';
 
 /** The version this service reports in `serverInfo`. */
 export const SERVER_VERSION = '1.0.0';
@@ -103,10 +105,10 @@ export const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempoten
 
 /**
  * Input JSON Schema of a tool from a strict zod object (the calculator body or the fund query schema).
- * @returns an object schema as `tools/list` requires (`type: "object"`)
+ * @returns an object schema as `tools/list` requires (`type: "object"`), nullable fields as `anyOf` with null
  */
 export function toolInputSchema(schema: z.ZodObject): Tool['inputSchema'] {
-  return jsonSchema(schema, 'input') as Tool['inputSchema'];
+  return withNullAsAnyOf(jsonSchema(schema, 'input')) as Tool['inputSchema'];
 }
 
 /**
@@ -114,7 +116,7 @@ export function toolInputSchema(schema: z.ZodObject): Tool['inputSchema'] {
  * `exposure/series`) is described, and sent, as `{ items: [...] }`; its text content stays the bare array.
  */
 export function toolOutputSchema(schema: z.ZodType): NonNullable<Tool['outputSchema']> {
-  const described = jsonSchema(schema, 'output');
+  const described = withNullAsAnyOf(jsonSchema(schema, 'output')) as Record<string, unknown>;
   if (described.type === 'array') {
     return { type: 'object', properties: { items: described }, required: ['items'], additionalProperties: false };
   }
@@ -133,11 +135,25 @@ const OWN_MESSAGES = new Set<string>();
 /** A JSON-RPC error thrown from a request handler; the SDK sends `code` and `message` as they are. */
 class RpcError extends Error {
   readonly code: number;
-  constructor(code: number, message: string) {
+  /** @param fixed false for a message built from a checked value ({@link unknownToolMessage}), not remembered */
+  constructor(code: number, message: string, fixed = true) {
     super(message);
     this.code = code;
-    OWN_MESSAGES.add(message);
+    if (fixed) OWN_MESSAGES.add(message);
   }
+}
+
+/** A tool name this service could have: lower-case letters, digits and `_`, at most 64 characters. */
+const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
+/** The message of an unknown tool that names it; only ever built from a name matching {@link TOOL_NAME}. */
+const UNKNOWN_TOOL_NAMED = /^Unknown tool "[a-z][a-z0-9_]{0,63}": tools\/list names every tool of this server\.$/;
+
+/**
+ * The error text of a `tools/call` naming no tool of the server: the name asked for when it has the shape
+ * of a tool name (so it cannot carry arbitrary submitted text), else a generic text.
+ */
+export function unknownToolMessage(name: string): string {
+  return TOOL_NAME.test(name) ? `Unknown tool "${name}": tools/list names every tool of this server.` : 'Unknown tool: tools/list names every tool of this server.';
 }
 
 /**
@@ -290,7 +306,7 @@ async function answerMcp<C>(
   }
 
   const sse = wantsEventStream(c.req.header('accept'));
-  const server = createServer(spec, context, c.get('requestId'));
+  const server = createServer(spec, context, c.get('requestId'), `${new URL(c.req.url).origin}/`);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !sse });
   await server.connect(transport);
   withOwnErrorText(transport);
@@ -333,7 +349,7 @@ const STANDARD_MESSAGES: Record<number, string> = {
 function withOwnErrorText(transport: WebStandardStreamableHTTPServerTransport): void {
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
-    if ('error' in message && !OWN_MESSAGES.has(message.error.message)) {
+    if ('error' in message && !OWN_MESSAGES.has(message.error.message) && !UNKNOWN_TOOL_NAMED.test(message.error.message)) {
       const code = message.error.code in STANDARD_MESSAGES ? message.error.code : ErrorCode.InternalError;
       return send({ ...message, error: { code, message: STANDARD_MESSAGES[code]! } }, options);
     }
@@ -347,12 +363,12 @@ function withOwnErrorText(transport: WebStandardStreamableHTTPServerTransport): 
  */
 const ToolsCallRequest = z.looseObject({ method: z.literal('tools/call') });
 
-/** A fresh SDK server for one request, answering `tools/list` and `tools/call` from the spec's tools. */
-function createServer<C>(spec: McpServerSpec<C>, context: C, requestId: string): Server {
+/** A fresh SDK server for one request (`serverInfo.websiteUrl`: the service's home page), answering `tools/list` and `tools/call` from the spec's tools. */
+function createServer<C>(spec: McpServerSpec<C>, context: C, requestId: string, websiteUrl: string): Server {
   const tools = spec.tools();
   const byName = new Map(tools.map((t) => [t.definition.name, t]));
   const server = new Server(
-    { name: spec.name, title: spec.title, version: SERVER_VERSION },
+    { name: spec.name, title: spec.title, version: SERVER_VERSION, websiteUrl },
     { capabilities: { tools: { listChanged: false } }, instructions: spec.instructions, jsonSchemaValidator: NO_SCHEMA_VALIDATION },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((t) => t.definition) }));
@@ -360,7 +376,10 @@ function createServer<C>(spec: McpServerSpec<C>, context: C, requestId: string):
     // The SDK's tools/call wrapper has checked the params against CallToolRequestSchema before this runs.
     const request = raw as unknown as CallToolRequest;
     const tool = byName.get(request.params.name);
-    if (!tool) throw new RpcError(ErrorCode.InvalidParams, 'Unknown tool: tools/list names every tool of this server.');
+    if (!tool) {
+      const message = unknownToolMessage(request.params.name);
+      throw new RpcError(ErrorCode.InvalidParams, message, !UNKNOWN_TOOL_NAMED.test(message));
+    }
     try {
       const { text, structured } = await tool.call(context, request.params.arguments ?? {});
       return { content: [{ type: 'text', text }], structuredContent: structured };

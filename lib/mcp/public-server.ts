@@ -72,7 +72,7 @@ const calculatorTools = once((): McpTool<PublicCaller>[] =>
     definition: {
       name: toolName(def),
       title: def.title,
-      description: `${def.description} Every argument is optional; the result echoes the resolved inputs. Counts against the caller's daily calculator quota.`,
+      description: `${def.description} Units: money in USD (fields ending Usd), rates and returns in percent units (fields ending Pct, so 2 means 2 %). Every argument is optional; the result echoes the resolved inputs. Counts against the caller's daily calculator quota.`,
       inputSchema: toolInputSchema(def.input),
       outputSchema: toolOutputSchema(resultSchema(def)),
       annotations: { title: def.title, ...READ_ONLY },

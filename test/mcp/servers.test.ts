@@ -225,7 +225,7 @@ describe('initialize', () => {
       result: {
         protocolVersion: LATEST_PROTOCOL_VERSION,
         capabilities: { tools: { listChanged: false } },
-        serverInfo: { name, title, version: '1.0.0' },
+        serverInfo: { name, title, version: '1.0.0', websiteUrl: 'http://localhost/' },
         instructions: expect.stringMatching(hint),
       },
     });
