@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createApp } from '../lib/app.ts';
 import { ROUTES } from '../lib/routes.ts';
 import { DEMO_API_KEY } from '../lib/keys.ts';
+import { feeCalculator } from '../lib/calculators/fee-calculator.ts';
 import { fakeEnv } from './support/fakes.ts';
 
 const app = createApp();
@@ -53,6 +54,8 @@ describe('GET /', () => {
     expect(html).toContain(DEMO_API_KEY);
     for (const href of ['/docs', '/developers/console', '/api/v1/openapi.json', '/llms.txt', '/llms-full.txt']) expect(html).toContain(`href="${href}"`);
     expect(html).toContain('name="viewport"');
+    // The quick start posts the fee calculator's declared example (HTML-escaped in the page).
+    expect(html).toContain(`-d '${JSON.stringify(feeCalculator.example).replaceAll('"', '&quot;')}'`);
     expect(html).not.toMatch(/<script|style=|https?:\/\/(?!fund-edge\.example)[a-z]/);
   });
 });

@@ -15,6 +15,7 @@ import { html } from 'hono/html';
 import { secureHeaders } from 'hono/secure-headers';
 import type { AppEnv } from '../env.ts';
 import { DEMO_API_KEY } from '../keys.ts';
+import { feeCalculator } from '../calculators/fee-calculator.ts';
 import { LLMS_FULL_TXT, LLMS_TXT } from '../generated/docs.ts';
 import { SITE_CSS, SWAGGER_INIT_JS } from './assets.ts';
 
@@ -116,7 +117,7 @@ function homePage(origin: string) {
 <h3>Calculators (no key)</h3>
 <pre><code>curl -s -X POST ${origin}/api/v1/calc/fee-calculator \\
   -H 'content-type: application/json' \\
-  -d '{"startingNavUsd":1000000,"annualGrossReturnPct":12,"hurdlePct":6,"horizonYears":3}'</code></pre>
+  -d '${JSON.stringify(feeCalculator.example)}'</code></pre>
 <h3>Fund data (demo key)</h3>
 <pre><code>curl -s ${origin}/api/v1/fund/overview \\
   -H 'authorization: Bearer ${DEMO_API_KEY}'</code></pre>
