@@ -61,11 +61,14 @@ describe('OpenAPI completeness', () => {
     expect(d.servers).toEqual([{ url: ORIGIN }]);
   });
 
-  it('documents the MCP answers: 202 for notifications, and SSE besides JSON', () => {
+  it('documents the MCP answers: batches, 202 for notifications, and SSE besides JSON', () => {
     for (const path of ['/api/mcp', '/api/mcp/public']) {
       const op = doc().paths[path].post;
       expect(op.responses['202']).toBeDefined();
       expect(Object.keys(op.responses['200'].content).sort()).toEqual(['application/json', 'text/event-stream']);
+      // A batch (array) in, an array of responses out.
+      expect(op.requestBody.content['application/json'].schema.anyOf.map((s: Json) => s.type)).toEqual(['object', 'array']);
+      expect(op.responses['200'].content['application/json'].schema.anyOf.map((s: Json) => s.type)).toEqual(['object', 'array']);
     }
   });
 

@@ -230,6 +230,16 @@ function rpcResponse(status: number, body: unknown, headers: Record<string, stri
   });
 }
 
+/** A JSON-RPC 2.0 request or notification, as the OpenAPI document describes the body. */
+const RPC_MESSAGE = z.looseObject({ jsonrpc: z.literal('2.0'), method: z.string(), id: z.union([z.string(), z.number()]).optional() });
+/** A JSON-RPC 2.0 response: `result`, or `error` with a code and message. */
+const RPC_RESPONSE = z.looseObject({
+  jsonrpc: z.literal('2.0'),
+  id: z.union([z.string(), z.number(), z.null()]),
+  result: z.record(z.string(), z.unknown()).optional(),
+  error: z.looseObject({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).optional(),
+});
+
 /**
  * The endpoint of an MCP server: `POST` only (GET and DELETE are 405 with `Allow: POST`: the service keeps
  * no sessions and offers no server-initiated stream).
@@ -243,8 +253,14 @@ export function mcpEndpoint<C>(spec: McpServerSpec<C>): Endpoint {
         description: spec.description,
         tags: ['MCP'],
         auth: spec.auth,
-        body: z.looseObject({ jsonrpc: z.literal('2.0'), method: z.string() }).describe('A JSON-RPC 2.0 message, or a batch of them.'),
-        response: { description: 'JSON-RPC 2.0 response(s); 202 with no body for notifications only.', schema: z.looseObject({ jsonrpc: z.literal('2.0') }) },
+        body: z
+          .union([RPC_MESSAGE, z.array(RPC_MESSAGE).min(1)])
+          .describe('A JSON-RPC 2.0 message, or a batch (a non-empty array) of them.'),
+        response: {
+          description:
+            'The JSON-RPC 2.0 response to a request, or for a batch an array of the responses to its requests (matched by id; notifications get none). A body of notifications only is answered 202 with no body.',
+          schema: z.union([RPC_RESPONSE, z.array(RPC_RESPONSE)]),
+        },
         problems: spec.problems,
         handle: (c, ctx) => handleMcp(spec, c, ctx),
       },
