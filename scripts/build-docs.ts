@@ -19,7 +19,8 @@ import { fileURLToPath } from 'node:url';
 import { CALCULATORS } from '../lib/calculators/index.ts';
 import { runCalculator, toolName, type CalculatorDefinition } from '../lib/calculators/definition.ts';
 import { FUND_TOOLS } from '../lib/fund/tools/index.ts';
-import { callFundTool } from '../lib/fund/definition.ts';
+import { callFundTool, fundEndpoint } from '../lib/fund/definition.ts';
+import { calculatorEndpoint } from '../lib/endpoint.ts';
 import { embeddedStore } from '../lib/fund/embedded-store.ts';
 import { guardedStore } from '../lib/fund/store.ts';
 import { DEMO_FUND } from '../lib/fund/synthetic.ts';
@@ -46,8 +47,6 @@ export function shorten(value: Json): Json {
   return value;
 }
 
-/** `calc_fee_calculator` → `calcFeeCalculator` (the operationId rule of lib/endpoint.ts and lib/fund/definition.ts). */
-const operationIdOf = (tool: string) => tool.replace(/_(\w)/g, (_, ch: string) => ch.toUpperCase());
 
 function writeModule(file: string, exports: Record<string, unknown>, note: string): void {
   const body = Object.entries(exports)
@@ -60,9 +59,9 @@ function writeModule(file: string, exports: Record<string, unknown>, note: strin
 // ---------------------------------------------------------------------------------------------- examples
 async function responseExamples(): Promise<Record<string, Json>> {
   const out: Record<string, Json> = {};
-  for (const def of CALCULATORS) out[operationIdOf(toolName(def))] = shorten(runCalculator(def, def.input.parse(def.example)));
+  for (const def of CALCULATORS) out[calculatorEndpoint(def).methods.POST!.operationId] = shorten(runCalculator(def, def.input.parse(def.example)));
   const source = { store: guardedStore(embeddedStore([DEMO_FUND])), fundId: DEMO_FUND.fundId };
-  for (const def of FUND_TOOLS) out[operationIdOf(def.tool)] = shorten(JSON.parse(await callFundTool(def, source, {}, def.example)));
+  for (const def of FUND_TOOLS) out[fundEndpoint(def).methods.GET!.operationId] = shorten(JSON.parse(await callFundTool(def, source, {}, def.example)));
   return out;
 }
 

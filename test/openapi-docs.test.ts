@@ -11,6 +11,8 @@ import { ROUTES } from '../lib/routes.ts';
 import { CALCULATORS } from '../lib/calculators/index.ts';
 import { runCalculator } from '../lib/calculators/definition.ts';
 import { FUND_TOOLS } from '../lib/fund/tools/index.ts';
+import { fundEndpoint } from '../lib/fund/definition.ts';
+import { calculatorEndpoint } from '../lib/endpoint.ts';
 import { RESPONSE_EXAMPLES } from '../lib/generated/examples.ts';
 
 type Json = Record<string, any>;
@@ -92,7 +94,7 @@ describe('examples', () => {
 
   it.each(CALCULATORS.map((c) => [c.slug, c] as const))('%s: the request example parses and the response example is its result', (_slug, def) => {
     const inputs = def.input.parse(def.example);
-    const operationId = `calc${def.slug.replace(/(^|-)(\w)/g, (_, __, ch: string) => ch.toUpperCase())}`;
+    const operationId = calculatorEndpoint(def).methods.POST!.operationId;
     const published = RESPONSE_EXAMPLES[operationId as keyof typeof RESPONSE_EXAMPLES];
     expect(published).toBeDefined();
     // Published arrays are shortened to three items; everything else is the handler's answer.
@@ -104,7 +106,7 @@ describe('examples', () => {
 
   it.each(FUND_TOOLS.map((t) => [t.path, t] as const))('fund %s: the query example and the response example validate', (_path, def) => {
     def.query.parse(def.example);
-    const operationId = def.tool.replace(/_(\w)/g, (_, ch: string) => ch.toUpperCase());
+    const operationId = fundEndpoint(def).methods.GET!.operationId;
     const published = RESPONSE_EXAMPLES[operationId as keyof typeof RESPONSE_EXAMPLES];
     expect(published).toBeDefined();
     expect(() => def.output.parse(published)).not.toThrow();
