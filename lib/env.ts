@@ -30,6 +30,8 @@ export interface Env {
    * with another `Origin` header gets 403; requests without one (every non-browser client) are served.
    */
   MCP_ALLOWED_ORIGINS?: string;
+  /** The static assets of `public/` (wrangler `[assets]`): Swagger UI, the design notes, the search index. */
+  ASSETS?: Fetcher;
 }
 
 /** Values set on the Hono context by the pipeline. */

@@ -7,9 +7,9 @@
  *   on its declared request example (fund tools on the embedded demo fund), with long arrays shortened.
  * - `lib/generated/docs.ts`: `/llms.txt` (index) and `/llms-full.txt` (full reference) in Markdown, with
  *   `{{origin}}` where the serving origin goes.
- * - `lib/generated/search-index.ts`: the MiniSearch index of the passages `search_docs` searches.
- * - `public/docs/`: the static assets wrangler serves: the vendored Swagger UI (from `swagger-ui-dist`) and
- *   the design notes and README as Markdown (the URLs search results point at).
+ * - `public/docs/`: the static assets wrangler serves: the vendored Swagger UI (from `swagger-ui-dist`), the
+ *   design notes and README as Markdown (the URLs search results point at), and `search-index.json`, the
+ *   MiniSearch index of the passages `search_docs` searches.
  *
  * Generated files are not committed (see .gitignore).
  */
@@ -26,7 +26,7 @@ import { guardedStore } from '../lib/fund/store.ts';
 import { DEMO_FUND } from '../lib/fund/synthetic.ts';
 import { PROBLEMS, problemType } from '../lib/errors.ts';
 import { DEMO_API_KEY } from '../lib/keys.ts';
-import { buildIndex, type DocPassage as IndexedPassage } from '../lib/docs/search.ts';
+import { SEARCH_INDEX_PATH, buildIndex, type DocPassage as IndexedPassage } from '../lib/docs/search.ts';
 
 type DocPassage = Omit<IndexedPassage, 'excerpt'>;
 
@@ -292,12 +292,13 @@ const llms = [
 ].join('\n');
 
 writeModule(join(GENERATED, 'docs.ts'), { LLMS_TXT: published(llms), LLMS_FULL_TXT: published(full.join('\n')) }, '`{{origin}}` is replaced by the serving origin.');
-writeModule(join(GENERATED, 'search-index.ts'), { SEARCH_INDEX: JSON.stringify(buildIndex(passages.map((p) => ({ ...p, title: published(p.title).replace(/\s+/g, ' '), text: published(p.text) })))), PASSAGE_COUNT: passages.length }, 'MiniSearch index of the documentation passages.');
 
 // ------------------------------------------------------------------------------------------ static assets
 mkdirSync(join(PUBLIC_DOCS, 'assets'), { recursive: true });
 mkdirSync(join(PUBLIC_DOCS, 'design'), { recursive: true });
 const swagger = join(ROOT, 'node_modules/swagger-ui-dist');
+const index = buildIndex(passages.map((p) => ({ ...p, title: published(p.title).replace(/\s+/g, ' '), text: published(p.text) })));
+writeFileSync(join(ROOT, 'public', SEARCH_INDEX_PATH), JSON.stringify(index));
 for (const f of ['swagger-ui-bundle.js', 'swagger-ui.css', 'LICENSE']) copyFileSync(join(swagger, f), join(PUBLIC_DOCS, 'assets', f));
 for (const page of [...designPages, 'README.md']) {
   writeFileSync(join(PUBLIC_DOCS, 'design', page), published(readFileSync(join(ROOT, page === 'README.md' ? 'README.md' : `docs/${page}`), 'utf8')));

@@ -3,8 +3,9 @@
  *
  * The corpus is cut into passages at build time by `scripts/build-docs.ts` (one per operation, calculator
  * formula, error code and design-note section) and indexed with MiniSearch (BM25 ranking, prefix and small
- * fuzzy matches); the serialized index lives in `lib/generated/search-index.ts` and is loaded on the first
- * search of an isolate, so a server that is never asked pays nothing for it. See README "Documentation".
+ * fuzzy matches). The serialized index is a static asset ({@link SEARCH_INDEX_PATH}), not part of the
+ * Worker's code: it is fetched through the assets binding on the first search of an isolate, so it costs
+ * the MCP server's bundle nothing and an isolate that is never asked nothing. See README "Documentation".
  */
 import MiniSearch, { type Options } from 'minisearch';
 
@@ -100,11 +101,22 @@ export function buildIndex(passages: readonly Omit<DocPassage, 'excerpt'>[]): Mi
   return index;
 }
 
+/** Where the build puts the serialized index among the static assets (`public/`). */
+export const SEARCH_INDEX_PATH = '/docs/search-index.json';
+
+/** Reads the serialized index (the Worker: through its assets binding). */
+export type IndexLoader = () => Promise<string>;
+
 let loaded: Promise<MiniSearch<DocPassage>> | undefined;
 
-/** The built index, loaded once per isolate from the generated module. */
-function index(): Promise<MiniSearch<DocPassage>> {
-  loaded ??= import('../generated/search-index.ts').then(({ SEARCH_INDEX }) => MiniSearch.loadJSON<DocPassage>(SEARCH_INDEX, SEARCH_OPTIONS));
+/** The built index, loaded once per isolate; a failed load is not remembered, the next search retries. */
+function index(load: IndexLoader): Promise<MiniSearch<DocPassage>> {
+  loaded ??= load()
+    .then((json) => MiniSearch.loadJSON<DocPassage>(json, SEARCH_OPTIONS))
+    .catch((err: unknown) => {
+      loaded = undefined;
+      throw err;
+    });
   return loaded;
 }
 
@@ -113,9 +125,11 @@ function index(): Promise<MiniSearch<DocPassage>> {
  * @param query plain words or a question, at most {@link MAX_QUERY_LENGTH} characters (the caller validates)
  * @param limit most hits returned, 1..{@link MAX_RESULTS}
  * @param origin the service's origin, prefixed to every passage's path
+ * @param load reads the serialized index (called on the first search of an isolate)
  * @returns the best passages, best first (none when no word matches)
+ * @throws whatever `load` throws (the index is unavailable)
  */
-export async function searchDocs(query: string, limit: number, origin: string): Promise<DocHit[]> {
-  const hits = (await index()).search(query).slice(0, limit);
+export async function searchDocs(query: string, limit: number, origin: string, load: IndexLoader): Promise<DocHit[]> {
+  const hits = (await index(load)).search(query).slice(0, limit);
   return hits.map((h) => ({ title: h.title as string, url: `${origin}${h.url as string}`, text: h.excerpt as string, score: Math.round(h.score * 1000) / 1000 }));
 }

@@ -11,7 +11,8 @@ import { authenticate, type Principal } from '../keys.ts';
 import { calcCaller, consumeCalcQuota, rateLimitHeaders } from '../rate-limit.ts';
 import { parseInput } from '../validation.ts';
 import * as z from 'zod';
-import { MAX_QUERY_LENGTH, MAX_RESULTS, searchDocs } from '../docs/search.ts';
+import { MAX_QUERY_LENGTH, MAX_RESULTS, SEARCH_INDEX_PATH, searchDocs } from '../docs/search.ts';
+import type { Env } from '../env.ts';
 import { READ_ONLY, once, toolInputSchema, toolOutputSchema, type McpServerSpec, type McpTool } from './dispatch.ts';
 
 /** Who is calling the public server: a key's principal or nobody, and the client address for the quota. */
@@ -20,6 +21,8 @@ export interface PublicCaller {
   connectingIp: string | undefined;
   /** The origin the service is reached at: search results' URLs are made absolute with it. */
   origin: string;
+  /** The static assets, where the search index is (lib/docs/search.ts). */
+  assets: Env['ASSETS'];
 }
 
 /** Arguments of `search_docs`. */
@@ -46,6 +49,18 @@ export const searchDocsOutput = z.strictObject({
 });
 
 /**
+ * The serialized search index from the static assets.
+ * @throws Error when the assets binding is missing or the index is not there (a deployment fault: the
+ *   caller sees a generic internal_error result)
+ */
+async function readSearchIndex(caller: PublicCaller): Promise<string> {
+  if (!caller.assets) throw new Error('The ASSETS binding is missing.');
+  const res = await caller.assets.fetch(`${caller.origin}${SEARCH_INDEX_PATH}`);
+  if (!res.ok) throw new Error(`The search index answered ${res.status}.`);
+  return res.text();
+}
+
+/**
  * `search_docs`: full-text search over the reference, the calculators' formulas and assumptions, the fund
  * data model, the errors and the MCP notes (lib/docs/search.ts). Not charged against the calculator quota.
  */
@@ -62,7 +77,7 @@ const searchDocsTool: McpTool<PublicCaller> = {
   free: true,
   async call(caller, args) {
     const { query, limit } = parseInput(searchDocsInput, args, 'arguments');
-    const result = { results: await searchDocs(query, limit, caller.origin) };
+    const result = { results: await searchDocs(query, limit, caller.origin, () => readSearchIndex(caller)) };
     return { text: JSON.stringify(result), structured: result };
   },
 };
@@ -102,6 +117,7 @@ export const publicServer: McpServerSpec<PublicCaller> = {
       principal: await authenticate(c.req.header('authorization'), c.env.API_KEYS),
       connectingIp: c.req.header('cf-connecting-ip'),
       origin: new URL(c.req.url).origin,
+      assets: c.env.ASSETS,
     };
   },
   async charge(c, caller, calls, now) {

@@ -32,6 +32,20 @@ async function search(query: string, limit?: number, env = fakeEnv().env): Promi
   return searchDocsOutput.parse(result.structuredContent).results;
 }
 
+// First in the file: the index is loaded once per isolate, so this must run before any search succeeds.
+describe('search_docs without its index', () => {
+  it('answers a generic internal_error result when the assets binding is missing, and loads on the next call', async () => {
+    const { env } = fakeEnv();
+    delete (env as { ASSETS?: unknown }).ASSETS;
+    const res = await rpc(call('search_docs', { query: 'fees' }), env);
+    const { result } = (await res.json()) as { result: { isError: boolean; content: { text: string }[] } };
+    expect(result.isError).toBe(true);
+    expect(JSON.parse(result.content[0]!.text)).toMatchObject({ code: 'internal_error' });
+    expect(result.content[0]!.text).not.toMatch(/ASSETS|binding/);
+    expect((await search('fees')).length).toBeGreaterThan(0);
+  });
+});
+
 describe('search_docs answers plain questions', () => {
   it('"how is the performance fee computed here?" leads to the fee calculator and its hurdle rule', async () => {
     const hits = await search('how is the performance fee computed here?');
