@@ -54,6 +54,8 @@ describe('GET /', () => {
     expect(html).toContain(DEMO_API_KEY);
     for (const href of ['/docs', '/developers/console', '/api/v1/openapi.json', '/llms.txt', '/llms-full.txt']) expect(html).toContain(`href="${href}"`);
     expect(html).toContain('name="viewport"');
+    // The fund MCP server refuses the demo key, so its client configuration asks for a key of one's own.
+    expect(html).toContain('&quot;Authorization: Bearer svc_dk_&lt;your key&gt;&quot;');
     // The quick start posts the fee calculator's declared example (HTML-escaped in the page).
     expect(html).toContain(`-d '${JSON.stringify(feeCalculator.example).replaceAll('"', '&quot;')}'`);
     expect(html).not.toMatch(/<script|style=|https?:\/\/(?!fund-edge\.example)[a-z]/);

@@ -84,7 +84,7 @@ ${body}
 function homePage(origin: string) {
   const mcpPublic = JSON.stringify({ mcpServers: { 'fund-edge-calculators': { url: `${origin}/api/mcp/public` } } }, null, 2);
   const mcpFund = JSON.stringify(
-    { mcpServers: { 'fund-edge-fund-data': { command: 'npx', args: ['mcp-remote', `${origin}/api/mcp`, '--header', `Authorization: Bearer ${DEMO_API_KEY}`] } } },
+    { mcpServers: { 'fund-edge-fund-data': { command: 'npx', args: ['mcp-remote', `${origin}/api/mcp`, '--header', 'Authorization: Bearer svc_dk_<your key>'] } } },
     null,
     2,
   );
@@ -112,7 +112,7 @@ function homePage(origin: string) {
 </tbody>
 </table>
 <h2>Demo key</h2>
-<p>The published demo key reads a synthetic fund (no real data): <code>${DEMO_API_KEY}</code></p>
+<p>The published demo key reads a synthetic fund (no real data) on the REST fund-data endpoints: <code>${DEMO_API_KEY}</code></p>
 <h2>Quick start</h2>
 <h3>Calculators (no key)</h3>
 <pre><code>curl -s -X POST ${origin}/api/v1/calc/fee-calculator \\
@@ -124,7 +124,7 @@ function homePage(origin: string) {
 <h3>MCP client configuration</h3>
 <p>Public server (Streamable HTTP, no key):</p>
 <pre><code>${mcpPublic}</code></pre>
-<p>Fund server through <code>mcp-remote</code> (for clients that cannot send headers):</p>
+<p>Fund server through <code>mcp-remote</code> (for clients that cannot send headers), with a key of your own (the demo key is refused there):</p>
 <pre><code>${mcpFund}</code></pre>
 <h2>Good to know</h2>
 <ul>
