@@ -37,6 +37,7 @@ import { OriginNotAllowedError, RateLimitedError, UnsupportedMediaTypeError, pro
 import { isJsonMediaType, isJsonObject, type Endpoint, type RequestContext } from '../endpoint.ts';
 import { jsonSchema } from '../openapi.ts';
 import { withNullAsAnyOf } from './portable-schema.ts';
+import { publicOrigin } from '../site/origin.ts';
 
 /** The version this service reports in `serverInfo`. */
 export const SERVER_VERSION = '1.0.0';
@@ -322,7 +323,7 @@ async function answerMcp<C>(
   }
 
   const sse = wantsEventStream(c.req.header('accept'));
-  const server = createServer(spec, context, c.get('requestId'), `${new URL(c.req.url).origin}/`);
+  const server = createServer(spec, context, c.get('requestId'), `${publicOrigin(c)}/`);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !sse });
   await server.connect(transport);
   withOwnErrorText(transport);

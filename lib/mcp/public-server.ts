@@ -13,6 +13,7 @@ import { parseInput } from '../validation.ts';
 import * as z from 'zod';
 import { MAX_QUERY_LENGTH, MAX_RESULTS, SEARCH_INDEX_PATH, searchDocs } from '../docs/search.ts';
 import type { Env } from '../env.ts';
+import { publicOrigin } from '../site/origin.ts';
 import { READ_ONLY, once, toolInputSchema, toolOutputSchema, type McpServerSpec, type McpTool } from './dispatch.ts';
 
 /** Who is calling the public server: a key's principal or nobody, and the client address for the quota. */
@@ -116,7 +117,7 @@ export const publicServer: McpServerSpec<PublicCaller> = {
     return {
       principal: await authenticate(c.req.header('authorization'), c.env.API_KEYS),
       connectingIp: c.req.header('cf-connecting-ip'),
-      origin: new URL(c.req.url).origin,
+      origin: publicOrigin(c),
       assets: c.env.ASSETS,
     };
   },

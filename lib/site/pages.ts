@@ -10,7 +10,7 @@
  *   `{{origin}}` in them becomes the serving origin.
  * - The pages are not API operations: they are not in the route table or the OpenAPI document.
  */
-import type { Context, Hono } from 'hono';
+import type { Hono } from 'hono';
 import { html } from 'hono/html';
 import { secureHeaders } from 'hono/secure-headers';
 import type { AppEnv } from '../env.ts';
@@ -18,11 +18,8 @@ import { DEMO_API_KEY } from '../keys.ts';
 import { feeCalculator } from '../calculators/fee-calculator.ts';
 import { LLMS_FULL_TXT, LLMS_TXT } from '../generated/docs.ts';
 import { SITE_CSS, SWAGGER_INIT_JS } from './assets.ts';
+import { publicOrigin } from './origin.ts';
 
-/** The service's public origin: the request's own (the hardening work moves this to configuration). */
-export function publicOrigin(c: Context<AppEnv>): string {
-  return new URL(c.req.url).origin;
-}
 
 type Directives = Record<string, string[]>;
 
