@@ -21,6 +21,9 @@ export const CORS_ALLOW_HEADERS = ['authorization', 'content-type', 'accept', 'm
 /** Response headers a browser may read (contract §0). */
 export const CORS_EXPOSE_HEADERS = ['x-request-id', 'ratelimit', 'ratelimit-policy', 'retry-after', 'www-authenticate', 'mcp-session-id'];
 
+/** Detail of the 404 of a path the service does not serve. */
+export const UNKNOWN_PATH_DETAIL = 'No resource exists at this path. The home page (/) lists every URL; the API reference is at /docs.';
+
 /**
  * Builds the app.
  * @param options.clock the time source (tests inject one to cross a UTC midnight)
@@ -75,7 +78,8 @@ export function createApp(options: { clock?: Clock; routes?: readonly Route[] } 
     });
   }
 
-  app.notFound((c) => problemResponse(new NotFoundError(), c.get('requestId')));
+  // A wrong path is where a newcomer looks for the docs: point at them.
+  app.notFound((c) => problemResponse(new NotFoundError(UNKNOWN_PATH_DETAIL), c.get('requestId')));
   app.onError((err, c) => problemResponse(err, c.get('requestId')));
   return app;
 }

@@ -108,3 +108,14 @@ describe('llms.txt', () => {
     expect(text).not.toMatch(/contract §|spec §|\{\{origin\}\}/);
   });
 });
+
+describe('a path the service does not serve', () => {
+  it.each(['/api', '/api/v1', '/.well-known/mcp'])('%s is a 404 problem pointing at / and /docs', async (path) => {
+    const res = await get(path);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    const body = (await res.json()) as { code: string; detail: string };
+    expect(body.code).toBe('not_found');
+    expect(body.detail).toContain('The home page (/) lists every URL; the API reference is at /docs.');
+  });
+});
