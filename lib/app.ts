@@ -2,7 +2,8 @@
  * The Hono application: the request pipeline every endpoint goes through, and the route table mounted on it.
  *
  * Order: request id and security headers → CORS (preflight answered 204 without auth) → body cap (1 MiB,
- * 413) → route dispatch by method (405 with `Allow`) → the endpoint's handler. Unknown paths are 404.
+ * 413) → the documentation pages (`/`, `/docs`, `/llms.txt`, `/llms-full.txt`: lib/site/pages.ts) → route
+ * dispatch by method (405 with `Allow`) → the endpoint's handler. Unknown paths are 404.
  * Every error, thrown anywhere, is rendered once by {@link problemResponse}.
  */
 import { Hono } from 'hono';
@@ -13,11 +14,15 @@ import { MethodNotAllowedError, NotFoundError, PayloadTooLargeError, problemResp
 import { MAX_BODY_BYTES, allowedMethods, type Method, type Route } from './endpoint.ts';
 import { systemClock, type Clock } from './rate-limit.ts';
 import { ROUTES } from './routes.ts';
+import { mountSite } from './site/pages.ts';
 
 /** Request headers a browser may send (contract §0). */
 export const CORS_ALLOW_HEADERS = ['authorization', 'content-type', 'accept', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'];
 /** Response headers a browser may read (contract §0). */
 export const CORS_EXPOSE_HEADERS = ['x-request-id', 'ratelimit', 'ratelimit-policy', 'retry-after', 'www-authenticate', 'mcp-session-id'];
+
+/** Detail of the 404 of a path the service does not serve. */
+export const UNKNOWN_PATH_DETAIL = 'No resource exists at this path. The home page (/) lists every URL; the API reference is at /docs.';
 
 /**
  * Builds the app.
@@ -61,6 +66,8 @@ export function createApp(options: { clock?: Clock; routes?: readonly Route[] } 
     }),
   );
 
+  mountSite(app);
+
   for (const route of routes) {
     const allow = allowedMethods(route);
     app.all(route.path, async (c) => {
@@ -71,7 +78,8 @@ export function createApp(options: { clock?: Clock; routes?: readonly Route[] } 
     });
   }
 
-  app.notFound((c) => problemResponse(new NotFoundError(), c.get('requestId')));
+  // A wrong path is where a newcomer looks for the docs: point at them.
+  app.notFound((c) => problemResponse(new NotFoundError(UNKNOWN_PATH_DETAIL), c.get('requestId')));
   app.onError((err, c) => problemResponse(err, c.get('requestId')));
   return app;
 }

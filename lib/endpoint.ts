@@ -38,6 +38,8 @@ export interface Operation {
   /** Strict query schema; the default accepts no parameters. */
   query?: z.ZodObject;
   body?: z.ZodType;
+  /** A typical request: the JSON body (with `body`) or the query parameters (with `query`); see `docs/api.md`. */
+  example?: unknown;
   response: { description: string; schema: z.ZodType; rateLimited?: boolean };
   /** Problem codes this operation can answer, beyond 404/405/500 which any path can. */
   problems: ProblemCode[];
@@ -156,6 +158,7 @@ export function calculatorEndpoint(def: CalculatorDefinition): Endpoint {
         tags: ['Calculators'],
         auth: 'optional',
         body: def.input,
+        example: def.example,
         response: { description: `${def.title} result.`, schema: resultSchema(def), rateLimited: true },
         problems: ['invalid_request', 'malformed_json', 'unauthorized', 'payload_too_large', 'unsupported_media_type', 'rate_limited'],
         async handle(c, ctx) {

@@ -38,6 +38,8 @@ export interface Env {
    * (every non-browser client) are served.
    */
   MCP_ALLOWED_ORIGINS?: string;
+  /** The static assets of `public/` (wrangler `[assets]`): Swagger UI, the design notes, the search index. */
+  ASSETS?: Fetcher;
 }
 
 /** Values set on the Hono context by the pipeline. */

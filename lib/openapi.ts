@@ -1,7 +1,9 @@
 /**
  * The OpenAPI 3.1 document, generated from the route table: every operation's query parameters, request
  * body and result come from the zod schemas the endpoints validate with (zod's JSON Schema 2020-12 output,
- * which OpenAPI 3.1 uses as its schema dialect), and its problem responses from {@link PROBLEMS}.
+ * which OpenAPI 3.1 uses as its schema dialect), and its problem responses from {@link PROBLEMS}. Examples:
+ * the request example is the one the declaration carries; the response example was computed from it at build
+ * time (`scripts/build-docs.ts` → `lib/generated/examples.ts`, keyed by operationId).
  */
 import * as z from 'zod';
 import { PROBLEMS, problemType, type ProblemCode } from './errors.ts';
@@ -9,6 +11,7 @@ import { allowedMethods, type Operation, type Route } from './endpoint.ts';
 import { ANONYMOUS_DAILY_CALC_LIMIT } from './rate-limit.ts';
 import { DEFAULT_KEY_DAILY_CALC_LIMIT } from './keys.ts';
 import { MAX_CSV_ROWS } from './csv.ts';
+import { RESPONSE_EXAMPLES } from './generated/examples.ts';
 
 /** Loose schema of the document itself (for the endpoint's own response declaration). */
 export const openApiDocumentSchema = z.record(z.string(), z.unknown()).describe('An OpenAPI 3.1 document.');
@@ -77,13 +80,17 @@ function problemResponses(codes: ProblemCode[]): JsonObject {
 function operationObject(op: Operation): JsonObject {
   const query = op.query ? jsonSchema(op.query, 'input') : { properties: {}, required: [] };
   const required = new Set((query.required as string[] | undefined) ?? []);
+  const queryExample = op.query && isRecord(op.example) ? op.example : {};
   const parameters = Object.entries((query.properties as Record<string, JsonObject>) ?? {}).map(([name, schema]) => ({
     name,
     in: 'query',
     required: required.has(name),
     description: schema.description,
     schema,
+    ...(name in queryExample ? { example: coerceLike(schema, queryExample[name]) } : {}),
   }));
+  const responseExample = RESPONSE_EXAMPLES[op.operationId as keyof typeof RESPONSE_EXAMPLES] as unknown;
+  const isMcp = op.tags.includes('MCP');
   const successHeaders: JsonObject = { 'X-Request-Id': headerRefs.requestId };
   if (op.auth === 'required') successHeaders['Cache-Control'] = { schema: { type: 'string', const: 'private, no-store' } };
   if (op.response.rateLimited) Object.assign(successHeaders, { 'RateLimit-Policy': headerRefs.policy, RateLimit: headerRefs.rateLimit });
@@ -95,16 +102,54 @@ function operationObject(op: Operation): JsonObject {
     security: op.auth === 'none' ? [] : op.auth === 'optional' ? [{}, { bearerAuth: [] }] : [{ bearerAuth: [] }],
     ...(parameters.length ? { parameters } : {}),
     ...(op.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(op.body, 'input') } } } }
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: jsonSchema(op.body, 'input'),
+                ...(op.example !== undefined ? { examples: { typical: { summary: 'A typical request', value: op.example } } } : {}),
+              },
+            },
+          },
+        }
       : {}),
     responses: {
       '200': {
         description: op.response.description,
         headers: successHeaders,
-        content: { 'application/json': { schema: jsonSchema(op.response.schema, 'output') } },
+        content: {
+          'application/json': {
+            schema: jsonSchema(op.response.schema, 'output'),
+            ...(responseExample !== undefined ? { examples: { typical: { summary: 'The answer to the typical request', value: responseExample } } } : {}),
+          },
+          // MCP Streamable HTTP: a client whose Accept lists only text/event-stream gets the answer as SSE.
+          ...(isMcp ? { 'text/event-stream': { schema: { type: 'string', description: 'One `message` event per JSON-RPC response, then the stream ends.' } } } : {}),
+        },
       },
+      ...(isMcp ? { '202': { description: 'The body held only notifications (or responses): accepted, no body.', headers: { 'X-Request-Id': headerRefs.requestId } } } : {}),
       ...problemResponses(op.problems),
     },
+  };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A query example (always a string in a URL) typed as its parameter's schema says (`"7"` → 7 for integers). */
+function coerceLike(schema: JsonObject, value: unknown): unknown {
+  const numeric = schema.type === 'number' || schema.type === 'integer' || (Array.isArray(schema.enum) && typeof schema.enum[0] === 'number');
+  return numeric && typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
+}
+
+/** The cached document with its server, contact (the home page) and external docs (llms-full.txt) at `origin`. */
+function withOrigin(doc: JsonObject, origin: string): JsonObject {
+  return {
+    ...doc,
+    info: { ...(doc.info as JsonObject), contact: { name: 'fund-edge documentation', url: `${origin}/` } },
+    externalDocs: { description: 'Quick starts and the full reference in Markdown (llms-full.txt).', url: `${origin}/llms-full.txt` },
+    servers: [{ url: origin }],
   };
 }
 
@@ -146,6 +191,11 @@ export function openApiDocument(routes: readonly Route[], origin: string): JsonO
             "Read-only GET endpoints over one fund's shadow NAV, reconciled against the administrator. A key is required: the published demo key reads a synthetic fund. Money and quantities are decimal strings; every response is redacted, fail-closed (500 redaction_failed and no data when it cannot be proven clean); paper-trading holdings never appear. Limit: 120 requests per 60 s per key.",
         },
         { name: 'Calculators', description: 'Stateless POST calculators; no key needed.' },
+        {
+          name: 'MCP',
+          description:
+            'Model Context Protocol servers (Streamable HTTP, stateless, JSON-RPC 2.0 over POST): the public server (calculators and `search_docs`, no key) and the fund server (fund-data tools, Bearer key).',
+        },
         { name: 'Meta', description: 'Describes the API.' },
       ],
       paths,
@@ -156,12 +206,20 @@ export function openApiDocument(routes: readonly Route[], origin: string): JsonO
         },
         headers: {
           'X-Request-Id': { schema: { type: 'string' }, description: 'Id of this request, also in problem bodies.' },
-          'RateLimit-Policy': { schema: { type: 'string' }, description: '`"daily";q=<limit>;w=86400`' },
-          RateLimit: { schema: { type: 'string' }, description: '`"daily";r=<remaining>;t=<seconds to next UTC midnight>`' },
+          'RateLimit-Policy': {
+            schema: { type: 'string' },
+            description:
+              'The policy the numbers refer to (IETF RateLimit headers). Daily calculator quota: `"daily";q=<limit>;w=86400`. A refusal by a burst guard (60 calculator calls or 120 fund-data requests per 60 s): `"burst";q=<limit>;w=60`.',
+          },
+          RateLimit: {
+            schema: { type: 'string' },
+            description:
+              'What is left of that policy. Daily: `"daily";r=<remaining>;t=<seconds to the next UTC midnight>`. Burst refusal: `"burst";r=0;t=60`.',
+          },
         },
       },
     };
     cache.set(routes, doc);
   }
-  return { ...doc, servers: [{ url: origin }] };
+  return withOrigin(doc, origin);
 }

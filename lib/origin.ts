@@ -143,3 +143,12 @@ export const hostOriginGuard: MiddlewareHandler<AppEnv> = async (c, next) => {
   checkHostAndOrigin(c.env, requestHost(c.req.raw), c.req.header('origin'));
   await next();
 };
+
+/**
+ * The origin the service presents itself at in absolute URLs (home page, llms.txt, search_docs results,
+ * the OpenAPI `servers`, MCP `serverInfo.websiteUrl`): `PUBLIC_ORIGIN` when configured, else the request's
+ * own origin (local development, where the guarded surfaces answer loopback hosts only).
+ */
+export function publicOrigin(c: { env?: OriginSettings; req: { url: string } }): string {
+  return (c.env ? originPolicy(c.env).publicOrigin : null) ?? new URL(c.req.url).origin;
+}

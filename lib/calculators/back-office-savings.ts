@@ -79,5 +79,9 @@ export const backOfficeSavings = defineCalculator({
   description: 'The automatable share of a fund\'s yearly back-office cost, by line, with the assumptions used.',
   input: operatingCostInput,
   output: backOfficeSavingsOutput,
+  example: {
+    financeHireUsd: 180_000, fundAdminUsd: 120_000, complianceUsd: 60_000, riskDeskUsd: 90_000, lpReportsPerYear: 4,
+    costPerReportUsd: 5_000, auditUsd: 45_000, legalUsd: 30_000, softwareUsd: 25_000, aumUsd: 150_000_000,
+  },
   run: computeBackOfficeSavings,
 });

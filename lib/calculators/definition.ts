@@ -16,6 +16,7 @@ export const DISCLAIMER =
  * - `output`: the result schema without `inputs` and `disclaimer`, which {@link runCalculator} adds.
  * - `resolve` (optional): fills defaults that depend on other fields (the fee calculator's initial HWM is
  *   the starting NAV), so that `run` and the echoed `inputs` both see the resolved request.
+ * - `example`: a typical request body, the source of every published example.
  * - `run`: pure and deterministic; may throw {@link import('../errors.ts').ApiError} for input faults found
  *   while computing (a CSV cell that is not a number, a period that ends before it starts).
  */
@@ -25,6 +26,11 @@ export interface CalculatorDefinition<I extends z.ZodObject = z.ZodObject, O ext
   description: string;
   input: I;
   output: O;
+  /**
+   * A typical request body (what the input schema accepts). The OpenAPI request example, the MCP tool's
+   * example and the documentation come from it; the response example is computed from it at build time.
+   */
+  example: z.input<I>;
   resolve?: (inputs: z.output<I>) => z.output<I>;
   run: (inputs: z.output<I>) => z.output<O>;
 }

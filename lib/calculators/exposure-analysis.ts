@@ -180,5 +180,9 @@ export const exposureAnalysis = defineCalculator({
   description: 'Gross, net, long and short exposure of pasted positions, with concentration (HHI, effective N, top 5) by asset, venue and class.',
   input: exposureAnalysisInput,
   output: exposureAnalysisOutput,
+  example: {
+    positionsCsv: 'Asset,Value,Venue,Class\nBTC,4000000,Coinbase,Crypto\nETH,-1500000,Binance,Crypto\nAAPL,2500000,IBKR,Equity',
+    navUsd: 10_000_000,
+  },
   run: analyseExposure,
 });

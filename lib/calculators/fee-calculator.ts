@@ -231,6 +231,7 @@ export const feeCalculator = defineCalculator({
     'Fee cost to an investor over time: management fee, performance fee with high-water mark and hard or soft hurdle, annual or quarterly crystallization.',
   input: feeCalculatorInput,
   output: feeCalculatorOutput,
+  example: { startingNavUsd: 1_000_000, annualGrossReturnPct: 12, mgmtFeePct: 2, perfFeePct: 20, hurdlePct: 6, horizonYears: 3 },
   resolve: (inputs) => ({ ...inputs, initialHwmUsd: startingHwmUsd(inputs) }),
   run: computeFees,
 });

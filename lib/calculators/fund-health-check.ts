@@ -151,5 +151,9 @@ export const fundHealthCheck = defineCalculator({
   description: 'Operational health score 0–100 and grade A–F from concentration, fee terms, NAV, reconciliation and reporting frequency, governance and staffing.',
   input: fundHealthCheckInput,
   output: fundHealthCheckOutput,
+  example: {
+    aumUsd: 150_000_000, positionsCsv: 'Asset,Value,Venue,Class\nBTC,4000000,Coinbase,Crypto\nAAPL,2500000,IBKR,Equity\nUST 10Y,3000000,IBKR,Rates',
+    navFrequency: 'daily', reconFrequency: 'daily', lpReportingFrequency: 'monthly', backOfficeHeadcount: 2, hasFundAdmin: true, hasAnnualAudit: true,
+  },
   run: checkFundHealth,
 });

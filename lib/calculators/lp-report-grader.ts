@@ -136,5 +136,10 @@ export const lpReportGrader = defineCalculator({
   description: 'Grades an investor update: twelve content checks, readability, length for the reporting frequency, and concrete suggestions.',
   input: lpReportGraderInput,
   output: lpReportGraderOutput,
+  example: {
+    reportText:
+      'Dear partners, the fund returned +2.1% net in March (YTD +5.4%), against +1.2% for the benchmark. NAV per unit is 112.40 and AUM is $48.2m. Gross exposure ended at 140%, net 35%; the largest position is 6% of NAV. Drivers: long semiconductors added 1.8%, our short in regional banks cost 0.4%. Risk: VaR (95%, 1 day) is 1.1% of NAV. Outlook: we expect volatility around rate decisions and keep net exposure low. Fees: 2% management and 20% performance above the high-water mark. Contact investor relations with questions.',
+    reportingFrequency: 'monthly',
+  },
   run: gradeLpReport,
 });

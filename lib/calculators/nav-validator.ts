@@ -342,6 +342,10 @@ export const navValidator = defineCalculator({
     'Checks a month-end NAV roll-forward for arithmetic and fee errors: roll-forward, management fee day count, performance fee against the high-water mark, and per-investor rows.',
   input: navValidatorInput,
   output: navValidatorOutput,
+  example: {
+    periodStart: '2026-01-01', periodEnd: '2026-01-31', openingNavUsd: 10_000_000, contributionsUsd: 500_000, withdrawalsUsd: 0,
+    grossPnlUsd: 250_000, mgmtFeeUsd: 17_260.27, perfFeeUsd: 46_547.95, otherExpensesUsd: 5_000, reportedClosingNavUsd: 10_681_191.78,
+  },
   resolve: (inputs) => ({ ...inputs, hwmUsd: startingHwmUsd(inputs) }),
   run: validateNav,
 });

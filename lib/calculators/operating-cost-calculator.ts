@@ -97,5 +97,9 @@ export const operatingCostCalculator = defineCalculator({
   description: 'Yearly back-office cost of running a fund, by line, and in basis points of AUM.',
   input: operatingCostInput,
   output: operatingCostOutput,
+  example: {
+    financeHireUsd: 180_000, fundAdminUsd: 120_000, complianceUsd: 60_000, riskDeskUsd: 90_000, lpReportsPerYear: 4,
+    costPerReportUsd: 5_000, auditUsd: 45_000, legalUsd: 30_000, softwareUsd: 25_000, aumUsd: 150_000_000,
+  },
   run: computeOperatingCost,
 });

@@ -42,6 +42,11 @@ export interface FundToolDefinition<Q extends z.ZodObject = z.ZodObject, O exten
   title: string;
   description: string;
   query: Q;
+  /**
+   * Typical query parameters (as strings, as they arrive in a URL). The OpenAPI parameter examples and the
+   * documentation come from it; the response example is computed from it on the demo fund at build time.
+   */
+  example: Record<string, string>;
   output: O;
   problems: ProblemCode[];
   run(ctx: FundToolContext, query: z.output<Q>): Promise<z.output<O>>;
@@ -108,6 +113,7 @@ export function fundEndpoint(def: FundToolDefinition): Endpoint {
         tags: ['Fund data'],
         auth: 'required',
         query: def.query,
+        example: def.example,
         response: { description: `${def.title}, redacted.`, schema: def.output },
         problems: [...FUND_PROBLEMS, ...def.problems],
         async handle(c: Context<AppEnv>) {

@@ -27,7 +27,8 @@
  *   `initialize` with other messages, or more than the SDK's `MAX_BATCH_SIZE` (100) messages is refused
  *   whole with `-32600`, before anything is charged.
  * - Tool errors are `isError` results whose text is the problem+json body (`code`, `detail`, `errors[]` with
- *   `/arguments/...` pointers); unknown tools are JSON-RPC `-32602`. No message carries a submitted value.
+ *   `/arguments/...` pointers); unknown tools are JSON-RPC `-32602`, named when the name has the shape of a
+ *   tool name (`[a-z][a-z0-9_]{0,63}`). No message carries arbitrary submitted text.
  *
  * The SDK is pinned to an exact version in package.json because this module leans on its internals: the
  * per-instance `send` wrapper ({@link withOwnErrorText}), Ajv aliased out of the bundle (wrangler.toml,
@@ -56,7 +57,8 @@ import type { AppEnv } from '../env.ts';
 import { RateLimitedError, UnsupportedMediaTypeError, problemOf, type ProblemCode } from '../errors.ts';
 import { isJsonMediaType, isJsonObject, type Endpoint, type RequestContext } from '../endpoint.ts';
 import { jsonSchema } from '../openapi.ts';
-import { checkHostAndOrigin, requestHost } from '../origin.ts';
+import { checkHostAndOrigin, publicOrigin, requestHost } from '../origin.ts';
+import { withNullAsAnyOf } from './portable-schema.ts';
 
 /** The version this service reports in `serverInfo`. */
 export const SERVER_VERSION = '1.0.0';
@@ -83,6 +85,8 @@ export interface McpTool<C> {
    *   result carrying the problem body. Anything else becomes a generic `internal_error` result.
    */
   call(context: C, args: Record<string, unknown>): Promise<ToolAnswer>;
+  /** True for a tool whose calls are not charged against the server's limit (`search_docs`). */
+  free?: boolean;
 }
 
 /** One MCP server: its identity, its tools, and the HTTP rules in front of them. */
@@ -123,10 +127,10 @@ export const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempoten
 
 /**
  * Input JSON Schema of a tool from a strict zod object (the calculator body or the fund query schema).
- * @returns an object schema as `tools/list` requires (`type: "object"`)
+ * @returns an object schema as `tools/list` requires (`type: "object"`), nullable fields as `anyOf` with null
  */
 export function toolInputSchema(schema: z.ZodObject): Tool['inputSchema'] {
-  return jsonSchema(schema, 'input') as Tool['inputSchema'];
+  return withNullAsAnyOf(jsonSchema(schema, 'input')) as Tool['inputSchema'];
 }
 
 /**
@@ -134,7 +138,7 @@ export function toolInputSchema(schema: z.ZodObject): Tool['inputSchema'] {
  * `exposure/series`) is described, and sent, as `{ items: [...] }`; its text content stays the bare array.
  */
 export function toolOutputSchema(schema: z.ZodType): NonNullable<Tool['outputSchema']> {
-  const described = jsonSchema(schema, 'output');
+  const described = withNullAsAnyOf(jsonSchema(schema, 'output')) as Record<string, unknown>;
   if (described.type === 'array') {
     return { type: 'object', properties: { items: described }, required: ['items'], additionalProperties: false };
   }
@@ -153,11 +157,25 @@ const OWN_MESSAGES = new Set<string>();
 /** A JSON-RPC error thrown from a request handler; the SDK sends `code` and `message` as they are. */
 class RpcError extends Error {
   readonly code: number;
-  constructor(code: number, message: string) {
+  /** @param fixed false for a message built from a checked value ({@link unknownToolMessage}), not remembered */
+  constructor(code: number, message: string, fixed = true) {
     super(message);
     this.code = code;
-    OWN_MESSAGES.add(message);
+    if (fixed) OWN_MESSAGES.add(message);
   }
+}
+
+/** A tool name this service could have: lower-case letters, digits and `_`, at most 64 characters. */
+const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
+/** The message of an unknown tool that names it; only ever built from a name matching {@link TOOL_NAME}. */
+const UNKNOWN_TOOL_NAMED = /^Unknown tool "[a-z][a-z0-9_]{0,63}": tools\/list names every tool of this server\.$/;
+
+/**
+ * The error text of a `tools/call` naming no tool of the server: the name asked for when it has the shape
+ * of a tool name (so it cannot carry arbitrary submitted text), else a generic text.
+ */
+export function unknownToolMessage(name: string): string {
+  return TOOL_NAME.test(name) ? `Unknown tool "${name}": tools/list names every tool of this server.` : 'Unknown tool: tools/list names every tool of this server.';
 }
 
 /**
@@ -227,6 +245,12 @@ function isRequest(m: unknown): m is RpcMessage & { method: string; id: string |
   return isJsonObject(m) && typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number');
 }
 
+/** The tool a `tools/call` request names (`''` when it names none; only compared, never echoed). */
+function toolNameOf(m: RpcMessage & { params?: unknown }): string {
+  const params = m.params;
+  return isJsonObject(params) && typeof params.name === 'string' ? params.name : '';
+}
+
 /** A JSON-RPC error response body (`id` null when the request's id is unknown). */
 function rpcError(id: unknown, code: number, message: string, data?: unknown): Record<string, unknown> {
   return { jsonrpc: '2.0', id: id ?? null, error: data === undefined ? { code, message } : { code, message, data } };
@@ -238,6 +262,16 @@ function rpcResponse(status: number, body: unknown, headers: Record<string, stri
     headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers },
   });
 }
+
+/** A JSON-RPC 2.0 request or notification, as the OpenAPI document describes the body. */
+const RPC_MESSAGE = z.looseObject({ jsonrpc: z.literal('2.0'), method: z.string(), id: z.union([z.string(), z.number()]).optional() });
+/** A JSON-RPC 2.0 response: `result`, or `error` with a code and message. */
+const RPC_RESPONSE = z.looseObject({
+  jsonrpc: z.literal('2.0'),
+  id: z.union([z.string(), z.number(), z.null()]),
+  result: z.record(z.string(), z.unknown()).optional(),
+  error: z.looseObject({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).optional(),
+});
 
 /**
  * Why a JSON body is not an acceptable JSON-RPC request here, as the message of its `-32600` Invalid
@@ -281,8 +315,14 @@ export function mcpEndpoint<C>(spec: McpServerSpec<C>): Endpoint {
         description: spec.description,
         tags: ['MCP'],
         auth: spec.auth,
-        body: z.looseObject({ jsonrpc: z.literal('2.0'), method: z.string() }).describe('A JSON-RPC 2.0 message; a batch (an array of them) only under MCP revisions before 2025-06-18.'),
-        response: { description: 'JSON-RPC 2.0 response(s); 202 with no body for notifications only.', schema: z.looseObject({ jsonrpc: z.literal('2.0') }) },
+        body: z
+          .union([RPC_MESSAGE, z.array(RPC_MESSAGE).min(1)])
+          .describe('A JSON-RPC 2.0 message, or a batch (a non-empty array) of them.'),
+        response: {
+          description:
+            'The JSON-RPC 2.0 response to a request, or for a batch an array of the responses to its requests (matched by id; notifications get none). A body of notifications only is answered 202 with no body.',
+          schema: z.union([RPC_RESPONSE, z.array(RPC_RESPONSE)]),
+        },
         problems: spec.problems,
         handle: (c, ctx) => handleMcp(spec, c, ctx),
       },
@@ -327,7 +367,8 @@ async function answerMcp<C>(
   if (refused !== null) return now(rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, refused)));
   const batch = Array.isArray(body);
   const requests = (batch ? (body as unknown[]) : [body]).filter(isRequest);
-  const calls = requests.filter((m) => m.method === 'tools/call').length;
+  const free = new Set(spec.tools().filter((t) => t.free).map((t) => t.definition.name));
+  const calls = requests.filter((m) => m.method === 'tools/call' && !free.has(toolNameOf(m))).length;
   let limitHeaders: Record<string, string> = {};
   if (calls > 0) {
     try {
@@ -340,7 +381,7 @@ async function answerMcp<C>(
   }
 
   const sse = wantsEventStream(c.req.header('accept'));
-  const server = createServer(spec, context, c.get('requestId'));
+  const server = createServer(spec, context, c.get('requestId'), `${publicOrigin(c)}/`);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !sse });
   await server.connect(transport);
   withOwnErrorText(transport);
@@ -388,7 +429,7 @@ const STANDARD_MESSAGES: Record<number, string> = {
 function withOwnErrorText(transport: WebStandardStreamableHTTPServerTransport): void {
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
-    if ('error' in message && !OWN_MESSAGES.has(message.error.message)) {
+    if ('error' in message && !OWN_MESSAGES.has(message.error.message) && !UNKNOWN_TOOL_NAMED.test(message.error.message)) {
       const code = message.error.code in STANDARD_MESSAGES ? message.error.code : ErrorCode.InternalError;
       return send({ ...message, error: { code, message: STANDARD_MESSAGES[code]! } }, options);
     }
@@ -427,18 +468,21 @@ export class ParamsCheckingServer extends Server {
   }
 }
 
-/** A fresh SDK server for one request, answering `tools/list` and `tools/call` from the spec's tools. */
-function createServer<C>(spec: McpServerSpec<C>, context: C, requestId: string): Server {
+/** A fresh SDK server for one request (`serverInfo.websiteUrl`: the service's home page), answering `tools/list` and `tools/call` from the spec's tools. */
+function createServer<C>(spec: McpServerSpec<C>, context: C, requestId: string, websiteUrl: string): Server {
   const tools = spec.tools();
   const byName = new Map(tools.map((t) => [t.definition.name, t]));
   const server = new ParamsCheckingServer(
-    { name: spec.name, title: spec.title, version: SERVER_VERSION },
+    { name: spec.name, title: spec.title, version: SERVER_VERSION, websiteUrl },
     { capabilities: { tools: { listChanged: false } }, instructions: spec.instructions, jsonSchemaValidator: NO_SCHEMA_VALIDATION },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((t) => t.definition) }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
-    if (!tool) throw new RpcError(ErrorCode.InvalidParams, 'Unknown tool: tools/list names every tool of this server.');
+    if (!tool) {
+      const message = unknownToolMessage(request.params.name);
+      throw new RpcError(ErrorCode.InvalidParams, message, !UNKNOWN_TOOL_NAMED.test(message));
+    }
     try {
       const { text, structured } = await tool.call(context, request.params.arguments ?? {});
       return { content: [{ type: 'text', text }], structuredContent: structured };

@@ -30,7 +30,7 @@ const fundTools = once((): McpTool<FundCaller>[] =>
     definition: {
       name: def.tool,
       title: def.title,
-      description: `${def.description} Arguments are the query parameters of GET /api/v1/fund/${def.path}; the result is the same redacted JSON.`,
+      description: `${def.description} Arguments are the query parameters of GET /api/v1/fund/${def.path}; the result is the same redacted JSON. Units: money and quantities are exact decimal strings in the fund's base currency (the \`currency\` field); percentages are numbers in percent units (fields ending Pct); dates YYYY-MM-DD.`,
       inputSchema: toolInputSchema(def.query),
       outputSchema: toolOutputSchema(def.output),
       annotations: { title: def.title, ...READ_ONLY },

@@ -66,9 +66,9 @@ describe('public server through the SDK client', () => {
     expect(client.getInstructions()).toMatch(/calculators/i);
   });
 
-  it('lists the seven calculators of contract §6 as read-only tools', async () => {
+  it('lists the seven calculators of contract §6 and search_docs as read-only tools', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(PUBLIC_TOOL_NAMES);
+    expect(tools.map((t) => t.name)).toEqual([...PUBLIC_TOOL_NAMES, 'search_docs']);
     for (const t of tools) {
       expect(t.annotations?.readOnlyHint).toBe(true);
       expect(t.outputSchema?.type).toBe('object');
@@ -95,6 +95,14 @@ describe('public server through the SDK client', () => {
     const text = (result.content as TextContent[])[0]!.text;
     expect(text).not.toContain('secret-value-123');
     expect(JSON.parse(text)).toMatchObject({ code: 'invalid_request', errors: [{ pointer: '/arguments/horizonYears' }] });
+  });
+
+  it('search_docs answers "how is the performance fee computed here?" in workerd, with URLs on the origin', async () => {
+    const result = await client.callTool({ name: 'search_docs', arguments: { query: 'how is the performance fee computed here?', limit: 2 } });
+    expect(result.isError).toBeFalsy();
+    const { results } = result.structuredContent as { results: { url: string; text: string }[] };
+    expect(results[0]!.url).toBe(`${worker.base}/docs#/Calculators/calcFeeCalculator`);
+    expect(results.map((r) => r.text).join('\n')).toContain('high-water mark');
   });
 });
 

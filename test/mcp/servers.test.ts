@@ -225,7 +225,7 @@ describe('initialize', () => {
       result: {
         protocolVersion: LATEST_PROTOCOL_VERSION,
         capabilities: { tools: { listChanged: false } },
-        serverInfo: { name, title, version: '1.0.0' },
+        serverInfo: { name, title, version: '1.0.0', websiteUrl: 'http://localhost/' },
         instructions: expect.stringMatching(hint),
       },
     });
@@ -260,7 +260,7 @@ describe('MCP-Protocol-Version header', () => {
       const res = await post(path, toolsList(), { ...options, headers: version === undefined ? {} : { 'mcp-protocol-version': version } });
       const { body } = await okJson(res);
       expect(body.id).toBe(2);
-      expect((body.result?.tools as ToolDefinition[]).length).toBe(kind === 'public' ? 7 : 12);
+      expect((body.result?.tools as ToolDefinition[]).length).toBe(kind === 'public' ? 8 : 12);
     });
 
     it.each(['banana', '1999-01-01', '2025-06-18x', 'secret-value-123'])('refuses header %s with a 400 JSON-RPC error that does not echo it', async (version) => {
@@ -308,7 +308,7 @@ describe('Accept', () => {
       const data = sseData(text);
       expect(data).toHaveLength(1);
       expect(data[0]).toMatchObject({ jsonrpc: '2.0', id: 7, result: { tools: expect.any(Array) } });
-      expect(((data[0] as RpcMessage).result!.tools as ToolDefinition[]).length).toBe(kind === 'public' ? 7 : 12);
+      expect(((data[0] as RpcMessage).result!.tools as ToolDefinition[]).length).toBe(kind === 'public' ? 8 : 12);
     });
   });
 
@@ -544,7 +544,7 @@ describe('JSON-RPC framing', () => {
       expect(body).toHaveLength(2);
       const list = body.find((m) => m.id === 'list-1')!;
       const call = body.find((m) => m.id === 42)!;
-      expect((list.result!.tools as ToolDefinition[]).length).toBe(kind === 'public' ? 7 : 12);
+      expect((list.result!.tools as ToolDefinition[]).length).toBe(kind === 'public' ? 8 : 12);
       const result = call.result as unknown as ToolResult;
       expect(result.isError).toBeUndefined();
       expect(JSON.parse(result.content[0]!.text)).toEqual(result.structuredContent);
@@ -784,12 +784,13 @@ describe('tools/list', () => {
     expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, title: tool.title });
   }
 
-  it('the public server lists exactly the seven calc_* tools of contract §6', async () => {
+  it('the public server lists exactly the seven calc_* tools of contract §6, then search_docs', async () => {
     expect(CALCULATORS.map(toolName)).toEqual(PUBLIC_TOOL_NAMES);
     const { body } = await okJson(await post(PUBLIC, toolsList()));
     const tools = body.result!.tools as ToolDefinition[];
-    expect(tools.map((t) => t.name)).toEqual(PUBLIC_TOOL_NAMES);
-    for (const [i, tool] of tools.entries()) {
+    expect(tools.map((t) => t.name)).toEqual([...PUBLIC_TOOL_NAMES, 'search_docs']);
+    checkCommon(tools.at(-1)!);
+    for (const [i, tool] of tools.slice(0, -1).entries()) {
       const def = CALCULATORS[i]!;
       checkCommon(tool);
       expect(tool.title).toBe(def.title);

@@ -3,7 +3,21 @@
  * They keep the parts of the KV and Rate Limiting contracts the service relies on (values, metadata,
  * list, expirationTtl ≥ 60) and record what was read and written, so tests can assert on them.
  */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Env } from '../../lib/env.ts';
+
+/** The assets binding over `public/` (what `npm run docs:build` wrote), as wrangler's `[assets]` serves it. */
+export const fakeAssets = {
+  async fetch(input: string | URL | Request): Promise<Response> {
+    const path = new URL(input instanceof Request ? input.url : String(input)).pathname;
+    try {
+      return new Response(await readFile(join(process.cwd(), 'public', path)));
+    } catch {
+      return new Response('Not found', { status: 404 });
+    }
+  },
+};
 
 /** A KV namespace in memory. `puts` records every write. */
 export class MemoryKv {
@@ -45,7 +59,7 @@ export class FakeBurst {
 }
 
 /** Fresh bindings for one test. */
-export function fakeEnv(overrides: Partial<{ burst: FakeBurst; fundBurst: FakeBurst; CORS_ORIGINS: string; MCP_ALLOWED_ORIGINS: string; FUND_ID: string }> = {}) {
+export function fakeEnv(overrides: Partial<{ burst: FakeBurst; fundBurst: FakeBurst; CORS_ORIGINS: string; MCP_ALLOWED_ORIGINS: string; FUND_ID: string; PUBLIC_ORIGIN: string }> = {}) {
   const API_KEYS = new MemoryKv();
   const RATE_LIMITS = new MemoryKv();
   const CALC_BURST = overrides.burst ?? new FakeBurst();
@@ -55,9 +69,11 @@ export function fakeEnv(overrides: Partial<{ burst: FakeBurst; fundBurst: FakeBu
     RATE_LIMITS,
     CALC_BURST,
     FUND_BURST,
+    ASSETS: fakeAssets,
     FUND_ID: overrides.FUND_ID ?? 'sample-fund',
     ...(overrides.CORS_ORIGINS ? { CORS_ORIGINS: overrides.CORS_ORIGINS } : {}),
     ...(overrides.MCP_ALLOWED_ORIGINS !== undefined ? { MCP_ALLOWED_ORIGINS: overrides.MCP_ALLOWED_ORIGINS } : {}),
+    ...(overrides.PUBLIC_ORIGIN !== undefined ? { PUBLIC_ORIGIN: overrides.PUBLIC_ORIGIN } : {}),
   } as unknown as Env;
   return { env, API_KEYS, RATE_LIMITS, CALC_BURST, FUND_BURST };
 }

@@ -23,6 +23,7 @@ export const breakdown = defineFundTool({
     bySourceType: rows(),
     byVenue: rows(),
   }),
+  example: {},
   problems: ['not_found'],
   async run(ctx) {
     const run = latestUsableRun(ctx.index.runs);

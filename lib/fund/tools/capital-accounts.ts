@@ -36,6 +36,7 @@ export const capitalAccountsTool = defineFundTool({
     ),
     totals: z.strictObject(figures),
   }),
+  example: {},
   problems: ['not_found'],
   async run(ctx) {
     const run = latestCompleteRun(ctx.index.runs);

@@ -26,6 +26,7 @@ export const expenses = defineFundTool({
       }),
     ),
   }),
+  example: { limit: '5' },
   problems: [],
   async run(ctx, { limit }) {
     const data = await ctx.read({ expenses: { limit } });

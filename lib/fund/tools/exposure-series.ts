@@ -17,6 +17,7 @@ export const exposureSeries = defineFundTool({
   output: z.array(
     z.strictObject({ date: date(), currency: currency(), nav: money(), long: money(), short: money(), gross: money(), net: money(), cash: money() }),
   ),
+  example: { days: '7' },
   problems: ['not_found'],
   async run(ctx, { days }) {
     const anchor = latestUsableRun(ctx.index.runs);

@@ -27,6 +27,7 @@ export const exposure = defineFundTool({
     netPct: pct(),
     cashPct: pct(),
   }),
+  example: {},
   problems: ['not_found'],
   async run(ctx) {
     const run = latestUsableRun(ctx.index.runs);

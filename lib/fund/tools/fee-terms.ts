@@ -26,6 +26,7 @@ export const feeTerms = defineFundTool({
       }),
     ),
   }),
+  example: {},
   problems: [],
   async run({ index, currency: ccy }) {
     return {

@@ -25,6 +25,7 @@ export const navHistoryTool = defineFundTool({
       }),
     ),
   }),
+  example: { days: '7' },
   problems: [],
   async run({ index, currency: ccy }, { days }) {
     return { currency: ccy, runs: navHistory(index.runs, days) };

@@ -30,6 +30,7 @@ export const overview = defineFundTool({
       ytdReturnPct: pct().describe('Time-weighted return year to date, percent (flows excluded).'),
     }),
   }),
+  example: {},
   problems: ['not_found'],
   async run({ index, currency: ccy }) {
     const run = latestUsableRun(index.runs);

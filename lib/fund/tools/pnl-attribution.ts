@@ -31,6 +31,7 @@ export const pnlAttributionTool = defineFundTool({
     flows: money().describe('Contributions less withdrawals dealt in the span (not P&L).'),
     residual: money().describe('totalPnl − (Σ byAsset.total + fees + expenses): 0.00 when positions, ledger and NAV tie.'),
   }),
+  example: { date: '2026-10-30' },
   problems: ['not_found', 'not_usable'],
   async run(ctx, query) {
     const run = usableRunOn(ctx.index.runs, query.date);

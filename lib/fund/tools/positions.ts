@@ -30,6 +30,7 @@ export const positions = defineFundTool({
       }),
     ),
   }),
+  example: {},
   problems: ['not_found'],
   async run(ctx) {
     const run = latestUsableRun(ctx.index.runs);

@@ -37,6 +37,7 @@ export const valueAtRiskTool = defineFundTool({
     varPct: pct(),
     componentVar: z.array(z.strictObject({ asset: label(), var: money() })),
   }),
+  example: { confidence: '0.99', horizonDays: '10', method: 'ewma', windowDays: '250' },
   problems: ['not_found', 'not_usable'],
   async run(ctx, query) {
     const run = latestUsableRun(ctx.index.runs);

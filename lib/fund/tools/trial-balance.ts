@@ -24,6 +24,7 @@ export const trialBalanceTool = defineFundTool({
     totalCredit: money(),
     balanced: z.boolean(),
   }),
+  example: {},
   problems: ['not_found'],
   async run(ctx, query) {
     const asOf = query.asOf ?? latestUsableRun(ctx.index.runs).navDate;

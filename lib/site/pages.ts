@@ -1,0 +1,168 @@
+/**
+ * The way in for a reader of a deployed service: the home page `/`, the interactive API reference `/docs`,
+ * and `/llms.txt` and `/llms-full.txt` (the llms.txt convention). See README "Documentation".
+ *
+ * - Everything is same-origin: the pages load only this Worker's stylesheet and scripts, under a
+ *   Content-Security-Policy that allows nothing else (no inline script or style, no third-party origin).
+ * - `/docs` is Swagger UI (`swagger-ui-dist`, vendored by `scripts/build-docs.ts` into `public/docs/assets/`,
+ *   served by wrangler's static assets) rendering `/api/v1/openapi.json`; "try it" calls the same origin.
+ * - The llms files are generated at build time from the declarations and `docs/` (`lib/generated/docs.ts`);
+ *   `{{origin}}` in them becomes the serving origin.
+ * - The pages are not API operations: they are not in the route table or the OpenAPI document.
+ */
+import type { Hono } from 'hono';
+import { html } from 'hono/html';
+import { secureHeaders } from 'hono/secure-headers';
+import type { AppEnv } from '../env.ts';
+import { DEMO_API_KEY } from '../keys.ts';
+import { feeCalculator } from '../calculators/fee-calculator.ts';
+import { LLMS_FULL_TXT, LLMS_TXT } from '../generated/docs.ts';
+import { SITE_CSS, SWAGGER_INIT_JS } from './assets.ts';
+import { publicOrigin } from '../origin.ts';
+
+
+type Directives = Record<string, string[]>;
+
+/** CSP of the home page: its own stylesheet, nothing else. */
+export const HOME_CSP: Directives = {
+  defaultSrc: ["'none'"],
+  styleSrc: ["'self'"],
+  imgSrc: ["'self'"],
+  baseUri: ["'none'"],
+  formAction: ["'none'"],
+  frameAncestors: ["'none'"],
+};
+
+/**
+ * CSP of `/docs`: Swagger UI's script and stylesheet from this origin, its `fetch` of the OpenAPI document
+ * and "try it" calls to this origin, and the `data:` icons its stylesheet embeds. No inline script, no
+ * third-party origin (the spec validator badge, which would call validator.swagger.io, is turned off).
+ */
+export const DOCS_CSP: Directives = {
+  defaultSrc: ["'none'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'self'"],
+  imgSrc: ["'self'", 'data:'],
+  fontSrc: ["'self'"],
+  connectSrc: ["'self'"],
+  baseUri: ["'none'"],
+  formAction: ["'none'"],
+  frameAncestors: ["'none'"],
+};
+
+/** CSP of the text files and the page assets: nothing may load from them. */
+export const TEXT_CSP: Directives = { defaultSrc: ["'none'"], frameAncestors: ["'none'"] };
+
+/** Security headers of a page (hono's secure-headers middleware with the page's CSP). */
+function pageHeaders(csp: Directives) {
+  return secureHeaders({
+    contentSecurityPolicy: csp,
+    crossOriginEmbedderPolicy: false,
+    crossOriginResourcePolicy: 'same-origin',
+    referrerPolicy: 'no-referrer',
+    strictTransportSecurity: 'max-age=31536000; includeSubDomains',
+  });
+}
+
+const page = (title: string, body: ReturnType<typeof html>, extraHead: ReturnType<typeof html> = html``) => html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<meta name="description" content="Fund data, fund-operations calculators and MCP servers for AI agents, on one Cloudflare Worker.">
+<link rel="stylesheet" href="/site.css">
+${extraHead}
+</head>
+${body}
+</html>`;
+
+/** The home page: what the service is, its three surfaces, the demo key, the docs, and quick starts. */
+function homePage(origin: string) {
+  const mcpPublic = JSON.stringify({ mcpServers: { 'fund-edge-calculators': { url: `${origin}/api/mcp/public` } } }, null, 2);
+  const mcpFund = JSON.stringify(
+    { mcpServers: { 'fund-edge-fund-data': { command: 'npx', args: ['mcp-remote', `${origin}/api/mcp`, '--header', 'Authorization: Bearer svc_dk_<your key>'] } } },
+    null,
+    2,
+  );
+  return page(
+    'fund-edge: fund data, calculators and MCP servers',
+    html`<body>
+<main>
+<h1>fund-edge</h1>
+<p class="lead">Fund data, fund-operations calculators and Model Context Protocol servers for AI agents. Fund data is read-only and redacted; calculators are stateless and need no key.</p>
+<nav aria-label="Documentation">
+<ul class="links">
+<li><a href="/docs">API reference</a> (interactive, try it)</li>
+<li><a href="/developers/console">Developer console</a> (keys and usage)</li>
+<li><a href="/api/v1/openapi.json">OpenAPI 3.1 document</a></li>
+<li><a href="/llms.txt">llms.txt</a> and <a href="/llms-full.txt">llms-full.txt</a> (for LLMs)</li>
+</ul>
+</nav>
+<h2>Three ways in</h2>
+<table>
+<thead><tr><th>Surface</th><th>URL</th><th>Key</th></tr></thead>
+<tbody>
+<tr><td>REST API: fund data (GET) and seven calculators (POST)</td><td><code>${origin}/api/v1/</code></td><td>fund data: Bearer key; calculators: none</td></tr>
+<tr><td>Public MCP server: the calculators and <code>search_docs</code></td><td><code>${origin}/api/mcp/public</code></td><td>none</td></tr>
+<tr><td>Fund MCP server: one read-only tool per fund-data endpoint</td><td><code>${origin}/api/mcp</code></td><td>Bearer key</td></tr>
+</tbody>
+</table>
+<h2>Demo key</h2>
+<p>The published demo key reads a synthetic fund (no real data) on the REST fund-data endpoints: <code>${DEMO_API_KEY}</code></p>
+<h2>Quick start</h2>
+<h3>Calculators (no key)</h3>
+<pre><code>curl -s -X POST ${origin}/api/v1/calc/fee-calculator \\
+  -H 'content-type: application/json' \\
+  -d '${JSON.stringify(feeCalculator.example)}'</code></pre>
+<h3>Fund data (demo key)</h3>
+<pre><code>curl -s ${origin}/api/v1/fund/overview \\
+  -H 'authorization: Bearer ${DEMO_API_KEY}'</code></pre>
+<h3>MCP client configuration</h3>
+<p>Public server (Streamable HTTP, no key):</p>
+<pre><code>${mcpPublic}</code></pre>
+<p>Fund server through <code>mcp-remote</code> (for clients that cannot send headers), with a key of your own (the demo key is refused there):</p>
+<pre><code>${mcpFund}</code></pre>
+<h2>Good to know</h2>
+<ul>
+<li>Errors are RFC 9457 <code>application/problem+json</code> with a stable <code>code</code>.</li>
+<li>Calculators: 500 calls per UTC day without a key; results are illustrative estimates, not advice.</li>
+<li>Fund data: money and quantities are exact decimal strings in the fund's base currency.</li>
+</ul>
+</main>
+</body>`,
+  );
+}
+
+/** `/docs`: Swagger UI over the OpenAPI document, scripts and styles from this origin only. */
+function docsPage() {
+  return page(
+    'fund-edge API reference',
+    html`<body>
+<noscript><p>The interactive reference needs JavaScript. Read <a href="/llms-full.txt">llms-full.txt</a> or <a href="/api/v1/openapi.json">the OpenAPI document</a> instead.</p></noscript>
+<div id="swagger-ui"></div>
+<script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script src="/docs/init.js"></script>
+</body>`,
+    html`<link rel="stylesheet" href="/docs/assets/swagger-ui.css">`,
+  );
+}
+
+/** Mounts the pages on the app (before the API routes; none of these paths is an API path). */
+export function mountSite(app: Hono<AppEnv>): void {
+  // The pages' absolute URLs come from PUBLIC_ORIGIN, or locally from the request's own origin: vary on Host.
+  const cached = { 'Cache-Control': 'public, max-age=300', Vary: 'Host' };
+  const textFile = (type: string) => ({ ...cached, 'Content-Type': type });
+
+  app.get('/', pageHeaders(HOME_CSP), (c) => c.html(homePage(publicOrigin(c)), 200, cached));
+  app.get('/docs', pageHeaders(DOCS_CSP), (c) => c.html(docsPage(), 200, cached));
+  app.get('/docs/', (c) => c.redirect('/docs', 301));
+  app.get('/docs/init.js', pageHeaders(TEXT_CSP), (c) => c.body(SWAGGER_INIT_JS, 200, textFile('text/javascript; charset=utf-8')));
+  app.get('/site.css', pageHeaders(TEXT_CSP), (c) => c.body(SITE_CSS, 200, textFile('text/css; charset=utf-8')));
+  app.get('/llms.txt', pageHeaders(TEXT_CSP), (c) =>
+    c.body(LLMS_TXT.replaceAll('{{origin}}', publicOrigin(c)), 200, textFile('text/markdown; charset=utf-8')),
+  );
+  app.get('/llms-full.txt', pageHeaders(TEXT_CSP), (c) =>
+    c.body(LLMS_FULL_TXT.replaceAll('{{origin}}', publicOrigin(c)), 200, textFile('text/markdown; charset=utf-8')),
+  );
+}

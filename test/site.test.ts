@@ -1,0 +1,121 @@
+/**
+ * The documentation pages through the app: the home page, `/docs`, `/llms.txt` and `/llms-full.txt` answer
+ * with the right content types and security headers, and say what a newcomer needs (surfaces, URLs, demo key,
+ * links); the llms files cover every operation and carry no internal references.
+ */
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../lib/app.ts';
+import { ROUTES } from '../lib/routes.ts';
+import { DEMO_API_KEY } from '../lib/keys.ts';
+import { feeCalculator } from '../lib/calculators/fee-calculator.ts';
+import { fakeEnv } from './support/fakes.ts';
+
+const app = createApp();
+const ORIGIN = 'https://fund-edge.example';
+const get = (path: string) => app.request(`${ORIGIN}${path}`, {}, fakeEnv().env);
+
+/** The CSP header as directive → sources. */
+function csp(res: Response): Map<string, string[]> {
+  const header = res.headers.get('content-security-policy') ?? '';
+  return new Map(
+    header
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .filter((d) => d[0])
+      .map(([name, ...sources]) => [name!, sources]),
+  );
+}
+
+/** Every source a CSP allows is this origin, none, or (images only) data:. */
+function expectSameOriginOnly(res: Response) {
+  const policy = csp(res);
+  expect(policy.get('default-src')).toEqual(["'none'"]);
+  for (const [name, sources] of policy) {
+    for (const source of sources) expect([`'none'`, `'self'`, ...(name === 'img-src' ? ['data:'] : [])], `${name} ${source}`).toContain(source);
+  }
+  expect(policy.get('frame-ancestors')).toEqual(["'none'"]);
+  expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+}
+
+describe('GET /', () => {
+  it('is HTML under a CSP that loads nothing from another origin', async () => {
+    const res = await get('/');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=UTF-8');
+    expectSameOriginOnly(res);
+    expect(csp(res).get('script-src')).toBeUndefined();
+    expect(res.headers.get('strict-transport-security')).toMatch(/^max-age=\d+/);
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+  });
+
+  it('names the three surfaces with their URLs, the demo key and the docs', async () => {
+    const html = await (await get('/')).text();
+    for (const url of [`${ORIGIN}/api/v1/`, `${ORIGIN}/api/mcp/public`, `${ORIGIN}/api/mcp<`]) expect(html).toContain(url);
+    expect(html).toContain(DEMO_API_KEY);
+    for (const href of ['/docs', '/developers/console', '/api/v1/openapi.json', '/llms.txt', '/llms-full.txt']) expect(html).toContain(`href="${href}"`);
+    expect(html).toContain('name="viewport"');
+    // The fund MCP server refuses the demo key, so its client configuration asks for a key of one's own.
+    expect(html).toContain('&quot;Authorization: Bearer svc_dk_&lt;your key&gt;&quot;');
+    // The quick start posts the fee calculator's declared example (HTML-escaped in the page).
+    expect(html).toContain(`-d '${JSON.stringify(feeCalculator.example).replaceAll('"', '&quot;')}'`);
+    expect(html).not.toMatch(/<script|style=|https?:\/\/(?!fund-edge\.example)[a-z]/);
+  });
+});
+
+describe('GET /docs', () => {
+  it('is HTML loading Swagger UI from this origin only, with no inline script', async () => {
+    const res = await get('/docs');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=UTF-8');
+    expectSameOriginOnly(res);
+    expect(csp(res).get('script-src')).toEqual(["'self'"]);
+    const html = await res.text();
+    expect(html).toContain('<script src="/docs/assets/swagger-ui-bundle.js"></script>');
+    expect(html).not.toMatch(/<script>|<script [^>]*>[^<]/);
+  });
+
+  it('serves the start script, which turns the third-party validator off', async () => {
+    const res = await get('/docs/init.js');
+    expect(res.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    const js = await res.text();
+    expect(js).toContain("url: '/api/v1/openapi.json'");
+    expect(js).toContain('validatorUrl: null');
+  });
+});
+
+describe('llms.txt', () => {
+  it('/llms.txt is Markdown with the origin filled in, linking the full file and every operation', async () => {
+    const res = await get('/llms.txt');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+    expectSameOriginOnly(res);
+    const text = await res.text();
+    expect(text).toMatch(/^# fund-edge\n\n> /);
+    expect(text).not.toContain('{{origin}}');
+    expect(text).toContain(`(${ORIGIN}/llms-full.txt)`);
+    for (const route of ROUTES) expect(text, route.path).toContain(` ${route.path}](${ORIGIN}/docs#/`);
+  });
+
+  it('/llms-full.txt documents every operation with an example and the formulas, and cites no internal document', async () => {
+    const res = await get('/llms-full.txt');
+    expect(res.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+    const text = await res.text();
+    for (const route of ROUTES) {
+      for (const method of Object.keys(route.endpoint.methods)) expect(text, route.path).toContain(`### ${method} ${route.path}: `);
+    }
+    expect(text).toContain(`curl -s '${ORIGIN}/api/v1/fund/overview' -H 'authorization: Bearer ${DEMO_API_KEY}'`);
+    expect(text).toContain('fee = p·max(0, X − H) (hard)');
+    expect(text).not.toMatch(/contract §|spec §|\{\{origin\}\}/);
+  });
+});
+
+describe('a path the service does not serve', () => {
+  it.each(['/api', '/api/v1', '/.well-known/mcp'])('%s is a 404 problem pointing at / and /docs', async (path) => {
+    const res = await get(path);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    const body = (await res.json()) as { code: string; detail: string };
+    expect(body.code).toBe('not_found');
+    expect(body.detail).toContain('The home page (/) lists every URL; the API reference is at /docs.');
+  });
+});
