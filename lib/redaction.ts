@@ -18,7 +18,9 @@ import { RedactionFailedError } from './errors.ts';
 
 /** Shapes that never leave in a fund-data response. */
 export const FORBIDDEN_SHAPES: readonly RegExp[] = [
-  /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/, // e-mail address
+  // e-mail address; the lookbehind starts a match only at the first character of a run of local-part
+  // characters, so a long run with no `@` is read once rather than once from each of its characters
+  /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/,
   /\b\d{3}-\d{2}-\d{4}\b/, // US social security number
   /\b\d{2}-\d{7}\b/, // US employer identification number
   /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b/, // IBAN (ISO 13616), compact or in groups of four
