@@ -12,7 +12,7 @@ import { queryParams, type Endpoint } from '../endpoint.ts';
 import { authenticate } from '../keys.ts';
 import { consumeFundBurst } from '../rate-limit.ts';
 import { investorRefs, redact } from '../redaction.ts';
-import { parseInput, type InputLocation } from '../validation.ts';
+import { parseInput, queryStringSchema, type InputLocation } from '../validation.ts';
 import { fundSource, releaseAfterResponse, type FundSource } from './source.ts';
 import type { FundIndex, FundReadRequest, FundReadResult } from './store.ts';
 
@@ -71,7 +71,9 @@ export async function callFundTool(
   args: unknown,
   location: InputLocation = 'query',
 ): Promise<string> {
-  const query = parseInput(def.query, args, location);
+  // A query string carries text, read by the documented decimal grammar; MCP arguments are JSON values of
+  // the advertised type, never coerced.
+  const query = parseInput(location === 'query' ? queryStringSchema(def.query) : def.query, args, location);
   const index = await source.store.index(source.fundId);
   if (!index) throw new NotFoundError("No data is held for this key's fund.");
   const sensitive: string[] = [];

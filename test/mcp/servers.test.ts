@@ -749,6 +749,15 @@ describe('fund server tools/call', () => {
     ['get_pnl_attribution', {}, '/arguments/date'],
     ['get_pnl_attribution', { date: '2026-02-30' }, '/arguments/date'],
     ['get_fund_overview', { verbose: SECRET }, '/arguments/verbose'],
+    // Arguments must be of the JSON type tools/list advertises: no coercion (issue 11, item 3).
+    ['get_nav_history', { days: [90] }, '/arguments/days'],
+    ['get_nav_history', { days: true }, '/arguments/days'],
+    ['get_nav_history', { days: '90' }, '/arguments/days'],
+    ['get_nav_history', { days: null }, '/arguments/days'],
+    ['get_expenses', { limit: '0x1F' }, '/arguments/limit'],
+    ['get_value_at_risk', { confidence: '0.99' }, '/arguments/confidence'],
+    ['get_value_at_risk', { horizonDays: [10] }, '/arguments/horizonDays'],
+    ['get_value_at_risk', { windowDays: false }, '/arguments/windowDays'],
   ] as const)('%s with %j is an isError invalid_request result at %s', async (name, args, pointer) => {
     const { env, auth, key } = await fundFixture();
     const res = await post(FUND, toolsCall(name, args), { env, auth });
