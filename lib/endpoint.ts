@@ -14,8 +14,8 @@ import { calcCaller, consumeCalcQuota, rateLimitHeaders, type Clock } from './ra
 import { parseInput, queryStringSchema } from './validation.ts';
 import { resultSchema, runCalculator, toolName, type CalculatorDefinition } from './calculators/definition.ts';
 
-/** The largest request body accepted, bytes (1 MiB, contract §1). */
-export const MAX_BODY_BYTES = 1024 * 1024;
+/** The largest request body accepted (lib/limits.ts), re-exported where the pipeline reads it. */
+export { MAX_BODY_BYTES } from './limits.ts';
 
 /** HTTP methods endpoints declare (HEAD and OPTIONS are derived). */
 export type Method = 'GET' | 'POST';

@@ -71,11 +71,12 @@ export function containsAnyValue(text: string, values: Iterable<string>): boolea
  */
 export function redact(schema: z.ZodType, body: unknown, sensitive: Iterable<string>): string {
   const parsed = schema.safeParse(body, { reportInput: false });
-  if (!parsed.success) throw new RedactionFailedError();
+  if (!parsed.success) throw new RedactionFailedError('allow_list');
   const text = JSON.stringify(parsed.data);
   const scanned = scannableText(text);
   const values = [...sensitive].map((v) => scannableText(JSON.stringify(v).slice(1, -1)));
-  if (FORBIDDEN_SHAPES.some((re) => re.test(scanned)) || containsAnyValue(scanned, values)) throw new RedactionFailedError();
+  if (FORBIDDEN_SHAPES.some((re) => re.test(scanned))) throw new RedactionFailedError('forbidden_shape');
+  if (containsAnyValue(scanned, values)) throw new RedactionFailedError('identity_value');
   return text;
 }
 

@@ -9,12 +9,16 @@ import { resultSchema, runCalculator, toolName } from '../calculators/definition
 import { authenticate, type Principal } from '../keys.ts';
 import { calcCaller, consumeCalcQuota, rateLimitHeaders } from '../rate-limit.ts';
 import { parseInput } from '../validation.ts';
+import { ApiError } from '../errors.ts';
+import { logFailure, type LogContext } from '../log.ts';
 import { READ_ONLY, once, toolInputSchema, toolOutputSchema, type McpServerSpec, type McpTool } from './dispatch.ts';
 
 /** Who is calling the public server: a key's principal or nobody, and the client address for the quota. */
 export interface PublicCaller {
   principal: Principal | null;
   connectingIp: string | undefined;
+  /** Where a tool's unexpected failure is logged. */
+  at: LogContext;
 }
 
 const calculatorTools = once((): McpTool<PublicCaller>[] =>
@@ -27,9 +31,15 @@ const calculatorTools = once((): McpTool<PublicCaller>[] =>
       outputSchema: toolOutputSchema(resultSchema(def)),
       annotations: { title: def.title, ...READ_ONLY },
     },
-    async call(_caller, args) {
-      const result = runCalculator(def, parseInput(def.input, args, 'arguments'));
-      return { text: JSON.stringify(result), structured: result as Record<string, unknown> };
+    async call(caller, args) {
+      try {
+        const result = runCalculator(def, parseInput(def.input, args, 'arguments'));
+        return { text: JSON.stringify(result), structured: result as Record<string, unknown> };
+      } catch (err) {
+        // Answered as an isError result (not through the app's error handler): log it here, once.
+        logFailure(err, err instanceof ApiError ? err.status : 500, caller.at);
+        throw err;
+      }
     },
   })),
 );
@@ -48,7 +58,11 @@ export const publicServer: McpServerSpec<PublicCaller> = {
   cacheControl: 'no-store',
   tools: calculatorTools,
   async admit(c) {
-    return { principal: await authenticate(c.req.header('authorization'), c.env.API_KEYS), connectingIp: c.req.header('cf-connecting-ip') };
+    return {
+      principal: await authenticate(c.req.header('authorization'), c.env.API_KEYS),
+      connectingIp: c.req.header('cf-connecting-ip'),
+      at: { requestId: c.get('requestId'), method: c.req.method, route: new URL(c.req.url).pathname },
+    };
   },
   async charge(c, caller, calls, now) {
     return rateLimitHeaders(await consumeCalcQuota(c.env, calcCaller(caller.principal, caller.connectingIp), now, calls));
