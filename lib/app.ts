@@ -13,7 +13,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from './env.ts';
 import { MethodNotAllowedError, NotFoundError, PayloadTooLargeError, problemOf, problemResponse } from './errors.ts';
 import { configOf } from './config.ts';
-import { logFailure } from './log.ts';
+import { logContextOf, logFailure } from './log.ts';
 import { MAX_BODY_BYTES, allowedMethods, type Method, type Route } from './endpoint.ts';
 import { systemClock, type Clock } from './rate-limit.ts';
 import { ROUTES } from './routes.ts';
@@ -93,7 +93,7 @@ export function createApp(options: { clock?: Clock; routes?: readonly Route[] } 
   app.notFound((c) => problemResponse(new NotFoundError(), c.get('requestId')));
   app.onError((err, c) => {
     const requestId = c.get('requestId');
-    logFailure(err, problemOf(err, requestId).error.status, { requestId, method: c.req.method, route: new URL(c.req.url).pathname });
+    logFailure(err, problemOf(err, requestId).error.status, logContextOf(c));
     return problemResponse(err, requestId);
   });
   return app;

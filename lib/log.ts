@@ -10,14 +10,21 @@
  * message (which may quote SQL or a value): errors appear by name and code; messages only of the service's
  * own typed errors, whose texts are fixed or built from field names.
  */
+import type { Context } from 'hono';
 import { ApiError, RedactionFailedError } from './errors.ts';
 import { ConfigInvalidError } from './config.ts';
+import type { AppEnv } from './env.ts';
 
 /** Where the failure happened. `route` is the URL path (never the query string). */
 export interface LogContext {
   requestId: string;
   method: string;
   route: string;
+}
+
+/** The {@link LogContext} of a request: its id, method and URL path (without the query string). */
+export function logContextOf(c: Context<AppEnv>): LogContext {
+  return { requestId: c.get('requestId'), method: c.req.method, route: new URL(c.req.url).pathname };
 }
 
 /** One error of a cause chain: its name, and its message only when the error is one of ours. */

@@ -80,14 +80,18 @@ export function redact(schema: z.ZodType, body: unknown, sensitive: Iterable<str
   return text;
 }
 
-/** Default key of investor pseudonyms when the deployment sets no `INVESTOR_REF_KEY` secret. */
+/**
+ * Key of investor pseudonyms without an `INVESTOR_REF_KEY` secret: public, so used only for the embedded
+ * (synthetic) data; fund data from a database is refused without the secret (`fundSource` in lib/fund/source.ts).
+ */
 const DEFAULT_REF_KEY = 'fund-edge investorRef v1';
 const refKeys = new Map<string, Promise<CryptoKey>>();
 
 /**
  * Stable pseudonyms `inv_<16 hex>` of investors: HMAC-SHA-256 (RFC 2104) over `<fundId>:<investorId>`, keyed by
- * the deployment's `INVESTOR_REF_KEY` secret (a fixed default without one, which keeps refs stable but lets
- * anyone who knows internal investor ids recompute them). The same investor keeps the same ref across calls.
+ * the deployment's `INVESTOR_REF_KEY` secret; without one (embedded synthetic data only), a fixed public key,
+ * which keeps refs stable but lets anyone who knows internal investor ids recompute them. The same investor
+ * keeps the same ref across calls.
  */
 export async function investorRefs(fundId: string, investorIds: readonly string[], secret?: string): Promise<Map<string, string>> {
   const keyText = secret || DEFAULT_REF_KEY;

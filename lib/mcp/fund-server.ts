@@ -9,7 +9,7 @@
  * (120 per 60 s), as each REST request does.
  */
 import type { Config } from '../config.ts';
-import { logFailure, type LogContext } from '../log.ts';
+import { logContextOf, logFailure, type LogContext } from '../log.ts';
 import { ApiError, InsufficientScopeError, UnauthorizedError } from '../errors.ts';
 import { authenticate, type Principal } from '../keys.ts';
 import { consumeFundBurst } from '../rate-limit.ts';
@@ -75,7 +75,7 @@ export const fundServer: McpServerSpec<FundCaller> = {
       source: fundSource(principal, config),
       config,
       connectingIp: c.req.header('cf-connecting-ip'),
-      at: { requestId: c.get('requestId'), method: c.req.method, route: new URL(c.req.url).pathname },
+      at: logContextOf(c),
     };
   },
   finish(c, caller, answered) {

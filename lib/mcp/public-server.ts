@@ -10,7 +10,7 @@ import { authenticate, type Principal } from '../keys.ts';
 import { calcCaller, consumeCalcQuota, rateLimitHeaders } from '../rate-limit.ts';
 import { parseInput } from '../validation.ts';
 import { ApiError } from '../errors.ts';
-import { logFailure, type LogContext } from '../log.ts';
+import { logContextOf, logFailure, type LogContext } from '../log.ts';
 import { READ_ONLY, once, toolInputSchema, toolOutputSchema, type McpServerSpec, type McpTool } from './dispatch.ts';
 
 /** Who is calling the public server: a key's principal or nobody, and the client address for the quota. */
@@ -61,7 +61,7 @@ export const publicServer: McpServerSpec<PublicCaller> = {
     return {
       principal: await authenticate(c.req.header('authorization'), c.env.API_KEYS),
       connectingIp: c.req.header('cf-connecting-ip'),
-      at: { requestId: c.get('requestId'), method: c.req.method, route: new URL(c.req.url).pathname },
+      at: logContextOf(c),
     };
   },
   async charge(c, caller, calls, now) {
