@@ -1,20 +1,29 @@
 /**
  * The Hono application: the request pipeline every endpoint goes through, and the route table mounted on it.
  *
- * Order: request id and security headers → CORS (preflight answered 204 without auth) → body cap (1 MiB,
- * 413) → the documentation pages (`/`, `/docs`, `/llms.txt`, `/llms-full.txt`: lib/site/pages.ts) → route
- * dispatch by method (405 with `Allow`) → the endpoint's handler. Unknown paths are 404.
- * Every error, thrown anywhere, is rendered once by {@link problemResponse}.
+ * Order: request id and security headers (and `Cache-Control: private, no-store` on every fund-data answer)
+ * → configuration (lib/config.ts; malformed: 500) → CORS (preflight answered 204 without auth) → body cap
+ * (1 MiB, 413) → the documentation pages (`/`, `/docs`, `/llms.txt`, `/llms-full.txt`: lib/site/pages.ts)
+ * → route dispatch by method (405 with `Allow`) → the endpoint's handler. Unknown paths are 404 pointing at
+ * the docs. Every error, thrown anywhere, is logged when it must be (lib/log.ts) and rendered once by
+ * {@link problemResponse}.
  */
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from './env.ts';
-import { MethodNotAllowedError, NotFoundError, PayloadTooLargeError, problemResponse } from './errors.ts';
+import { MethodNotAllowedError, NotFoundError, PayloadTooLargeError, problemOf, problemResponse } from './errors.ts';
+import { configOf } from './config.ts';
+import { logContextOf, logFailure } from './log.ts';
 import { MAX_BODY_BYTES, allowedMethods, type Method, type Route } from './endpoint.ts';
 import { systemClock, type Clock } from './rate-limit.ts';
 import { ROUTES } from './routes.ts';
 import { mountSite } from './site/pages.ts';
+
+/** True for the paths of fund data: the REST endpoints under `/api/v1/fund` and the fund MCP server. */
+export function isFundDataPath(path: string): boolean {
+  return path === '/api/v1/fund' || path.startsWith('/api/v1/fund/') || path === '/api/mcp' || path === '/api/mcp/';
+}
 
 /** Request headers a browser may send (contract §0). */
 export const CORS_ALLOW_HEADERS = ['authorization', 'content-type', 'accept', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'];
@@ -40,14 +49,24 @@ export function createApp(options: { clock?: Clock; routes?: readonly Route[] } 
     await next();
     c.res.headers.set('X-Request-Id', requestId);
     c.res.headers.set('X-Content-Type-Options', 'nosniff');
+    // Fund data, errors included (and the fund MCP server's JSON-RPC errors), is never stored by a cache.
+    if (isFundDataPath(new URL(c.req.url).pathname) && !c.res.headers.get('Cache-Control')?.startsWith('private, no-store')) {
+      c.res.headers.set('Cache-Control', 'private, no-store');
+    }
+  });
+
+  // The configuration, parsed once per env object; a malformed one fails every request (500, logged).
+  app.use('*', async (c, next) => {
+    c.set('config', configOf(c.env));
+    await next();
   });
 
   app.use(
     '*',
     cors({
       origin: (origin, c) => {
-        const allowed = (c.env?.CORS_ORIGINS ?? '*').split(',').map((o: string) => o.trim());
-        return allowed.includes('*') ? '*' : allowed.includes(origin) ? origin : null;
+        const allowed = c.get('config').corsOrigins;
+        return allowed === '*' ? '*' : allowed.includes(origin) ? origin : null;
       },
       allowMethods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
       allowHeaders: CORS_ALLOW_HEADERS,
@@ -61,7 +80,7 @@ export function createApp(options: { clock?: Clock; routes?: readonly Route[] } 
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
       onError: () => {
-        throw new PayloadTooLargeError('The request body may be at most 1 MiB.');
+        throw new PayloadTooLargeError(`The request body may be at most ${MAX_BODY_BYTES / 1024 / 1024} MiB.`);
       },
     }),
   );
@@ -80,6 +99,10 @@ export function createApp(options: { clock?: Clock; routes?: readonly Route[] } 
 
   // A wrong path is where a newcomer looks for the docs: point at them.
   app.notFound((c) => problemResponse(new NotFoundError(UNKNOWN_PATH_DETAIL), c.get('requestId')));
-  app.onError((err, c) => problemResponse(err, c.get('requestId')));
+  app.onError((err, c) => {
+    const requestId = c.get('requestId');
+    logFailure(err, problemOf(err, requestId).error.status, logContextOf(c));
+    return problemResponse(err, requestId);
+  });
   return app;
 }

@@ -8,8 +8,9 @@ import { PayloadTooLargeError, ValidationError } from './errors.ts';
 import { toPointer } from './validation.ts';
 import { dec } from './decimal.ts';
 
-/** The row cap of contract §1: a CSV with more data rows than this is 413 `payload_too_large`. */
-export const MAX_CSV_ROWS = 10_000;
+import { MAX_CSV_ROWS } from './limits.ts';
+/** The row cap (lib/limits.ts): a CSV with more data rows than this is 413 `payload_too_large`. */
+export { MAX_CSV_ROWS };
 
 /**
  * One parsed data row: canonical column name → trimmed cell text; `line` is the 1-based source line on

@@ -11,11 +11,11 @@ import { ApiError, MalformedJsonError, UnsupportedMediaTypeError, type ProblemCo
 import type { AppEnv } from './env.ts';
 import { authenticate } from './keys.ts';
 import { calcCaller, consumeCalcQuota, rateLimitHeaders, type Clock } from './rate-limit.ts';
-import { parseInput } from './validation.ts';
+import { parseInput, queryStringSchema } from './validation.ts';
 import { resultSchema, runCalculator, toolName, type CalculatorDefinition } from './calculators/definition.ts';
 
-/** The largest request body accepted, bytes (1 MiB, contract §1). */
-export const MAX_BODY_BYTES = 1024 * 1024;
+/** The largest request body accepted (lib/limits.ts), re-exported where the pipeline reads it. */
+export { MAX_BODY_BYTES } from './limits.ts';
 
 /** HTTP methods endpoints declare (HEAD and OPTIONS are derived). */
 export type Method = 'GET' | 'POST';
@@ -67,11 +67,12 @@ export function allowedMethods(route: Route): string[] {
 }
 
 /**
- * Validates the query string against a strict schema (no schema: no parameters allowed).
+ * Validates the query string against a strict schema (no schema: no parameters allowed); number fields
+ * are read by the decimal grammar of {@link queryStringSchema}.
  * @throws {ValidationError} naming each unknown or invalid parameter as `/query/<name>`
  */
 export function parseQuery<S extends z.ZodObject>(c: Context<AppEnv>, schema: S | undefined): z.output<S> {
-  return parseInput(schema ?? z.strictObject({}), queryParams(c), 'query') as z.output<S>;
+  return parseInput(schema ? queryStringSchema(schema) : z.strictObject({}), queryParams(c), 'query') as z.output<S>;
 }
 
 /** The query string as an object; a repeated parameter becomes an array (which scalar schemas reject). */

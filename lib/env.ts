@@ -1,6 +1,8 @@
 /**
  * The Worker's bindings (wrangler.toml) and the per-request values the pipeline shares through Hono's context.
+ * Read variables through `configOf` (lib/config.ts), which parses and checks them.
  */
+import type { Config } from './config.ts';
 
 /** Bindings of the Worker. */
 export interface Env {
@@ -21,7 +23,10 @@ export interface Env {
   DATABASE_URL?: string;
   /** Local development only: the WebSocket proxy in front of a plain PostgreSQL (`127.0.0.1:5488/v1`). */
   DATABASE_WS_PROXY?: string;
-  /** Secret keying investor pseudonyms (`investorRef`); a fixed default without it. */
+  /**
+   * Secret keying investor pseudonyms (`investorRef`); required with `DATABASE_URL` (fund data from the
+   * database is refused without it); the embedded data uses a fixed public key.
+   */
   INVESTOR_REF_KEY?: string;
   /** Comma-separated allowed CORS origins, or `*`. */
   CORS_ORIGINS?: string;
@@ -45,6 +50,8 @@ export interface Env {
 /** Values set on the Hono context by the pipeline. */
 export interface Variables {
   requestId: string;
+  /** The parsed configuration (lib/config.ts); set before any route runs. */
+  config: Config;
 }
 
 /** Hono's environment type for this app. */

@@ -184,16 +184,37 @@ export class NotUsableError extends ApiError {
  * a PII or secret shape in the body, a store row it should not have returned). Fixed detail, no data.
  */
 export class RedactionFailedError extends ApiError {
-  constructor() {
+  /** Which check failed, for the operator's log only (never sent): see {@link RedactionFailureReason}. */
+  readonly reason: RedactionFailureReason | undefined;
+  constructor(reason?: RedactionFailureReason) {
     super('redaction_failed', 'The response could not be verified as safe to send, so none of it was sent.');
     this.name = 'RedactionFailedError';
+    this.reason = reason;
   }
 }
+
+/**
+ * Why a redaction failed: the body broke its allow-list schema, the scan found a forbidden shape (e-mail,
+ * tax id, IBAN, key) or an identity value the store returned, or a store row was not of its allowed shape.
+ */
+export type RedactionFailureReason = 'allow_list' | 'forbidden_shape' | 'identity_value' | 'store_row';
 
 /**
  * 503 `upstream_unavailable`: the fund database could not be reached, dropped the connection, or did not
  * answer within its time budget. Fixed detail (never the driver's message); `Retry-After` in seconds.
  */
+/**
+ * 500 `internal_error` with a fixed detail: this deployment may not serve fund data from its database,
+ * because its configuration is incomplete (`DATABASE_URL` without the `INVESTOR_REF_KEY` secret). The
+ * detail does not say what is missing; the log line does.
+ */
+export class FundDataNotConfiguredError extends ApiError {
+  constructor() {
+    super('internal_error', 'Fund data is unavailable: this deployment is not fully configured.');
+    this.name = 'FundDataNotConfiguredError';
+  }
+}
+
 export class UpstreamUnavailableError extends ApiError {
   constructor(retryAfterSeconds = 5) {
     super('upstream_unavailable', 'The fund database is unavailable right now; retry shortly.', {
@@ -262,6 +283,6 @@ export function problemResponse(err: unknown, requestId: string): Response {
   const { body, error } = problemOf(err, requestId);
   const headers = new Headers(error.headers);
   headers.set('Content-Type', 'application/problem+json');
-  headers.set('Cache-Control', 'no-store');
+  headers.set('Cache-Control', 'private, no-store');
   return new Response(JSON.stringify(body), { status: error.status, headers });
 }

@@ -20,8 +20,9 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
  */
 export const DEMO_API_KEY = 'svc_dk_DemoKeyFundEdgeSyntheticFixture1';
 
-/** Calculator limit of a key minted without `--daily-calc-limit` (contract §3). */
-export const DEFAULT_KEY_DAILY_CALC_LIMIT = 10_000;
+import { DEFAULT_KEY_DAILY_CALC_LIMIT } from './limits.ts';
+/** Calculator limit of a key minted without `--daily-calc-limit` (lib/limits.ts). */
+export { DEFAULT_KEY_DAILY_CALC_LIMIT };
 
 /** A stored key record: what `API_KEYS` holds under SHA-256(key). No secret is in it. */
 export interface KeyRecord {

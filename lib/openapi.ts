@@ -8,9 +8,7 @@
 import * as z from 'zod';
 import { PROBLEMS, problemType, type ProblemCode } from './errors.ts';
 import { allowedMethods, type Operation, type Route } from './endpoint.ts';
-import { ANONYMOUS_DAILY_CALC_LIMIT } from './rate-limit.ts';
-import { DEFAULT_KEY_DAILY_CALC_LIMIT } from './keys.ts';
-import { MAX_CSV_ROWS } from './csv.ts';
+import { ANONYMOUS_DAILY_CALC_LIMIT, BURST_LIMIT, BURST_PERIOD_SECONDS, DEFAULT_KEY_DAILY_CALC_LIMIT, FUND_BURST_LIMIT, MAX_BODY_BYTES, MAX_CSV_ROWS } from './limits.ts';
 import { RESPONSE_EXAMPLES } from './generated/examples.ts';
 
 /** Loose schema of the document itself (for the endpoint's own response declaration). */
@@ -143,13 +141,17 @@ function coerceLike(schema: JsonObject, value: unknown): unknown {
   return numeric && typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
 }
 
-/** The cached document with its server, contact (the home page) and external docs (llms-full.txt) at `origin`. */
-function withOrigin(doc: JsonObject, origin: string): JsonObject {
+/**
+ * The cached document with its server, contact (the home page) and external docs (llms-full.txt) under
+ * `serverUrl`: an origin, or `/` (then the links are relative to wherever the document was fetched).
+ */
+function withServer(doc: JsonObject, serverUrl: string): JsonObject {
+  const base = serverUrl === '/' ? '' : serverUrl;
   return {
     ...doc,
-    info: { ...(doc.info as JsonObject), contact: { name: 'fund-edge documentation', url: `${origin}/` } },
-    externalDocs: { description: 'Quick starts and the full reference in Markdown (llms-full.txt).', url: `${origin}/llms-full.txt` },
-    servers: [{ url: origin }],
+    info: { ...(doc.info as JsonObject), contact: { name: 'fund-edge documentation', url: `${base}/` } },
+    externalDocs: { description: 'Quick starts and the full reference in Markdown (llms-full.txt).', url: `${base}/llms-full.txt` },
+    servers: [{ url: serverUrl }],
   };
 }
 
@@ -157,9 +159,11 @@ const cache = new WeakMap<readonly Route[], JsonObject>();
 
 /**
  * The OpenAPI 3.1 document of a route table (built once per table, then reused).
- * @param origin the service's origin, listed as the server
+ * @param serverUrl the server to list: the configured `PUBLIC_ORIGIN`, else `/` (relative: the origin the
+ *   document was fetched from, OpenAPI 3.1 §4.8.5). Never the request's `Host`, which a shared cache would
+ *   otherwise store and serve to everyone.
  */
-export function openApiDocument(routes: readonly Route[], origin: string): JsonObject {
+export function openApiDocument(routes: readonly Route[], serverUrl: string): JsonObject {
   let doc = cache.get(routes);
   if (!doc) {
     const paths: JsonObject = {};
@@ -177,8 +181,8 @@ export function openApiDocument(routes: readonly Route[], origin: string): JsonO
         version: '1.0.0',
         description: [
           'Fund data, calculators and MCP servers. Calculators are stateless and illustrative: results are estimates, not accounting, tax or investment advice.',
-          `Calculator quota: ${ANONYMOUS_DAILY_CALC_LIMIT} calls per UTC day per caller without a key (caller = CF-Connecting-IP, IPv6 by /64), or the key's dailyCalcLimit (default ${DEFAULT_KEY_DAILY_CALC_LIMIT}) with \`Authorization: Bearer svc_dk_...\`; a burst guard allows 60 calls per 60 s.`,
-          `Limits: request body 1 MiB; CSV inputs ${MAX_CSV_ROWS} data rows. Unknown body fields and query parameters are rejected with 400.`,
+          `Calculator quota: ${ANONYMOUS_DAILY_CALC_LIMIT} calls per UTC day per caller without a key (caller = CF-Connecting-IP, IPv6 by /64), or the key's dailyCalcLimit (default ${DEFAULT_KEY_DAILY_CALC_LIMIT}) with \`Authorization: Bearer svc_dk_...\`; a burst guard allows ${BURST_LIMIT} calls per ${BURST_PERIOD_SECONDS} s.`,
+          `Limits: request body ${MAX_BODY_BYTES / 1024 / 1024} MiB; CSV inputs ${MAX_CSV_ROWS} data rows. Unknown body fields and query parameters are rejected with 400.`,
           'Fund data (`/api/v1/fund/`) needs `Authorization: Bearer svc_dk_...`; money and quantities are exact decimal strings in the fund\'s base currency, percentages JSON numbers in percent units (4 dp).',
           'Errors are RFC 9457 application/problem+json with a stable `code`.',
         ].join('\n\n'),
@@ -188,7 +192,7 @@ export function openApiDocument(routes: readonly Route[], origin: string): JsonO
         {
           name: 'Fund data',
           description:
-            "Read-only GET endpoints over one fund's shadow NAV, reconciled against the administrator. A key is required: the published demo key reads a synthetic fund. Money and quantities are decimal strings; every response is redacted, fail-closed (500 redaction_failed and no data when it cannot be proven clean); paper-trading holdings never appear. Limit: 120 requests per 60 s per key.",
+            `Read-only GET endpoints over one fund's shadow NAV, reconciled against the administrator. A key is required: the published demo key reads a synthetic fund. Money and quantities are decimal strings; every response is redacted, fail-closed (500 redaction_failed and no data when it cannot be proven clean); paper-trading holdings never appear. Limit: ${FUND_BURST_LIMIT} requests per ${BURST_PERIOD_SECONDS} s per key.`,
         },
         { name: 'Calculators', description: 'Stateless POST calculators; no key needed.' },
         {
@@ -221,5 +225,5 @@ export function openApiDocument(routes: readonly Route[], origin: string): JsonO
     };
     cache.set(routes, doc);
   }
-  return withOrigin(doc, origin);
+  return withServer(doc, serverUrl);
 }

@@ -20,6 +20,7 @@
  * Documented in README ("MCP servers", "Deploy") and wrangler.toml `[vars]`.
  */
 import type { MiddlewareHandler } from 'hono';
+import { configOf } from './config.ts';
 import type { AppEnv, Env } from './env.ts';
 import { MisdirectedRequestError, OriginNotAllowedError } from './errors.ts';
 
@@ -42,24 +43,6 @@ export function isLoopbackOrigin(origin: string): boolean {
   return LOOPBACK_ORIGIN.test(origin);
 }
 
-/**
- * The serialized origin (RFC 6454) of a configured URL: `https://fund-edge.example.com` for
- * `https://Fund-Edge.example.com/`. Only `http:` and `https:` URLs without credentials, path, query or
- * fragment are origins.
- * @returns `null` when `value` is not such a URL
- */
-export function parseOrigin(value: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return null;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-  if (url.username || url.password || url.pathname !== '/' || url.search || url.hash) return null;
-  return url.origin;
-}
-
 /** What {@link originPolicy} reads from the Worker's bindings. */
 export type OriginSettings = Pick<Env, 'PUBLIC_ORIGIN' | 'MCP_ALLOWED_ORIGINS'>;
 
@@ -69,26 +52,24 @@ export interface OriginPolicy {
   publicOrigin: string | null;
   /** Served locally: no `PUBLIC_ORIGIN` or a loopback one. Only loopback `Host` values are served. */
   local: boolean;
-  /** `PUBLIC_ORIGIN` is set but is not an `http(s)` origin: every guarded request is refused (fail closed). */
-  misconfigured: boolean;
   /** Browser origins allowed besides the public one (`MCP_ALLOWED_ORIGINS`, trimmed), or `*` for any. */
   allowed: ReadonlySet<string> | '*';
 }
 
 /**
- * Reads the guard's configuration.
+ * Reads the guard's configuration from the parsed config (lib/config.ts), so `PUBLIC_ORIGIN` and
+ * `MCP_ALLOWED_ORIGINS` are validated in one place.
  * @param env `PUBLIC_ORIGIN` (an origin such as `https://fund-edge.example.com`; empty means unset) and
  *   `MCP_ALLOWED_ORIGINS` (comma-separated origins, or `*`)
+ * @throws {ConfigInvalidError} when either is malformed (answered 500 and logged as `config_invalid`)
  */
 export function originPolicy(env: OriginSettings): OriginPolicy {
-  const configured = env.PUBLIC_ORIGIN?.trim() ?? '';
-  const publicOrigin = configured === '' ? null : parseOrigin(configured);
-  const list = (env.MCP_ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+  const config = configOf(env);
+  const publicOrigin = config.publicOrigin ?? null;
   return {
     publicOrigin,
     local: publicOrigin === null || isLoopbackOrigin(publicOrigin),
-    misconfigured: configured !== '' && publicOrigin === null,
-    allowed: list.includes('*') ? '*' : new Set(list),
+    allowed: config.mcpAllowedOrigins === '*' ? '*' : new Set(config.mcpAllowedOrigins),
   };
 }
 
@@ -112,16 +93,13 @@ export function hostAllowed(policy: OriginPolicy, host: string): boolean {
  * Checks a request's `Host` and `Origin` against the configuration.
  * @param host the `Host` header (the request URL's host when the header is absent)
  * @param origin the `Origin` header, `undefined` when absent
- * @throws {MisdirectedRequestError} 421: a non-loopback `Host` while served locally, or a `PUBLIC_ORIGIN`
- *   that is not an origin
+ * @throws {MisdirectedRequestError} 421: a non-loopback `Host` while served locally
+ * @throws {ConfigInvalidError} when `PUBLIC_ORIGIN` or `MCP_ALLOWED_ORIGINS` is malformed
  * @throws {OriginNotAllowedError} 403: an `Origin` that is neither the public one, allow-listed, nor (locally)
  *   loopback
  */
 export function checkHostAndOrigin(env: OriginSettings, host: string, origin: string | undefined): void {
   const policy = originPolicy(env);
-  if (policy.misconfigured) {
-    throw new MisdirectedRequestError('This service is misconfigured: PUBLIC_ORIGIN must be an http(s) origin such as https://fund-edge.example.com.');
-  }
   if (!hostAllowed(policy, host)) {
     throw new MisdirectedRequestError(
       'Served locally, this service answers only requests addressed to localhost, 127.0.0.1 or [::1]; a deployment sets PUBLIC_ORIGIN.',

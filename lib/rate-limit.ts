@@ -12,16 +12,9 @@
 import { RateLimitedError } from './errors.ts';
 import type { Principal } from './keys.ts';
 
-/** Anonymous daily calculator quota per caller (spec §8). */
-export const ANONYMOUS_DAILY_CALC_LIMIT = 500;
-/** Window of the daily policy in the `RateLimit-Policy` header, seconds. */
-export const DAILY_WINDOW_SECONDS = 86_400;
-/** Calls the burst binding allows per period and caller (wrangler.toml `[[ratelimits]]`). */
-export const BURST_LIMIT = 60;
-/** Period of the burst binding, seconds (wrangler.toml `[[ratelimits]]`). */
-export const BURST_PERIOD_SECONDS = 60;
-/** Fund-data requests `FUND_BURST` allows per 60 s and key (contract §3). */
-export const FUND_BURST_LIMIT = 120;
+import { ANONYMOUS_DAILY_CALC_LIMIT, BURST_LIMIT, BURST_PERIOD_SECONDS, DAILY_WINDOW_SECONDS, FUND_BURST_LIMIT } from './limits.ts';
+// The limits live in lib/limits.ts; re-exported here, where they are enforced.
+export { ANONYMOUS_DAILY_CALC_LIMIT, BURST_LIMIT, BURST_PERIOD_SECONDS, DAILY_WINDOW_SECONDS, FUND_BURST_LIMIT } from './limits.ts';
 
 /** The source of the current time; injectable so tests can cross a UTC midnight. */
 export type Clock = () => Date;

@@ -18,7 +18,9 @@ import { RedactionFailedError } from './errors.ts';
 
 /** Shapes that never leave in a fund-data response. */
 export const FORBIDDEN_SHAPES: readonly RegExp[] = [
-  /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/, // e-mail address
+  // e-mail address; the lookbehind starts a match only at the first character of a run of local-part
+  // characters, so a long run with no `@` is read once rather than once from each of its characters
+  /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/,
   /\b\d{3}-\d{2}-\d{4}\b/, // US social security number
   /\b\d{2}-\d{7}\b/, // US employer identification number
   /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b/, // IBAN (ISO 13616), compact or in groups of four
@@ -69,22 +71,27 @@ export function containsAnyValue(text: string, values: Iterable<string>): boolea
  */
 export function redact(schema: z.ZodType, body: unknown, sensitive: Iterable<string>): string {
   const parsed = schema.safeParse(body, { reportInput: false });
-  if (!parsed.success) throw new RedactionFailedError();
+  if (!parsed.success) throw new RedactionFailedError('allow_list');
   const text = JSON.stringify(parsed.data);
   const scanned = scannableText(text);
   const values = [...sensitive].map((v) => scannableText(JSON.stringify(v).slice(1, -1)));
-  if (FORBIDDEN_SHAPES.some((re) => re.test(scanned)) || containsAnyValue(scanned, values)) throw new RedactionFailedError();
+  if (FORBIDDEN_SHAPES.some((re) => re.test(scanned))) throw new RedactionFailedError('forbidden_shape');
+  if (containsAnyValue(scanned, values)) throw new RedactionFailedError('identity_value');
   return text;
 }
 
-/** Default key of investor pseudonyms when the deployment sets no `INVESTOR_REF_KEY` secret. */
+/**
+ * Key of investor pseudonyms without an `INVESTOR_REF_KEY` secret: public, so used only for the embedded
+ * (synthetic) data; fund data from a database is refused without the secret (`fundSource` in lib/fund/source.ts).
+ */
 const DEFAULT_REF_KEY = 'fund-edge investorRef v1';
 const refKeys = new Map<string, Promise<CryptoKey>>();
 
 /**
  * Stable pseudonyms `inv_<16 hex>` of investors: HMAC-SHA-256 (RFC 2104) over `<fundId>:<investorId>`, keyed by
- * the deployment's `INVESTOR_REF_KEY` secret (a fixed default without one, which keeps refs stable but lets
- * anyone who knows internal investor ids recompute them). The same investor keeps the same ref across calls.
+ * the deployment's `INVESTOR_REF_KEY` secret; without one (embedded synthetic data only), a fixed public key,
+ * which keeps refs stable but lets anyone who knows internal investor ids recompute them. The same investor
+ * keeps the same ref across calls.
  */
 export async function investorRefs(fundId: string, investorIds: readonly string[], secret?: string): Promise<Map<string, string>> {
   const keyText = secret || DEFAULT_REF_KEY;

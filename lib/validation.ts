@@ -97,3 +97,54 @@ export const isoDate = () =>
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a date shaped YYYY-MM-DD', abort: true })
     .refine(isCalendarDate, { message: 'must be a calendar date that exists' });
+
+/**
+ * How a number is written in a query string: decimal digits with an optional leading `-`, no leading zero
+ * (except `0` itself), and for a non-integer field an optional `.` and digits; JSON's number grammar
+ * without the exponent. Not accepted: `0x10`, `1e1`, ` 5`, `+5`, `05`, `.5`, an empty value, and `5.0`
+ * where an integer is expected. Both patterns are anchored and have one unbounded repetition each, so
+ * they run in linear time.
+ */
+export const QUERY_INTEGER = /^-?(?:0|[1-9]\d*)$/;
+/** See {@link QUERY_INTEGER}. */
+export const QUERY_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/;
+
+const queryStringSchemas = new WeakMap<z.ZodObject, z.ZodObject>();
+
+/**
+ * The query-string form of a strict parameter schema whose fields are typed as JSON (what MCP tool
+ * arguments and `tools/list` use): each number field (`z.number()`, optionally `.int()`, or a literal of
+ * numbers, optionally with `.default(...)`) first reads its string by {@link QUERY_INTEGER} or
+ * {@link QUERY_NUMBER} and fails with "must be a decimal integer" / "must be a decimal number" otherwise;
+ * other fields are unchanged. Built once per schema.
+ * @param schema a `z.strictObject` of query parameters
+ * @returns a strict object schema that takes the query string's values (strings, or arrays when repeated)
+ */
+export function queryStringSchema<S extends z.ZodObject>(schema: S): S {
+  let out = queryStringSchemas.get(schema);
+  if (!out) {
+    const shape: Record<string, z.ZodType> = {};
+    for (const [name, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) shape[name] = fromQueryString(field);
+    out = z.strictObject(shape);
+    queryStringSchemas.set(schema, out);
+  }
+  return out as S;
+}
+
+/** One field of {@link queryStringSchema}. */
+function fromQueryString(field: z.ZodType): z.ZodType {
+  const def = field._zod.def as { type: string; innerType?: z.ZodType; defaultValue?: unknown; values?: unknown[] };
+  if (def.type === 'default' && def.innerType) {
+    const inner = fromQueryString(def.innerType);
+    return inner === def.innerType ? field : inner.default(def.defaultValue as never);
+  }
+  const integer = def.type === 'number' ? (field as z.ZodNumber).isInt : def.type === 'literal' && def.values!.every((v) => Number.isInteger(v));
+  if (def.type !== 'number' && !(def.type === 'literal' && def.values!.every((v) => typeof v === 'number'))) return field;
+  const grammar = integer ? QUERY_INTEGER : QUERY_NUMBER;
+  const message = integer ? 'must be a decimal integer' : 'must be a decimal number';
+  return z.preprocess((value, ctx) => {
+    if (typeof value === 'string' && grammar.test(value)) return Number(value);
+    ctx.addIssue({ code: 'custom', message });
+    return value;
+  }, field);
+}

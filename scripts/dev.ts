@@ -2,20 +2,28 @@
  * `npm run dev`: `wrangler dev` on 127.0.0.1:8787, offline and quiet. Without `DATABASE_URL` the Worker
  * serves the embedded default fund. With it (environment or `.dev.vars`) and a loopback PostgreSQL, this
  * also starts the project's WebSocket-to-TCP proxy (`scripts/pg-ws-proxy.ts`) and points the Worker's driver
- * at it (`DATABASE_WS_PROXY`); a remote host (Neon) is reached directly. Extra arguments go to wrangler
- * (`npm run dev -- --port 8788`). Ctrl-C stops wrangler and the proxy.
+ * at it (`DATABASE_WS_PROXY`); a remote host (Neon) is reached directly. With `DATABASE_URL` it needs
+ * `INVESTOR_REF_KEY` too, and stops with a message without it. Extra arguments go to wrangler and override
+ * the defaults (`npm run dev -- --port 8788`, `--ip 0.0.0.0`). Ctrl-C stops wrangler and the proxy.
  */
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isLoopback, localDatabaseUrl, postgresTarget, startPgWsProxy, type PgWsProxy } from './pg-ws-proxy.ts';
+import { devVar, investorRefKeyProblem, wranglerDevArgs } from './dev-args.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const vars: string[] = [];
 let proxy: PgWsProxy | undefined;
 
 const url = localDatabaseUrl(root);
+const refKeyProblem = investorRefKeyProblem(url, devVar(root, 'INVESTOR_REF_KEY'));
+if (refKeyProblem) {
+  console.error(refKeyProblem);
+  process.exit(1);
+}
 if (url) {
+  if (process.env.INVESTOR_REF_KEY) vars.push('--var', `INVESTOR_REF_KEY:${process.env.INVESTOR_REF_KEY}`);
   // A URL from the environment is not in .dev.vars, where wrangler looks: hand it over as a variable.
   if (process.env.DATABASE_URL) vars.push('--var', `DATABASE_URL:${url}`);
   const target = postgresTarget(url);
@@ -32,7 +40,7 @@ if (url) {
 
 const child = spawn(
   join(root, 'node_modules', '.bin', 'wrangler'),
-  ['dev', '--ip', '127.0.0.1', '--port', '8787', ...vars, ...process.argv.slice(2)],
+  wranglerDevArgs(process.argv.slice(2), vars),
   {
     cwd: root,
     stdio: 'inherit',

@@ -14,6 +14,7 @@ import { FUND_TOOLS } from '../lib/fund/tools/index.ts';
 import { fundEndpoint } from '../lib/fund/definition.ts';
 import { calculatorEndpoint } from '../lib/endpoint.ts';
 import { RESPONSE_EXAMPLES } from '../lib/generated/examples.ts';
+import { queryStringSchema } from '../lib/validation.ts';
 
 type Json = Record<string, any>;
 const ORIGIN = 'https://fund-edge.example';
@@ -105,7 +106,7 @@ describe('examples', () => {
   });
 
   it.each(FUND_TOOLS.map((t) => [t.path, t] as const))('fund %s: the query example and the response example validate', (_path, def) => {
-    def.query.parse(def.example);
+    queryStringSchema(def.query).parse(def.example);
     const operationId = fundEndpoint(def).methods.GET!.operationId;
     const published = RESPONSE_EXAMPLES[operationId as keyof typeof RESPONSE_EXAMPLES];
     expect(published).toBeDefined();

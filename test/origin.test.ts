@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import type { AppEnv, Env } from '../lib/env.ts';
+import { ConfigInvalidError } from '../lib/config.ts';
 import { problemResponse } from '../lib/errors.ts';
 import {
   checkHostAndOrigin,
@@ -16,7 +17,6 @@ import {
   isLoopbackOrigin,
   originAllowed,
   originPolicy,
-  parseOrigin,
 } from '../lib/origin.ts';
 import { expectProblem } from './support/problems.ts';
 
@@ -94,46 +94,42 @@ describe('isLoopbackOrigin', () => {
   );
 });
 
-describe('parseOrigin', () => {
-  it.each([
-    ['https://fund-edge.example.com', 'https://fund-edge.example.com'],
-    ['https://Fund-Edge.Example.com/', 'https://fund-edge.example.com'],
-    ['https://fund-edge.example.com:443', 'https://fund-edge.example.com'],
-    ['http://127.0.0.1:8787', 'http://127.0.0.1:8787'],
-  ])('reads %s as %s', (value, origin) => {
-    expect(parseOrigin(value)).toBe(origin);
+describe('PUBLIC_ORIGIN as the guard reads it (through lib/config.ts)', () => {
+  it.each(['https://fund-edge.example.com', 'http://127.0.0.1:8787', 'https://fund-edge.example.com:8443'])('accepts %s as it is', (value) => {
+    expect(originPolicy({ PUBLIC_ORIGIN: value }).publicOrigin).toBe(value);
   });
 
-  it.each(['fund-edge.example.com', 'https://fund-edge.example.com/mcp', 'https://fund-edge.example.com/?a=1', 'https://fund-edge.example.com/#x', 'https://u:p@fund-edge.example.com', 'ftp://fund-edge.example.com', 'null', ''])(
-    'refuses %j',
+  it.each(['fund-edge.example.com', 'https://fund-edge.example.com/mcp', 'https://fund-edge.example.com/?a=1', 'https://fund-edge.example.com/#x', 'https://u:p@fund-edge.example.com', 'ftp://fund-edge.example.com', 'null'])(
+    'refuses %j as a configuration error',
     (value) => {
-      expect(parseOrigin(value)).toBeNull();
+      expect(() => originPolicy({ PUBLIC_ORIGIN: value })).toThrow(ConfigInvalidError);
     },
   );
 });
 
 describe('originPolicy and its decisions', () => {
   it('is local without PUBLIC_ORIGIN, with an empty one, and with a loopback one', () => {
-    for (const PUBLIC_ORIGIN of [undefined, '', '  ', 'http://127.0.0.1:8787', 'http://localhost:8787/']) {
-      const policy = originPolicy({ PUBLIC_ORIGIN });
-      expect(policy.local, String(PUBLIC_ORIGIN)).toBe(true);
-      expect(policy.misconfigured).toBe(false);
+    for (const PUBLIC_ORIGIN of [undefined, '', '  ', 'http://127.0.0.1:8787', 'http://localhost:8787']) {
+      expect(originPolicy({ PUBLIC_ORIGIN }).local, String(PUBLIC_ORIGIN)).toBe(true);
     }
   });
 
-  it('is public with a non-loopback PUBLIC_ORIGIN, and misconfigured (and local) with a malformed one', () => {
-    expect(originPolicy({ PUBLIC_ORIGIN: 'https://fund-edge.example.com/' })).toEqual({
+  it('is public with a non-loopback PUBLIC_ORIGIN, and a configuration error (fail closed) with a malformed one', () => {
+    expect(originPolicy({ PUBLIC_ORIGIN: 'https://fund-edge.example.com' })).toEqual({
       publicOrigin: 'https://fund-edge.example.com',
       local: false,
-      misconfigured: false,
       allowed: new Set(),
     });
-    expect(originPolicy({ PUBLIC_ORIGIN: 'fund-edge.example.com' })).toMatchObject({ publicOrigin: null, local: true, misconfigured: true });
+    for (const PUBLIC_ORIGIN of ['fund-edge.example.com', 'https://fund-edge.example.com/path', 'https://u:p@fund-edge.example.com']) {
+      expect(() => originPolicy({ PUBLIC_ORIGIN }), PUBLIC_ORIGIN).toThrow(ConfigInvalidError);
+      expect(() => checkHostAndOrigin({ PUBLIC_ORIGIN }, 'localhost', undefined), PUBLIC_ORIGIN).toThrow(ConfigInvalidError);
+    }
   });
 
   it('reads MCP_ALLOWED_ORIGINS as a trimmed set, or * for any', () => {
     expect(originPolicy({ MCP_ALLOWED_ORIGINS: ' https://a.example ,, https://b.example' }).allowed).toEqual(new Set(['https://a.example', 'https://b.example']));
-    expect(originPolicy({ MCP_ALLOWED_ORIGINS: 'https://a.example, *' }).allowed).toBe('*');
+    expect(originPolicy({ MCP_ALLOWED_ORIGINS: '*' }).allowed).toBe('*');
+    expect(() => originPolicy({ MCP_ALLOWED_ORIGINS: 'https://a.example, *' })).toThrow(ConfigInvalidError);
   });
 
   it('never accepts a rebinding request (Host and Origin naming the same foreign name) when local (property)', () => {

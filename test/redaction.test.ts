@@ -454,12 +454,12 @@ describe('fail closed on a faulty store', () => {
     const store = faultyStore({
       read: (r) => ({ ...r, expenses: r.expenses.map((e, i) => (i === 0 ? { ...e, category: 'ops@fund.example.com' } : e)) }),
     });
-    await expectRedactionFailed(await rejectionOf(call('expenses', store, { limit: 10 })), ['ops@fund.example.com']);
+    await expectRedactionFailed(await rejectionOf(call('expenses', store, { limit: '10' })), ['ops@fund.example.com']);
     // The same address in the description is masked and the call succeeds.
     const masked = faultyStore({
       read: (r) => ({ ...r, expenses: r.expenses.map((e, i) => (i === 0 ? { ...e, description: `Query from ops@fund.example.com` } : e)) }),
     });
-    const text = await call('expenses', masked, { limit: 10 });
+    const text = await call('expenses', masked, { limit: '10' });
     expect(text).toContain('Query from [redacted]');
     expect(text).not.toContain('ops@fund.example.com');
   });
@@ -469,7 +469,7 @@ describe('fail closed on a faulty store', () => {
       const store = faultyStore({
         read: (r) => ({ ...r, expenses: r.expenses.map((e, i) => (i === 0 ? { ...e, category: `legal\n${value}` } : e)) }),
       });
-      await expectRedactionFailed(await rejectionOf(call('expenses', store, { limit: 10 })), [value]);
+      await expectRedactionFailed(await rejectionOf(call('expenses', store, { limit: '10' })), [value]);
     }
   });
 

@@ -11,6 +11,24 @@
 import * as z from 'zod';
 import { defineCalculator, grade } from './definition.ts';
 
+/**
+ * A percentage figure ("4.2%", "-3 %"). Tested for presence only, so a digit, at most one white-space
+ * character and `%` is the whole test: any signed decimal followed by `%` contains it, and it contains no
+ * unbounded repetition, so it runs in one pass at any length (a `\d+(\.\d+)?\s?%` search restarts
+ * inside every run of digits: quadratic).
+ */
+export const PERCENTAGE = /\d\s?%/;
+
+/**
+ * A sentence end: a run of `.`, `!` or `?` followed by white space or the end of the text. The lookbehind
+ * makes a run match only from its first character, so a long run with no space after it is read once,
+ * not once from each of its characters.
+ */
+export const SENTENCE_END = /(?<![.!?])[.!?]+(?:\s|$)/g;
+
+/** Words: a letter or digit, then letters, digits and in-word punctuation (`'’.,%-`). */
+export const WORD = /[A-Za-z0-9][A-Za-z0-9'’.,%-]*/g;
+
 /** A content check: the points it carries and the patterns that satisfy it (every pattern must match). */
 interface Check {
   id: string;
@@ -22,7 +40,7 @@ interface Check {
 
 /** The twelve checks; their points sum to 100. */
 export const CHECKS: readonly Check[] = [
-  { id: 'performance', label: 'Performance figures', points: 14, all: [/\b(return|returns|returned|performance|gained|lost|up|down)\b/i, /[-+−]?\d+(\.\d+)?\s?%/], suggestion: 'State the period return as a percentage, net of fees.' },
+  { id: 'performance', label: 'Performance figures', points: 14, all: [/\b(return|returns|returned|performance|gained|lost|up|down)\b/i, PERCENTAGE], suggestion: 'State the period return as a percentage, net of fees.' },
   { id: 'navAum', label: 'NAV / AUM', points: 10, all: [/\b(NAV|net asset value|AUM|assets under management|fund size)\b/i], suggestion: 'Give the NAV per share or the AUM at period end.' },
   { id: 'benchmark', label: 'Benchmark comparison', points: 8, all: [/\b(benchmark|index|S&P|MSCI|versus|vs\.?|relative to|outperform\w*|underperform\w*)\b/i], suggestion: 'Compare the return with a named benchmark.' },
   { id: 'drivers', label: 'Drivers and attribution', points: 10, all: [/\b(driver|drivers|driven|contribut\w*|attribut\w*|detract\w*)\b/i], suggestion: 'Explain what drove the result: the main contributors and detractors.' },
@@ -82,8 +100,8 @@ export function syllables(word: string): number {
 
 /** Words, sentences and Flesch reading ease (Flesch 1948) of a text. */
 export function readability(text: string): GraderOutput['readability'] {
-  const words = text.match(/[A-Za-z0-9][A-Za-z0-9'’.,%-]*/g) ?? [];
-  const sentences = Math.max(words.length ? 1 : 0, (text.match(/[.!?]+(\s|$)/g) ?? []).length);
+  const words = text.match(WORD) ?? [];
+  const sentences = Math.max(words.length ? 1 : 0, (text.match(SENTENCE_END) ?? []).length);
   if (words.length === 0) {
     return { words: 0, sentences: 0, avgWordsPerSentence: null, fleschReadingEase: null, band: 'n/a' };
   }

@@ -7,12 +7,13 @@
 import * as z from 'zod';
 import type { Context } from 'hono';
 import { NotFoundError, UnauthorizedError, type ProblemCode } from '../errors.ts';
-import type { AppEnv, Env } from '../env.ts';
+import type { AppEnv } from '../env.ts';
+import type { Config } from '../config.ts';
 import { queryParams, type Endpoint } from '../endpoint.ts';
 import { authenticate } from '../keys.ts';
 import { consumeFundBurst } from '../rate-limit.ts';
 import { investorRefs, redact } from '../redaction.ts';
-import { parseInput, type InputLocation } from '../validation.ts';
+import { parseInput, queryStringSchema, type InputLocation } from '../validation.ts';
 import { fundSource, releaseAfterResponse, type FundSource } from './source.ts';
 import type { FundIndex, FundReadRequest, FundReadResult } from './store.ts';
 
@@ -62,6 +63,7 @@ export const FUND_PROBLEMS: ProblemCode[] = ['invalid_request', 'unauthorized', 
 
 /**
  * Answers one tool call: validate the arguments, read, compute, redact.
+ * @param config the deployment's configuration (its `investorRefKey` keys investor pseudonyms)
  * @param args the query parameters (REST) or tool arguments (MCP)
  * @param location where `args` came from: error pointers start `/query` (REST) or `/arguments` (MCP)
  * @returns the response body as JSON text, proven clean by `redact`
@@ -72,11 +74,13 @@ export const FUND_PROBLEMS: ProblemCode[] = ['invalid_request', 'unauthorized', 
 export async function callFundTool(
   def: FundToolDefinition,
   source: Pick<FundSource, 'store' | 'fundId'>,
-  env: Pick<Env, 'INVESTOR_REF_KEY'>,
+  config: Partial<Pick<Config, 'investorRefKey'>>,
   args: unknown,
   location: InputLocation = 'query',
 ): Promise<string> {
-  const query = parseInput(def.query, args, location);
+  // A query string carries text, read by the documented decimal grammar; MCP arguments are JSON values of
+  // the advertised type, never coerced.
+  const query = parseInput(location === 'query' ? queryStringSchema(def.query) : def.query, args, location);
   const index = await source.store.index(source.fundId);
   if (!index) throw new NotFoundError("No data is held for this key's fund.");
   const sensitive: string[] = [];
@@ -89,7 +93,7 @@ export async function callFundTool(
       for (const i of result.investors) sensitive.push(i.legalName, i.email, i.taxId, i.bankAccount, i.investorId);
       return result;
     },
-    investorRefs: (ids) => investorRefs(source.fundId, ids, env.INVESTOR_REF_KEY),
+    investorRefs: (ids) => investorRefs(source.fundId, ids, config.investorRefKey),
   };
   return redact(def.output, await def.run(ctx, query), sensitive);
 }
@@ -119,11 +123,11 @@ export function fundEndpoint(def: FundToolDefinition): Endpoint {
         async handle(c: Context<AppEnv>) {
           const principal = await authenticate(c.req.header('authorization'), c.env.API_KEYS);
           if (!principal) throw new UnauthorizedError('Fund data needs a key: send "Authorization: Bearer svc_dk_...".', false);
-          const source = fundSource(principal, c.env);
+          const source = fundSource(principal, c.get('config'));
           await consumeFundBurst(c.env, principal, c.req.header('cf-connecting-ip'));
           let body: string;
           try {
-            body = await callFundTool(def, source, c.env, queryParams(c));
+            body = await callFundTool(def, source, c.get('config'), queryParams(c));
           } finally {
             releaseAfterResponse(c, source);
           }

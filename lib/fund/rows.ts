@@ -183,14 +183,14 @@ const FIELD_SETS = Object.fromEntries(
 export function guardRows<K extends keyof RowKinds>(kind: K, rows: readonly RowKinds[K][]): readonly RowKinds[K][] {
   const fields = FIELD_SETS[kind];
   for (const row of rows) {
-    if (row === null || typeof row !== 'object') throw new RedactionFailedError();
+    if (row === null || typeof row !== 'object') throw new RedactionFailedError('store_row');
     let n = 0;
     for (const key in row) {
-      if (!fields.has(key)) throw new RedactionFailedError();
+      if (!fields.has(key)) throw new RedactionFailedError('store_row');
       n++;
     }
-    if (n !== fields.size) throw new RedactionFailedError();
-    if (kind === 'positions' && (row as PositionRow).book !== 'live') throw new RedactionFailedError();
+    if (n !== fields.size) throw new RedactionFailedError('store_row');
+    if (kind === 'positions' && (row as PositionRow).book !== 'live') throw new RedactionFailedError('store_row');
   }
   return rows;
 }

@@ -5,15 +5,17 @@
  * is set (one connection per request), else the embedded local sample fund.
  */
 import type { Context } from 'hono';
-import { InsufficientScopeError } from '../errors.ts';
-import type { AppEnv, Env } from '../env.ts';
+import { FundDataNotConfiguredError, InsufficientScopeError } from '../errors.ts';
+import type { AppEnv } from '../env.ts';
+import { DEFAULT_FUND_ID as CONFIG_DEFAULT_FUND_ID, type Config } from '../config.ts';
 import type { Principal } from '../keys.ts';
 import { embeddedStore } from './embedded-store.ts';
 import { guardedStore, type FundStore } from './store.ts';
 import { DEMO_FUND, SAMPLE_FUND } from './synthetic.ts';
 
 /** The fund a deployment serves when `FUND_ID` is not set: the embedded local sample fund. */
-export const DEFAULT_FUND_ID = SAMPLE_FUND.fundId;
+export const DEFAULT_FUND_ID: string = CONFIG_DEFAULT_FUND_ID;
+if (DEFAULT_FUND_ID !== SAMPLE_FUND.fundId) throw new Error('lib/config.ts DEFAULT_FUND_ID must name the embedded sample fund.');
 
 /** A store and the fund id to read from it, for one request. */
 export interface FundSource {
@@ -30,16 +32,25 @@ const nothingToRelease = async () => {};
 /**
  * The source of a principal's fund data. With `DATABASE_URL`, a real key's source holds a fresh (lazy)
  * database connection: release it with {@link releaseAfterResponse}.
+ *
+ * Fails closed without `INVESTOR_REF_KEY` when `DATABASE_URL` is set: investor pseudonyms of real data
+ * must be keyed by the deployment's secret, never by the public default the embedded data uses (anyone who
+ * knows an internal investor id could recompute its `investorRef`). The demo key and the embedded sample
+ * fund need no secret.
  * @throws {InsufficientScopeError} 403 for a key scoped to a fund other than the deployment's
+ * @throws {FundDataNotConfiguredError} 500 for a real key when `DATABASE_URL` is set without `INVESTOR_REF_KEY`
  */
-export function fundSource(principal: Principal, env: Pick<Env, 'FUND_ID' | 'DATABASE_URL' | 'DATABASE_WS_PROXY'>): FundSource {
+export function fundSource(principal: Principal, config: Pick<Config, 'fundId' | 'databaseUrl' | 'databaseWsProxy' | 'investorRefKey'>): FundSource {
   if (principal.kind === 'demo') {
     demoStore ??= guardedStore(embeddedStore([DEMO_FUND]));
     return { store: demoStore, fundId: DEMO_FUND.fundId, release: nothingToRelease };
   }
-  const fundId = env.FUND_ID || DEFAULT_FUND_ID;
+  const fundId = config.fundId;
   if (principal.record.fundId !== fundId) throw new InsufficientScopeError('This key is scoped to another fund.');
-  if (env.DATABASE_URL) return postgresSource(fundId, env.DATABASE_URL, env.DATABASE_WS_PROXY);
+  if (config.databaseUrl) {
+    if (!config.investorRefKey) throw new FundDataNotConfiguredError();
+    return postgresSource(fundId, config.databaseUrl, config.databaseWsProxy);
+  }
   embeddedRealStore ??= guardedStore(embeddedStore([SAMPLE_FUND]));
   return { store: embeddedRealStore, fundId, release: nothingToRelease };
 }

@@ -8,8 +8,9 @@
  * and a key of another fund are 403. Each `tools/call` counts against the key's fund-data burst limit
  * (120 per 60 s), as each REST request does.
  */
-import type { Env } from '../env.ts';
-import { InsufficientScopeError, UnauthorizedError } from '../errors.ts';
+import type { Config } from '../config.ts';
+import { logContextOf, logFailure, type LogContext } from '../log.ts';
+import { ApiError, InsufficientScopeError, UnauthorizedError } from '../errors.ts';
 import { authenticate, type Principal } from '../keys.ts';
 import { consumeFundBurst } from '../rate-limit.ts';
 import { callFundTool } from '../fund/definition.ts';
@@ -17,12 +18,13 @@ import { fundSource, releaseAfterResponse, type FundSource } from '../fund/sourc
 import { FUND_TOOLS } from '../fund/tools/index.ts';
 import { READ_ONLY, once, structuredOf, toolInputSchema, toolOutputSchema, type McpServerSpec, type McpTool } from './dispatch.ts';
 
-/** An admitted caller of the fund server: its key, its fund's source, and the secrets redaction needs. */
+/** An admitted caller of the fund server: its key, its fund's source, the configuration, and where to log. */
 export interface FundCaller {
   principal: Principal;
   source: FundSource;
-  env: Env;
+  config: Config;
   connectingIp: string | undefined;
+  at: LogContext;
 }
 
 const fundTools = once((): McpTool<FundCaller>[] =>
@@ -36,8 +38,14 @@ const fundTools = once((): McpTool<FundCaller>[] =>
       annotations: { title: def.title, ...READ_ONLY },
     },
     async call(caller, args) {
-      const text = await callFundTool(def, caller.source, caller.env, args, 'arguments');
-      return { text, structured: structuredOf(text) };
+      try {
+        const text = await callFundTool(def, caller.source, caller.config, args, 'arguments');
+        return { text, structured: structuredOf(text) };
+      } catch (err) {
+        // Answered as an isError result (not through the app's error handler): log it here, once.
+        logFailure(err, err instanceof ApiError ? err.status : 500, caller.at);
+        throw err;
+      }
     },
   })),
 );
@@ -61,7 +69,14 @@ export const fundServer: McpServerSpec<FundCaller> = {
     if (principal.kind === 'demo') {
       throw new InsufficientScopeError('The demo key reads only the demo fixture over REST; the fund MCP server needs a key minted for this fund.');
     }
-    return { principal, source: fundSource(principal, c.env), env: c.env, connectingIp: c.req.header('cf-connecting-ip') };
+    const config = c.get('config');
+    return {
+      principal,
+      source: fundSource(principal, config),
+      config,
+      connectingIp: c.req.header('cf-connecting-ip'),
+      at: logContextOf(c),
+    };
   },
   finish(c, caller, answered) {
     releaseAfterResponse(c, caller.source, answered);

@@ -14,6 +14,8 @@ import * as z from 'zod';
 import { MAX_QUERY_LENGTH, MAX_RESULTS, SEARCH_INDEX_PATH, searchDocs } from '../docs/search.ts';
 import type { Env } from '../env.ts';
 import { publicOrigin } from '../origin.ts';
+import { ApiError } from '../errors.ts';
+import { logContextOf, logFailure, type LogContext } from '../log.ts';
 import { READ_ONLY, once, toolInputSchema, toolOutputSchema, type McpServerSpec, type McpTool } from './dispatch.ts';
 
 /** Who is calling the public server: a key's principal or nobody, and the client address for the quota. */
@@ -24,6 +26,8 @@ export interface PublicCaller {
   origin: string;
   /** The static assets, where the search index is (lib/docs/search.ts). */
   assets: Env['ASSETS'];
+  /** Where a tool's unexpected failure is logged. */
+  at: LogContext;
 }
 
 /** Arguments of `search_docs`. */
@@ -93,9 +97,15 @@ const calculatorTools = once((): McpTool<PublicCaller>[] =>
       outputSchema: toolOutputSchema(resultSchema(def)),
       annotations: { title: def.title, ...READ_ONLY },
     },
-    async call(_caller, args) {
-      const result = runCalculator(def, parseInput(def.input, args, 'arguments'));
-      return { text: JSON.stringify(result), structured: result as Record<string, unknown> };
+    async call(caller, args) {
+      try {
+        const result = runCalculator(def, parseInput(def.input, args, 'arguments'));
+        return { text: JSON.stringify(result), structured: result as Record<string, unknown> };
+      } catch (err) {
+        // Answered as an isError result (not through the app's error handler): log it here, once.
+        logFailure(err, err instanceof ApiError ? err.status : 500, caller.at);
+        throw err;
+      }
     },
   })),
 );
@@ -119,6 +129,7 @@ export const publicServer: McpServerSpec<PublicCaller> = {
       connectingIp: c.req.header('cf-connecting-ip'),
       origin: publicOrigin(c),
       assets: c.env.ASSETS,
+      at: logContextOf(c),
     };
   },
   async charge(c, caller, calls, now) {

@@ -120,7 +120,7 @@ function expectNothingInside(text: string): void {
 async function appWith(url = database.url, wsProxy = database.proxy.wsProxy): Promise<AppSetup> {
   const plain = fakeEnv();
   const { key } = await createKey(plain.API_KEYS, { fundId: FUND });
-  return { key, env: { ...plain.env, DATABASE_URL: url, DATABASE_WS_PROXY: wsProxy } };
+  return { key, env: { ...plain.env, DATABASE_URL: url, DATABASE_WS_PROXY: wsProxy, INVESTOR_REF_KEY: 'test-investor-ref-key-0123456789' } };
 }
 
 interface AppSetup {
@@ -138,7 +138,7 @@ async function expect503(res: Response): Promise<void> {
   expect(problem.title).toBe('Upstream unavailable');
   expect(problem.detail).toBe('The fund database is unavailable right now; retry shortly.');
   expect(res.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
-  expect(res.headers.get('cache-control')).toBe('no-store');
+  expect(res.headers.get('cache-control')).toBe('private, no-store');
   expectNothingInside(text);
 }
 

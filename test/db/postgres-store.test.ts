@@ -74,9 +74,11 @@ describe('the app with DATABASE_URL', () => {
     const app = createApp();
     const plain = fakeEnv();
     const { key } = await createKey(plain.API_KEYS, { fundId: SAMPLE_FUND.fundId });
-    const withDb = { ...plain.env, DATABASE_URL: database.url, DATABASE_WS_PROXY: database.proxy.wsProxy };
+    // INVESTOR_REF_KEY is required with DATABASE_URL; the embedded store is given the same key.
+    const embedded = { ...plain.env, INVESTOR_REF_KEY: 'test-investor-ref-key-0123456789' };
+    const withDb = { ...embedded, DATABASE_URL: database.url, DATABASE_WS_PROXY: database.proxy.wsProxy };
     const fromDb = await app.request(`/api/v1/fund/${path}${query}`, { headers: { authorization: `Bearer ${key}` } }, withDb);
-    const fromEmbedded = await app.request(`/api/v1/fund/${path}${query}`, { headers: { authorization: `Bearer ${key}` } }, plain.env);
+    const fromEmbedded = await app.request(`/api/v1/fund/${path}${query}`, { headers: { authorization: `Bearer ${key}` } }, embedded);
     expect(fromDb.status).toBe(200);
     expect(await fromDb.text()).toBe(await fromEmbedded.text());
   });

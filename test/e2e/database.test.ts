@@ -28,6 +28,7 @@ beforeAll(async () => {
     FUND_ID: text(FUND_ID),
     DATABASE_URL: text(database.url),
     DATABASE_WS_PROXY: text(database.proxy.wsProxy),
+    INVESTOR_REF_KEY: text('test-investor-ref-key-0123456789'),
   });
 }, 120_000);
 

@@ -352,7 +352,27 @@ describe('query validation', () => {
     ['pnl/attribution?date=2026-10-30&date=2026-10-29', '/query/date'],
     ['trial-balance?asOf=bad', '/query/asOf'],
     ['trial-balance?asOf=2026-13-01', '/query/asOf'],
+    // Query numbers are plain decimals (issue 11, item 3): no hex, exponent, sign, space or leading zero.
+    ...['0x10', '1e1', '%205', '5%20', '+5', '5.0', '05', '-0x1', 'Infinity', '1_0', '３０'].map(
+      (v): [string, string] => [`exposure/series?days=${v}`, '/query/days'],
+    ),
+    ['nav-history?days=0x10', '/query/days'],
+    ['expenses?limit=0x1F', '/query/limit'],
+    ['expenses?limit=1e1', '/query/limit'],
+    ['risk/var?confidence=.99', '/query/confidence'],
+    ['risk/var?confidence=9.9e-1', '/query/confidence'],
+    ['risk/var?horizonDays=1e1', '/query/horizonDays'],
+    ['risk/var?horizonDays=10.0', '/query/horizonDays'],
+    ['risk/var?windowDays=0x20', '/query/windowDays'],
   ];
+  it('names the decimal grammar a query number broke, not the value', async () => {
+    const { problem, text } = await expectProblem(await get('expenses?limit=0x1F'), 400, 'invalid_request');
+    expect(problem.errors).toEqual([{ pointer: '/query/limit', detail: 'must be a decimal integer' }]);
+    expect(text).not.toContain('0x1F');
+    const var_ = await expectProblem(await get('risk/var?confidence=.99'), 400, 'invalid_request');
+    expect(var_.problem.errors).toEqual([{ pointer: '/query/confidence', detail: 'must be a decimal number' }]);
+  });
+
   it.each(bad)('GET %s → 400 at %s', async (url, pointer) => {
     const { problem } = await expectProblem(await get(url), 400, 'invalid_request');
     expect(problem.errors!.length).toBeGreaterThan(0);

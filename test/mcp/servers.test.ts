@@ -457,7 +457,7 @@ describe('DNS-rebinding guard: Host and Origin', () => {
     });
 
     it('with a public PUBLIC_ORIGIN, serves any Host, and as Origin only PUBLIC_ORIGIN (never one derived from Host)', async () => {
-      const { options } = await admittedWith(kind, { PUBLIC_ORIGIN: `${PUBLIC_ORIGIN}/` });
+      const { options } = await admittedWith(kind, { PUBLIC_ORIGIN });
       for (const host of ['fund-edge.example.com', 'fund-edge.acct.workers.dev', 'evil.example']) {
         expect((await post(path, toolsList(), { ...options, headers: { host } })).status, host).toBe(200);
       }
@@ -481,12 +481,11 @@ describe('DNS-rebinding guard: Host and Origin', () => {
     });
 
     it.each(['fund-edge.example.com', 'https://fund-edge.example.com/mcp', 'ftp://fund-edge.example.com', 'https://user:pw@fund-edge.example.com', 'not a url'])(
-      'with a malformed PUBLIC_ORIGIN %s, refuses every request with 421 naming the setting (fail closed)',
+      'with a malformed PUBLIC_ORIGIN %s, refuses every request with 500 (a configuration error, fail closed)',
       async (value) => {
         const { options } = await admittedWith(kind, { PUBLIC_ORIGIN: value });
         for (const host of ['127.0.0.1:8787', 'fund-edge.example.com']) {
-          const { problem, text } = await expectProblem(await post(path, toolsList(), { ...options, headers: { host } }), 421, 'misdirected_request');
-          expect(problem.detail).toMatch(/PUBLIC_ORIGIN/);
+          const { text } = await expectProblem(await post(path, toolsList(), { ...options, headers: { host } }), 500, 'internal_error');
           expect(text).not.toContain(value === 'not a url' ? 'not a url' : 'pw@');
         }
       },
@@ -970,6 +969,15 @@ describe('fund server tools/call', () => {
     ['get_pnl_attribution', {}, '/arguments/date'],
     ['get_pnl_attribution', { date: '2026-02-30' }, '/arguments/date'],
     ['get_fund_overview', { verbose: SECRET }, '/arguments/verbose'],
+    // Arguments must be of the JSON type tools/list advertises: no coercion (issue 11, item 3).
+    ['get_nav_history', { days: [90] }, '/arguments/days'],
+    ['get_nav_history', { days: true }, '/arguments/days'],
+    ['get_nav_history', { days: '90' }, '/arguments/days'],
+    ['get_nav_history', { days: null }, '/arguments/days'],
+    ['get_expenses', { limit: '0x1F' }, '/arguments/limit'],
+    ['get_value_at_risk', { confidence: '0.99' }, '/arguments/confidence'],
+    ['get_value_at_risk', { horizonDays: [10] }, '/arguments/horizonDays'],
+    ['get_value_at_risk', { windowDays: false }, '/arguments/windowDays'],
   ] as const)('%s with %j is an isError invalid_request result at %s', async (name, args, pointer) => {
     const { env, auth, key } = await fundFixture();
     const res = await post(FUND, toolsCall(name, args), { env, auth });

@@ -14,7 +14,8 @@ const endpoint: Endpoint = {
       problems: ['invalid_request'],
       async handle(c, ctx) {
         parseQuery(c, undefined);
-        return c.json(openApiDocument(ctx.routes, new URL(c.req.url).origin), 200, {
+        // The same bytes for every Host: the server is configuration, so the body may be cached publicly.
+        return c.json(openApiDocument(ctx.routes, c.get('config').publicOrigin ?? '/'), 200, {
           'Cache-Control': 'public, max-age=300',
         });
       },

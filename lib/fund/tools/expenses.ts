@@ -11,7 +11,7 @@ export const expenses = defineFundTool({
   title: 'Expenses',
   description:
     'The newest `limit` expense accruals, newest first: category, description (e-mail addresses and account numbers masked), amount, status (accrued or paid) and payment date.',
-  query: z.strictObject({ limit: z.coerce.number().int().min(1).max(500).default(50).describe('How many expenses (1..500).') }),
+  query: z.strictObject({ limit: z.number().int().min(1).max(500).default(50).describe('How many expenses (1..500).') }),
   output: z.strictObject({
     currency: currency(),
     expenses: z.array(

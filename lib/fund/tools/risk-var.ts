@@ -5,9 +5,12 @@ import { valueAtRisk } from '../analytics/var.ts';
 import { addDays, latestUsableRun } from '../analytics/runs.ts';
 import { currency, date, label, money, pct } from '../schemas.ts';
 
-/** A query number that must be one of `values` (coerced from the query string; typed as the literal union). */
+/**
+ * A number that must be one of `values` (a JSON number over MCP; in a query string, read by the decimal
+ * grammar of `queryStringSchema` in lib/validation.ts).
+ */
 const oneOf = <const T extends readonly [number, ...number[]]>(values: T, fallback: T[number], description: string) =>
-  z.coerce.number().pipe(z.literal(values)).default(fallback).meta({ enum: [...values] }).describe(description);
+  z.literal(values).default(fallback).describe(description);
 
 export const valueAtRiskTool = defineFundTool({
   path: 'risk/var',
@@ -19,7 +22,7 @@ export const valueAtRiskTool = defineFundTool({
     confidence: oneOf([0.95, 0.99], 0.95, 'Confidence level: 0.95 or 0.99.'),
     horizonDays: oneOf([1, 10], 1, 'Horizon in days: 1 or 10 (square-root-of-time scaling).'),
     method: z.enum(['sample', 'ewma']).default('ewma').describe('Volatility estimator: ewma (λ = 0.94) or sample.'),
-    windowDays: z.coerce.number().int().min(20).max(1000).default(250).describe('Daily returns used (20..1000).'),
+    windowDays: z.number().int().min(20).max(1000).default(250).describe('Daily returns used (20..1000).'),
   }),
   output: z.strictObject({
     asOf: date(),

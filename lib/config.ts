@@ -1,0 +1,162 @@
+/**
+ * The Worker's configuration: its `env` vars and secrets, parsed once per `env` object with zod into a typed
+ * {@link Config}. Every module reads configuration from here, never from `env` directly (the MCP transport's
+ * `MCP_ALLOWED_ORIGINS` is parsed here too and read by `lib/mcp/dispatch.ts`).
+ *
+ * A malformed value fails the whole service, not part of it: {@link configOf} throws {@link ConfigInvalidError},
+ * which the pipeline answers as 500 `internal_error` (fixed detail) and logs once as a `config_invalid` line
+ * naming each variable and the rule it broke, never its value (`DATABASE_URL` holds a password).
+ *
+ * Variables (README "Configuration"):
+ * - `FUND_ID`: the fund served to real keys; 1–64 of `A-Z a-z 0-9 . _ -`, starting with a letter or digit
+ *   (default `sample-fund`, the embedded local sample fund).
+ * - `DATABASE_URL` (secret): `postgres://` or `postgresql://` URL with a host; unset or empty: embedded data.
+ * - `DATABASE_WS_PROXY`: local development only, `host:port/path` of the WebSocket proxy.
+ * - `INVESTOR_REF_KEY` (secret): HMAC key of investor pseudonyms; at least 16 characters when set. Required
+ *   whenever `DATABASE_URL` is set (see `fundSource` in lib/fund/source.ts).
+ * - `CORS_ORIGINS`: `*`, or a comma-separated list of origins (`https://app.example`); empty: none.
+ * - `MCP_ALLOWED_ORIGINS`: the same shape; browser Origins the MCP servers accept besides the service's own.
+ * - `PUBLIC_ORIGIN`: the service's public origin (`https://fund-edge.example.com`, no path); used as the
+ *   OpenAPI server URL and by the MCP Origin check.
+ */
+import * as z from 'zod';
+import type { Env } from './env.ts';
+
+/** `*` (any origin) or a list of exact origins. */
+export type OriginList = '*' | readonly string[];
+
+/** The parsed configuration. */
+export interface Config {
+  fundId: string;
+  databaseUrl: string | undefined;
+  databaseWsProxy: string | undefined;
+  investorRefKey: string | undefined;
+  corsOrigins: OriginList;
+  mcpAllowedOrigins: OriginList;
+  publicOrigin: string | undefined;
+}
+
+/** One broken rule: the variable's name and the rule, never the value. */
+export interface ConfigIssue {
+  variable: string;
+  rule: string;
+}
+
+/**
+ * The configuration is malformed. Not an `ApiError`: it is answered as a generic 500 `internal_error`, and
+ * logged (with {@link issues}) as `config_invalid`.
+ */
+export class ConfigInvalidError extends Error {
+  readonly issues: readonly ConfigIssue[];
+  constructor(issues: readonly ConfigIssue[]) {
+    super(`Invalid configuration: ${issues.map((i) => `${i.variable} ${i.rule}`).join('; ')}.`);
+    this.name = 'ConfigInvalidError';
+    this.issues = issues;
+  }
+}
+
+/** The fund a deployment serves when `FUND_ID` is not set: the embedded local sample fund. */
+export const DEFAULT_FUND_ID = 'sample-fund';
+
+/** The URL `text` parses as, or undefined. */
+function urlOf(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** True for an `http:`/`https:` origin written exactly as its serialization (`https://a.example:8443`). */
+function isOrigin(text: string): boolean {
+  const url = urlOf(text);
+  return url !== undefined && (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === text;
+}
+
+/** Empty or absent → undefined. */
+const optionalText = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+/** A comma-separated origin list (`*` alone: any; empty: none); `fallback` when unset. */
+const originList = (fallback: string) =>
+  z.string().optional().transform((v, ctx): OriginList => {
+    const items = (v ?? fallback).split(',').map((o) => o.trim()).filter(Boolean);
+    if (items.includes('*')) {
+      if (items.length > 1) ctx.addIssue({ code: 'custom', message: 'must be "*" alone or a list of origins' });
+      return '*';
+    }
+    if (!items.every(isOrigin)) ctx.addIssue({ code: 'custom', message: 'must be "*" or comma-separated origins such as https://app.example (scheme, host and port only)' });
+    return items;
+  });
+
+/** Schema of the Worker's `env` (only the variables; bindings are not checked here). */
+export const configSchema = z
+  .object({
+    FUND_ID: optionalText.pipe(
+      z
+        .string()
+        .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, { message: 'must be 1–64 of A-Z a-z 0-9 . _ - starting with a letter or digit' })
+        .optional(),
+    ),
+    DATABASE_URL: optionalText.refine(
+      (v) => {
+        if (v === undefined) return true;
+        const url = urlOf(v);
+        return url !== undefined && ['postgres:', 'postgresql:'].includes(url.protocol) && url.hostname !== '';
+      },
+      { message: 'must be a postgres:// or postgresql:// URL with a host' },
+    ),
+    DATABASE_WS_PROXY: optionalText,
+    INVESTOR_REF_KEY: z
+      .string()
+      .optional()
+      .refine((v) => v === undefined || v === '' || v.length >= 16, { message: 'must be at least 16 characters' })
+      .transform((v) => (v === '' ? undefined : v)),
+    CORS_ORIGINS: originList('*'),
+    MCP_ALLOWED_ORIGINS: originList(''),
+    PUBLIC_ORIGIN: optionalText.refine((v) => v === undefined || isOrigin(v), {
+      message: 'must be an origin such as https://fund-edge.example.com (scheme, host and port only, no path)',
+    }),
+  })
+  .transform(
+    (e): Config => ({
+      fundId: e.FUND_ID ?? DEFAULT_FUND_ID,
+      databaseUrl: e.DATABASE_URL,
+      databaseWsProxy: e.DATABASE_WS_PROXY,
+      investorRefKey: e.INVESTOR_REF_KEY,
+      corsOrigins: e.CORS_ORIGINS,
+      mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS,
+      publicOrigin: e.PUBLIC_ORIGIN,
+    }),
+  );
+
+/** The variables {@link configSchema} reads. */
+export type ConfigVars = Partial<Pick<Env, 'FUND_ID' | 'DATABASE_URL' | 'DATABASE_WS_PROXY' | 'INVESTOR_REF_KEY' | 'CORS_ORIGINS' | 'MCP_ALLOWED_ORIGINS' | 'PUBLIC_ORIGIN'>>;
+
+const parsed = new WeakMap<object, Config | ConfigInvalidError>();
+const NO_ENV = {};
+
+/**
+ * Parses a Worker `env` (memoized per `env` object: once per isolate in production).
+ * @param env the Worker's `env`; absent (some tests call the app without bindings) reads as no variables
+ * @returns the typed configuration
+ * @throws {ConfigInvalidError} naming each malformed variable and its rule (every time it is asked for)
+ */
+export function configOf(env: ConfigVars | undefined): Config {
+  const key = env ?? NO_ENV;
+  let result = parsed.get(key);
+  if (!result) {
+    const out = configSchema.safeParse(
+      Object.fromEntries(Object.entries(key).filter(([, v]) => typeof v === 'string' || v === undefined)),
+      { reportInput: false },
+    );
+    result = out.success
+      ? out.data
+      : new ConfigInvalidError(out.error.issues.map((i) => ({ variable: String(i.path[0] ?? '?'), rule: i.code === 'custom' || i.code === 'invalid_format' ? i.message : 'is invalid' })));
+    parsed.set(key, result);
+  }
+  if (result instanceof ConfigInvalidError) throw result;
+  return result;
+}
