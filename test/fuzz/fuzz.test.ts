@@ -80,7 +80,7 @@ describe('the oracle', () => {
     const mcp: FuzzCase = { family: 't', route: '/api/mcp/public', surface: 'mcp', request: { method: 'POST', path: '/api/mcp/public', headers: [], body: '[]' } };
     const json = { 'content-type': 'application/json' };
     const error = (code: number) => JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code, message: 'm' } });
-    expect(kinds({ ...mcp, batch: { size: 1, revisionHasBatches: true } }, answer(200, error(-32601), json))).toContain('MCP: a batch of one answered without an array');
+    expect(kinds({ ...mcp, batch: { size: 1, requests: 1, repeatedIds: false, revisionHasBatches: true } }, answer(200, error(-32601), json))).toContain('MCP: a batch of one answered without an array');
     expect(kinds({ ...mcp, rpc: { codes: [-32602] } }, answer(200, error(-32603), json))).toContain('MCP: JSON-RPC error code -32603 where -32602 is due');
     expect(kinds({ ...mcp, rpc: { codes: [-32602] } }, answer(200, error(-32602), json))).toEqual([]);
   });

@@ -4,7 +4,7 @@
  * `kind` names the rule, so that failures group into classes.
  *
  * Every answer: no 5xx but a documented 503 `upstream_unavailable`; an `X-Request-Id`; an answer within the
- * time cap. REST errors (and MCP refusals before JSON-RPC): problem+json whose `status` is the HTTP status
+ * time cap. REST successes: JSON. REST errors (and MCP refusals before JSON-RPC): problem+json whose `status` is the HTTP status
  * and whose `requestId` is the header's. MCP: well-formed JSON-RPC 2.0 answers, with the codes malformed
  * messages must get, and an array for a batch. No error carries a canary planted in the request. Fund-data
  * answers (`/api/v1/fund/*` and `/api/mcp`, errors included) are `Cache-Control: private, no-store`.
@@ -125,8 +125,11 @@ function checkRpc(c: FuzzCase, answer: FuzzAnswer, out: Violation[]): void {
   }
   if (answer.status === 429) return;
   if (c.batch && answer.status < 300) {
-    if (!rpc.array && !(!c.batch.revisionHasBatches && (rpc.messages[0] as Rpc)?.error?.code === -32600)) {
-      out.push({ kind: `MCP: a batch of ${c.batch.size === 1 ? 'one' : 'several'} answered without an array`, detail: answer.body.slice(0, 160) });
+    const refusedWhole = !c.batch.revisionHasBatches && !rpc.array && (rpc.messages[0] as Rpc)?.error?.code === -32600;
+    const what = c.batch.size === 1 ? 'one' : c.batch.repeatedIds ? 'several with a repeated id' : 'several';
+    if (!rpc.array && !refusedWhole) out.push({ kind: `MCP: a batch of ${what} answered without an array`, detail: answer.body.slice(0, 160) });
+    else if (rpc.array && rpc.messages.length < c.batch.requests) {
+      out.push({ kind: 'MCP: a batch answered with fewer responses than it had requests', detail: `${c.batch.requests} requests, ${rpc.messages.length} responses` });
     }
   }
   const expect = c.rpc;
@@ -163,6 +166,11 @@ export function judge(c: FuzzCase, answer: FuzzAnswer | Error): Violation[] {
   if (!head) {
     if (c.surface === 'mcp' && c.request.method === 'POST' && answer.status !== 405 && answer.status !== 404) checkRpc(c, answer, out);
     else if (answer.status >= 400) checkProblem(answer, out);
+    else if (answer.status === 200 && c.surface === 'rest' && c.request.method !== 'OPTIONS') {
+      if (!(answer.headers['content-type'] ?? '').startsWith('application/json') || parseJson(answer.body) === undefined) {
+        out.push({ kind: 'REST 200 that is not JSON', detail: `${answer.headers['content-type'] ?? '(no Content-Type)'}: ${answer.body.slice(0, 120)}` });
+      }
+    }
   }
 
   const planted = new Set([c.request.path, ...c.request.headers.map(([, v]) => v), typeof c.request.body === 'string' ? c.request.body : ''].flatMap((t) => t.match(CANARY_PATTERN) ?? []));
