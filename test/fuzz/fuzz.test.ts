@@ -1,0 +1,103 @@
+/**
+ * The bounded slice of `npm run fuzz` inside `npm test`: a fixed seed, a few hundred generated requests
+ * against the Worker in workerd, every answer judged by the oracle (README "Fuzzing"). Before it, checks
+ * that the generator reaches every route and tool and that the oracle catches what it is meant to catch,
+ * so that a slice with no failures means something.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES } from '../../lib/routes.ts';
+import { openApiDocument } from '../../lib/openapi.ts';
+import { CALCULATORS } from '../../lib/calculators/index.ts';
+import { toolName } from '../../lib/calculators/definition.ts';
+import { FUND_TOOLS } from '../../lib/fund/tools/index.ts';
+import { buildModel, type FuzzCase } from './cases.ts';
+import { casesOf, formatReport, runFuzz, startFuzzTarget, type FuzzTarget } from './harness.ts';
+import { judge } from './oracle.ts';
+import { queryVerdict } from './schema.ts';
+import type { FuzzAnswer } from './http.ts';
+
+/** The slice: seed and size (about 20 s of requests on 2 shared cores). */
+const SLICE_SEED = 20_261_123;
+const SLICE_RUNS = 400;
+
+const keys = { sample: 'svc_dk_SampleSampleSampleSampleSampleSamp', other: 'svc_dk_OtherOtherOtherOtherOtherOtherOthe', revoked: 'svc_dk_RevokedRevokedRevokedRevokedRevo' };
+const model = buildModel(openApiDocument(ROUTES, 'http://127.0.0.1:8787') as Parameters<typeof buildModel>[0]);
+
+describe('the generator', () => {
+  const cases = casesOf({ model, keys }, SLICE_SEED, 0, SLICE_RUNS).map((c) => c.fuzzCase);
+
+  it('is deterministic by seed, and case i does not depend on how many are drawn', () => {
+    const again = casesOf({ model, keys }, SLICE_SEED, 150, 160).map((c) => c.fuzzCase);
+    expect(again).toEqual(cases.slice(150, 160));
+    expect(casesOf({ model, keys }, SLICE_SEED + 1, 0, 10).map((c) => c.fuzzCase)).not.toEqual(cases.slice(0, 10));
+  });
+
+  it("reaches every route of the table and every tool of both MCP servers within the slice's seed", () => {
+    const paths = new Set(cases.map((c) => new URL(c.request.path, 'http://x').pathname));
+    for (const route of ROUTES) expect(paths).toContain(route.path);
+    const bodies = cases.map((c) => (typeof c.request.body === 'string' ? c.request.body : '')).join('\n');
+    for (const name of [...CALCULATORS.map(toolName), ...FUND_TOOLS.map((t) => t.tool)]) expect(bodies).toContain(`"name":"${name}"`);
+  });
+
+  it('marks the known spellings that must be refused and leaves the undecided ones alone', () => {
+    const days = { type: 'integer', minimum: 1, maximum: 366 };
+    expect(['0x10', '0x1F', '0b11', 'Infinity', '', 'abc', '1.5', '0', '367'].map((v) => queryVerdict(days, v))).toEqual(Array(9).fill('invalid'));
+    expect(['1', '366', '30'].map((v) => queryVerdict(days, v))).toEqual(['valid', 'valid', 'valid']);
+    expect(['+5', ' 5', '1e1', '5.0'].map((v) => queryVerdict(days, v))).toEqual(['unsure', 'unsure', 'unsure', 'unsure']);
+  });
+});
+
+describe('the oracle', () => {
+  const problem = (status: number, code: string, requestId = 'r'): string => JSON.stringify({ type: `/problems/${code}`, title: 't', status, detail: 'd', code, requestId });
+  const answer = (status: number, body: string, headers: Record<string, string> = {}): FuzzAnswer => ({
+    status,
+    body,
+    ms: 1,
+    headers: { 'x-request-id': '00000000-0000-0000-0000-000000000000', 'content-type': 'application/problem+json', 'cache-control': 'no-store', ...headers },
+  });
+  const rest: FuzzCase = { family: 't', route: '/api/v1/calc/fee-calculator', surface: 'rest', request: { method: 'POST', path: '/api/v1/calc/fee-calculator', headers: [], body: '{"horizonYears":"kzabcdefghijq"}' } };
+  const kinds = (c: FuzzCase, a: FuzzAnswer) => judge(c, a).map((v) => v.kind);
+
+  it('accepts a well-formed refusal', () => {
+    expect(kinds(rest, answer(400, problem(400, 'invalid_request', '00000000-0000-0000-0000-000000000000')))).toEqual([]);
+  });
+
+  it('catches a 500, a status mismatch, a missing request id, an echoed canary, and a refusal not made', () => {
+    expect(kinds(rest, answer(500, problem(500, 'internal_error', '00000000-0000-0000-0000-000000000000')))).toContain('HTTP 500');
+    expect(kinds(rest, answer(400, problem(422, 'invalid_request')))).toContain('problem status differs from the HTTP status');
+    expect(kinds(rest, answer(400, problem(400, 'invalid_request'), { 'x-request-id': '' }))).toContain('no X-Request-Id');
+    expect(kinds(rest, answer(400, problem(400, 'invalid_request').replace('"d"', '"kzabcdefghijq"')))).toContain('submitted value echoed in an error');
+    expect(kinds({ ...rest, mustReject: 'a bad body' }, answer(200, '{}', { 'content-type': 'application/json' }))).toContain('accepted: a bad body');
+  });
+
+  it('wants private, no-store on fund answers, errors included', () => {
+    const fund: FuzzCase = { family: 't', route: '/api/v1/fund/overview', surface: 'rest', request: { method: 'GET', path: '/api/v1/fund/overview', headers: [] } };
+    expect(kinds(fund, answer(401, problem(401, 'unauthorized', '00000000-0000-0000-0000-000000000000')))).toContain('fund answer 401 without Cache-Control: private, no-store');
+    expect(kinds(fund, answer(200, '{}', { 'content-type': 'application/json', 'cache-control': 'private, no-store' }))).toEqual([]);
+  });
+
+  it('wants an array for a batch and the right JSON-RPC code for a malformed message', () => {
+    const mcp: FuzzCase = { family: 't', route: '/api/mcp/public', surface: 'mcp', request: { method: 'POST', path: '/api/mcp/public', headers: [], body: '[]' } };
+    const json = { 'content-type': 'application/json' };
+    const error = (code: number) => JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code, message: 'm' } });
+    expect(kinds({ ...mcp, batch: { size: 1, requests: 1, repeatedIds: false, revisionHasBatches: true } }, answer(200, error(-32601), json))).toContain('MCP: a batch of one answered without an array');
+    expect(kinds({ ...mcp, rpc: { codes: [-32602] } }, answer(200, error(-32603), json))).toContain('MCP: JSON-RPC error code -32603 where -32602 is due');
+    expect(kinds({ ...mcp, rpc: { codes: [-32602] } }, answer(200, error(-32602), json))).toEqual([]);
+  });
+});
+
+describe(`a slice of npm run fuzz: seed ${SLICE_SEED}, ${SLICE_RUNS} requests against the Worker in workerd`, () => {
+  let target: FuzzTarget;
+  beforeAll(async () => {
+    target = await startFuzzTarget();
+  });
+  afterAll(async () => {
+    await target?.dispose();
+  });
+
+  it('breaks no rule', async () => {
+    const report = await runFuzz(target, { seed: SLICE_SEED, runs: SLICE_RUNS, timeoutMs: 5_000, concurrency: 4 });
+    expect(report.sent).toBe(SLICE_RUNS);
+    expect(report.classes.map((c) => `${c.kind} (${c.count}×)`), formatReport(report, target.keys)).toEqual([]);
+  }, 240_000);
+});
