@@ -55,7 +55,7 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/t
 import * as z from 'zod';
 import type { AppEnv } from '../env.ts';
 import { RateLimitedError, UnsupportedMediaTypeError, problemOf, type ProblemCode } from '../errors.ts';
-import { isJsonMediaType, isJsonObject, type Endpoint, type RequestContext } from '../endpoint.ts';
+import { isJsonObject, type Endpoint, type RequestContext } from '../endpoint.ts';
 import { jsonSchema } from '../openapi.ts';
 import { checkHostAndOrigin, publicOrigin, requestHost } from '../origin.ts';
 import { withNullAsAnyOf } from './portable-schema.ts';
@@ -263,6 +263,11 @@ function rpcResponse(status: number, body: unknown, headers: Record<string, stri
   });
 }
 
+/** True for `application/json` (any letter case, with or without parameters): the one type MCP posts. */
+export function isMcpMediaType(contentType: string | undefined): boolean {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json';
+}
+
 /** A JSON-RPC 2.0 request or notification, as the OpenAPI document describes the body. */
 const RPC_MESSAGE = z.looseObject({ jsonrpc: z.literal('2.0'), method: z.string(), id: z.union([z.string(), z.number()]).optional() });
 /** A JSON-RPC 2.0 response: `result`, or `error` with a code and message. */
@@ -355,7 +360,9 @@ async function answerMcp<C>(
   if (version === null) {
     return now(rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, 'Unsupported MCP-Protocol-Version.', { supported: SUPPORTED_PROTOCOL_VERSIONS })));
   }
-  if (!isJsonMediaType(c.req.header('content-type'))) throw new UnsupportedMediaTypeError();
+  // The Streamable HTTP transport takes `application/json` only (the SDK would answer a `+json` type with a
+  // bare JSON-RPC 415): refuse every other type here, as problem+json like every other refusal.
+  if (!isMcpMediaType(c.req.header('content-type'))) throw new UnsupportedMediaTypeError();
 
   let body: unknown;
   try {

@@ -723,11 +723,20 @@ describe('JSON-RPC framing', () => {
       ['text/plain', { 'content-type': 'text/plain' }],
       ['form', { 'content-type': 'application/x-www-form-urlencoded' }],
       ['no Content-Type', { 'content-type': null }],
+      // A +json type is JSON to the REST endpoints, but MCP posts application/json only (the SDK answered
+      // it with a bare JSON-RPC 415 before; found by the fuzz suite).
+      ['application/vnd.api+json', { 'content-type': 'application/vnd.api+json' }],
     ] as const)('refuses a %s body with 415 problem+json', async (_label, headers) => {
       const { options, key } = await admitted(kind);
       const res = await post(path, JSON.stringify(toolsList()), { ...options, headers });
       const { text } = await expectProblem(res, 415, 'unsupported_media_type');
       expectNoInternals(text, [key]);
+      if (kind === 'fund') expect(res.headers.get('cache-control')).toBe('private, no-store');
+    });
+
+    it.each(['Application/JSON', 'application/json; charset=utf-8'])('serves a %s body', async (type) => {
+      const { options } = await admitted(kind);
+      expect((await post(path, JSON.stringify(toolsList()), { ...options, headers: { 'content-type': type } })).status).toBe(200);
     });
 
     it('refuses a body over 1 MiB with 413 problem+json', async () => {
