@@ -369,7 +369,9 @@ function message(tools: ToolModel[], otherTools: ToolModel[]): fc.Arbitrary<Mess
       { value: { jsonrpc: '2.0', id: 1, method: 'ping' } },
     ),
     canary.map((c): Message => ({ value: { jsonrpc: '2.0', id: 1, method: c }, rpc: { codes: [-32601] } })),
-    canary.map((c): Message => ({ value: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: c, arguments: {} } }, rpc: { codes: [-32602] } })),
+    // An unknown tool is named in the error only when it has a tool name's shape (an identifier, like a
+    // field name in a pointer); a canary with another shape must never come back.
+    canary.map((c): Message => ({ value: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: `${c}-${c}`, arguments: {} } }, rpc: { codes: [-32602] } })),
     fc.constantFrom<unknown>([], 'x', 1, null, []).map((args) => ({ value: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tools[0]!.name, arguments: args } }, rpc: { codes: [-32602] } })),
   );
   return fc.oneof({ weight: 2, arbitrary: initialize }, { weight: 2, arbitrary: list }, { weight: 6, arbitrary: call }, { weight: 3, arbitrary: malformed });

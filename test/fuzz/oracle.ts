@@ -127,8 +127,10 @@ function checkRpc(c: FuzzCase, answer: FuzzAnswer, out: Violation[]): void {
   if (c.batch && answer.status < 300) {
     const refusedWhole = !c.batch.revisionHasBatches && !rpc.array && (rpc.messages[0] as Rpc)?.error?.code === -32600;
     const what = c.batch.size === 1 ? 'one' : c.batch.repeatedIds ? 'several with a repeated id' : 'several';
-    if (!rpc.array && !refusedWhole) out.push({ kind: `MCP: a batch of ${what} answered without an array`, detail: answer.body.slice(0, 160) });
-    else if (rpc.array && rpc.messages.length < c.batch.requests) {
+    // Over SSE each response is an event of its own (Streamable HTTP); only a JSON answer must be an array.
+    const sse = type.startsWith('text/event-stream');
+    if (!rpc.array && !refusedWhole && !sse) out.push({ kind: `MCP: a batch of ${what} answered without an array`, detail: answer.body.slice(0, 160) });
+    else if ((rpc.array || sse) && !refusedWhole && rpc.messages.length < c.batch.requests) {
       out.push({ kind: 'MCP: a batch answered with fewer responses than it had requests', detail: `${c.batch.requests} requests, ${rpc.messages.length} responses` });
     }
   }
