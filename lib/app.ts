@@ -1,8 +1,9 @@
 /**
  * The Hono application: the request pipeline every endpoint goes through, and the route table mounted on it.
  *
- * Order: request id and security headers → CORS (preflight answered 204 without auth) → body cap (1 MiB,
- * 413) → route dispatch by method (405 with `Allow`) → the endpoint's handler. Unknown paths are 404.
+ * Order: request id and security headers → CORS (preflight answered 204 without auth; not on the developer
+ * console) → body cap (1 MiB, 413) → route dispatch by method (405 with `Allow`) → the endpoint's handler;
+ * the developer console (lib/console/app.tsx) is mounted at `/developers/console`. Unknown paths are 404.
  * Every error, thrown anywhere, is rendered once by {@link problemResponse}.
  */
 import { Hono } from 'hono';
@@ -13,6 +14,7 @@ import { MethodNotAllowedError, NotFoundError, PayloadTooLargeError, problemResp
 import { MAX_BODY_BYTES, allowedMethods, type Method, type Route } from './endpoint.ts';
 import { systemClock, type Clock } from './rate-limit.ts';
 import { ROUTES } from './routes.ts';
+import { CONSOLE_PATH, consoleApp } from './console/app.tsx';
 
 /** Request headers a browser may send (contract §0). */
 export const CORS_ALLOW_HEADERS = ['authorization', 'content-type', 'accept', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'];
@@ -37,19 +39,18 @@ export function createApp(options: { clock?: Clock; routes?: readonly Route[] } 
     c.res.headers.set('X-Content-Type-Options', 'nosniff');
   });
 
-  app.use(
-    '*',
-    cors({
-      origin: (origin, c) => {
-        const allowed = (c.env?.CORS_ORIGINS ?? '*').split(',').map((o: string) => o.trim());
-        return allowed.includes('*') ? '*' : allowed.includes(origin) ? origin : null;
-      },
-      allowMethods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
-      allowHeaders: CORS_ALLOW_HEADERS,
-      exposeHeaders: CORS_EXPOSE_HEADERS,
-      maxAge: 86_400,
-    }),
-  );
+  const corsMiddleware = cors({
+    origin: (origin, c) => {
+      const allowed = (c.env?.CORS_ORIGINS ?? '*').split(',').map((o: string) => o.trim());
+      return allowed.includes('*') ? '*' : allowed.includes(origin) ? origin : null;
+    },
+    allowMethods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
+    allowHeaders: CORS_ALLOW_HEADERS,
+    exposeHeaders: CORS_EXPOSE_HEADERS,
+    maxAge: 86_400,
+  });
+  // The developer console is same-origin only (cookies): no CORS there.
+  app.use('*', (c, next) => (c.req.path.startsWith(CONSOLE_PATH) ? next() : corsMiddleware(c, next)));
 
   app.use(
     '*',
@@ -70,6 +71,8 @@ export function createApp(options: { clock?: Clock; routes?: readonly Route[] } 
       return operation.handle(c, { clock, routes });
     });
   }
+
+  app.route(CONSOLE_PATH, consoleApp({ clock }));
 
   app.notFound((c) => problemResponse(new NotFoundError(), c.get('requestId')));
   app.onError((err, c) => problemResponse(err, c.get('requestId')));

@@ -30,6 +30,19 @@ export interface Env {
    * with another `Origin` header gets 403; requests without one (every non-browser client) are served.
    */
   MCP_ALLOWED_ORIGINS?: string;
+  /** Developer console: accounts, passkey credentials, sessions, invitations and key indexes (lib/console/). */
+  CONSOLE: KVNamespace;
+  /** Burst guard of the console's sign-up, sign-in and minting: per client network and action. */
+  CONSOLE_BURST: RateLimit;
+  /**
+   * The service's public origin, e.g. `https://fund-edge.example.com`. The console's passkeys use its host
+   * name as relying-party id and its origin as the expected origin; unset, only loopback requests are served.
+   */
+  PUBLIC_ORIGIN?: string;
+  /** Optional link to the API documentation shown in the developer console's header. */
+  DOCS_URL?: string;
+  /** Secret signing console session cookies (a Worker secret; required unless running on loopback). */
+  CONSOLE_SESSION_SECRET?: string;
 }
 
 /** Values set on the Hono context by the pipeline. */

@@ -22,7 +22,10 @@ export type ProblemCode =
   | 'internal_error'
   | 'redaction_failed'
   | 'upstream_unavailable'
-  | 'origin_not_allowed';
+  | 'origin_not_allowed'
+  | 'csrf_failed'
+  | 'invitation_unusable'
+  | 'not_configured';
 
 /** One failing field: `pointer` is an RFC 6901 JSON pointer such as `/body/horizonYears`; `detail` names the rule. */
 export interface FieldError {
@@ -57,6 +60,9 @@ export const PROBLEMS: Record<ProblemCode, { status: number; title: string }> = 
   redaction_failed: { status: 500, title: 'Redaction failed' },
   upstream_unavailable: { status: 503, title: 'Upstream unavailable' },
   origin_not_allowed: { status: 403, title: 'Origin not allowed' },
+  csrf_failed: { status: 403, title: 'CSRF check failed' },
+  invitation_unusable: { status: 410, title: 'Invitation unusable' },
+  not_configured: { status: 503, title: 'Not configured' },
 };
 
 /**

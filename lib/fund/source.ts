@@ -30,7 +30,7 @@ const nothingToRelease = async () => {};
 /**
  * The source of a principal's fund data. With `DATABASE_URL`, a real key's source holds a fresh (lazy)
  * database connection: release it with {@link releaseAfterResponse}.
- * @throws {InsufficientScopeError} 403 for a key scoped to a fund other than the deployment's
+ * @throws {InsufficientScopeError} 403 for a `calc` key, or a key scoped to a fund other than the deployment's
  */
 export function fundSource(principal: Principal, env: Pick<Env, 'FUND_ID' | 'DATABASE_URL' | 'DATABASE_WS_PROXY'>): FundSource {
   if (principal.kind === 'demo') {
@@ -38,6 +38,9 @@ export function fundSource(principal: Principal, env: Pick<Env, 'FUND_ID' | 'DAT
     return { store: demoStore, fundId: DEMO_FUND.fundId, release: nothingToRelease };
   }
   const fundId = env.FUND_ID || DEFAULT_FUND_ID;
+  if (principal.record.scope !== 'fund') {
+    throw new InsufficientScopeError('This key is scoped to the calculators; fund data needs a fund key.');
+  }
   if (principal.record.fundId !== fundId) throw new InsufficientScopeError('This key is scoped to another fund.');
   if (env.DATABASE_URL) return postgresSource(fundId, env.DATABASE_URL, env.DATABASE_WS_PROXY);
   embeddedRealStore ??= guardedStore(embeddedStore([SAMPLE_FUND]));

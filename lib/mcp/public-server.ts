@@ -48,7 +48,7 @@ export const publicServer: McpServerSpec<PublicCaller> = {
   cacheControl: 'no-store',
   tools: calculatorTools,
   async admit(c) {
-    return { principal: await authenticate(c.req.header('authorization'), c.env.API_KEYS), connectingIp: c.req.header('cf-connecting-ip') };
+    return { principal: await authenticate(c.req.header('authorization'), c.env.API_KEYS, c.env.CONSOLE), connectingIp: c.req.header('cf-connecting-ip') };
   },
   async charge(c, caller, calls, now) {
     return rateLimitHeaders(await consumeCalcQuota(c.env, calcCaller(caller.principal, caller.connectingIp), now, calls));

@@ -1,0 +1,100 @@
+/**
+ * The developer console's configuration, read in one place: where it is served (relying-party id and
+ * origin for passkeys, cookie security), the session secret, and the plans' calculator limits. See the
+ * README section "Developer console".
+ */
+import { ApiError } from '../errors.ts';
+
+/** Account plans. The operator sets `paid` (`npm run console -- plan <account> paid`). */
+export type AccountPlan = 'free' | 'paid';
+
+/** Calculator calls per UTC day of every key of an account, by plan (the anonymous limit is 500). */
+export const PLAN_DAILY_CALC_LIMITS: Readonly<Record<AccountPlan, number>> = { free: 1_000, paid: 100_000 };
+
+/** The daily calculator limit of a plan. */
+export function planDailyCalcLimit(plan: AccountPlan): number {
+  return PLAN_DAILY_CALC_LIMITS[plan];
+}
+
+/** Where the console lives. */
+export const CONSOLE_PATH = '/developers/console';
+
+/** The console's view of the request's deployment. */
+export interface ConsoleConfig {
+  /** WebAuthn relying-party id: a host name, never an IP address. */
+  rpId: string;
+  /** The origin passkey ceremonies and state-changing requests must come from, e.g. `http://localhost:8787`. */
+  origin: string;
+  /** True when served on loopback without `PUBLIC_ORIGIN` (local development). */
+  local: boolean;
+  /** Whether cookies carry `Secure` (all but loopback http). */
+  secureCookies: boolean;
+  /** The session-signing secret. */
+  sessionSecret: string;
+}
+
+/** The console's answer to a request on the wrong host: 403 or a redirect to the canonical one. */
+export type HostDecision = { ok: true; config: ConsoleConfig } | { ok: false; redirect: string };
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+let isolateSecret: string | undefined;
+
+/** 503 `not_configured`: the console is deployed without the settings it needs (fail closed). */
+export class ConsoleNotConfiguredError extends ApiError {
+  constructor(detail: string) {
+    super('not_configured', detail);
+    this.name = 'ConsoleNotConfiguredError';
+  }
+}
+
+/** 403 `origin_not_allowed` for a request to the console on a host it does not serve. */
+export class ConsoleHostError extends ApiError {
+  constructor() {
+    super('origin_not_allowed', 'The developer console is not served on this host.');
+    this.name = 'ConsoleHostError';
+  }
+}
+
+/**
+ * The console's Host check (its DNS-rebinding guard) and configuration for one request.
+ * With `PUBLIC_ORIGIN` set, the request's host must be that origin's host. Without it, only loopback hosts
+ * are served (local development): `localhost:<port>` as is, `127.0.0.1` and `[::1]` redirected to
+ * `localhost` with the same port, path and query, because WebAuthn refuses an IP address as relying-party id.
+ * @param url the request URL (its host is the `Host` header)
+ * @param env `PUBLIC_ORIGIN` and `CONSOLE_SESSION_SECRET`
+ * @throws {ConsoleHostError} 403 for any other host
+ * @throws {ConsoleNotConfiguredError} 503 when deployed (`PUBLIC_ORIGIN` set) without a session secret, or
+ *   when `PUBLIC_ORIGIN` is not an http(s) origin
+ */
+export function consoleHostCheck(url: URL, env: { PUBLIC_ORIGIN?: string; CONSOLE_SESSION_SECRET?: string }): HostDecision {
+  const secret = env.CONSOLE_SESSION_SECRET?.trim() || undefined;
+  if (env.PUBLIC_ORIGIN) {
+    let publicUrl: URL;
+    try {
+      publicUrl = new URL(env.PUBLIC_ORIGIN);
+    } catch {
+      throw new ConsoleNotConfiguredError('PUBLIC_ORIGIN is not a URL; the developer console is unavailable.');
+    }
+    if (publicUrl.protocol !== 'https:' && publicUrl.protocol !== 'http:') {
+      throw new ConsoleNotConfiguredError('PUBLIC_ORIGIN is not an http(s) origin; the developer console is unavailable.');
+    }
+    if (url.host !== publicUrl.host) throw new ConsoleHostError();
+    if (!secret) throw new ConsoleNotConfiguredError('The developer console needs the CONSOLE_SESSION_SECRET secret; it is unavailable until it is set.');
+    return {
+      ok: true,
+      config: { rpId: publicUrl.hostname, origin: publicUrl.origin, local: false, secureCookies: publicUrl.protocol === 'https:', sessionSecret: secret },
+    };
+  }
+  if (!LOOPBACK_HOSTS.has(url.hostname)) throw new ConsoleHostError();
+  if (url.hostname !== 'localhost') {
+    const to = new URL(url);
+    to.hostname = 'localhost';
+    return { ok: false, redirect: to.toString() };
+  }
+  // Local development without a secret: one random secret per isolate (sessions end when wrangler restarts).
+  isolateSecret ??= [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return {
+    ok: true,
+    config: { rpId: 'localhost', origin: url.origin, local: true, secureCookies: url.protocol === 'https:', sessionSecret: secret ?? isolateSecret },
+  };
+}
