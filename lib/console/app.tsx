@@ -128,7 +128,8 @@ function requireSession(c: ConsoleContext): { sessionId: string; account: Accoun
 
 /**
  * The console's CSRF guard for `POST /api/*`: hono's `csrf` (form posts from other origins), the request's
- * `Origin` equal to the console's, and, with a session, `X-CSRF-Token` equal to the session's token.
+ * `Origin` equal to the console's (or, without an `Origin`, `Sec-Fetch-Site: same-origin`), and, with a
+ * session, `X-CSRF-Token` equal to the session's token.
  * @throws {CsrfError} 403 `csrf_failed`
  */
 function csrfGuard(): MiddlewareHandler<ConsoleEnv> {
@@ -141,7 +142,11 @@ function csrfGuard(): MiddlewareHandler<ConsoleEnv> {
       if (err instanceof HTTPException) throw new CsrfError();
       throw err;
     }
-    if (c.req.header('origin') !== config.origin) throw new CsrfError();
+    // Chromium sends no Origin on a same-origin fetch under `Referrer-Policy: no-referrer`; it then says
+    // where the request came from in Sec-Fetch-Site (which pages cannot set).
+    const origin = c.req.header('origin');
+    const sameOrigin = origin === undefined ? c.req.header('sec-fetch-site') === 'same-origin' : origin === config.origin;
+    if (!sameOrigin) throw new CsrfError();
     const session = c.get('session');
     if (session) {
       const sent = c.req.header('x-csrf-token') ?? '';

@@ -52,8 +52,8 @@ const Layout: FC<PropsWithChildren<{ title: string; csrfToken?: string } & PageP
         </nav>
       </header>
       <main id="main" tabindex={-1}>
-        {children}
         <p id="status" role="status" aria-live="polite"></p>
+        {children}
       </main>
     </body>
   </html>
