@@ -17,6 +17,7 @@ import {
   redeemInvitation,
   revokeAccount,
   revokeAccountKey,
+  saveAccount,
   SESSION_TTL_SECONDS,
   setPlan,
   usableInvitation,
@@ -137,6 +138,16 @@ describe('keys of an account', () => {
     expect(keysRevoked).toBe(1);
     expect(await rejected(() => authenticate(`Bearer ${key}`, apiKeys, kv))).toMatchObject({ code: 'unauthorized', status: 401 });
     expect((await listAccounts(kv))[0]?.revokedAt).toBe(T0.toISOString());
+  });
+
+  it('are refused when their account is revoked even if a key record was not (one account read per call)', async () => {
+    const { kv, apiKeys } = stores();
+    const account = await createAccount(kv, 'h', T0);
+    const { key } = await mintAccountKey(kv, apiKeys, account, { scope: 'calc', label: 'a' });
+    expect(await authenticate(`Bearer ${key}`, apiKeys, kv)).toMatchObject({ kind: 'key', account: { accountId: account.accountId } });
+    // As when the account's revocation has reached this location before the key records' updates.
+    await saveAccount(kv, { ...account, revokedAt: T0.toISOString() });
+    expect(await rejected(() => authenticate(`Bearer ${key}`, apiKeys, kv))).toMatchObject({ code: 'unauthorized', status: 401 });
   });
 
   it('of the operator CLI keep their own limit and need no account', async () => {
