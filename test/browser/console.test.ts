@@ -57,7 +57,7 @@ async function mint(page: Page, label: string, scope: 'calc' | 'fund'): Promise<
   await expect.poll(() => shown.textContent()).toMatch(/^svc_dk_[0-9A-Za-z]{32}$/);
   await page.getByRole('button', { name: 'Copy key' }).click();
   await page.getByText('Copied to the clipboard.').waitFor();
-  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  const copied = await page.evaluate<string>('navigator.clipboard.readText()');
   expect(copied).toBe(await shown.textContent());
   return copied;
 }
@@ -163,7 +163,7 @@ describe('developer console in Chromium', () => {
     try {
       const page = await context.newPage();
       await page.goto(`${origin}/developers/console`);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
       expect(overflow).toBeLessThanOrEqual(0);
       await screenshot(page, '09-phone-welcome');
     } finally {
