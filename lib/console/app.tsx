@@ -234,45 +234,37 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
     return c.html(await dashboard(c, session, pending));
   });
 
-  app.post('/api/register/options', async (c) => {
-    await consoleBurst(c, 'register');
-    const { registrationOptions } = await import('./webauthn.ts');
-    const { options, challengeId } = await registrationOptions(c.env.CONSOLE, c.get('consoleConfig'));
-    await setChallengeCookie(c, challengeId);
-    return c.json({ options });
-  });
+  // Passkey ceremonies: `options` stores a challenge and sets its cookie; `verify` answers it (once), creates
+  // the account (register) or finds it (login), redeems an invitation sent along, and starts a session.
+  for (const ceremony of ['register', 'login'] as const) {
+    app.post(`/api/${ceremony}/options`, async (c) => {
+      await consoleBurst(c, ceremony);
+      const webauthn = await import('./webauthn.ts');
+      const config = c.get('consoleConfig');
+      const { options, challengeId } =
+        ceremony === 'register' ? await webauthn.registrationOptions(c.env.CONSOLE, config) : await webauthn.authenticationOptions(c.env.CONSOLE, config);
+      await setChallengeCookie(c, challengeId);
+      return c.json({ options });
+    });
 
-  app.post('/api/register/verify', async (c) => {
-    await consoleBurst(c, 'register');
-    const body = parseInput(CeremonyBody, await readJsonObject(c as unknown as Context<AppEnv>), 'body');
-    if (body.invitation !== undefined) await usableInvitation(c.env.CONSOLE, body.invitation, clock());
-    const { verifyRegistration } = await import('./webauthn.ts');
-    let account = await verifyRegistration(c.env.CONSOLE, c.get('consoleConfig'), await takeChallengeCookie(c), body.response, clock());
-    if (body.invitation !== undefined) account = await redeemInvitation(c.env.CONSOLE, body.invitation, account, clock());
-    await startSession(c, account);
-    return c.json({ accountId: account.accountId }, 201);
-  });
-
-  app.post('/api/login/options', async (c) => {
-    await consoleBurst(c, 'login');
-    const { authenticationOptions } = await import('./webauthn.ts');
-    const { options, challengeId } = await authenticationOptions(c.env.CONSOLE, c.get('consoleConfig'));
-    await setChallengeCookie(c, challengeId);
-    return c.json({ options });
-  });
-
-  app.post('/api/login/verify', async (c) => {
-    await consoleBurst(c, 'login');
-    const body = parseInput(CeremonyBody, await readJsonObject(c as unknown as Context<AppEnv>), 'body');
-    if (body.invitation !== undefined) await usableInvitation(c.env.CONSOLE, body.invitation, clock());
-    const { verifyAuthentication } = await import('./webauthn.ts');
-    let account = await verifyAuthentication(c.env.CONSOLE, c.get('consoleConfig'), await takeChallengeCookie(c), body.response);
-    if (body.invitation !== undefined) account = await redeemInvitation(c.env.CONSOLE, body.invitation, account, clock());
-    const prior = c.get('session');
-    if (prior) await endSession(c.env.CONSOLE, prior.sessionId);
-    await startSession(c, account);
-    return c.json({ accountId: account.accountId });
-  });
+    app.post(`/api/${ceremony}/verify`, async (c) => {
+      await consoleBurst(c, ceremony);
+      const body = parseInput(CeremonyBody, await readJsonObject(c as unknown as Context<AppEnv>), 'body');
+      if (body.invitation !== undefined) await usableInvitation(c.env.CONSOLE, body.invitation, clock());
+      const webauthn = await import('./webauthn.ts');
+      const config = c.get('consoleConfig');
+      const challengeId = await takeChallengeCookie(c);
+      let account =
+        ceremony === 'register'
+          ? await webauthn.verifyRegistration(c.env.CONSOLE, config, challengeId, body.response, clock())
+          : await webauthn.verifyAuthentication(c.env.CONSOLE, config, challengeId, body.response);
+      if (body.invitation !== undefined) account = await redeemInvitation(c.env.CONSOLE, body.invitation, account, clock());
+      const prior = c.get('session');
+      if (prior) await endSession(c.env.CONSOLE, prior.sessionId);
+      await startSession(c, account);
+      return c.json({ accountId: account.accountId }, ceremony === 'register' ? 201 : 200);
+    });
+  }
 
   app.post('/api/logout', async (c) => {
     const { sessionId } = requireSession(c);

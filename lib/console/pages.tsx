@@ -251,7 +251,7 @@ export const DashboardPage: FC<DashboardData> = ({ account, keys, usage, base, c
                     <td>{k.label}</td>
                     <td>{k.scope === 'fund' ? `fund (${k.fundId})` : k.scope}</td>
                     <td>{k.createdAt.slice(0, 16).replace('T', ' ')} UTC</td>
-                    <td>{k.lastUsedAt ? `${k.lastUsedAt.slice(0, 13).replace('T', ' ')}h UTC` : 'never'}</td>
+                    <td>{k.lastUsedAt ? `${k.lastUsedAt.slice(0, 16).replace('T', ' ')} UTC (±1 h)` : 'not yet'}</td>
                     <td>
                       {k.revokedAt ? (
                         'revoked'
