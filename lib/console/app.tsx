@@ -39,7 +39,7 @@ import {
   CHALLENGE_TTL_SECONDS,
   type Account,
 } from './accounts.ts';
-import { CONSOLE_PATH, consoleHostCheck, planDailyCalcLimit, type ConsoleConfig } from './config.ts';
+import { CONSOLE_PATH, consoleHostCheck, consoleOriginCheck, consoleSettings, planDailyCalcLimit, type ConsoleConfig, type ConsoleSettings } from './config.ts';
 import { DashboardPage, InvitationUnusablePage, WelcomePage } from './pages.tsx';
 import { CONSOLE_CSS, CONSOLE_JS } from './client.generated.ts';
 
@@ -47,6 +47,7 @@ import { CONSOLE_CSS, CONSOLE_JS } from './client.generated.ts';
 export interface ConsoleEnv {
   Bindings: AppEnv['Bindings'];
   Variables: AppEnv['Variables'] & {
+    consoleSettings: ConsoleSettings;
     consoleConfig: ConsoleConfig;
     session: { sessionId: string; account: Account } | null;
   };
@@ -142,11 +143,7 @@ function csrfGuard(): MiddlewareHandler<ConsoleEnv> {
       if (err instanceof HTTPException) throw new CsrfError();
       throw err;
     }
-    // Chromium sends no Origin on a same-origin fetch under `Referrer-Policy: no-referrer`; it then says
-    // where the request came from in Sec-Fetch-Site (which pages cannot set).
-    const origin = c.req.header('origin');
-    const sameOrigin = origin === undefined ? c.req.header('sec-fetch-site') === 'same-origin' : origin === config.origin;
-    if (!sameOrigin) throw new CsrfError();
+    if (!consoleOriginCheck({ origin: c.req.header('origin'), secFetchSite: c.req.header('sec-fetch-site') }, config)) throw new CsrfError();
     const session = c.get('session');
     if (session) {
       const sent = c.req.header('x-csrf-token') ?? '';
@@ -185,7 +182,9 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
   );
 
   app.use('*', async (c, next) => {
-    const decision = consoleHostCheck(new URL(c.req.url), c.env);
+    const settings = consoleSettings(c.env);
+    c.set('consoleSettings', settings);
+    const decision = consoleHostCheck(new URL(c.req.url), settings);
     if (!decision.ok) {
       c.header('Cache-Control', 'no-store');
       return c.redirect(decision.redirect, 308);
@@ -215,7 +214,7 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
 
   app.get('/', async (c) => {
     const session = c.get('session');
-    if (!session) return c.html(<WelcomePage docsUrl={c.env.DOCS_URL} />);
+    if (!session) return c.html(<WelcomePage docsUrl={c.get('consoleSettings').docsUrl ?? undefined} />);
     return c.html(await dashboard(c, session));
   });
 
@@ -225,12 +224,12 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
     try {
       invitation = await usableInvitation(c.env.CONSOLE, token, clock());
     } catch (err) {
-      if (err instanceof InvitationUnusableError) return c.html(<InvitationUnusablePage docsUrl={c.env.DOCS_URL} />, 410);
+      if (err instanceof InvitationUnusableError) return c.html(<InvitationUnusablePage docsUrl={c.get('consoleSettings').docsUrl ?? undefined} />, 410);
       throw err;
     }
     const pending = { token, fundId: invitation.fundId, plan: invitation.plan };
     const session = c.get('session');
-    if (!session) return c.html(<WelcomePage invitation={pending} docsUrl={c.env.DOCS_URL} />);
+    if (!session) return c.html(<WelcomePage invitation={pending} docsUrl={c.get('consoleSettings').docsUrl ?? undefined} />);
     return c.html(await dashboard(c, session, pending));
   });
 
@@ -318,7 +317,7 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
         csrfToken={await csrfToken(config.sessionSecret, session.sessionId)}
         fundId={account.fundIds.includes(servedFund) ? servedFund : (account.fundIds[0] ?? null)}
         invitation={invitation}
-        docsUrl={c.env.DOCS_URL}
+        docsUrl={c.get('consoleSettings').docsUrl ?? undefined}
       />
     );
   }

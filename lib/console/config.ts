@@ -55,34 +55,54 @@ export class ConsoleHostError extends ApiError {
   }
 }
 
+/** The console's settings from the Worker's environment (wrangler.toml `[vars]` and secrets). */
+export interface ConsoleSettings {
+  /** `PUBLIC_ORIGIN`, parsed: the service's public origin, or null when unset (local development). */
+  publicOrigin: URL | null;
+  /** `CONSOLE_SESSION_SECRET`, or null when unset or blank. */
+  sessionSecret: string | null;
+  /** `DOCS_URL`: a link to the API documentation for the page header, or null. */
+  docsUrl: string | null;
+}
+
+/**
+ * Reads the console's settings: `PUBLIC_ORIGIN`, `CONSOLE_SESSION_SECRET` and `DOCS_URL`. The one place
+ * the console reads its configuration.
+ * @throws {ConsoleNotConfiguredError} 503 when `PUBLIC_ORIGIN` is set but is not an http(s) URL
+ */
+export function consoleSettings(env: { PUBLIC_ORIGIN?: string; CONSOLE_SESSION_SECRET?: string; DOCS_URL?: string }): ConsoleSettings {
+  let publicOrigin: URL | null = null;
+  if (env.PUBLIC_ORIGIN) {
+    try {
+      publicOrigin = new URL(env.PUBLIC_ORIGIN);
+    } catch {
+      throw new ConsoleNotConfiguredError('PUBLIC_ORIGIN is not a URL; the developer console is unavailable.');
+    }
+    if (publicOrigin.protocol !== 'https:' && publicOrigin.protocol !== 'http:') {
+      throw new ConsoleNotConfiguredError('PUBLIC_ORIGIN is not an http(s) origin; the developer console is unavailable.');
+    }
+  }
+  return { publicOrigin, sessionSecret: env.CONSOLE_SESSION_SECRET?.trim() || null, docsUrl: env.DOCS_URL || null };
+}
+
 /**
  * The console's Host check (its DNS-rebinding guard) and configuration for one request.
  * With `PUBLIC_ORIGIN` set, the request's host must be that origin's host. Without it, only loopback hosts
  * are served (local development): `localhost:<port>` as is, `127.0.0.1` and `[::1]` redirected to
  * `localhost` with the same port, path and query, because WebAuthn refuses an IP address as relying-party id.
  * @param url the request URL (its host is the `Host` header)
- * @param env `PUBLIC_ORIGIN` and `CONSOLE_SESSION_SECRET`
+ * @param settings from {@link consoleSettings}
  * @throws {ConsoleHostError} 403 for any other host
- * @throws {ConsoleNotConfiguredError} 503 when deployed (`PUBLIC_ORIGIN` set) without a session secret, or
- *   when `PUBLIC_ORIGIN` is not an http(s) origin
+ * @throws {ConsoleNotConfiguredError} 503 when deployed (`PUBLIC_ORIGIN` set) without a session secret
  */
-export function consoleHostCheck(url: URL, env: { PUBLIC_ORIGIN?: string; CONSOLE_SESSION_SECRET?: string }): HostDecision {
-  const secret = env.CONSOLE_SESSION_SECRET?.trim() || undefined;
-  if (env.PUBLIC_ORIGIN) {
-    let publicUrl: URL;
-    try {
-      publicUrl = new URL(env.PUBLIC_ORIGIN);
-    } catch {
-      throw new ConsoleNotConfiguredError('PUBLIC_ORIGIN is not a URL; the developer console is unavailable.');
-    }
-    if (publicUrl.protocol !== 'https:' && publicUrl.protocol !== 'http:') {
-      throw new ConsoleNotConfiguredError('PUBLIC_ORIGIN is not an http(s) origin; the developer console is unavailable.');
-    }
-    if (url.host !== publicUrl.host) throw new ConsoleHostError();
-    if (!secret) throw new ConsoleNotConfiguredError('The developer console needs the CONSOLE_SESSION_SECRET secret; it is unavailable until it is set.');
+export function consoleHostCheck(url: URL, settings: ConsoleSettings): HostDecision {
+  const { publicOrigin, sessionSecret } = settings;
+  if (publicOrigin) {
+    if (url.host !== publicOrigin.host) throw new ConsoleHostError();
+    if (!sessionSecret) throw new ConsoleNotConfiguredError('The developer console needs the CONSOLE_SESSION_SECRET secret; it is unavailable until it is set.');
     return {
       ok: true,
-      config: { rpId: publicUrl.hostname, origin: publicUrl.origin, local: false, secureCookies: publicUrl.protocol === 'https:', sessionSecret: secret },
+      config: { rpId: publicOrigin.hostname, origin: publicOrigin.origin, local: false, secureCookies: publicOrigin.protocol === 'https:', sessionSecret },
     };
   }
   if (!LOOPBACK_HOSTS.has(url.hostname)) throw new ConsoleHostError();
@@ -95,6 +115,15 @@ export function consoleHostCheck(url: URL, env: { PUBLIC_ORIGIN?: string; CONSOL
   isolateSecret ??= [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, '0')).join('');
   return {
     ok: true,
-    config: { rpId: 'localhost', origin: url.origin, local: true, secureCookies: url.protocol === 'https:', sessionSecret: secret ?? isolateSecret },
+    config: { rpId: 'localhost', origin: url.origin, local: true, secureCookies: url.protocol === 'https:', sessionSecret: sessionSecret ?? isolateSecret },
   };
+}
+
+/**
+ * The console's Origin check for a state-changing request: its `Origin` is the console's origin, or, when
+ * the browser sent no `Origin` (Chromium under `Referrer-Policy: no-referrer` on a same-origin fetch),
+ * `Sec-Fetch-Site` is `same-origin` (a header pages cannot set).
+ */
+export function consoleOriginCheck(headers: { origin: string | undefined; secFetchSite: string | undefined }, config: ConsoleConfig): boolean {
+  return headers.origin === undefined ? headers.secFetchSite === 'same-origin' : headers.origin === config.origin;
 }

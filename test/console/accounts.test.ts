@@ -2,6 +2,7 @@
  * The console's records and rules (lib/console/accounts.ts, standing.ts, config.ts) over in-memory KV:
  * sessions, invitations, account revocation, plans, minting scopes, key authentication of console keys.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   createAccount,
@@ -22,7 +23,7 @@ import {
   setPlan,
   usableInvitation,
 } from '../../lib/console/accounts.ts';
-import { consoleHostCheck, ConsoleHostError, ConsoleNotConfiguredError, PLAN_DAILY_CALC_LIMITS } from '../../lib/console/config.ts';
+import { consoleHostCheck as hostCheck, consoleOriginCheck, consoleSettings, ConsoleHostError, ConsoleNotConfiguredError, PLAN_DAILY_CALC_LIMITS } from '../../lib/console/config.ts';
 import { KEY_USE_NOTE_INTERVAL_MS, noteKeyUse } from '../../lib/console/standing.ts';
 import { authenticate, createKey } from '../../lib/keys.ts';
 import { calcCaller } from '../../lib/rate-limit.ts';
@@ -171,6 +172,9 @@ describe('last use of a key', () => {
   });
 });
 
+/** The host check with settings read from `env`, as the console does. */
+const consoleHostCheck = (url: URL, env: Parameters<typeof consoleSettings>[0]) => hostCheck(url, consoleSettings(env));
+
 describe('host check and configuration', () => {
   const secret = { CONSOLE_SESSION_SECRET: 's'.repeat(32) };
   it('serves localhost, redirects loopback IPs to localhost and refuses other hosts without PUBLIC_ORIGIN', () => {
@@ -194,6 +198,45 @@ describe('host check and configuration', () => {
     const unconfigured = thrown(() => consoleHostCheck(new URL('https://fund-edge.example.com/developers/console'), { PUBLIC_ORIGIN: env.PUBLIC_ORIGIN }));
     expect(unconfigured).toBeInstanceOf(ConsoleNotConfiguredError);
     expect((unconfigured as ConsoleNotConfiguredError).status).toBe(503);
+  });
+
+  it('property: without PUBLIC_ORIGIN, every non-loopback host is refused and loopback IPs keep port, path and query', () => {
+    const label = fc.stringMatching(/^[a-z]([a-z0-9-]{0,10}[a-z0-9])?$/);
+    fc.assert(
+      fc.property(fc.array(label, { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 65535 }), (labels, port) => {
+        const host = labels.join('.');
+        fc.pre(host !== 'localhost');
+        expect(thrown(() => consoleHostCheck(new URL(`http://${host}:${port}/developers/console`), {}))).toBeInstanceOf(ConsoleHostError);
+      }),
+    );
+    fc.assert(
+      fc.property(fc.constantFrom('127.0.0.1', '[::1]'), fc.integer({ min: 1, max: 65535 }), fc.webPath(), fc.webQueryParameters(), (host, port, path, query) => {
+        const from = new URL(`http://${host}:${port}${path}${query ? `?${query}` : ''}`);
+        const decision = consoleHostCheck(from, {});
+        expect(decision.ok).toBe(false);
+        const to = new URL((decision as { redirect: string }).redirect);
+        expect([to.hostname, to.port, to.pathname, to.search]).toEqual(['localhost', from.port, from.pathname, from.search]);
+      }),
+    );
+  });
+
+  it("accepts only the console's Origin, or no Origin with Sec-Fetch-Site: same-origin", () => {
+    const decision = consoleHostCheck(new URL('http://localhost:8787/'), secret);
+    if (!decision.ok) throw new Error('expected a config');
+    const check = (origin: string | undefined, secFetchSite: string | undefined) => consoleOriginCheck({ origin, secFetchSite }, decision.config);
+    expect(check('http://localhost:8787', undefined)).toBe(true);
+    expect(check('http://localhost:8787', 'cross-site')).toBe(true);
+    expect(check(undefined, 'same-origin')).toBe(true);
+    for (const [origin, site] of [
+      ['http://localhost:8788', 'same-origin'],
+      ['http://127.0.0.1:8787', 'same-origin'],
+      ['null', 'same-origin'],
+      [undefined, 'same-site'],
+      [undefined, 'cross-site'],
+      [undefined, undefined],
+    ] as const) {
+      expect(check(origin, site)).toBe(false);
+    }
   });
 
   it('keeps one random secret per isolate on loopback without CONSOLE_SESSION_SECRET', () => {
