@@ -42,10 +42,16 @@ function invite(args: string[]): string {
   ).trim();
 }
 
+/** Waits for the dashboard after a navigation, and for its script (so that buttons act). */
+async function dashboardReady(page: Page): Promise<void> {
+  await page.getByRole('heading', { name: 'Your keys', level: 1 }).waitFor();
+  await page.waitForLoadState('load');
+}
+
 /** Creates an account with the page's passkey from the page it is on; waits for the dashboard. */
 async function signUp(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Create an account with a passkey' }).click();
-  await page.getByRole('heading', { name: 'Your keys', level: 1 }).waitFor();
+  await dashboardReady(page);
 }
 
 /** Mints a key from the dashboard; returns the key as copied to the clipboard with the page's button. */
@@ -105,15 +111,24 @@ describe('developer console in Chromium', () => {
 
       await page.getByRole('button', { name: 'Done' }).click();
       await page.getByRole('cell', { name: 'laptop', exact: true }).waitFor();
+      await page.waitForLoadState('load');
       expect(await page.getByTestId('usage').textContent()).toBe(`1 of ${PLAN_DAILY_CALC_LIMITS.free.toLocaleString('en-US')}`);
       expect(await page.content()).not.toContain(calcKey);
       await expect.poll(() => page.locator('tbody tr').first().textContent()).toContain(calcKey.slice(0, 12));
       await screenshot(page, '04-keys-listed');
 
+      await page.setViewportSize({ width: 390, height: 844 });
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBeLessThanOrEqual(0);
+      await screenshot(page, '04b-dashboard-phone');
+      await page.setViewportSize({ width: 1100, height: 900 });
+
       await page.getByRole('button', { name: 'Sign out' }).click();
+      // Signing back in with the keyboard alone: focus the button, press Enter (once the script is loaded).
       await page.getByRole('button', { name: 'Sign in with a passkey' }).waitFor();
-      await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
-      await page.getByRole('heading', { name: 'Your keys', level: 1 }).waitFor();
+      await page.waitForLoadState('load');
+      await page.getByRole('button', { name: 'Sign in with a passkey' }).focus();
+      await page.keyboard.press('Enter');
+      await dashboardReady(page);
       expect(await page.getByTestId('account-id').textContent()).toBe(accountId);
     } finally {
       await context.close();
@@ -141,6 +156,8 @@ describe('developer console in Chromium', () => {
       expect(quota.headers.get('ratelimit-policy')).toBe(`"daily";q=${PLAN_DAILY_CALC_LIMITS.paid};w=86400`);
 
       await page.getByRole('button', { name: 'Done' }).click();
+      await page.getByRole('cell', { name: 'desk', exact: true }).waitFor();
+      await page.waitForLoadState('load');
       page.once('dialog', (dialog) => void dialog.accept());
       await page.getByRole('button', { name: /^Revoke key/ }).click();
       await page.getByRole('cell', { name: 'revoked', exact: true }).waitFor();

@@ -5,7 +5,7 @@
  * `no-store` on every response, and the dashboard's usage from the quota's own counters.
  */
 import { generateSignedCookie } from 'hono/cookie';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../lib/app.ts';
 import { createAccount, createInvitation, createSession, revokeAccount, SESSION_TTL_SECONDS } from '../../lib/console/accounts.ts';
 import { csrfToken, SESSION_COOKIE } from '../../lib/console/app.tsx';
@@ -188,6 +188,25 @@ describe('sessions and CSRF', () => {
     await expectProblem(await post(env, '/login/verify', body), 401, 'unauthorized');
     await expectProblem(await post(env, '/register/verify', body), 401, 'unauthorized');
     await expectProblem(await post(env, '/login/verify', body), 429, 'rate_limited');
+  });
+});
+
+describe('logging', () => {
+  it('writes nothing to the console while keys are minted, used and revoked, or requests refused', async () => {
+    const spies = (['log', 'info', 'warn', 'error', 'debug'] as const).map((m) => vi.spyOn(console, m).mockImplementation(() => {}));
+    try {
+      const { env, CONSOLE } = setup();
+      const s = await signIn(CONSOLE);
+      const { key, keyId } = (await (await mint(env, s)).json()) as { key: string; keyId: string };
+      await app.request('/api/v1/calc/fee-calculator', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' }, env);
+      await app.request('/api/v1/fund/overview', { headers: { authorization: `Bearer ${key}` } }, env);
+      await post(env, `/keys/${keyId}/revoke`, {}, { cookie: s.cookie, 'x-csrf-token': s.token });
+      await post(env, '/login/verify', { response: { id: 'credential-id', response: {} } });
+      await mint(env, { ...s, token: 'wrong' });
+      for (const spy of spies) expect(spy).not.toHaveBeenCalled();
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
   });
 });
 
