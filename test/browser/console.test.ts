@@ -170,6 +170,18 @@ describe('developer console in Chromium', () => {
       await page.goto(link);
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('This invitation is not valid');
       await screenshot(page, '08-invitation-used');
+
+      // An invitation can also be accepted by signing in to an existing account from its page.
+      await page.goto(`${origin}/developers/console`);
+      await page.waitForLoadState('load');
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('button', { name: 'Sign in with a passkey' }).waitFor();
+      const second = invite(['--fund', 'other-fund']);
+      await page.goto(second);
+      await page.getByRole('heading', { name: 'You are invited to fund data' }).waitFor();
+      await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+      await dashboardReady(page);
+      expect(await page.getByTestId('scopes').textContent()).toBe('calc, fund (sample-fund), fund (other-fund)');
     } finally {
       await context.close();
     }
