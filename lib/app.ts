@@ -2,11 +2,12 @@
  * The Hono application: the request pipeline every endpoint goes through, and the route table mounted on it.
  *
  * Order: request id and security headers (and `Cache-Control: private, no-store` on every fund-data answer)
- * → configuration (lib/config.ts; malformed: 500) → CORS (preflight answered 204 without auth) → body cap
- * (1 MiB, 413) → the documentation pages (`/`, `/docs`, `/llms.txt`, `/llms-full.txt`: lib/site/pages.ts)
- * → route dispatch by method (405 with `Allow`) → the endpoint's handler. Unknown paths are 404 pointing at
- * the docs. Every error, thrown anywhere, is logged when it must be (lib/log.ts) and rendered once by
- * {@link problemResponse}.
+ * → configuration (lib/config.ts; malformed: 500) → CORS (preflight answered 204 without auth; not on the
+ * developer console, which is same-origin only) → body cap (1 MiB, 413) → the documentation pages (`/`,
+ * `/docs`, `/llms.txt`, `/llms-full.txt`: lib/site/pages.ts) → route dispatch by method (405 with `Allow`)
+ * → the endpoint's handler; the developer console (lib/console/app.tsx) is mounted at
+ * `/developers/console`. Unknown paths are 404 pointing at the docs. Every error, thrown anywhere, is
+ * logged when it must be (lib/log.ts) and rendered once by {@link problemResponse}.
  */
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
@@ -24,6 +25,7 @@ import { mountSite } from './site/pages.ts';
 export function isFundDataPath(path: string): boolean {
   return path === '/api/v1/fund' || path.startsWith('/api/v1/fund/') || path === '/api/mcp' || path === '/api/mcp/';
 }
+import { CONSOLE_PATH, consoleApp } from './console/app.tsx';
 
 /** Request headers a browser may send (contract §0). */
 export const CORS_ALLOW_HEADERS = ['authorization', 'content-type', 'accept', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'];
@@ -61,19 +63,18 @@ export function createApp(options: { clock?: Clock; routes?: readonly Route[] } 
     await next();
   });
 
-  app.use(
-    '*',
-    cors({
-      origin: (origin, c) => {
-        const allowed = c.get('config').corsOrigins;
-        return allowed === '*' ? '*' : allowed.includes(origin) ? origin : null;
-      },
-      allowMethods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
-      allowHeaders: CORS_ALLOW_HEADERS,
-      exposeHeaders: CORS_EXPOSE_HEADERS,
-      maxAge: 86_400,
-    }),
-  );
+  const corsMiddleware = cors({
+    origin: (origin, c) => {
+      const allowed = c.get('config').corsOrigins;
+      return allowed === '*' ? '*' : allowed.includes(origin) ? origin : null;
+    },
+    allowMethods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
+    allowHeaders: CORS_ALLOW_HEADERS,
+    exposeHeaders: CORS_EXPOSE_HEADERS,
+    maxAge: 86_400,
+  });
+  // The developer console is same-origin only (cookies): no CORS there.
+  app.use('*', (c, next) => (c.req.path.startsWith(CONSOLE_PATH) ? next() : corsMiddleware(c, next)));
 
   app.use(
     '*',
@@ -96,6 +97,8 @@ export function createApp(options: { clock?: Clock; routes?: readonly Route[] } 
       return operation.handle(c, { clock, routes });
     });
   }
+
+  app.route(CONSOLE_PATH, consoleApp({ clock }));
 
   // A wrong path is where a newcomer looks for the docs: point at them.
   app.notFound((c) => problemResponse(new NotFoundError(UNKNOWN_PATH_DETAIL), c.get('requestId')));

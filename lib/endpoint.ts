@@ -135,7 +135,7 @@ export async function callCalculator(
   request: { authorization: string | undefined; connectingIp: string | undefined; now: Date },
   readArguments: () => Promise<unknown>,
 ): Promise<{ result: unknown; headers: Record<string, string> }> {
-  const principal = await authenticate(request.authorization, env.API_KEYS);
+  const principal = await authenticate(request.authorization, env.API_KEYS, env.CONSOLE);
   const quota = await consumeCalcQuota(env, calcCaller(principal, request.connectingIp), request.now);
   const headers = rateLimitHeaders(quota);
   try {

@@ -45,6 +45,14 @@ export interface Env {
   MCP_ALLOWED_ORIGINS?: string;
   /** The static assets of `public/` (wrangler `[assets]`): Swagger UI, the design notes, the search index. */
   ASSETS?: Fetcher;
+  /** Developer console: accounts, passkey credentials, sessions, invitations and key indexes (lib/console/). */
+  CONSOLE: KVNamespace;
+  /** Burst guard of the console's sign-up, sign-in and minting: per client network and action. */
+  CONSOLE_BURST: RateLimit;
+  /** Optional link to the API documentation shown in the developer console's header. */
+  DOCS_URL?: string;
+  /** Secret signing console session cookies (a Worker secret; required unless running on loopback). */
+  CONSOLE_SESSION_SECRET?: string;
 }
 
 /** Values set on the Hono context by the pipeline. */

@@ -23,7 +23,10 @@ export type ProblemCode =
   | 'redaction_failed'
   | 'upstream_unavailable'
   | 'origin_not_allowed'
-  | 'misdirected_request';
+  | 'misdirected_request'
+  | 'csrf_failed'
+  | 'invitation_unusable'
+  | 'not_configured';
 
 /** One failing field: `pointer` is an RFC 6901 JSON pointer such as `/body/horizonYears`; `detail` names the rule. */
 export interface FieldError {
@@ -59,6 +62,9 @@ export const PROBLEMS: Record<ProblemCode, { status: number; title: string }> = 
   upstream_unavailable: { status: 503, title: 'Upstream unavailable' },
   origin_not_allowed: { status: 403, title: 'Origin not allowed' },
   misdirected_request: { status: 421, title: 'Misdirected request' },
+  csrf_failed: { status: 403, title: 'CSRF check failed' },
+  invitation_unusable: { status: 410, title: 'Invitation unusable' },
+  not_configured: { status: 503, title: 'Not configured' },
 };
 
 /**

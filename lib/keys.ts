@@ -7,6 +7,8 @@
  * code, the published demo key, is done in constant time over the digests.
  */
 import { UnauthorizedError } from './errors.ts';
+import { activeAccount, noteKeyUse } from './console/standing.ts';
+import type { AccountPlan } from './console/config.ts';
 
 /** Prefix of every developer key. */
 export const KEY_PREFIX = 'svc_dk_';
@@ -24,14 +26,28 @@ import { DEFAULT_KEY_DAILY_CALC_LIMIT } from './limits.ts';
 /** Calculator limit of a key minted without `--daily-calc-limit` (lib/limits.ts). */
 export { DEFAULT_KEY_DAILY_CALC_LIMIT };
 
+/**
+ * Scope of a stored key. `fund`: reads the fund `fundId` and raises the calculator quota; `calc`: raises the
+ * calculator quota only (403 `insufficient_scope` on fund data and the fund MCP server). The published demo
+ * key is the third scope, `demo`, and is never stored.
+ */
+export type KeyScope = 'fund' | 'calc';
+
 /** A stored key record: what `API_KEYS` holds under SHA-256(key). No secret is in it. */
 export interface KeyRecord {
   keyId: string;
   /** First 12 characters of the key, e.g. `svc_dk_AbCdE`, for listing and revoking. */
   prefix: string;
-  scope: 'fund';
-  fundId: string;
+  scope: KeyScope;
+  /** The fund a `fund` key reads; null for a `calc` key. */
+  fundId: string | null;
+  /**
+   * Calculator calls per UTC day of a key minted by the operator CLI. A key minted in the developer console
+   * (one with `accountId`) counts against its account's plan limit instead (lib/console/config.ts).
+   */
   dailyCalcLimit: number;
+  /** The developer-console account that minted the key; absent for keys minted by the operator CLI. */
+  accountId?: string;
   label: string;
   /** RFC 3339 UTC. */
   createdAt: string;
@@ -39,8 +55,15 @@ export interface KeyRecord {
   revokedAt: string | null;
 }
 
-/** Who a request authenticated as. */
-export type Principal = { kind: 'demo' } | { kind: 'key'; record: KeyRecord };
+/** The account standing of a console key, read when the key is authenticated. */
+export interface KeyAccount {
+  accountId: string;
+  /** The account's plan, which sets its calculator limit (lib/console/config.ts). */
+  plan: AccountPlan;
+}
+
+/** Who a request authenticated as. `account` is set for keys minted in the developer console. */
+export type Principal = { kind: 'demo' } | { kind: 'key'; record: KeyRecord; account?: KeyAccount };
 
 /** The subset of `KVNamespace` authentication needs. */
 export interface KeyValueStore extends KeyAdminStore {
@@ -97,15 +120,18 @@ let demoHash: Promise<string> | undefined;
  */
 export async function createKey(
   store: KeyAdminStore,
-  options: { fundId: string; label?: string; dailyCalcLimit?: number; now?: Date },
+  options: { fundId: string | null; scope?: KeyScope; accountId?: string; label?: string; dailyCalcLimit?: number; now?: Date },
 ): Promise<{ key: string; record: KeyRecord }> {
   const key = generateKey();
+  const scope = options.scope ?? 'fund';
+  if ((scope === 'fund') !== (options.fundId !== null)) throw new Error('A fund key names its fund; a calc key names none.');
   const record: KeyRecord = {
     keyId: `key_${randomBase62(16)}`,
     prefix: key.slice(0, 12),
-    scope: 'fund',
+    scope,
     fundId: options.fundId,
     dailyCalcLimit: options.dailyCalcLimit ?? DEFAULT_KEY_DAILY_CALC_LIMIT,
+    ...(options.accountId !== undefined ? { accountId: options.accountId } : {}),
     label: options.label ?? '',
     createdAt: (options.now ?? new Date()).toISOString(),
     revokedAt: null,
@@ -127,6 +153,16 @@ export async function listKeys(store: KeyAdminStore): Promise<(KeyRecord & { has
 }
 
 /**
+ * Marks one stored record revoked (no-op when it already is), keeping its value and metadata in step.
+ * @returns the record as stored
+ */
+export async function revokeRecord(store: KeyAdminStore, hash: string, record: KeyRecord, now = new Date()): Promise<KeyRecord> {
+  const revoked: KeyRecord = { ...record, revokedAt: record.revokedAt ?? now.toISOString() };
+  await store.put(hash, JSON.stringify(revoked), { metadata: revoked });
+  return revoked;
+}
+
+/**
  * Revokes the key whose prefix (or keyId) is given.
  * @returns the revoked record
  * @throws {Error} when no key or more than one key matches (a CLI-facing message; never sent to clients)
@@ -137,18 +173,25 @@ export async function revokeKey(store: KeyAdminStore, prefixOrId: string, now = 
     throw new Error(matches.length === 0 ? 'No key has that prefix or id.' : 'More than one key has that prefix; use the keyId.');
   }
   const { hash, ...record } = matches[0]!;
-  const revoked: KeyRecord = { ...record, revokedAt: record.revokedAt ?? now.toISOString() };
-  await store.put(hash, JSON.stringify(revoked), { metadata: revoked });
-  return revoked;
+  return revokeRecord(store, hash, record, now);
 }
 
 /**
- * Authenticates an `Authorization` header value.
+ * Authenticates an `Authorization` header value. A key minted in the developer console also needs its
+ * account to be active: one more KV read (`account:<id>` in the console namespace), so revoking an account
+ * stops all its keys at once. Its last use is noted at most once an hour per key and isolate.
+ * @param store the `API_KEYS` namespace
+ * @param accounts the console namespace (`CONSOLE`); without it a console key is refused (fail closed)
  * @returns null when no header was sent; the principal when the key is the demo key or an active stored key
- * @throws {UnauthorizedError} 401 for a header that is not `Bearer <key>`, a key of the wrong shape, or an
- *   unknown or revoked key (one message for both, so the answer does not tell which keys exist)
+ * @throws {UnauthorizedError} 401 for a header that is not `Bearer <key>`, a key of the wrong shape, an
+ *   unknown or revoked key, or a key of a revoked account (one message, so the answer does not tell which
+ *   keys exist)
  */
-export async function authenticate(header: string | undefined | null, store: KeyValueStore): Promise<Principal | null> {
+export async function authenticate(
+  header: string | undefined | null,
+  store: KeyValueStore,
+  accounts?: KeyValueStore,
+): Promise<Principal | null> {
   if (header === undefined || header === null || header.trim() === '') return null;
   const match = /^Bearer +(\S+)\s*$/i.exec(header);
   // Another scheme (Basic, ...) carries no bearer token: RFC 6750 §3.1 says to answer without an error code.
@@ -161,5 +204,9 @@ export async function authenticate(header: string | undefined | null, store: Key
   const stored = await store.get(hash);
   const record = stored === null ? null : (JSON.parse(stored) as KeyRecord);
   if (record === null || record.revokedAt !== null) throw new UnauthorizedError('The API key is not valid.', true);
-  return { kind: 'key', record };
+  if (record.accountId === undefined) return { kind: 'key', record };
+  const account = accounts ? await activeAccount(accounts, record.accountId) : null;
+  if (account === null) throw new UnauthorizedError('The API key is not valid.', true);
+  await noteKeyUse(accounts!, record.keyId);
+  return { kind: 'key', record, account: { accountId: account.accountId, plan: account.plan } };
 }

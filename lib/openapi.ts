@@ -192,9 +192,9 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string): Js
         {
           name: 'Fund data',
           description:
-            `Read-only GET endpoints over one fund's shadow NAV, reconciled against the administrator. A key is required: the published demo key reads a synthetic fund. Money and quantities are decimal strings; every response is redacted, fail-closed (500 redaction_failed and no data when it cannot be proven clean); paper-trading holdings never appear. Limit: ${FUND_BURST_LIMIT} requests per ${BURST_PERIOD_SECONDS} s per key.`,
+            `Read-only GET endpoints over one fund's shadow NAV, reconciled against the administrator. A key is required: a \`fund\` key of this fund, or the published demo key, which reads a synthetic fund; a \`calc\` key is refused with 403 \`insufficient_scope\`. Money and quantities are decimal strings; every response is redacted, fail-closed (500 redaction_failed and no data when it cannot be proven clean); paper-trading holdings never appear. Limit: ${FUND_BURST_LIMIT} requests per ${BURST_PERIOD_SECONDS} s per key.`,
         },
-        { name: 'Calculators', description: 'Stateless POST calculators; no key needed.' },
+        { name: 'Calculators', description: 'Stateless POST calculators; no key needed. A key from the developer console (`/developers/console`) raises the daily quota to its account plan limit.' },
         {
           name: 'MCP',
           description:
@@ -206,7 +206,12 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string): Js
       components: {
         schemas: { Problem: problemSchema },
         securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'A developer key `svc_dk_<32 base62>`.' },
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'A developer key `svc_dk_<32 base62>`, minted in the developer console at `/developers/console`. Scopes: `calc` (raises the calculator quota to the account plan limit; 403 `insufficient_scope` on fund data and the fund MCP server), `fund` (reads the fund it was minted for, and raises the calculator quota), `demo` (the published demo key: the synthetic fund over REST only).',
+          },
         },
         headers: {
           'X-Request-Id': { schema: { type: 'string' }, description: 'Id of this request, also in problem bodies.' },

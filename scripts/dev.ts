@@ -38,6 +38,8 @@ if (url) {
   console.log('fund data: the embedded default (set DATABASE_URL in .dev.vars for Postgres)');
 }
 
+console.log('developer console: http://localhost:8787/developers/console (passkeys need localhost, not 127.0.0.1)');
+
 const child = spawn(
   join(root, 'node_modules', '.bin', 'wrangler'),
   wranglerDevArgs(process.argv.slice(2), vars),

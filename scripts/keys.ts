@@ -10,42 +10,9 @@
  * the CLI and the Worker see the same data. Only SHA-256(key) and the record reach wrangler; the key itself
  * is printed once to stdout and never stored or logged.
  */
-import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createKey, listKeys, revokeKey, type KeyAdminStore } from '../lib/keys.ts';
-
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-
-/** A {@link KeyAdminStore} backed by `wrangler kv key` on the `API_KEYS` binding. */
-function wranglerStore(target: { remote: boolean; persistTo?: string }): KeyAdminStore {
-  const location = target.remote ? ['--remote'] : ['--local', ...(target.persistTo ? ['--persist-to', target.persistTo] : [])];
-  const run = (args: string[]) =>
-    execFileSync(join(root, 'node_modules', '.bin', 'wrangler'), ['kv', 'key', ...args, '--binding', 'API_KEYS', ...location], {
-      cwd: root,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        ...process.env,
-        WRANGLER_SEND_METRICS: 'false',
-        WRANGLER_HIDE_BANNER: 'true',
-        ...(target.remote ? {} : { CLOUDFLARE_CF_FETCH_ENABLED: 'false' }),
-        XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME ?? join(root, '.config'),
-      },
-    });
-  return {
-    async put(name, value, options) {
-      run(['put', name, value, ...(options?.metadata ? ['--metadata', JSON.stringify(options.metadata)] : [])]);
-    },
-    async list() {
-      const out = run(['list']);
-      const start = out.indexOf('[');
-      const keys = start < 0 ? [] : (JSON.parse(out.slice(start)) as { name: string; metadata?: unknown }[]);
-      return { keys, list_complete: true };
-    },
-  };
-}
+import { createKey, listKeys, revokeKey } from '../lib/keys.ts';
+import { wranglerKv } from './wrangler-kv.ts';
 
 const usage = `Usage:
   npm run keys -- create --fund <id> [--label L] [--daily-calc-limit N] [--remote] [--persist-to DIR]
@@ -70,7 +37,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(usage);
     return values.help ? 0 : 2;
   }
-  const store = wranglerStore({ remote: values.remote, ...(values['persist-to'] ? { persistTo: values['persist-to'] } : {}) });
+  const store = wranglerKv('API_KEYS', { remote: values.remote, ...(values['persist-to'] ? { persistTo: values['persist-to'] } : {}) });
   switch (command) {
     case 'create': {
       if (!values.fund) throw new Error('create needs --fund <id>.');
@@ -91,7 +58,7 @@ async function main(argv: string[]): Promise<number> {
       const records = await listKeys(store);
       if (records.length === 0) console.log('No keys.');
       for (const r of records) {
-        console.log([r.prefix, r.keyId, r.fundId, r.dailyCalcLimit, r.revokedAt ? `revoked ${r.revokedAt}` : 'active', r.label].join('\t'));
+        console.log([r.prefix, r.keyId, r.scope, r.fundId ?? '-', r.accountId ?? '-', r.dailyCalcLimit, r.revokedAt ? `revoked ${r.revokedAt}` : 'active', r.label].join('\t'));
       }
       return 0;
     }

@@ -121,7 +121,7 @@ export function fundEndpoint(def: FundToolDefinition): Endpoint {
         response: { description: `${def.title}, redacted.`, schema: def.output },
         problems: [...FUND_PROBLEMS, ...def.problems],
         async handle(c: Context<AppEnv>) {
-          const principal = await authenticate(c.req.header('authorization'), c.env.API_KEYS);
+          const principal = await authenticate(c.req.header('authorization'), c.env.API_KEYS, c.env.CONSOLE);
           if (!principal) throw new UnauthorizedError('Fund data needs a key: send "Authorization: Bearer svc_dk_...".', false);
           const source = fundSource(principal, c.get('config'));
           await consumeFundBurst(c.env, principal, c.req.header('cf-connecting-ip'));

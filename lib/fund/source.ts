@@ -37,7 +37,7 @@ const nothingToRelease = async () => {};
  * must be keyed by the deployment's secret, never by the public default the embedded data uses (anyone who
  * knows an internal investor id could recompute its `investorRef`). The demo key and the embedded sample
  * fund need no secret.
- * @throws {InsufficientScopeError} 403 for a key scoped to a fund other than the deployment's
+ * @throws {InsufficientScopeError} 403 for a `calc` key, or a key scoped to a fund other than the deployment's
  * @throws {FundDataNotConfiguredError} 500 for a real key when `DATABASE_URL` is set without `INVESTOR_REF_KEY`
  */
 export function fundSource(principal: Principal, config: Pick<Config, 'fundId' | 'databaseUrl' | 'databaseWsProxy' | 'investorRefKey'>): FundSource {
@@ -46,6 +46,9 @@ export function fundSource(principal: Principal, config: Pick<Config, 'fundId' |
     return { store: demoStore, fundId: DEMO_FUND.fundId, release: nothingToRelease };
   }
   const fundId = config.fundId;
+  if (principal.record.scope !== 'fund') {
+    throw new InsufficientScopeError('This key is scoped to the calculators; fund data needs a fund key.');
+  }
   if (principal.record.fundId !== fundId) throw new InsufficientScopeError('This key is scoped to another fund.');
   if (config.databaseUrl) {
     if (!config.investorRefKey) throw new FundDataNotConfiguredError();

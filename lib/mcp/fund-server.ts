@@ -64,7 +64,7 @@ export const fundServer: McpServerSpec<FundCaller> = {
   cacheControl: 'private, no-store',
   tools: fundTools,
   async admit(c) {
-    const principal = await authenticate(c.req.header('authorization'), c.env.API_KEYS);
+    const principal = await authenticate(c.req.header('authorization'), c.env.API_KEYS, c.env.CONSOLE);
     if (!principal) throw new UnauthorizedError('The fund MCP server needs a key: send "Authorization: Bearer svc_dk_...".', false);
     if (principal.kind === 'demo') {
       throw new InsufficientScopeError('The demo key reads only the demo fixture over REST; the fund MCP server needs a key minted for this fund.');

@@ -125,7 +125,7 @@ export const publicServer: McpServerSpec<PublicCaller> = {
   tools: once(() => [...calculatorTools(), searchDocsTool]),
   async admit(c) {
     return {
-      principal: await authenticate(c.req.header('authorization'), c.env.API_KEYS),
+      principal: await authenticate(c.req.header('authorization'), c.env.API_KEYS, c.env.CONSOLE),
       connectingIp: c.req.header('cf-connecting-ip'),
       origin: publicOrigin(c),
       assets: c.env.ASSETS,

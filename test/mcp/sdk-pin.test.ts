@@ -72,8 +72,8 @@ describe('the Ajv alias', () => {
     expect(() => new (ajvUnavailable as unknown as new () => unknown)()).toThrow('Ajv is not bundled in this Worker.');
   });
 
-  it('wrangler.toml aliases exactly ajv and ajv-formats to the stand-in', () => {
-    expect(wranglerAliases()).toEqual({ ajv: './lib/mcp/ajv-unused.ts', 'ajv-formats': './lib/mcp/ajv-unused.ts' });
+  it('wrangler.toml aliases ajv and ajv-formats to the stand-in', () => {
+    expect(wranglerAliases()).toMatchObject({ ajv: './lib/mcp/ajv-unused.ts', 'ajv-formats': './lib/mcp/ajv-unused.ts' });
   });
 
   it('bundled as wrangler does, both servers answer without ever constructing Ajv', async () => {

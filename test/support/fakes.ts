@@ -39,8 +39,13 @@ export class MemoryKv {
     this.puts.push({ key, value, ...(options.expirationTtl !== undefined ? { expirationTtl: options.expirationTtl } : {}) });
   }
 
-  async list(): Promise<{ keys: { name: string; metadata?: unknown }[]; list_complete: true }> {
-    return { keys: [...this.data].map(([name, v]) => ({ name, metadata: v.metadata })), list_complete: true };
+  async delete(key: string): Promise<void> {
+    this.data.delete(key);
+  }
+
+  async list(options: { prefix?: string } = {}): Promise<{ keys: { name: string; metadata?: unknown }[]; list_complete: true }> {
+    const prefix = options.prefix ?? '';
+    return { keys: [...this.data].filter(([name]) => name.startsWith(prefix)).map(([name, v]) => ({ name, metadata: v.metadata })), list_complete: true };
   }
 }
 
@@ -59,8 +64,21 @@ export class FakeBurst {
 }
 
 /** Fresh bindings for one test. */
-export function fakeEnv(overrides: Partial<{ burst: FakeBurst; fundBurst: FakeBurst; CORS_ORIGINS: string; MCP_ALLOWED_ORIGINS: string; FUND_ID: string; PUBLIC_ORIGIN: string }> = {}) {
+export function fakeEnv(
+  overrides: Partial<{
+    burst: FakeBurst;
+    fundBurst: FakeBurst;
+    consoleBurst: FakeBurst;
+    CORS_ORIGINS: string;
+    MCP_ALLOWED_ORIGINS: string;
+    FUND_ID: string;
+    PUBLIC_ORIGIN: string;
+    CONSOLE_SESSION_SECRET: string;
+  }> = {},
+) {
   const API_KEYS = new MemoryKv();
+  const CONSOLE = new MemoryKv();
+  const CONSOLE_BURST = overrides.consoleBurst ?? new FakeBurst();
   const RATE_LIMITS = new MemoryKv();
   const CALC_BURST = overrides.burst ?? new FakeBurst();
   const FUND_BURST = overrides.fundBurst ?? new FakeBurst();
@@ -70,10 +88,13 @@ export function fakeEnv(overrides: Partial<{ burst: FakeBurst; fundBurst: FakeBu
     CALC_BURST,
     FUND_BURST,
     ASSETS: fakeAssets,
+    CONSOLE,
+    CONSOLE_BURST,
     FUND_ID: overrides.FUND_ID ?? 'sample-fund',
+    ...(overrides.PUBLIC_ORIGIN !== undefined ? { PUBLIC_ORIGIN: overrides.PUBLIC_ORIGIN } : {}),
+    ...(overrides.CONSOLE_SESSION_SECRET ? { CONSOLE_SESSION_SECRET: overrides.CONSOLE_SESSION_SECRET } : {}),
     ...(overrides.CORS_ORIGINS ? { CORS_ORIGINS: overrides.CORS_ORIGINS } : {}),
     ...(overrides.MCP_ALLOWED_ORIGINS !== undefined ? { MCP_ALLOWED_ORIGINS: overrides.MCP_ALLOWED_ORIGINS } : {}),
-    ...(overrides.PUBLIC_ORIGIN !== undefined ? { PUBLIC_ORIGIN: overrides.PUBLIC_ORIGIN } : {}),
   } as unknown as Env;
-  return { env, API_KEYS, RATE_LIMITS, CALC_BURST, FUND_BURST };
+  return { env, API_KEYS, RATE_LIMITS, CALC_BURST, FUND_BURST, CONSOLE, CONSOLE_BURST };
 }

@@ -1,0 +1,346 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * The developer console at `/developers/console` (README "Developer console"): pages, passkey sign-up and
+ * sign-in, sessions, key minting and revocation, invitations. Mounted on the service's app by lib/app.ts.
+ *
+ * Every console response: security headers (a Content-Security-Policy with no inline script and
+ * `frame-ancestors 'none'`, nosniff, `Referrer-Policy: no-referrer`) through hono's `secure-headers`, and
+ * `Cache-Control: no-store`. Every request first passes {@link consoleHostCheck} (the console's Host
+ * guard). Every state-changing request is a JSON POST under `/api/` that must pass hono's `csrf` check, come
+ * from the console's own `Origin`, and, once signed in, carry the session's CSRF token in `X-CSRF-Token`.
+ * Sign-up, sign-in and minting are rate limited per client network (`CONSOLE_BURST`). Errors are problem+json
+ * (RFC 9457) like the API's; keys, session ids, tokens and credential ids are never logged.
+ */
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { deleteCookie, getSignedCookie, setSignedCookie } from 'hono/cookie';
+import { csrf } from 'hono/csrf';
+import { HTTPException } from 'hono/http-exception';
+import { secureHeaders } from 'hono/secure-headers';
+import * as z from 'zod';
+import { readJsonObject } from '../endpoint.ts';
+import type { AppEnv } from '../env.ts';
+import { ApiError, PayloadTooLargeError, RateLimitedError } from '../errors.ts';
+import { constantTimeEqual } from '../keys.ts';
+import { clientNetwork, systemClock, utcDate, type Clock } from '../rate-limit.ts';
+import { parseInput } from '../validation.ts';
+import { DEFAULT_FUND_ID } from '../fund/source.ts';
+import {
+  createSession,
+  endSession,
+  listAccountKeys,
+  mintAccountKey,
+  readSession,
+  redeemInvitation,
+  revokeAccountKey,
+  usableInvitation,
+  InvitationUnusableError,
+  SESSION_TTL_SECONDS,
+  CHALLENGE_TTL_SECONDS,
+  type Account,
+} from './accounts.ts';
+import { CONSOLE_PATH, consoleHostCheck, consoleOriginCheck, consoleSettings, planDailyCalcLimit, type ConsoleConfig, type ConsoleSettings } from './config.ts';
+import { DashboardPage, InvitationUnusablePage, WelcomePage } from './pages.tsx';
+import { CONSOLE_CSS, CONSOLE_JS } from './client.generated.ts';
+
+/** Hono environment of the console: the app's, plus the request's console configuration and session. */
+export interface ConsoleEnv {
+  Bindings: AppEnv['Bindings'];
+  Variables: AppEnv['Variables'] & {
+    consoleSettings: ConsoleSettings;
+    consoleConfig: ConsoleConfig;
+    session: { sessionId: string; account: Account } | null;
+  };
+}
+type ConsoleContext = Context<ConsoleEnv>;
+
+/** Name of the session cookie (`__Host-` prefixed when the cookie is Secure). */
+export const SESSION_COOKIE = 'fe_console_session';
+/** Name of the cookie holding a pending WebAuthn challenge's id. */
+export const CHALLENGE_COOKIE = 'fe_console_challenge';
+/** Largest body a console endpoint accepts, bytes (a passkey response is a few KiB). */
+export const CONSOLE_MAX_BODY_BYTES = 64 * 1024;
+
+/** 403 `csrf_failed`: a state-changing request without the console's Origin or the session's CSRF token. */
+export class CsrfError extends ApiError {
+  constructor() {
+    super('csrf_failed', 'The request did not come from the developer console page; reload it and try again.');
+    this.name = 'CsrfError';
+  }
+}
+
+/** 401 `unauthorized` for a console request without a valid session (no Bearer challenge: this is a cookie). */
+export class SessionRequiredError extends ApiError {
+  constructor() {
+    super('unauthorized', 'Sign in to the developer console first (your session is missing or has ended).');
+    this.name = 'SessionRequiredError';
+  }
+}
+
+/** Body of `POST /api/keys`. */
+export const MintKeyBody = z.strictObject({
+  /** A name for the key, 1..64 characters, no control characters. */
+  label: z.string().trim().min(1).max(64).regex(/^[^\p{Cc}]*$/u),
+  scope: z.enum(['calc', 'fund']),
+  /** The fund of a `fund` key; defaults to the account's invited fund. */
+  fundId: z.string().min(1).max(64).optional(),
+});
+
+/** Body of the passkey verification endpoints: the browser's response and an optional invitation token. */
+const CeremonyBody = z.strictObject({
+  response: z.record(z.string(), z.unknown()),
+  invitation: z.string().max(64).optional(),
+});
+
+const InvitationBody = z.strictObject({ invitation: z.string().max(64) });
+
+/** The CSRF token of a session: HMAC-SHA-256(session secret, "csrf:" + session id), base64url. */
+export async function csrfToken(secret: string, sessionId: string): Promise<string> {
+  const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(`csrf:${sessionId}`)));
+  return btoa(String.fromCharCode(...mac)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** Name of the counter the calculator quota keeps for an account today (see consumeCalcQuota in lib/rate-limit.ts). */
+export function accountUsageCounter(accountId: string, now: Date): string {
+  return `calc:account:${accountId}:${utcDate(now)}`;
+}
+
+const cookieOptions = (config: ConsoleConfig) => ({
+  httpOnly: true,
+  secure: config.secureCookies,
+  sameSite: 'Lax' as const,
+  path: '/',
+  ...(config.secureCookies ? { prefix: 'host' as const } : {}),
+});
+
+/** Asks `CONSOLE_BURST` for one more `action` from the client's network. @throws {RateLimitedError} 429 */
+async function consoleBurst(c: ConsoleContext, action: string): Promise<void> {
+  const { success } = await c.env.CONSOLE_BURST.limit({ key: `${action}:${clientNetwork(c.req.header('cf-connecting-ip'))}` });
+  if (!success) throw new RateLimitedError('Too many attempts in a short time; wait a minute and try again.', 60);
+}
+
+/** The signed-in session. @throws {SessionRequiredError} 401 without one */
+function requireSession(c: ConsoleContext): { sessionId: string; account: Account } {
+  const session = c.get('session');
+  if (!session) throw new SessionRequiredError();
+  return session;
+}
+
+/**
+ * The console's CSRF guard for `POST /api/*`: hono's `csrf` (form posts from other origins), the request's
+ * `Origin` equal to the console's (or, without an `Origin`, `Sec-Fetch-Site: same-origin`), and, with a
+ * session, `X-CSRF-Token` equal to the session's token.
+ * @throws {CsrfError} 403 `csrf_failed`
+ */
+function csrfGuard(): MiddlewareHandler<ConsoleEnv> {
+  return async (c, next) => {
+    const config = c.get('consoleConfig');
+    const formCheck = csrf({ origin: config.origin });
+    try {
+      await formCheck(c, async () => {});
+    } catch (err) {
+      if (err instanceof HTTPException) throw new CsrfError();
+      throw err;
+    }
+    if (!consoleOriginCheck({ origin: c.req.header('origin'), secFetchSite: c.req.header('sec-fetch-site') }, config)) throw new CsrfError();
+    const session = c.get('session');
+    if (session) {
+      const sent = c.req.header('x-csrf-token') ?? '';
+      if (!constantTimeEqual(sent, await csrfToken(config.sessionSecret, session.sessionId))) throw new CsrfError();
+    }
+    await next();
+  };
+}
+
+/**
+ * The console's routes, to mount at {@link CONSOLE_PATH}.
+ * @param options.clock the time source (tests inject one to expire sessions and invitations)
+ */
+export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
+  const clock = options.clock ?? systemClock;
+  const app = new Hono<ConsoleEnv>();
+
+  app.use(
+    '*',
+    secureHeaders({
+      contentSecurityPolicy: {
+        defaultSrc: ["'none'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'"],
+        connectSrc: ["'self'"],
+        formAction: ["'self'"],
+        baseUri: ["'none'"],
+        frameAncestors: ["'none'"],
+      },
+      referrerPolicy: 'no-referrer',
+      xFrameOptions: 'DENY',
+      crossOriginOpenerPolicy: 'same-origin',
+      permissionsPolicy: { camera: [], microphone: [], geolocation: [] },
+    }),
+  );
+
+  app.use('*', async (c, next) => {
+    const settings = consoleSettings(c.env);
+    c.set('consoleSettings', settings);
+    const decision = consoleHostCheck(new URL(c.req.url), settings);
+    if (!decision.ok) {
+      c.header('Cache-Control', 'no-store');
+      return c.redirect(decision.redirect, 308);
+    }
+    const config = decision.config;
+    c.set('consoleConfig', config);
+    const signed = await getSignedCookie(c, config.sessionSecret, SESSION_COOKIE, config.secureCookies ? 'host' : undefined);
+    const found = typeof signed === 'string' ? await readSession(c.env.CONSOLE, signed, clock()) : null;
+    c.set('session', found ? { sessionId: signed as string, account: found.account } : null);
+    await next();
+    c.res.headers.set('Cache-Control', 'no-store');
+  });
+
+  app.use(
+    '/api/*',
+    bodyLimit({
+      maxSize: CONSOLE_MAX_BODY_BYTES,
+      onError: () => {
+        throw new PayloadTooLargeError('A developer console request body may be at most 64 KiB.');
+      },
+    }),
+  );
+  app.use('/api/*', csrfGuard());
+
+  app.get('/console.js', (c) => c.body(CONSOLE_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
+  app.get('/console.css', (c) => c.body(CONSOLE_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
+
+  app.get('/', async (c) => {
+    const session = c.get('session');
+    if (!session) return c.html(<WelcomePage docsUrl={c.get('consoleSettings').docsUrl ?? undefined} />);
+    return c.html(await dashboard(c, session));
+  });
+
+  app.get('/invite/:token', async (c) => {
+    const token = c.req.param('token');
+    let invitation;
+    try {
+      invitation = await usableInvitation(c.env.CONSOLE, token, clock());
+    } catch (err) {
+      if (err instanceof InvitationUnusableError) return c.html(<InvitationUnusablePage docsUrl={c.get('consoleSettings').docsUrl ?? undefined} />, 410);
+      throw err;
+    }
+    const pending = { token, fundId: invitation.fundId, plan: invitation.plan };
+    const session = c.get('session');
+    if (!session) return c.html(<WelcomePage invitation={pending} docsUrl={c.get('consoleSettings').docsUrl ?? undefined} />);
+    return c.html(await dashboard(c, session, pending));
+  });
+
+  // Passkey ceremonies: `options` stores a challenge and sets its cookie; `verify` answers it (once), creates
+  // the account (register) or finds it (login), redeems an invitation sent along, and starts a session.
+  for (const ceremony of ['register', 'login'] as const) {
+    app.post(`/api/${ceremony}/options`, async (c) => {
+      await consoleBurst(c, ceremony);
+      const webauthn = await import('./webauthn.ts');
+      const config = c.get('consoleConfig');
+      const { options, challengeId } =
+        ceremony === 'register' ? await webauthn.registrationOptions(c.env.CONSOLE, config) : await webauthn.authenticationOptions(c.env.CONSOLE, config);
+      await setChallengeCookie(c, challengeId);
+      return c.json({ options });
+    });
+
+    app.post(`/api/${ceremony}/verify`, async (c) => {
+      await consoleBurst(c, ceremony);
+      const body = parseInput(CeremonyBody, await readJsonObject(c as unknown as Context<AppEnv>), 'body');
+      if (body.invitation !== undefined) await usableInvitation(c.env.CONSOLE, body.invitation, clock());
+      const webauthn = await import('./webauthn.ts');
+      const config = c.get('consoleConfig');
+      const challengeId = await takeChallengeCookie(c);
+      let account =
+        ceremony === 'register'
+          ? await webauthn.verifyRegistration(c.env.CONSOLE, config, challengeId, body.response, clock())
+          : await webauthn.verifyAuthentication(c.env.CONSOLE, config, challengeId, body.response);
+      if (body.invitation !== undefined) account = await redeemInvitation(c.env.CONSOLE, body.invitation, account, clock());
+      const prior = c.get('session');
+      if (prior) await endSession(c.env.CONSOLE, prior.sessionId);
+      await startSession(c, account);
+      return c.json({ accountId: account.accountId }, ceremony === 'register' ? 201 : 200);
+    });
+  }
+
+  app.post('/api/logout', async (c) => {
+    const { sessionId } = requireSession(c);
+    await endSession(c.env.CONSOLE, sessionId);
+    const config = c.get('consoleConfig');
+    deleteCookie(c, SESSION_COOKIE, cookieOptions(config));
+    return c.json({ signedOut: true });
+  });
+
+  app.post('/api/keys', async (c) => {
+    const { account } = requireSession(c);
+    await consoleBurst(c, 'mint');
+    const body = parseInput(MintKeyBody, await readJsonObject(c as unknown as Context<AppEnv>), 'body');
+    const { key, record } = await mintAccountKey(c.env.CONSOLE, c.env.API_KEYS, account, {
+      scope: body.scope,
+      label: body.label,
+      ...(body.fundId !== undefined ? { fundId: body.fundId } : {}),
+      now: clock(),
+    });
+    const { dailyCalcLimit: _unused, ...shown } = record;
+    return c.json({ key, ...shown, dailyCalcLimit: planDailyCalcLimit(account.plan) }, 201);
+  });
+
+  app.post('/api/keys/:keyId/revoke', async (c) => {
+    const { account } = requireSession(c);
+    const keyId = c.req.param('keyId');
+    if (!/^key_[0-9A-Za-z]{16}$/.test(keyId)) throw new ApiError('not_found', 'This account has no such key.');
+    const record = await revokeAccountKey(c.env.CONSOLE, c.env.API_KEYS, account.accountId, keyId, clock());
+    return c.json({ keyId: record.keyId, prefix: record.prefix, revokedAt: record.revokedAt });
+  });
+
+  app.post('/api/invitations/accept', async (c) => {
+    const { account } = requireSession(c);
+    const body = parseInput(InvitationBody, await readJsonObject(c as unknown as Context<AppEnv>), 'body');
+    const updated = await redeemInvitation(c.env.CONSOLE, body.invitation, account, clock());
+    return c.json({ accountId: updated.accountId, fundIds: updated.fundIds, plan: updated.plan });
+  });
+
+  /** The dashboard's data for a session. */
+  async function dashboard(c: ConsoleContext, session: { sessionId: string; account: Account }, invitation?: { token: string; fundId: string; plan: string }) {
+    const config = c.get('consoleConfig');
+    const { account } = session;
+    const used = Number.parseInt((await c.env.RATE_LIMITS.get(accountUsageCounter(account.accountId, clock()))) ?? '0', 10) || 0;
+    const servedFund = c.env.FUND_ID || DEFAULT_FUND_ID;
+    return (
+      <DashboardPage
+        account={account}
+        keys={await listAccountKeys(c.env.CONSOLE, c.env.API_KEYS, account.accountId)}
+        usage={{ used, limit: planDailyCalcLimit(account.plan) }}
+        base={config.origin}
+        csrfToken={await csrfToken(config.sessionSecret, session.sessionId)}
+        fundId={account.fundIds.includes(servedFund) ? servedFund : (account.fundIds[0] ?? null)}
+        invitation={invitation}
+        docsUrl={c.get('consoleSettings').docsUrl ?? undefined}
+      />
+    );
+  }
+
+  async function startSession(c: ConsoleContext, account: Account): Promise<void> {
+    const config = c.get('consoleConfig');
+    const { sessionId } = await createSession(c.env.CONSOLE, account.accountId, clock());
+    await setSignedCookie(c, SESSION_COOKIE, sessionId, config.sessionSecret, { ...cookieOptions(config), maxAge: SESSION_TTL_SECONDS });
+  }
+
+  async function setChallengeCookie(c: ConsoleContext, challengeId: string): Promise<void> {
+    const config = c.get('consoleConfig');
+    await setSignedCookie(c, CHALLENGE_COOKIE, challengeId, config.sessionSecret, { ...cookieOptions(config), sameSite: 'Strict', maxAge: CHALLENGE_TTL_SECONDS });
+  }
+
+  async function takeChallengeCookie(c: ConsoleContext): Promise<string | undefined> {
+    const config = c.get('consoleConfig');
+    const value = await getSignedCookie(c, config.sessionSecret, CHALLENGE_COOKIE, config.secureCookies ? 'host' : undefined);
+    deleteCookie(c, CHALLENGE_COOKIE, cookieOptions(config));
+    return typeof value === 'string' ? value : undefined;
+  }
+
+  return app;
+}
+
+export { CONSOLE_PATH };

@@ -1,0 +1,116 @@
+/**
+ * The developer console's browser script (bundled by scripts/build-console.ts into lib/console/client.generated.ts
+ * and served as `/developers/console/console.js`): passkey sign-up and sign-in through
+ * `@simplewebauthn/browser`, minting and revoking keys, accepting an invitation, signing out, and copying a
+ * key. Every request is a same-origin JSON POST carrying the page's CSRF token (`X-CSRF-Token`).
+ */
+import { browserSupportsWebAuthn, startAuthentication, startRegistration } from '@simplewebauthn/browser';
+
+const BASE = '/developers/console/api';
+
+/** The problem+json detail of a failed response, or a generic sentence. */
+async function problemDetail(res: Response): Promise<string> {
+  try {
+    const body = (await res.json()) as { detail?: unknown };
+    if (typeof body.detail === 'string') return body.detail;
+  } catch {
+    // not JSON
+  }
+  return `The request failed (${res.status}).`;
+}
+
+/** POSTs JSON to a console endpoint; throws an Error with the problem's detail on failure. */
+async function post<T>(path: string, body: unknown = {}): Promise<T> {
+  const token = document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')?.content ?? '';
+  const res = await fetch(BASE + path, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'content-type': 'application/json', 'x-csrf-token': token },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(await problemDetail(res));
+  return (await res.json()) as T;
+}
+
+function status(text: string): void {
+  const el = document.getElementById('status');
+  if (el) el.textContent = text;
+}
+
+async function register(invitation: string | undefined): Promise<void> {
+  if (!browserSupportsWebAuthn()) throw new Error('This browser does not support passkeys.');
+  const { options } = await post<{ options: Parameters<typeof startRegistration>[0]['optionsJSON'] }>('/register/options');
+  const response = await startRegistration({ optionsJSON: options });
+  await post('/register/verify', { response, ...(invitation ? { invitation } : {}) });
+  location.assign('/developers/console');
+}
+
+async function login(invitation: string | undefined): Promise<void> {
+  if (!browserSupportsWebAuthn()) throw new Error('This browser does not support passkeys.');
+  const { options } = await post<{ options: Parameters<typeof startAuthentication>[0]['optionsJSON'] }>('/login/options');
+  const response = await startAuthentication({ optionsJSON: options });
+  await post('/login/verify', { response, ...(invitation ? { invitation } : {}) });
+  location.assign('/developers/console');
+}
+
+async function mint(form: HTMLFormElement): Promise<void> {
+  const data = new FormData(form);
+  const label = String(data.get('label') ?? '').trim();
+  if (label === '') {
+    status('Give the key a label.');
+    form.querySelector<HTMLInputElement>('#key-label')?.focus();
+    return;
+  }
+  const minted = await post<{ key: string; prefix: string }>('/keys', { label, scope: String(data.get('scope') ?? 'calc') });
+  const panel = document.getElementById('new-key')!;
+  document.getElementById('new-key-value')!.textContent = minted.key;
+  document.getElementById('new-key-export')!.textContent = `export FUND_EDGE_KEY=${minted.key}`;
+  panel.hidden = false;
+  panel.focus();
+  form.reset();
+  status(`Key ${minted.prefix}… minted. Copy it now: it is shown once.`);
+}
+
+async function copy(targetId: string): Promise<void> {
+  const text = document.getElementById(targetId)?.textContent ?? '';
+  await navigator.clipboard.writeText(text);
+  status('Copied to the clipboard.');
+}
+
+const actions: Record<string, (el: HTMLElement) => Promise<void>> = {
+  register: (el) => register(el.dataset.invitation || undefined),
+  login: (el) => login(el.dataset.invitation || undefined),
+  logout: async () => {
+    await post('/logout');
+    location.assign('/developers/console');
+  },
+  revoke: async (el) => {
+    if (!confirm('Revoke this key? Calls with it will fail at once.')) return;
+    await post(`/keys/${encodeURIComponent(el.dataset.keyId ?? '')}/revoke`);
+    location.reload();
+  },
+  'accept-invitation': async (el) => {
+    await post('/invitations/accept', { invitation: el.dataset.invitation });
+    location.assign('/developers/console');
+  },
+  copy: (el) => copy(el.dataset.copyTarget ?? ''),
+  reload: async () => location.assign('/developers/console'),
+};
+
+document.addEventListener('click', (event) => {
+  const el = (event.target as Element | null)?.closest<HTMLElement>('[data-action]');
+  const action = el && actions[el.dataset.action ?? ''];
+  if (!el || !action) return;
+  event.preventDefault();
+  el.setAttribute('aria-busy', 'true');
+  action(el)
+    .catch((err: unknown) => status(err instanceof Error ? err.message : 'Something went wrong.'))
+    .finally(() => el.removeAttribute('aria-busy'));
+});
+
+document.addEventListener('submit', (event) => {
+  const form = event.target as HTMLFormElement;
+  if (form.id !== 'mint-form') return;
+  event.preventDefault();
+  mint(form).catch((err: unknown) => status(err instanceof Error ? err.message : 'Something went wrong.'));
+});

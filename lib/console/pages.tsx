@@ -1,0 +1,274 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * The developer console's server-rendered pages (hono JSX): the welcome page (sign up or sign in with a
+ * passkey), an invitation, and the signed-in dashboard (account, usage, keys, quick starts). Every value is
+ * escaped by JSX; the only script is `console.js` from the same origin (the CSP allows no inline script).
+ * Interactive parts are buttons with `data-action` attributes that the client script wires up.
+ */
+import { raw } from 'hono/html';
+import type { FC, PropsWithChildren } from 'hono/jsx';
+import type { AccountKey } from './accounts.ts';
+import type { Account } from './standing.ts';
+import { CONSOLE_PATH } from './config.ts';
+
+/** What the dashboard shows. */
+export interface DashboardData extends PageProps {
+  account: Account;
+  keys: AccountKey[];
+  usage: { used: number; limit: number };
+  /** The service's base URL for the quick starts, e.g. `http://localhost:8787`. */
+  base: string;
+  csrfToken: string;
+  /** The fund this deployment serves, when the account may mint keys for it. */
+  fundId: string | null;
+  /** A pending invitation token the signed-in developer may accept. */
+  invitation?: { token: string; fundId: string; plan: string } | undefined;
+}
+
+/** Props every page takes: `docsUrl` is where the API documentation lives (`DOCS_URL`, optional). */
+export interface PageProps {
+  docsUrl?: string | undefined;
+}
+
+const Layout: FC<PropsWithChildren<{ title: string; csrfToken?: string } & PageProps>> = ({ title, csrfToken, docsUrl, children }) => (
+  <>
+  {raw('<!doctype html>')}
+  <html lang="en">
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      {csrfToken ? <meta name="csrf-token" content={csrfToken} /> : null}
+      <title>{title}</title>
+      <link rel="stylesheet" href={`${CONSOLE_PATH}/console.css`} />
+      <script src={`${CONSOLE_PATH}/console.js`} defer></script>
+    </head>
+    <body>
+      <a class="skip" href="#main">Skip to content</a>
+      <header>
+        <p class="brand">fund-edge <span>developer console</span></p>
+        <nav aria-label="Documentation">
+          {docsUrl ? <a href={docsUrl}>API docs</a> : null}
+          <a href="/api/v1/openapi.json">API reference (OpenAPI 3.1)</a>
+        </nav>
+      </header>
+      <main id="main" tabindex={-1}>
+        <p id="status" role="status" aria-live="polite"></p>
+        {children}
+      </main>
+    </body>
+  </html>
+  </>
+);
+
+/** The page for a visitor without a session: create an account or sign in, both with a passkey. */
+export const WelcomePage: FC<{ invitation?: { token: string; fundId: string; plan: string } | undefined } & PageProps> = ({ invitation, docsUrl }) => (
+  <Layout title="Developer console · fund-edge" docsUrl={docsUrl}>
+    <h1>Developer console</h1>
+    {invitation ? (
+      <section class="card invite" aria-labelledby="invite-h">
+        <h2 id="invite-h">You are invited to fund data</h2>
+        <p>
+          This invitation lets your account mint keys for the fund <code>{invitation.fundId}</code>
+          {invitation.plan === 'paid' ? ' on the paid plan' : ''}. Create an account or sign in to accept it.
+        </p>
+      </section>
+    ) : (
+      <p class="lead">
+        Mint API keys for the calculators and, when a fund operator invites you, for fund data. No password and no
+        e-mail: your account is a passkey on this device.
+      </p>
+    )}
+    <section class="card" aria-labelledby="start-h">
+      <h2 id="start-h">Get a key in under a minute</h2>
+      <ol>
+        <li>Create an account with a passkey (your device asks for a fingerprint, face or PIN).</li>
+        <li>Mint a key and copy it: it is shown once.</li>
+        <li>Paste one of the ready-made commands.</li>
+      </ol>
+      <div class="actions">
+        <button type="button" data-action="register" data-invitation={invitation?.token}>
+          Create an account with a passkey
+        </button>
+        <button type="button" class="secondary" data-action="login" data-invitation={invitation?.token}>
+          Sign in with a passkey
+        </button>
+      </div>
+    </section>
+    <p>
+      No account needed to try: the calculators answer 500 calls a day per network without a key, and the published demo
+      key <code>svc_dk_DemoKeyFundEdgeSyntheticFixture1</code> reads a synthetic fund.
+    </p>
+  </Layout>
+);
+
+/** A page for an invitation that cannot be used (410). */
+export const InvitationUnusablePage: FC<PageProps> = ({ docsUrl }) => (
+  <Layout title="Invitation not valid · fund-edge" docsUrl={docsUrl}>
+    <h1>This invitation is not valid</h1>
+    <p>It has expired or has already been used. Ask the fund operator for a new link.</p>
+    <p>
+      <a href={CONSOLE_PATH}>Go to the developer console</a>
+    </p>
+  </Layout>
+);
+
+const QuickStarts: FC<{ base: string; fund: boolean }> = ({ base, fund }) => {
+  const calc = `curl -s -i -X POST ${base}/api/v1/calc/fee-calculator \\\n  -H "authorization: Bearer $FUND_EDGE_KEY" -H 'content-type: application/json' -d '{}'`;
+  const fundCurl = `curl -s ${base}/api/v1/fund/overview -H "authorization: Bearer $FUND_EDGE_KEY"`;
+  const mcp = JSON.stringify(
+    {
+      mcpServers: {
+        'fund-edge-calculators': { type: 'http', url: `${base}/api/mcp/public`, headers: { Authorization: 'Bearer svc_dk_...' } },
+        ...(fund ? { 'fund-edge-fund': { type: 'http', url: `${base}/api/mcp`, headers: { Authorization: 'Bearer svc_dk_...' } } } : {}),
+      },
+    },
+    null,
+    2,
+  );
+  return (
+    <section class="card" aria-labelledby="qs-h">
+      <h2 id="qs-h">Quick starts</h2>
+      <p>
+        Put your key in the shell first: <code>export FUND_EDGE_KEY=svc_dk_...</code>
+      </p>
+      <h3>A calculator</h3>
+      <pre tabindex={0}><code data-quickstart="calc">{calc}</code></pre>
+      {fund ? (
+        <>
+          <h3>Fund data</h3>
+          <pre tabindex={0}><code data-quickstart="fund">{fundCurl}</code></pre>
+        </>
+      ) : null}
+      <h3>MCP client configuration</h3>
+      <pre tabindex={0}><code data-quickstart="mcp">{mcp}</code></pre>
+      <p>
+        Without a fund key only the calculators' server applies; the fund server (<code>/api/mcp</code>) answers 403 to a
+        calculator key.
+      </p>
+    </section>
+  );
+};
+
+/** The signed-in dashboard. */
+export const DashboardPage: FC<DashboardData> = ({ account, keys, usage, base, csrfToken, fundId, invitation, docsUrl }) => {
+  const scopes = ['calc', ...account.fundIds.map((f) => `fund (${f})`)];
+  const pct = usage.limit > 0 ? Math.min(100, Math.round((usage.used / usage.limit) * 100)) : 0;
+  return (
+    <Layout title="Your keys · fund-edge developer console" csrfToken={csrfToken} docsUrl={docsUrl}>
+      <div class="titlebar">
+        <h1>Your keys</h1>
+        <button type="button" class="secondary" data-action="logout">
+          Sign out
+        </button>
+      </div>
+      {invitation ? (
+        <section class="card invite" aria-labelledby="inv-h">
+          <h2 id="inv-h">Invitation to fund data</h2>
+          <p>
+            Accept to mint keys for the fund <code>{invitation.fundId}</code>.
+          </p>
+          <button type="button" data-action="accept-invitation" data-invitation={invitation.token}>
+            Accept invitation
+          </button>
+        </section>
+      ) : null}
+      <section class="card" aria-labelledby="acct-h">
+        <h2 id="acct-h">Account</h2>
+        <dl class="facts">
+          <dt>Account</dt>
+          <dd>
+            <code data-testid="account-id">{account.accountId}</code>
+          </dd>
+          <dt>Plan</dt>
+          <dd data-testid="plan">{account.plan}</dd>
+          <dt>Scopes</dt>
+          <dd data-testid="scopes">{scopes.join(', ')}</dd>
+          <dt>Calculator calls today</dt>
+          <dd>
+            <span data-testid="usage">
+              {usage.used.toLocaleString('en-US')} of {usage.limit.toLocaleString('en-US')}
+            </span>
+            <progress max={usage.limit} value={usage.used} aria-label={`${pct}% of today's calculator limit used`}></progress>
+          </dd>
+        </dl>
+      </section>
+      <section class="card" aria-labelledby="mint-h">
+        <h2 id="mint-h">Mint a key</h2>
+        <form id="mint-form" novalidate>
+          <label for="key-label">Label</label>
+          <input id="key-label" name="label" required maxlength={64} placeholder="e.g. laptop, CI" autocomplete="off" />
+          <fieldset>
+            <legend>Scope</legend>
+            <label>
+              <input type="radio" name="scope" value="calc" checked /> Calculators (<code>calc</code>)
+            </label>
+            {fundId ? (
+              <label>
+                <input type="radio" name="scope" value="fund" /> Fund data for <code>{fundId}</code> (<code>fund</code>)
+              </label>
+            ) : null}
+          </fieldset>
+          <button type="submit">Mint key</button>
+        </form>
+        <div id="new-key" class="new-key" hidden tabindex={-1} aria-labelledby="new-key-h">
+          <h3 id="new-key-h">Your new key</h3>
+          <p>Copy it now: it is shown once and cannot be recovered.</p>
+          <div class="copyrow">
+            <code id="new-key-value" data-testid="new-key"></code>
+            <button type="button" data-action="copy" data-copy-target="new-key-value">
+              Copy key
+            </button>
+          </div>
+          <pre tabindex={0}><code id="new-key-export"></code></pre>
+          <button type="button" class="secondary" data-action="reload">
+            Done
+          </button>
+        </div>
+      </section>
+      <section class="card" aria-labelledby="keys-h">
+        <h2 id="keys-h">Keys</h2>
+        {keys.length === 0 ? (
+          <p>No keys yet.</p>
+        ) : (
+          <div class="scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Prefix</th>
+                  <th scope="col">Label</th>
+                  <th scope="col">Scope</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">State</th>
+                </tr>
+              </thead>
+              <tbody>
+                {keys.map((k) => (
+                  <tr data-key-id={k.keyId}>
+                    <td>
+                      <code>{k.prefix}…</code>
+                    </td>
+                    <td>{k.label}</td>
+                    <td>{k.scope === 'fund' ? `fund (${k.fundId})` : k.scope}</td>
+                    <td>{k.createdAt.slice(0, 16).replace('T', ' ')} UTC</td>
+                    <td>{k.lastUsedAt ? `${k.lastUsedAt.slice(0, 16).replace('T', ' ')} UTC (±1 h)` : 'not yet'}</td>
+                    <td>
+                      {k.revokedAt ? (
+                        'revoked'
+                      ) : (
+                        <button type="button" class="danger" data-action="revoke" data-key-id={k.keyId} aria-label={`Revoke key ${k.prefix} ${k.label}`}>
+                          Revoke
+                        </button>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+      <QuickStarts base={base} fund={fundId !== null} />
+    </Layout>
+  );
+};

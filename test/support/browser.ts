@@ -1,0 +1,47 @@
+/**
+ * A real Chromium for browser tests: the build the npm package `@sparticuz/chromium` ships, driven by
+ * `playwright-core`, headless, with background networking, component updates and first-run work off (the
+ * tests run offline). Pages get a CDP virtual authenticator (a platform passkey with user verification)
+ * and screenshots go to `test-results/screenshots/` (git-ignored).
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import chromium from '@sparticuz/chromium';
+import { chromium as playwright, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+/** Where screenshots are written, relative to the project root. */
+export const SCREENSHOT_DIR = join('test-results', 'screenshots');
+
+/** Launches the packaged Chromium headless. */
+export async function launchChromium(): Promise<Browser> {
+  return playwright.launch({
+    executablePath: await chromium.executablePath(),
+    // --single-process (meant for one-page Lambda runs) ends the whole browser when a context closes.
+    args: [...chromium.args.filter((a) => a !== '--single-process'), '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    headless: true,
+  });
+}
+
+/**
+ * A fresh context (its own cookies) with clipboard access for `origin`, and one page with a virtual
+ * authenticator: CTAP2, internal transport, resident keys, user verification that always succeeds.
+ */
+export async function pageWithPasskey(browser: Browser, origin: string): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  });
+  return { context, page };
+}
+
+/** Saves a full-page screenshot as `test-results/screenshots/<name>.png`; returns its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const path = join(SCREENSHOT_DIR, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
