@@ -7,7 +7,7 @@
 import { CALCULATORS } from '../calculators/index.ts';
 import { resultSchema, runCalculator, toolName } from '../calculators/definition.ts';
 import { authenticate, type Principal } from '../keys.ts';
-import { calcCaller, consumeCalcQuota, rateLimitHeaders } from '../rate-limit.ts';
+import { calcCaller, consumeCalcQuota, deferOf, rateLimitHeaders } from '../rate-limit.ts';
 import { parseInput } from '../validation.ts';
 import { READ_ONLY, once, toolInputSchema, toolOutputSchema, type McpServerSpec, type McpTool } from './dispatch.ts';
 
@@ -51,6 +51,6 @@ export const publicServer: McpServerSpec<PublicCaller> = {
     return { principal: await authenticate(c.req.header('authorization'), c.env.API_KEYS), connectingIp: c.req.header('cf-connecting-ip') };
   },
   async charge(c, caller, calls, now) {
-    return rateLimitHeaders(await consumeCalcQuota(c.env, calcCaller(caller.principal, caller.connectingIp), now, calls));
+    return rateLimitHeaders(await consumeCalcQuota(c.env, calcCaller(caller.principal, caller.connectingIp), now, calls, deferOf(c)));
   },
 };
