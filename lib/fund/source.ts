@@ -19,6 +19,8 @@ export const DEFAULT_FUND_ID = SAMPLE_FUND.fundId;
 export interface FundSource {
   store: FundStore;
   fundId: string;
+  /** Which store this is, for memoized answers (lib/fund/memo.ts): answers are never shared between scopes. */
+  scope: 'demo' | 'embedded' | 'postgres';
   /** Closes what the source opened for this request (its database connection); nothing for embedded data. */
   release(): Promise<void>;
 }
@@ -35,13 +37,13 @@ const nothingToRelease = async () => {};
 export function fundSource(principal: Principal, env: Pick<Env, 'FUND_ID' | 'DATABASE_URL' | 'DATABASE_WS_PROXY'>): FundSource {
   if (principal.kind === 'demo') {
     demoStore ??= guardedStore(embeddedStore([DEMO_FUND]));
-    return { store: demoStore, fundId: DEMO_FUND.fundId, release: nothingToRelease };
+    return { store: demoStore, fundId: DEMO_FUND.fundId, scope: 'demo', release: nothingToRelease };
   }
   const fundId = env.FUND_ID || DEFAULT_FUND_ID;
   if (principal.record.fundId !== fundId) throw new InsufficientScopeError('This key is scoped to another fund.');
   if (env.DATABASE_URL) return postgresSource(fundId, env.DATABASE_URL, env.DATABASE_WS_PROXY);
   embeddedRealStore ??= guardedStore(embeddedStore([SAMPLE_FUND]));
-  return { store: embeddedRealStore, fundId, release: nothingToRelease };
+  return { store: embeddedRealStore, fundId, scope: 'embedded', release: nothingToRelease };
 }
 
 /**
@@ -58,7 +60,7 @@ function postgresSource(fundId: string, url: string, wsProxy: string | undefined
     index: async (id) => (await opened).store.index(id),
     read: async (id, request) => (await opened).store.read(id, request),
   };
-  return { store: guardedStore(store), fundId, release: async () => (await opened).db.release() };
+  return { store: guardedStore(store), fundId, scope: 'postgres', release: async () => (await opened).db.release() };
 }
 
 /**
