@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addCents, centsOf, dec, moneyOfCents, toMoney } from '../lib/decimal.ts';
 import { trialBalance, trialBalanceInDecimals } from '../lib/fund/analytics/trial-balance.ts';
+import { capitalAccounts, capitalAccountsInDecimals, type CapitalAccountsInput } from '../lib/fund/analytics/capital-accounts.ts';
 import type { AccountRow, LedgerLineRow } from '../lib/fund/rows.ts';
 import { ACCOUNTS } from '../lib/fund/synthetic.ts';
 
@@ -77,5 +78,45 @@ describe('trial balance in integer cents', () => {
     const huge = [line('90071992547409.91', true, accounts[0]!.code), line('90071992547409.91', true, accounts[0]!.code), line('180143985094819.82', false, accounts[1]!.code)];
     for (const ledger of [fine, huge]) expect(trialBalance(accounts, ledger, '2026-01-31', 'USD')).toEqual(trialBalanceInDecimals(accounts, ledger, '2026-01-31', 'USD'));
     expect(trialBalance(accounts, huge, '2026-01-31', 'USD').totalDebit).toBe('180143985094819.82');
+  });
+});
+
+describe('capital accounts in integer cents', () => {
+  const cents = fc.oneof(fc.integer({ min: 0, max: 100 }), fc.integer({ min: 0, max: 50_000_000_000 }));
+  const account = fc.record({ capital: cents, contributions: cents, withdrawals: cents, pnlAllocation: fc.integer({ min: -5e10, max: 5e10 }), mgmtFee: cents, perfFee: fc.integer({ min: -1e9, max: 1e9 }) });
+  const input = fc.array(fc.tuple(account, fc.option(account, { nil: undefined })), { minLength: 1, maxLength: 40 }).map((list): CapitalAccountsInput => {
+    const row = (navDate: string, investorId: string, a: Record<string, number>) => ({
+      navDate,
+      investorId,
+      ...(Object.fromEntries(Object.entries(a).map(([k, v]) => [k, moneyOfCents(v)])) as Record<'capital' | 'contributions' | 'withdrawals' | 'pnlAllocation' | 'mgmtFee' | 'perfFee', string>),
+    });
+    const ids = list.map((_, i) => `INV-${String(i + 1).padStart(4, '0')}`);
+    return {
+      run: { navDate: '2026-10-30', status: 'complete', shadowNav: '1.00', adminNav: '1.00', reconStatus: 'matched', netFlows: '0.00' },
+      openingDate: '2026-09-30',
+      investors: ids.map((investorId, i) => ({ investorId, shareClassId: i % 2 ? 'A' : 'B', legalName: 'x', email: 'x', taxId: 'x', bankAccount: 'x' })),
+      rows: list.flatMap(([close, open], i) => [row('2026-10-30', ids[i]!, close), ...(open ? [row('2026-09-30', ids[i]!, open)] : [])]),
+      refs: new Map(ids.map((id, i) => [id, `inv_${i.toString(16).padStart(16, '0')}`])),
+      currency: 'USD',
+    };
+  });
+
+  it('gives the decimal.js answer on random accounts, ownership percentages included', () => {
+    fc.assert(
+      fc.property(input, (i) => {
+        expect(capitalAccounts(i)).toEqual(capitalAccountsInDecimals(i));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('falls back to decimal.js for amounts cents cannot hold', () => {
+    fc.assert(
+      fc.property(input, (i) => {
+        const odd = { ...i, rows: i.rows.map((r, k) => (k === 0 ? { ...r, capital: `${r.capital}5` } : r)) };
+        expect(capitalAccounts(odd)).toEqual(capitalAccountsInDecimals(odd));
+      }),
+      { numRuns: 50 },
+    );
   });
 });
