@@ -458,6 +458,7 @@ export class SyntheticFund {
   readonly #capital: Map<string, CapitalSnapshot>;
   readonly #positionRows = new Map<string, PositionRow[]>();
   readonly #capitalRows = new Map<string, CapitalRow[]>();
+  readonly #priceRows = new Map<string, PriceRow[]>();
   #ledger: LedgerLineRecord[] | undefined;
 
   constructor(parts: {
@@ -535,12 +536,20 @@ export class SyntheticFund {
     return lo;
   }
 
-  /** `asset`'s daily prices dated `from` through `through` (inclusive), oldest first; empty for an unknown asset. */
+  /** `asset`'s daily prices dated `from` through `through` (inclusive), oldest first; empty for an unknown asset. Each row is made once. */
   pricesOf(asset: string, from: string, through: string): PriceRow[] {
     if (!this.#series.has(asset)) return [];
+    let made = this.#priceRows.get(asset);
+    if (!made) {
+      made = [];
+      this.#priceRows.set(asset, made);
+    }
     const rows: PriceRow[] = [];
     const end = this.#dateIndex(through, false);
-    for (let i = this.#dateIndex(from, true); i < end; i++) rows.push({ asset, priceDate: this.#calendar[i]!, price: this.#priceText(asset, i) });
+    for (let i = this.#dateIndex(from, true); i < end; i++) {
+      made[i] ??= { asset, priceDate: this.#calendar[i]!, price: this.#priceText(asset, i) };
+      rows.push(made[i]!);
+    }
     return rows;
   }
 
