@@ -2,9 +2,11 @@
  * Memoized fund tool answers. Fund data changes once per NAV run, so the redacted body of a tool call is
  * kept in the isolate per (source scope, fund, latest NAV run, tool, arguments) and served again until a
  * new run appears. Only bodies that passed the fail-closed redaction are kept (never a raw figure), a
- * source scope never sees another's entries (the demo key's embedded fund, the deployment's embedded fund
- * and its database are separate scopes, and the investor-pseudonym key is part of the scope), and the
- * memory is bounded (least recently used entries go first).
+ * source scope never sees another's entries (the demo key's embedded fund and the deployment's embedded
+ * fund are separate scopes, and the investor-pseudonym key is part of the scope), and the memory is
+ * bounded (least recently used entries go first). Only the embedded stores, whose data never changes, are
+ * memoized: database answers are not (rows can be corrected without a new run, and a database fault must
+ * still answer 503).
  */
 import type { NavRunRow } from './rows.ts';
 

@@ -19,8 +19,11 @@ export const DEFAULT_FUND_ID = SAMPLE_FUND.fundId;
 export interface FundSource {
   store: FundStore;
   fundId: string;
-  /** Which store this is, for memoized answers (lib/fund/memo.ts): answers are never shared between scopes. */
-  scope: 'demo' | 'embedded' | 'postgres';
+  /**
+   * Which embedded store this is, for memoized answers (lib/fund/memo.ts; never shared between scopes).
+   * None for the database: rows there can be corrected without a new NAV run, and a fault must answer 503.
+   */
+  scope?: 'demo' | 'embedded';
   /** Closes what the source opened for this request (its database connection); nothing for embedded data. */
   release(): Promise<void>;
 }
@@ -60,7 +63,7 @@ function postgresSource(fundId: string, url: string, wsProxy: string | undefined
     index: async (id) => (await opened).store.index(id),
     read: async (id, request) => (await opened).store.read(id, request),
   };
-  return { store: guardedStore(store), fundId, scope: 'postgres', release: async () => (await opened).db.release() };
+  return { store: guardedStore(store), fundId, release: async () => (await opened).db.release() };
 }
 
 /**
