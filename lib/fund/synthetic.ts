@@ -189,23 +189,66 @@ function scaled(n: number, dp: number): string {
 }
 const money = (c: number) => scaled(c, 2);
 
+/** 2^27 + 1: Veltkamp's splitter for doubles. */
+const SPLITTER = 134_217_729;
+
+/**
+ * a × b as an unevaluated sum p + e of two doubles, exactly (Dekker's TwoProduct with Veltkamp's split;
+ * T. J. Dekker, "A floating-point technique for extending the available precision", 1971). Exact for
+ * finite products far from overflow and underflow, such as products of integers below 2^53.
+ */
+function twoProduct(a: number, b: number): [number, number] {
+  const p = a * b;
+  let c = SPLITTER * a;
+  const ah = c - (c - a);
+  const al = a - ah;
+  c = SPLITTER * b;
+  const bh = c - (c - b);
+  const bl = b - bh;
+  return [p, ((ah * bh - p) + ah * bl + al * bh) + al * bl];
+}
+
+/** Below this, quotients, remainders and their corrections in {@link prorate} stay exact in doubles. */
+const PRORATE_EXACT_BELOW = 2 ** 50;
+
 /**
  * Largest-remainder split of `total` cents by non-negative integer weights; the parts sum to `total` exactly.
- * The products are exact (BigInt); quotients and remainders (below the weight sum) are safe integers.
+ * Each weight's share floor(|total| × w / Σw) and its remainder are exact: |total| × w is held as an exact
+ * pair of doubles ({@link twoProduct}), the quotient estimated in doubles (within ±2) and corrected by the
+ * exact remainder; past 2^50 it is done in BigInt. Exported for its property test.
  */
 export function prorate(total: number, weights: readonly number[]): number[] {
   const sum = weights.reduce((s, w) => s + w, 0);
   if (total === 0 || sum <= 0) return weights.map(() => 0);
-  const weightSum = BigInt(sum);
-  const abs = BigInt(Math.abs(total));
+  const abs = Math.abs(total);
   const parts: number[] = new Array(weights.length);
   const remainders: number[] = new Array(weights.length);
-  let left = Math.abs(total);
+  let left = abs;
+  const exact = abs < PRORATE_EXACT_BELOW && sum < PRORATE_EXACT_BELOW && Number.isSafeInteger(sum);
+  const bigSum = exact ? 0n : BigInt(sum);
   for (let i = 0; i < weights.length; i++) {
-    const product = abs * BigInt(weights[i]!);
-    const q = product / weightSum;
-    parts[i] = Number(q);
-    remainders[i] = Number(product - q * weightSum);
+    const w = weights[i]!;
+    if (exact) {
+      const [p, e] = twoProduct(abs, w);
+      let q = Math.floor(p / sum);
+      const [p2, e2] = twoProduct(q, sum);
+      let r = p - p2 + (e - e2);
+      while (r < 0) {
+        q--;
+        r += sum;
+      }
+      while (r >= sum) {
+        q++;
+        r -= sum;
+      }
+      parts[i] = q;
+      remainders[i] = r;
+    } else {
+      const product = BigInt(abs) * BigInt(w);
+      const q = product / bigSum;
+      parts[i] = Number(q);
+      remainders[i] = Number(product - q * bigSum);
+    }
     left -= parts[i]!;
   }
   const order = weights.map((_, i) => i).sort((p, q) => remainders[q]! - remainders[p]! || p - q);

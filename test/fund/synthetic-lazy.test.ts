@@ -101,5 +101,14 @@ describe('exact integer helpers', () => {
       }),
       { numRuns: 2000 },
     );
+    // Near the bounds of the exact double path (2^50) and past them (BigInt).
+    const big = fc.integer({ min: 0, max: Math.floor(2 ** 50 / 40) });
+    fc.assert(
+      fc.property(fc.oneof(fc.integer({ min: -(2 ** 50) + 1, max: 2 ** 50 - 1 }), fc.maxSafeInteger()), fc.array(fc.oneof(big, fc.integer({ min: 0, max: 2 ** 52 })), { minLength: 1, maxLength: 40 }), (total, weights) => {
+        if (!Number.isSafeInteger(weights.reduce((s, w) => s + w, 0))) return;
+        expect(prorate(total, weights)).toEqual(reference(total, weights));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
