@@ -462,12 +462,12 @@ interface PriceSeries {
 interface Snapshot {
   day: number;
   flaky: string | null;
-  qu: Float64Array;
-  mv: Float64Array;
+  qu: number[];
+  mv: number[];
 }
 
 /** Per investor (in id order): capital, contributions, withdrawals, P&L allocation, management and performance fees, cents. */
-type CapitalSnapshot = Float64Array;
+type CapitalSnapshot = number[];
 const CAPITAL_FIELDS = 6;
 
 /** A posted journal line: the entry's sequence number, signed amount in cents (debit > 0). */
@@ -716,8 +716,6 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
   const base = ASSETS.filter((a) => !a.follows);
   const baseUnits = base.map(() => new Float64Array(spec.priceDays));
   const baseDecimals = base.map(() => new Uint8Array(spec.priceDays));
-  /** Decimals of a price: max(2, 6 − digits of its integer part), 8 below 1. */
-  const decimalsOf = (p: number) => (p < 1 ? 8 : p < 10 ? 5 : p < 100 ? 4 : p < 1_000 ? 3 : 2);
   const floatPrice = base.map((a) => a.price);
   const idio = base.map((a) => Math.sqrt(Math.max(a.vol * a.vol - a.beta * a.beta * MARKET_VOL * MARKET_VOL, 0.0001)));
   for (let t = 0; t < spec.priceDays; t++) {
@@ -732,7 +730,8 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
         p = p * (1 + r);
         floatPrice[k] = p;
       }
-      const dp = a.vol > 0 ? decimalsOf(p) : 2;
+      // Decimals of a price: max(2, 6 − digits of its integer part), 8 below 1.
+      const dp = a.vol === 0 ? 2 : p < 1 ? 8 : p < 10 ? 5 : p < 100 ? 4 : p < 1_000 ? 3 : 2;
       baseUnits[k]![t] = Math.max(1, Math.round(p * POW10[dp]!)) * POW10[8 - dp]!;
       baseDecimals[k]![t] = dp;
     }
@@ -1164,12 +1163,11 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
     let shadow: number | null = null;
     if (status !== 'failed') {
       shadow = nav;
-      const qu = new Float64Array(holdings.length);
-      const mv = new Float64Array(holdings.length);
-      for (let k = 0; k < holdings.length; k++) {
-        const h = holdings[k]!;
-        qu[k] = h.qu;
-        mv[k] = h.mv;
+      const qu: number[] = [];
+      const mv: number[] = [];
+      for (const h of holdings) {
+        qu.push(h.qu);
+        mv.push(h.mv);
         if (h.spec.venue === flaky && h.spec.book === 'live') shadow -= h.mv;
       }
       snapshots.set(date, { day: t, flaky, qu, mv });
@@ -1186,16 +1184,8 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
       netFlows: money(contributions - withdrawals),
     });
     if (status === 'complete') {
-      const values = new Float64Array(investors.length * CAPITAL_FIELDS);
-      investors.forEach((inv, i) => {
-        const at = i * CAPITAL_FIELDS;
-        values[at] = inv.capital;
-        values[at + 1] = inv.cum.contributions;
-        values[at + 2] = inv.cum.withdrawals;
-        values[at + 3] = inv.cum.pnl;
-        values[at + 4] = inv.cum.mgmt;
-        values[at + 5] = inv.cum.perf;
-      });
+      const values: number[] = [];
+      for (const inv of investors) values.push(inv.capital, inv.cum.contributions, inv.cum.withdrawals, inv.cum.pnl, inv.cum.mgmt, inv.cum.perf);
       capital.set(date, values);
     }
   }
