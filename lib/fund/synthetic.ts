@@ -694,8 +694,8 @@ export function generateFund(spec: SyntheticFundSpec): FundDataset {
 }
 
 /**
- * Simulates a fund: the whole deterministic simulation, with its results kept compact (integers in typed
- * arrays) and its bulk rows (positions, prices, ledger lines, capital accounts) made only when asked for,
+ * Simulates a fund: the whole deterministic simulation, with its results kept compact (integers: prices
+ * in typed arrays, snapshots in plain arrays) and its bulk rows (positions, prices, ledger lines, capital accounts) made only when asked for,
  * per date, by {@link SyntheticFund}. This is what the embedded store runs in the Worker: making every row
  * up front was most of the ~100–200 ms a new isolate spent on its first fund-data request.
  * @throws {Error} as {@link generateFund}
