@@ -474,10 +474,10 @@ export function catalogue(): Case[] {
 // Measuring (in the child process)
 
 /**
- * Where a call spends its time: the call repeated for about 300 ms under V8's sampling profiler (100 µs
- * interval), self time summed by package (or repo file) and by function.
+ * Where a call spends its time: the call repeated for about 300 ms (or, `once`, called once: a first call)
+ * under V8's sampling profiler (100 µs interval), self time summed by package (or repo file) and by function.
  */
-async function hotSpots(fn: Fn): Promise<HotSpots> {
+async function hotSpots(fn: Fn, once = false): Promise<HotSpots> {
   const session = new Session();
   session.connect();
   try {
@@ -489,36 +489,13 @@ async function hotSpots(fn: Fn): Promise<HotSpots> {
     do {
       await fn();
       calls++;
-    } while (performance.now() < end || calls < 3);
+    } while (!once && (performance.now() < end || calls < 3));
     const { profile } = (await session.post('Profiler.stop')) as unknown as { profile: CpuProfile };
     const byPackage = selfTimeBy(profile, (f) => (f.functionName === '(idle)' ? null : packageOf(f.url)));
     const byFunction = selfTimeBy(profile, (f) =>
       f.functionName === '(idle)' || f.functionName === '(program)' ? null : `${f.functionName || '(anonymous)'} [${packageOf(f.url)}]`,
     );
     return { packages: shares(byPackage, 4), functions: shares(byFunction, 4), raw: { calls, byPackage: byPackage.slice(0, 8), byFunction: byFunction.slice(0, 8) } };
-  } finally {
-    session.disconnect();
-  }
-}
-
-/**
- * The hot spots of one first call: `fn` called once under V8's sampling profiler (100 µs interval), self time
- * by package (or repo file) and by function.
- */
-async function firstCallHotSpots(fn: Fn): Promise<HotSpots> {
-  const session = new Session();
-  session.connect();
-  try {
-    await session.post('Profiler.enable');
-    await session.post('Profiler.setSamplingInterval', { interval: 100 });
-    await session.post('Profiler.start');
-    await fn();
-    const { profile } = (await session.post('Profiler.stop')) as unknown as { profile: CpuProfile };
-    const byPackage = selfTimeBy(profile, (f) => (f.functionName === '(idle)' ? null : packageOf(f.url)));
-    const byFunction = selfTimeBy(profile, (f) =>
-      f.functionName === '(idle)' || f.functionName === '(program)' ? null : `${f.functionName || '(anonymous)'} [${packageOf(f.url)}]`,
-    );
-    return { packages: shares(byPackage, 5), functions: shares(byFunction, 5), raw: { calls: 1, byPackage: byPackage.slice(0, 8), byFunction: byFunction.slice(0, 8) } };
   } finally {
     session.disconnect();
   }
@@ -535,7 +512,7 @@ async function measureCase(c: Case, profileFirst = false): Promise<Measured> {
   if (c.cold && profileFirst) {
     try {
       ({ fn } = await c.make());
-      return { median: null, mean: null, p99: null, samples: 1, hot: await firstCallHotSpots(fn) };
+      return { median: null, mean: null, p99: null, samples: 1, hot: await hotSpots(fn, true) };
     } catch (err) {
       return { median: null, mean: null, p99: null, samples: 0, error: err instanceof Error ? err.message : String(err) };
     }
