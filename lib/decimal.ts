@@ -59,3 +59,41 @@ export function toMoney(x: Dec): string {
 export function percentOf(part: Dec, whole: Dec): number | null {
   return whole.isZero() ? null : pct4(part.div(whole).times(100));
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Integer cents: the hot paths' exact alternative to decimal.js for sums of money
+
+/** A money text with exactly two decimals, as stores and the synthetic fund give money (`-123.45`). */
+const MONEY_TEXT = /^-?\d{1,15}\.\d{2}$/;
+
+/**
+ * Cents of a money text with exactly two decimals (`"-123.45"` → -12345), exact. Linear in the text (one
+ * anchored regular expression without nested quantifiers, at most 19 characters matched).
+ * @returns null when the text has another shape or more than 15 integer digits (its cents could then
+ *   exceed 2^53; callers fall back to decimal.js)
+ */
+export function centsOf(text: string): number | null {
+  if (text.length > 19 || !MONEY_TEXT.test(text)) return null;
+  const cents = Number(text.slice(0, -3) + text.slice(-2));
+  return Object.is(cents, -0) ? 0 : cents;
+}
+
+/**
+ * Cents (a safe integer) as a money text with two decimals (-12345 → `"-123.45"`), never `"-0.00"`; the
+ * same text {@link toMoney} gives for the same amount.
+ * @throws {RangeError} when `cents` is not a safe integer
+ */
+export function moneyOfCents(cents: number): string {
+  if (!Number.isSafeInteger(cents)) throw new RangeError('cents must be a safe integer');
+  const digits = String(Math.abs(cents)).padStart(3, '0');
+  return `${cents < 0 ? '-' : ''}${digits.slice(0, -2)}.${digits.slice(-2)}`;
+}
+
+/**
+ * Adds cents, checking the result stays a safe integer (so every partial sum is exact).
+ * @returns null when it would not
+ */
+export function addCents(a: number, b: number): number | null {
+  const s = a + b;
+  return Number.isSafeInteger(s) ? s : null;
+}

@@ -10,7 +10,7 @@ import * as z from 'zod';
 import { ApiError, MalformedJsonError, UnsupportedMediaTypeError, type ProblemCode } from './errors.ts';
 import type { AppEnv } from './env.ts';
 import { authenticate } from './keys.ts';
-import { calcCaller, consumeCalcQuota, rateLimitHeaders, type Clock } from './rate-limit.ts';
+import { calcCaller, consumeCalcQuota, deferOf, rateLimitHeaders, type Clock, type Defer } from './rate-limit.ts';
 import { parseInput, queryStringSchema } from './validation.ts';
 import { resultSchema, runCalculator, toolName, type CalculatorDefinition } from './calculators/definition.ts';
 
@@ -132,11 +132,11 @@ export function jsonResponse(body: unknown, headers: Record<string, string> = {}
 export async function callCalculator(
   def: CalculatorDefinition,
   env: AppEnv['Bindings'],
-  request: { authorization: string | undefined; connectingIp: string | undefined; now: Date },
+  request: { authorization: string | undefined; connectingIp: string | undefined; now: Date; defer?: Defer },
   readArguments: () => Promise<unknown>,
 ): Promise<{ result: unknown; headers: Record<string, string> }> {
   const principal = await authenticate(request.authorization, env.API_KEYS, env.CONSOLE);
-  const quota = await consumeCalcQuota(env, calcCaller(principal, request.connectingIp), request.now);
+  const quota = await consumeCalcQuota(env, calcCaller(principal, request.connectingIp), request.now, 1, request.defer);
   const headers = rateLimitHeaders(quota);
   try {
     const inputs = parseInput(def.input, await readArguments(), 'body');
@@ -166,7 +166,7 @@ export function calculatorEndpoint(def: CalculatorDefinition): Endpoint {
           const { result, headers } = await callCalculator(
             def,
             c.env,
-            { authorization: c.req.header('authorization'), connectingIp: c.req.header('cf-connecting-ip'), now: ctx.clock() },
+            { authorization: c.req.header('authorization'), connectingIp: c.req.header('cf-connecting-ip'), now: ctx.clock(), defer: deferOf(c) },
             () => {
               parseQuery(c, undefined);
               return readJsonObject(c);

@@ -3,11 +3,17 @@
  * namespace under `calc:<caller>:<YYYY-MM-DD>`, with the Workers Rate Limiting binding `CALC_BURST`
  * (60 calls per 60 s per caller) in front of it.
  *
- * Accuracy: KV is eventually consistent and a key takes about one write per second, so calls from one
- * caller that overlap, come faster than one a second, or reach other Cloudflare locations within KV's
- * propagation delay (up to about 60 s) may read the same count; the burst binding caps such calls at 60 a
- * minute. A caller can so exceed the daily quota by at most about one minute's burst. Headers follow
- * draft-ietf-httpapi-ratelimit-headers.
+ * The count is kept in the isolate: each isolate reads a caller's counter from KV at most once a second and
+ * writes it at most once a second, behind the response (`waitUntil`), coalescing the calls in between. So a
+ * calculator call normally costs no KV round trip at all, and KV's limit of about one write per key per
+ * second is never exceeded by one isolate.
+ *
+ * Accuracy (README "Keys and limits"; measured in test/rate-limit.test.ts): within one isolate the count is
+ * exact, so sequential calls are refused from the limit + 1st on, and a refusal waits for the count to be
+ * written, so it survives the isolate. Across isolates and Cloudflare locations each sees the others' calls
+ * only once they are written (up to 1 s) and KV has propagated them (up to about 60 s at other locations),
+ * and the last write wins; the calls in that gap can pass the limit, and the burst binding caps them at 60
+ * a minute per location. Headers follow draft-ietf-httpapi-ratelimit-headers.
  */
 import { RateLimitedError } from './errors.ts';
 import type { Principal } from './keys.ts';
@@ -16,6 +22,9 @@ import { planDailyCalcLimit } from './console/config.ts';
 import { ANONYMOUS_DAILY_CALC_LIMIT, BURST_LIMIT, BURST_PERIOD_SECONDS, DAILY_WINDOW_SECONDS, FUND_BURST_LIMIT } from './limits.ts';
 // The limits live in lib/limits.ts; re-exported here, where they are enforced.
 export { ANONYMOUS_DAILY_CALC_LIMIT, BURST_LIMIT, BURST_PERIOD_SECONDS, DAILY_WINDOW_SECONDS, FUND_BURST_LIMIT } from './limits.ts';
+
+/** At most one KV read and one KV write per quota counter per this many milliseconds, per isolate. */
+export const QUOTA_SYNC_MS = 1_000;
 
 /** The source of the current time; injectable so tests can cross a UTC midnight. */
 export type Clock = () => Date;
@@ -118,14 +127,110 @@ export async function consumeFundBurst(env: { FUND_BURST: RateLimit }, principal
   if (!(await env.FUND_BURST.limit({ key })).success) throw burstRefusal(FUND_BURST_LIMIT);
 }
 
+/** Runs a promise after the response (the Worker's `waitUntil`). */
+export type Defer = (work: Promise<unknown>) => void;
+
+/**
+ * The `waitUntil` of a request's execution context; where there is none (tests calling the app directly),
+ * the work just runs on its own.
+ */
+export function deferOf(c: { executionCtx: { waitUntil(p: Promise<unknown>): void } }): Defer {
+  return (work) => {
+    try {
+      c.executionCtx.waitUntil(work);
+    } catch {
+      // No ExecutionContext outside the Worker runtime: `work` runs on its own.
+    }
+  };
+}
+
+/** One caller-day counter as this isolate knows it. */
+interface Counter {
+  /** Calls used, as far as this isolate knows (KV's count when last read, plus the calls counted here since). */
+  count: number;
+  /** The highest count known to be in KV (read or written). */
+  stored: number;
+  /** `performance.now()` of the last read; -Infinity before the first. */
+  readAt: number;
+  /** `performance.now()` of the last write; -Infinity before the first. */
+  writtenAt: number;
+  /** The read in flight, awaited by every call that needs it. */
+  reading?: Promise<void>;
+  /** The write scheduled or in flight; it writes the count as it is when it runs. */
+  writing?: Promise<void>;
+}
+
+/** Counters one isolate keeps per namespace; past this, the oldest without a pending write is dropped (and re-read if needed). */
+const MAX_COUNTERS = 10_000;
+
+/**
+ * Counters by KV namespace (the binding is one object per isolate; tests get a fresh namespace, so a fresh
+ * set), for one UTC day (a call of a new day starts a new set), by KV key.
+ */
+const counters = new WeakMap<object, { day: string; byKey: Map<string, Counter> }>();
+
+function countersOf(kv: KVNamespace, day: string): Map<string, Counter> {
+  let set = counters.get(kv);
+  if (!set || set.day !== day) {
+    set = { day, byKey: new Map() };
+    counters.set(kv, set);
+  }
+  if (set.byKey.size >= MAX_COUNTERS) {
+    for (const [key, c] of set.byKey) {
+      if (!c.writing && c.count === c.stored) {
+        set.byKey.delete(key);
+        break;
+      }
+    }
+  }
+  return set.byKey;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Writes `counter` to KV as soon as a second has passed since its last write (at once if it has), then
+ * again while calls counted meanwhile are not written; one write at a time. A refused write (KV's rate
+ * limit) is dropped: the count stays pending and the next call schedules it again.
+ */
+function scheduleWrite(kv: KVNamespace, key: string, counter: Counter, ttlSeconds: number): Promise<void> {
+  counter.writing ??= (async () => {
+    for (;;) {
+      const wait = counter.writtenAt + QUOTA_SYNC_MS - performance.now();
+      if (wait > 0) await sleep(wait);
+      const value = counter.count;
+      counter.writtenAt = performance.now();
+      try {
+        // KV expirations must be at least 60 s ahead; keep the counter an hour past midnight, then let it expire.
+        await kv.put(key, String(value), { expirationTtl: Math.max(60, ttlSeconds + 3600) });
+        counter.stored = Math.max(counter.stored, value);
+      } catch {
+        counter.writing = undefined;
+        return;
+      }
+      if (counter.count <= value) {
+        counter.writing = undefined;
+        return;
+      }
+    }
+  })();
+  return counter.writing;
+}
+
 /**
  * Counts calculator calls against the caller's daily quota: one REST call, or every `tools/call` of one
- * MCP request. The burst guard is asked first (once per call), so a flood is refused without touching KV;
- * then the day's counter is read and, if there is room for all the calls, written once.
- * The write is best-effort: KV refuses more than about one write per key per second, and a call must not
- * fail for that (the count is then low by the refused writes; see the accuracy note above).
+ * MCP request. The burst guard is asked first (once per call), so a flood is refused without touching KV.
+ * The day's count is kept in the isolate: it is read from KV when this isolate has not read it in the last
+ * second (concurrent calls share one read), checked and incremented in memory, and written behind the
+ * response at most once a second (calls in between are coalesced into one write). A refusal waits for a
+ * pending write, so the used-up quota is in KV before the 429 leaves. The write is best-effort: KV refuses
+ * more than about one write per key per second, and a call must not fail for that.
  * @param env the `RATE_LIMITS` namespace and the `CALC_BURST` binding
+ * @param caller the counter's id and its daily limit (see {@link calcCaller})
+ * @param now the request's time (picks the UTC day and the reset)
  * @param calls how many calls this request makes (≥ 1); refused as a whole when they do not all fit
+ * @param defer where the write goes after the response (`waitUntil`, see {@link deferOf}); by default it
+ *   runs on its own
  * @returns the quota after these calls
  * @throws {RateLimitedError} 429 when the burst guard refuses (`Retry-After` 60, the burst policy's headers)
  *   or the daily quota is used up (`Retry-After` = seconds to UTC midnight, the daily policy's headers)
@@ -135,24 +240,63 @@ export async function consumeCalcQuota(
   caller: { id: string; limit: number },
   now: Date,
   calls = 1,
+  defer: Defer = () => {},
 ): Promise<QuotaState> {
   for (let i = 0; i < calls; i++) {
     const burst = await env.CALC_BURST.limit({ key: caller.id });
     if (!burst.success) throw burstRefusal(BURST_LIMIT);
   }
-  const key = `calc:${caller.id}:${utcDate(now)}`;
+  const day = utcDate(now);
+  const key = `calc:${caller.id}:${day}`;
   const resetSeconds = secondsToUtcMidnight(now);
-  const used = Number.parseInt((await env.RATE_LIMITS.get(key)) ?? '0', 10) || 0;
+  const map = countersOf(env.RATE_LIMITS, day);
+  let counter = map.get(key);
+  if (!counter) {
+    counter = { count: 0, stored: 0, readAt: -Infinity, writtenAt: -Infinity };
+    map.set(key, counter);
+  }
+  if (performance.now() - counter.readAt >= QUOTA_SYNC_MS) {
+    const c = counter;
+    c.reading ??= (async () => {
+      c.readAt = performance.now();
+      const inKv = Number.parseInt((await env.RATE_LIMITS.get(key)) ?? '0', 10) || 0;
+      // Calls counted here and not yet written stay on top of the larger of KV's count and our own last write.
+      const pending = c.count - c.stored;
+      c.stored = Math.max(c.stored, inKv);
+      c.count = c.stored + pending;
+    })().finally(() => {
+      c.reading = undefined;
+    });
+    await c.reading;
+  }
+  const used = counter.count;
   if (used + calls > caller.limit) {
+    if (counter.count > counter.stored) await scheduleWrite(env.RATE_LIMITS, key, counter, resetSeconds);
     const err = new RateLimitedError(`The daily calculator quota of ${caller.limit} calls is used up; it resets at 00:00 UTC.`, resetSeconds);
     Object.assign(err.headers, rateLimitHeaders({ limit: caller.limit, remaining: Math.max(0, caller.limit - used), resetSeconds }));
     throw err;
   }
-  try {
-    // KV expirations must be at least 60 s ahead; keep the counter an hour past midnight, then let it expire.
-    await env.RATE_LIMITS.put(key, String(used + calls), { expirationTtl: Math.max(60, resetSeconds + 3600) });
-  } catch {
-    // Over KV's write rate for this key: serve the call; the next write carries the count on.
-  }
+  counter.count = used + calls;
+  defer(scheduleWrite(env.RATE_LIMITS, key, counter, resetSeconds));
   return { limit: caller.limit, remaining: caller.limit - used - calls, resetSeconds };
+}
+
+/**
+ * How many calculator calls a caller has made today, as far as this isolate knows: the larger of its own
+ * count (exact for calls it served, written behind within a second) and KV's (other isolates' calls, up to
+ * KV's propagation delay). Reads KV; changes nothing.
+ * @param callerId the counter's id (see {@link calcCaller}), e.g. `account:<accountId>`
+ */
+export async function calcCallsToday(kv: KVNamespace, callerId: string, now: Date): Promise<number> {
+  const day = utcDate(now);
+  const key = `calc:${callerId}:${day}`;
+  const inKv = Number.parseInt((await kv.get(key)) ?? '0', 10) || 0;
+  const counted = counters.get(kv)?.day === day ? (counters.get(kv)?.byKey.get(key)?.count ?? 0) : 0;
+  return Math.max(inKv, counted);
+}
+
+/** Waits for the quota writes scheduled on `kv` (for tests and benchmarks that look at KV). */
+export async function quotaWritesSettled(kv: KVNamespace): Promise<void> {
+  const set = counters.get(kv);
+  await Promise.all([...(set?.byKey.values() ?? [])].map((c) => c.writing));
 }

@@ -22,7 +22,7 @@ import { readJsonObject } from '../endpoint.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError, PayloadTooLargeError, RateLimitedError } from '../errors.ts';
 import { constantTimeEqual } from '../keys.ts';
-import { clientNetwork, systemClock, utcDate, type Clock } from '../rate-limit.ts';
+import { calcCallsToday, clientNetwork, systemClock, utcDate, type Clock } from '../rate-limit.ts';
 import { parseInput } from '../validation.ts';
 import { DEFAULT_FUND_ID } from '../fund/source.ts';
 import {
@@ -99,11 +99,6 @@ export async function csrfToken(secret: string, sessionId: string): Promise<stri
   const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
   const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(`csrf:${sessionId}`)));
   return btoa(String.fromCharCode(...mac)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-/** Name of the counter the calculator quota keeps for an account today (see consumeCalcQuota in lib/rate-limit.ts). */
-export function accountUsageCounter(accountId: string, now: Date): string {
-  return `calc:account:${accountId}:${utcDate(now)}`;
 }
 
 const cookieOptions = (config: ConsoleConfig) => ({
@@ -306,7 +301,7 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
   async function dashboard(c: ConsoleContext, session: { sessionId: string; account: Account }, invitation?: { token: string; fundId: string; plan: string }) {
     const config = c.get('consoleConfig');
     const { account } = session;
-    const used = Number.parseInt((await c.env.RATE_LIMITS.get(accountUsageCounter(account.accountId, clock()))) ?? '0', 10) || 0;
+    const used = await calcCallsToday(c.env.RATE_LIMITS, `account:${account.accountId}`, clock());
     const servedFund = c.env.FUND_ID || DEFAULT_FUND_ID;
     return (
       <DashboardPage

@@ -14,6 +14,7 @@ import { authenticate } from '../keys.ts';
 import { consumeFundBurst } from '../rate-limit.ts';
 import { investorRefs, redact } from '../redaction.ts';
 import { parseInput, queryStringSchema, type InputLocation } from '../validation.ts';
+import { memoKey, recall, remember } from './memo.ts';
 import { fundSource, releaseAfterResponse, type FundSource } from './source.ts';
 import type { FundIndex, FundReadRequest, FundReadResult } from './store.ts';
 
@@ -62,7 +63,9 @@ export function defineFundTool<Q extends z.ZodObject, O extends z.ZodType>(def: 
 export const FUND_PROBLEMS: ProblemCode[] = ['invalid_request', 'unauthorized', 'insufficient_scope', 'rate_limited', 'redaction_failed', 'upstream_unavailable'];
 
 /**
- * Answers one tool call: validate the arguments, read, compute, redact.
+ * Answers one tool call: validate the arguments, read, compute, redact. A redacted answer is memoized per
+ * (source scope, fund, latest NAV run, tool, arguments, pseudonym key) in the isolate (lib/fund/memo.ts);
+ * with a source without a scope nothing is memoized.
  * @param config the deployment's configuration (its `investorRefKey` keys investor pseudonyms)
  * @param args the query parameters (REST) or tool arguments (MCP)
  * @param location where `args` came from: error pointers start `/query` (REST) or `/arguments` (MCP)
@@ -73,7 +76,7 @@ export const FUND_PROBLEMS: ProblemCode[] = ['invalid_request', 'unauthorized', 
  */
 export async function callFundTool(
   def: FundToolDefinition,
-  source: Pick<FundSource, 'store' | 'fundId'>,
+  source: Pick<FundSource, 'store' | 'fundId'> & Partial<Pick<FundSource, 'scope'>>,
   config: Partial<Pick<Config, 'investorRefKey'>>,
   args: unknown,
   location: InputLocation = 'query',
@@ -83,6 +86,9 @@ export async function callFundTool(
   const query = parseInput(location === 'query' ? queryStringSchema(def.query) : def.query, args, location);
   const index = await source.store.index(source.fundId);
   if (!index) throw new NotFoundError("No data is held for this key's fund.");
+  const key = source.scope ? memoKey(`${source.scope}:${config.investorRefKey ?? ''}`, source.fundId, index.runs, def, query) : null;
+  const kept = key === null ? undefined : recall(key);
+  if (kept !== undefined) return kept;
   const sensitive: string[] = [];
   const ctx: FundToolContext = {
     fundId: source.fundId,
@@ -95,7 +101,9 @@ export async function callFundTool(
     },
     investorRefs: (ids) => investorRefs(source.fundId, ids, config.investorRefKey),
   };
-  return redact(def.output, await def.run(ctx, query), sensitive);
+  const body = redact(def.output, await def.run(ctx, query), sensitive);
+  if (key !== null) remember(key, body);
+  return body;
 }
 
 /** `get_fund_overview` → `getFundOverview`. */

@@ -1,33 +1,20 @@
 /**
- * The embedded store: synthetic funds generated in the Worker (no database). Each fund is generated on first
- * use and kept for the life of the isolate; reads select like the SQL store will (explicit columns, live
+ * The embedded store: synthetic funds simulated in the Worker (no database). Each fund is simulated on first
+ * use and kept for the life of the isolate; its rows are made only when a read asks for them (per date, per
+ * price window, the ledger once) and kept. Reads select like the SQL store (explicit columns, live
  * positions only, ledger memos never returned).
  */
 import type { FundIndex, FundReadRequest, FundReadResult, FundStore } from './store.ts';
 import { emptyRead } from './store.ts';
-import type { CapitalRow, LedgerLineRow, PositionRow, PriceRow } from './rows.ts';
-import { generateFund, type FundDataset, type SyntheticFundSpec } from './synthetic.ts';
+import type { LedgerLineRow, PositionRow } from './rows.ts';
+import { simulateFund, type SyntheticFund, type SyntheticFundSpec } from './synthetic.ts';
 
+/** A simulated fund and the store's views of it, each made on first use. */
 interface Prepared {
-  dataset: FundDataset;
-  livePositionsByDate: Map<string, PositionRow[]>;
-  pricesByAsset: Map<string, PriceRow[]>;
+  fund: SyntheticFund;
+  livePositions: Map<string, PositionRow[]>;
   /** Ledger lines without memos, in date order. */
-  ledger: LedgerLineRow[];
-  capitalByDate: Map<string, CapitalRow[]>;
-}
-
-function prepare(dataset: FundDataset): Prepared {
-  return {
-    dataset,
-    livePositionsByDate: Map.groupBy(
-      dataset.positions.filter((p) => p.book === 'live'),
-      (p) => p.navDate,
-    ),
-    pricesByAsset: Map.groupBy(dataset.prices, (p) => p.asset),
-    ledger: dataset.ledger.map(({ memo: _memo, ...line }) => line),
-    capitalByDate: Map.groupBy(dataset.capital, (c) => c.navDate),
-  };
+  ledger?: LedgerLineRow[];
 }
 
 /** Index of the first element of `rows` (sorted by `key`) whose key is greater than (or, `inclusive`, equal to) `value`. */
@@ -54,47 +41,54 @@ export function embeddedStore(specs: readonly SyntheticFundSpec[]): FundStore {
     if (!spec) return null;
     let p = prepared.get(fundId);
     if (!p) {
-      p = prepare(generateFund(spec));
+      p = { fund: simulateFund(spec), livePositions: new Map() };
       prepared.set(fundId, p);
     }
     return p;
+  };
+  const livePositions = (p: Prepared, date: string): PositionRow[] => {
+    let rows = p.livePositions.get(date);
+    if (!rows) {
+      rows = p.fund.positionsOn(date).filter((row) => row.book === 'live');
+      p.livePositions.set(date, rows);
+    }
+    return rows;
   };
 
   return {
     async index(fundId): Promise<FundIndex | null> {
       const p = load(fundId);
       if (!p) return null;
-      return { fund: { ...p.dataset.fund }, shareClasses: p.dataset.shareClasses.map((c) => ({ ...c })), runs: p.dataset.runs.slice() };
+      const { fund, shareClasses, runs } = p.fund.head;
+      return { fund: { ...fund }, shareClasses: shareClasses.map((c) => ({ ...c })), runs: runs.slice() };
     },
 
     async read(fundId, request: FundReadRequest): Promise<FundReadResult> {
       const out = emptyRead();
       const p = load(fundId);
       if (!p) return out;
+      const head = p.fund.head;
       if (request.positions) {
-        for (const date of request.positions.navDates) out.positions.push(...(p.livePositionsByDate.get(date) ?? []));
+        for (const date of request.positions.navDates) out.positions.push(...livePositions(p, date));
       }
       if (request.prices) {
         const { heldAt, from, through } = request.prices;
-        const assets = [...new Set((p.livePositionsByDate.get(heldAt) ?? []).map((row) => row.asset))];
-        for (const asset of assets) {
-          const series = p.pricesByAsset.get(asset) ?? [];
-          const date = (r: PriceRow) => r.priceDate;
-          out.prices.push(...series.slice(bound(series, from, date, true), bound(series, through, date)));
-        }
+        const assets = [...new Set(livePositions(p, heldAt).map((row) => row.asset))];
+        for (const asset of assets) out.prices.push(...p.fund.pricesOf(asset, from, through));
       }
       if (request.ledger) {
         const { after, through } = request.ledger;
-        out.accounts = p.dataset.accounts.slice();
+        out.accounts = head.accounts.slice();
+        p.ledger ??= p.fund.ledger().map(({ memo: _memo, ...line }) => line);
         const date = (l: LedgerLineRow) => l.entryDate;
         out.ledger = p.ledger.slice(after === null ? 0 : bound(p.ledger, after, date), bound(p.ledger, through, date));
       }
       if (request.capital) {
-        out.investors = p.dataset.investors.slice();
-        for (const date of request.capital.navDates) out.capital.push(...(p.capitalByDate.get(date) ?? []));
+        out.investors = head.investors.slice();
+        for (const date of request.capital.navDates) out.capital.push(...p.fund.capitalOn(date));
       }
       if (request.expenses) {
-        out.expenses = p.dataset.expenses
+        out.expenses = head.expenses
           .slice()
           .sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : a.id < b.id ? 1 : -1))
           .slice(0, request.expenses.limit);

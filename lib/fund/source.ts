@@ -21,6 +21,11 @@ if (DEFAULT_FUND_ID !== SAMPLE_FUND.fundId) throw new Error('lib/config.ts DEFAU
 export interface FundSource {
   store: FundStore;
   fundId: string;
+  /**
+   * Which embedded store this is, for memoized answers (lib/fund/memo.ts; never shared between scopes).
+   * None for the database: rows there can be corrected without a new NAV run, and a fault must answer 503.
+   */
+  scope?: 'demo' | 'embedded';
   /** Closes what the source opened for this request (its database connection); nothing for embedded data. */
   release(): Promise<void>;
 }
@@ -43,7 +48,7 @@ const nothingToRelease = async () => {};
 export function fundSource(principal: Principal, config: Pick<Config, 'fundId' | 'databaseUrl' | 'databaseWsProxy' | 'investorRefKey'>): FundSource {
   if (principal.kind === 'demo') {
     demoStore ??= guardedStore(embeddedStore([DEMO_FUND]));
-    return { store: demoStore, fundId: DEMO_FUND.fundId, release: nothingToRelease };
+    return { store: demoStore, fundId: DEMO_FUND.fundId, scope: 'demo', release: nothingToRelease };
   }
   const fundId = config.fundId;
   if (principal.record.scope !== 'fund') {
@@ -55,7 +60,7 @@ export function fundSource(principal: Principal, config: Pick<Config, 'fundId' |
     return postgresSource(fundId, config.databaseUrl, config.databaseWsProxy);
   }
   embeddedRealStore ??= guardedStore(embeddedStore([SAMPLE_FUND]));
-  return { store: embeddedRealStore, fundId, release: nothingToRelease };
+  return { store: embeddedRealStore, fundId, scope: 'embedded', release: nothingToRelease };
 }
 
 /**

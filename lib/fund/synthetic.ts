@@ -145,12 +145,39 @@ function divRound(n: bigint, d: bigint): bigint {
   return neg ? -q : q;
 }
 
+/** 10^k for k = 0..22, exact doubles. */
+const POW10 = Array.from({ length: 23 }, (_, k) => Number(`1e${k}`));
+
 /**
  * Cents of quantity × price, rounded half-up: the quantity in lots of 10^-qdp (the asset's smallest unit
  * here), the price in units of 1e-8. cents = lots × priceUnits / 10^(qdp + 6).
  */
 function marketValueCents(asset: string, lots: number, pu: number): number {
-  return Number(divRound(BigInt(lots) * BigInt(pu), 10n ** BigInt(ASSET.get(asset)!.qdp + 6)));
+  return scaledProduct(lots, pu, ASSET.get(asset)!.qdp + 6);
+}
+
+/**
+ * round(a × b / 10^e), half away from zero, exactly, for integers a, b (safe) and e in 0..22. Powers of ten
+ * common to b and the divisor are cancelled first; when the product is then a safe integer the division is
+ * done in doubles and corrected by its exact remainder, else in BigInt. Exported for its property test.
+ */
+export function scaledProduct(a: number, b: number, e: number): number {
+  let m = b;
+  let k = e;
+  while (k > 0 && m % 10 === 0) {
+    m /= 10;
+    k--;
+  }
+  const n = a * m;
+  const d = POW10[k]!;
+  const half = k === 0 ? 0 : d / 2;
+  const x = Math.abs(n) + half;
+  if (!Number.isSafeInteger(n) || !Number.isSafeInteger(x + d)) return Number(divRound(BigInt(a) * BigInt(b), 10n ** BigInt(e)));
+  let q = Math.floor(x / d);
+  const r = x - q * d;
+  if (r < 0) q--;
+  else if (r >= d) q++;
+  return n < 0 && q !== 0 ? -q : q;
 }
 
 /** An integer scaled by 10^dp as a decimal string, e.g. (-12345, 2) → "-123.45". */
@@ -162,17 +189,71 @@ function scaled(n: number, dp: number): string {
 }
 const money = (c: number) => scaled(c, 2);
 
-/** Largest-remainder split of `total` cents by non-negative integer weights; the parts sum to `total` exactly. */
-function prorate(total: number, weights: readonly number[]): number[] {
-  const weightSum = BigInt(weights.reduce((s, w) => s + w, 0));
-  if (total === 0 || weightSum <= 0n) return weights.map(() => 0);
-  const abs = BigInt(Math.abs(total));
-  const parts = weights.map((w) => (abs * BigInt(w)) / weightSum);
-  const remainders = weights.map((w, i) => [(abs * BigInt(w)) % weightSum, i] as const);
-  let left = Number(abs - parts.reduce((s, p) => s + p, 0n));
-  remainders.sort((p, q) => (q[0] > p[0] ? 1 : q[0] < p[0] ? -1 : p[1] - q[1]));
-  for (let k = 0; left > 0; k++, left--) parts[remainders[k]![1]]! += 1n;
-  return parts.map((p) => (total < 0 ? -Number(p) : Number(p)));
+/** 2^27 + 1: Veltkamp's splitter for doubles. */
+const SPLITTER = 134_217_729;
+
+/**
+ * a × b as an unevaluated sum p + e of two doubles, exactly (Dekker's TwoProduct with Veltkamp's split;
+ * T. J. Dekker, "A floating-point technique for extending the available precision", 1971). Exact for
+ * finite products far from overflow and underflow, such as products of integers below 2^53.
+ */
+function twoProduct(a: number, b: number): [number, number] {
+  const p = a * b;
+  let c = SPLITTER * a;
+  const ah = c - (c - a);
+  const al = a - ah;
+  c = SPLITTER * b;
+  const bh = c - (c - b);
+  const bl = b - bh;
+  return [p, ((ah * bh - p) + ah * bl + al * bh) + al * bl];
+}
+
+/** Below this, quotients, remainders and their corrections in {@link prorate} stay exact in doubles. */
+const PRORATE_EXACT_BELOW = 2 ** 50;
+
+/**
+ * Largest-remainder split of `total` cents by non-negative integer weights; the parts sum to `total` exactly.
+ * Each weight's share floor(|total| × w / Σw) and its remainder are exact: |total| × w is held as an exact
+ * pair of doubles ({@link twoProduct}), the quotient estimated in doubles (within ±2) and corrected by the
+ * exact remainder; past 2^50 it is done in BigInt. Exported for its property test.
+ */
+export function prorate(total: number, weights: readonly number[]): number[] {
+  const sum = weights.reduce((s, w) => s + w, 0);
+  if (total === 0 || sum <= 0) return weights.map(() => 0);
+  const abs = Math.abs(total);
+  const parts: number[] = new Array(weights.length);
+  const remainders: number[] = new Array(weights.length);
+  let left = abs;
+  const exact = abs < PRORATE_EXACT_BELOW && sum < PRORATE_EXACT_BELOW && Number.isSafeInteger(sum);
+  const bigSum = exact ? 0n : BigInt(sum);
+  for (let i = 0; i < weights.length; i++) {
+    const w = weights[i]!;
+    if (exact) {
+      const [p, e] = twoProduct(abs, w);
+      let q = Math.floor(p / sum);
+      const [p2, e2] = twoProduct(q, sum);
+      let r = p - p2 + (e - e2);
+      while (r < 0) {
+        q--;
+        r += sum;
+      }
+      while (r >= sum) {
+        q++;
+        r -= sum;
+      }
+      parts[i] = q;
+      remainders[i] = r;
+    } else {
+      const product = BigInt(abs) * BigInt(w);
+      const q = product / bigSum;
+      parts[i] = Number(q);
+      remainders[i] = Number(product - q * bigSum);
+    }
+    left -= parts[i]!;
+  }
+  const order = weights.map((_, i) => i).sort((p, q) => remainders[q]! - remainders[p]! || p - q);
+  for (let k = 0; left > 0; k++, left--) parts[order[k]!]! += 1;
+  return total < 0 ? parts.map((p) => -p) : parts;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -338,6 +419,247 @@ const digits = (r: Rand, n: number) => Array.from({ length: n }, () => Math.floo
 const letters = (r: Rand, n: number) => Array.from({ length: n }, () => String.fromCharCode(65 + Math.floor(r() * 26))).join('');
 
 // ---------------------------------------------------------------------------------------------------------
+// Compact results and the rows made from them
+
+/** `count` consecutive dates from `start` (`YYYY-MM-DD`, UTC), by integer civil-calendar arithmetic. */
+function dateRange(start: string, count: number): string[] {
+  // Days since 1970-01-01 ↔ proleptic Gregorian date: H. Hinnant, "chrono-Compatible Low-Level Date Algorithms".
+  const y0 = +start.slice(0, 4);
+  const m0 = +start.slice(5, 7);
+  const d0 = +start.slice(8, 10);
+  const y = m0 <= 2 ? y0 - 1 : y0;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (m0 + (m0 > 2 ? -3 : 9)) + 2) / 5) + d0 - 1;
+  const first = era * 146_097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy - 719_468;
+  const out: string[] = new Array(count);
+  for (let i = 0; i < count; i++) {
+    const z = first + i + 719_468;
+    const e = Math.floor(z / 146_097);
+    const doe = z - e * 146_097;
+    const ye = Math.floor((doe - Math.floor(doe / 1_460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+    const dy = doe - (365 * ye + Math.floor(ye / 4) - Math.floor(ye / 100));
+    const mp = Math.floor((5 * dy + 2) / 153);
+    const day = dy - Math.floor((153 * mp + 2) / 5) + 1;
+    const month = mp < 10 ? mp + 3 : mp - 9;
+    const year = ye + e * 400 + (month <= 2 ? 1 : 0);
+    out[i] = `${year}-${month < 10 ? '0' : ''}${month}-${day < 10 ? '0' : ''}${day}`;
+  }
+  return out;
+}
+
+/** Price rows of a day come in this order: assets with their own series, then those following another's. */
+const PRICE_ORDER = [...ASSETS.filter((a) => !a.follows), ...ASSETS.filter((a) => a.follows)];
+
+/** A daily price series: integer units of 1e-8, the decimals each price is quoted with, and texts made on demand. */
+interface PriceSeries {
+  units: Float64Array;
+  decimals: Uint8Array;
+  texts: string[];
+}
+
+/** A run's snapshot of every holding (quantity in lots, market value in cents), and the venue its feed missed. */
+interface Snapshot {
+  day: number;
+  flaky: string | null;
+  qu: number[];
+  mv: number[];
+}
+
+/** Per investor (in id order): capital, contributions, withdrawals, P&L allocation, management and performance fees, cents. */
+type CapitalSnapshot = number[];
+const CAPITAL_FIELDS = 6;
+
+/** A posted journal line: the entry's sequence number, signed amount in cents (debit > 0). */
+interface JournalLine {
+  entry: number;
+  date: string;
+  account: string;
+  asset: string | null;
+  venue: string | null;
+  amount: number;
+  memo: string;
+}
+
+/** The small parts of a dataset, made at once. */
+type DatasetHead = Pick<FundDataset, 'fund' | 'shareClasses' | 'runs' | 'accounts' | 'investors' | 'expenses'>;
+
+/**
+ * A simulated fund: the small tables made, the bulk rows made on first request and kept (at most one
+ * copy of each row). Rows are those of {@link generateFund}, byte for byte, in the same order.
+ */
+export class SyntheticFund {
+  /** Fund, share classes, NAV runs (oldest first), chart of accounts, investors and expenses. */
+  readonly head: DatasetHead;
+  readonly #spec: SyntheticFundSpec;
+  readonly #calendar: string[];
+  readonly #series: Map<string, PriceSeries>;
+  readonly #holdings: PositionSpec[];
+  readonly #snapshots: Map<string, Snapshot>;
+  readonly #journal: JournalLine[];
+  readonly #investorIds: string[];
+  readonly #capital: Map<string, CapitalSnapshot>;
+  readonly #positionRows = new Map<string, PositionRow[]>();
+  readonly #capitalRows = new Map<string, CapitalRow[]>();
+  readonly #priceRows = new Map<string, PriceRow[]>();
+  #ledger: LedgerLineRecord[] | undefined;
+
+  constructor(parts: {
+    spec: SyntheticFundSpec;
+    calendar: string[];
+    series: Map<string, PriceSeries>;
+    holdings: PositionSpec[];
+    snapshots: Map<string, Snapshot>;
+    ledger: JournalLine[];
+    investorIds: string[];
+    capital: Map<string, CapitalSnapshot>;
+    head: DatasetHead;
+  }) {
+    this.head = parts.head;
+    this.#spec = parts.spec;
+    this.#calendar = parts.calendar;
+    this.#series = parts.series;
+    this.#holdings = parts.holdings;
+    this.#snapshots = parts.snapshots;
+    this.#journal = parts.ledger;
+    this.#investorIds = parts.investorIds;
+    this.#capital = parts.capital;
+  }
+
+  /** The text of `asset`'s price on calendar index `i` (made once). */
+  #priceText(asset: string, i: number): string {
+    const s = this.#series.get(asset)!;
+    let text = s.texts[i];
+    if (text === undefined) {
+      const dp = s.decimals[i]!;
+      text = scaled(s.units[i]! / POW10[8 - dp]!, dp);
+      s.texts[i] = text;
+    }
+    return text;
+  }
+
+  /** Every position (live and paper) of the run on `date`, in holding order; empty when that run struck no NAV. */
+  positionsOn(date: string): PositionRow[] {
+    let rows = this.#positionRows.get(date);
+    if (rows) return rows;
+    rows = [];
+    const snap = this.#snapshots.get(date);
+    if (snap) {
+      const i = snap.day + this.#spec.priceDays - this.#spec.runDays;
+      this.#holdings.forEach((h, k) => {
+        if (h.venue === snap.flaky) return;
+        const a = ASSET.get(h.asset)!;
+        rows!.push({
+          navDate: date,
+          asset: h.asset,
+          assetClass: a.assetClass,
+          sourceType: h.sourceType,
+          venue: h.venue,
+          book: h.book,
+          quantity: scaled(snap.qu[k]!, a.qdp),
+          price: isCash(h.asset) ? '1.00' : this.#priceText(h.asset, i),
+          marketValue: money(snap.mv[k]!),
+        });
+      });
+    }
+    this.#positionRows.set(date, rows);
+    return rows;
+  }
+
+  /** Calendar index of the first date ≥ `date` (or > `date` when not `inclusive`). */
+  #dateIndex(date: string, inclusive: boolean): number {
+    const c = this.#calendar;
+    let lo = 0;
+    let hi = c.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (c[mid]! < date || (!inclusive && c[mid] === date)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** `asset`'s daily prices dated `from` through `through` (inclusive), oldest first; empty for an unknown asset. Each row is made once. */
+  pricesOf(asset: string, from: string, through: string): PriceRow[] {
+    if (!this.#series.has(asset)) return [];
+    let made = this.#priceRows.get(asset);
+    if (!made) {
+      made = [];
+      this.#priceRows.set(asset, made);
+    }
+    const rows: PriceRow[] = [];
+    const end = this.#dateIndex(through, false);
+    for (let i = this.#dateIndex(from, true); i < end; i++) {
+      made[i] ??= { asset, priceDate: this.#calendar[i]!, price: this.#priceText(asset, i) };
+      rows.push(made[i]!);
+    }
+    return rows;
+  }
+
+  /** The whole ledger in posting (and date) order, memos included (made once). */
+  ledger(): LedgerLineRecord[] {
+    this.#ledger ??= this.#journal.map((l) => ({
+      entryId: `JE-${String(l.entry).padStart(6, '0')}`,
+      entryDate: l.date,
+      accountCode: l.account,
+      asset: l.asset,
+      venue: l.venue,
+      debit: money(l.amount > 0 ? l.amount : 0),
+      credit: money(l.amount < 0 ? -l.amount : 0),
+      memo: l.memo,
+    }));
+    return this.#ledger;
+  }
+
+  /** Every investor's capital account at the complete run on `date`, in investor order; empty for any other date. */
+  capitalOn(date: string): CapitalRow[] {
+    let rows = this.#capitalRows.get(date);
+    if (rows) return rows;
+    rows = [];
+    const values = this.#capital.get(date);
+    if (values) {
+      for (let i = 0; i * CAPITAL_FIELDS < values.length; i++) {
+        const at = i * CAPITAL_FIELDS;
+        rows.push({
+          navDate: date,
+          investorId: this.#investorIds[i]!,
+          capital: money(values[at]!),
+          contributions: money(values[at + 1]!),
+          withdrawals: money(values[at + 2]!),
+          pnlAllocation: money(values[at + 3]!),
+          mgmtFee: money(values[at + 4]!),
+          perfFee: money(values[at + 5]!),
+        });
+      }
+    }
+    this.#capitalRows.set(date, rows);
+    return rows;
+  }
+
+  /** The whole dataset, every row made (as {@link generateFund} returns it). */
+  dataset(): FundDataset {
+    const dates = [...this.#snapshots.keys()];
+    const prices: PriceRow[] = [];
+    for (let i = 0; i < this.#calendar.length; i++) {
+      for (const a of PRICE_ORDER) prices.push({ asset: a.asset, priceDate: this.#calendar[i]!, price: this.#priceText(a.asset, i) });
+    }
+    const { fund, shareClasses, runs, accounts, investors, expenses } = this.head;
+    return {
+      fund,
+      shareClasses,
+      runs,
+      positions: dates.flatMap((d) => this.positionsOn(d)),
+      prices,
+      accounts,
+      ledger: this.ledger(),
+      investors,
+      capital: [...this.#capital.keys()].flatMap((d) => this.capitalOn(d)),
+      expenses,
+    };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // The generator
 
 interface Investor {
@@ -362,61 +684,62 @@ interface Holding {
 }
 
 /**
- * Generates a fund. Deterministic: the same spec gives the same dataset, byte for byte, in any engine.
+ * Generates a fund's whole dataset (what the database seed loads). Deterministic: the same spec gives the
+ * same dataset, byte for byte, in any engine. It is {@link simulateFund} with every row made.
  * @throws {Error} if the generated books fail their own consistency check (a generator bug; never at run time
  *   for the two bundled specs, which the test suite generates)
  */
 export function generateFund(spec: SyntheticFundSpec): FundDataset {
+  return simulateFund(spec).dataset();
+}
+
+/**
+ * Simulates a fund: the whole deterministic simulation, with its results kept compact (integers: prices
+ * in typed arrays, snapshots in plain arrays) and its bulk rows (positions, prices, ledger lines, capital accounts) made only when asked for,
+ * per date, by {@link SyntheticFund}. This is what the embedded store runs in the Worker: making every row
+ * up front was most of the ~100–200 ms a new isolate spent on its first fund-data request.
+ * @throws {Error} as {@link generateFund}
+ */
+export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
   const rand = prng(spec.seed);
   const n = spec.runDays;
   const inception = addDays(spec.endDate, -(n - 1));
   const priceStart = addDays(spec.endDate, -(spec.priceDays - 1));
   const offset = spec.priceDays - n; // price index of day 0
 
-  // Prices: a common market factor and idiosyncratic noise, daily; perpetuals follow their underlying.
-  const floatPrice = new Map<string, number>();
-  const priceUnits = new Map<string, number[]>();
-  const prices: PriceRow[] = [];
-  const priceTexts = new Map<string, string[]>();
+  // Calendar: every date from the first price to the day after the last run, computed once.
+  const calendar = dateRange(priceStart, spec.priceDays + 1);
+  const dateOf = (t: number) => calendar[t + offset]!;
+
+  // Prices: a common market factor and idiosyncratic noise, daily; perpetuals follow their underlying. Kept
+  // as integer units of 1e-8 with their decimals; the text of a price is made when a row needs it.
   const base = ASSETS.filter((a) => !a.follows);
-  const followers = ASSETS.filter((a) => a.follows);
-  for (const a of base) {
-    floatPrice.set(a.asset, a.price);
-    priceUnits.set(a.asset, []);
-    priceTexts.set(a.asset, []);
-  }
-  const decimalsOf = (p: number) => {
-    if (p >= 1) return Math.max(2, 6 - String(Math.floor(p)).length);
-    return 8;
-  };
+  const baseUnits = base.map(() => new Float64Array(spec.priceDays));
+  const baseDecimals = base.map(() => new Uint8Array(spec.priceDays));
+  const floatPrice = base.map((a) => a.price);
+  const idio = base.map((a) => Math.sqrt(Math.max(a.vol * a.vol - a.beta * a.beta * MARKET_VOL * MARKET_VOL, 0.0001)));
   for (let t = 0; t < spec.priceDays; t++) {
     const m = MARKET_VOL * normal(rand);
-    const date = addDays(priceStart, t);
-    for (const a of base) {
-      let p = floatPrice.get(a.asset)!;
+    for (let k = 0; k < base.length; k++) {
+      const a = base[k]!;
+      let p = floatPrice[k]!;
       if (a.vol > 0 && t > 0) {
-        const idio = Math.sqrt(Math.max(a.vol * a.vol - a.beta * a.beta * MARKET_VOL * MARKET_VOL, 0.0001));
         // A mild pull towards the starting level keeps a three-year path plausible for every seed.
         const pull = -0.008 * (p / a.price - 1);
-        const r = Math.min(0.5, Math.max(-0.35, a.beta * m + idio * normal(rand) + pull));
+        const r = Math.min(0.5, Math.max(-0.35, a.beta * m + idio[k]! * normal(rand) + pull));
         p = p * (1 + r);
-        floatPrice.set(a.asset, p);
+        floatPrice[k] = p;
       }
-      const dp = a.vol > 0 ? decimalsOf(p) : 2;
-      const pu = Math.max(1, Math.round(p * 10 ** dp)) * 10 ** (8 - dp);
-      const text = scaled(pu / 10 ** (8 - dp), dp);
-      priceUnits.get(a.asset)!.push(pu);
-      priceTexts.get(a.asset)!.push(text);
-      prices.push({ asset: a.asset, priceDate: date, price: text });
+      // Decimals of a price: max(2, 6 − digits of its integer part), 8 below 1.
+      const dp = a.vol === 0 ? 2 : p < 1 ? 8 : p < 10 ? 5 : p < 100 ? 4 : p < 1_000 ? 3 : 2;
+      baseUnits[k]![t] = Math.max(1, Math.round(p * POW10[dp]!)) * POW10[8 - dp]!;
+      baseDecimals[k]![t] = dp;
     }
-    for (const a of followers) prices.push({ asset: a.asset, priceDate: date, price: priceTexts.get(a.follows!)![t]! });
   }
-  for (const a of followers) {
-    priceUnits.set(a.asset, priceUnits.get(a.follows!)!);
-    priceTexts.set(a.asset, priceTexts.get(a.follows!)!);
-  }
-  const pu = (asset: string, day: number) => priceUnits.get(asset)![day + offset]!;
-  const priceText = (asset: string, day: number) => priceTexts.get(asset)![day + offset]!;
+  const series = new Map<string, PriceSeries>();
+  base.forEach((a, k) => series.set(a.asset, { units: baseUnits[k]!, decimals: baseDecimals[k]!, texts: [] }));
+  for (const a of ASSETS) if (a.follows) series.set(a.asset, series.get(a.follows)!);
+  const pu = (asset: string, day: number) => series.get(asset)!.units[day + offset]!;
 
   // Investors
   const investors: Investor[] = [];
@@ -465,26 +788,17 @@ export function generateFund(spec: SyntheticFundSpec): FundDataset {
   };
 
   // Ledger
-  const ledger: LedgerLineRecord[] = [];
+  const ledger: JournalLine[] = [];
   let entrySeq = 0;
   const post = (date: string, memo: string, lines: { account: string; asset?: string | null; venue?: string | null; amount: number }[]) => {
     // amount > 0 debit, < 0 credit
     const total = lines.reduce((s, l) => s + l.amount, 0);
     if (total !== 0) throw new Error('synthetic fund: unbalanced journal entry');
     if (lines.every((l) => l.amount === 0)) return;
-    const entryId = `JE-${String(++entrySeq).padStart(6, '0')}`;
+    const entry = ++entrySeq;
     for (const l of lines) {
       if (l.amount === 0) continue;
-      ledger.push({
-        entryId,
-        entryDate: date,
-        accountCode: l.account,
-        asset: l.asset ?? null,
-        venue: l.venue ?? null,
-        debit: money(l.amount > 0 ? l.amount : 0),
-        credit: money(l.amount < 0 ? -l.amount : 0),
-        memo,
-      });
+      ledger.push({ entry, date, account: l.account, asset: l.asset ?? null, venue: l.venue ?? null, amount: l.amount, memo });
     }
   };
   const balances = new Map<string, number>(); // debit-positive running balances by account
@@ -492,8 +806,7 @@ export function generateFund(spec: SyntheticFundSpec): FundDataset {
   const absorb = (from: number) => {
     for (let i = from; i < ledger.length; i++) {
       const l = ledger[i]!;
-      const delta = Math.round(Number(l.debit) * 100) - Math.round(Number(l.credit) * 100);
-      balances.set(l.accountCode, (balances.get(l.accountCode) ?? 0) + delta);
+      balances.set(l.account, (balances.get(l.account) ?? 0) + l.amount);
     }
   };
 
@@ -528,8 +841,8 @@ export function generateFund(spec: SyntheticFundSpec): FundDataset {
     };
     const monthName = (d: string) => `${MONTHS[+d.slice(5, 7) - 1]} ${d.slice(0, 4)}`;
     for (let t = 0; t < n; t++) {
-      const date = addDays(inception, t);
-      const next = addDays(date, 1);
+      const date = dateOf(t);
+      const next = dateOf(t + 1);
       const monthEnd = next.slice(8) === '01';
       if (date.slice(8) === '01') add(date, 'software_data', `Market data and portfolio system licences, ${monthName(date)}`, 345_000 + Math.round(uniform(rand, 0, 40_000)), 20);
       if (monthEnd) {
@@ -576,13 +889,13 @@ export function generateFund(spec: SyntheticFundSpec): FundDataset {
   const toleranceBps = 5;
 
   const runs: NavRunRow[] = [];
-  const positions: PositionRow[] = [];
-  const capital: CapitalRow[] = [];
+  const snapshots = new Map<string, Snapshot>();
+  const capital = new Map<string, CapitalSnapshot>();
   let mgmtPayable = 0;
   let crystallizedUnpaid = 0;
 
   for (let t = 0; t < n; t++) {
-    const date = addDays(inception, t);
+    const date = dateOf(t);
     const from = ledgerStart();
     let contributions = 0;
     let withdrawals = 0;
@@ -819,7 +1132,7 @@ export function generateFund(spec: SyntheticFundSpec): FundDataset {
       }
 
       // Crystallization at the end of each investor's period (calendar year, or quarter for quarterly classes).
-      const next = addDays(date, 1);
+      const next = dateOf(t + 1);
       const yearEnd = next.slice(5) === '01-01';
       const quarterEnd = next.slice(8) === '01' && ['01', '04', '07', '10'].includes(next.slice(5, 7));
       for (const inv of investors) {
@@ -850,24 +1163,14 @@ export function generateFund(spec: SyntheticFundSpec): FundDataset {
     let shadow: number | null = null;
     if (status !== 'failed') {
       shadow = nav;
+      const qu: number[] = [];
+      const mv: number[] = [];
       for (const h of holdings) {
-        if (h.spec.venue === flaky) {
-          if (h.spec.book === 'live') shadow -= h.mv;
-          continue;
-        }
-        const a = ASSET.get(h.spec.asset)!;
-        positions.push({
-          navDate: date,
-          asset: h.spec.asset,
-          assetClass: a.assetClass,
-          sourceType: h.spec.sourceType,
-          venue: h.spec.venue,
-          book: h.spec.book,
-          quantity: scaled(h.qu, a.qdp),
-          price: isCash(h.spec.asset) ? '1.00' : priceText(h.spec.asset, t),
-          marketValue: money(h.mv),
-        });
+        qu.push(h.qu);
+        mv.push(h.mv);
+        if (h.spec.venue === flaky && h.spec.book === 'live') shadow -= h.mv;
       }
+      snapshots.set(date, { day: t, flaky, qu, mv });
     }
     const bps = kind === 'break' ? (rand() < 0.5 ? -1 : 1) * uniform(rand, 9, 40) : uniform(rand, -3, 3);
     const admin = Math.round(nav * (1 + bps / 10_000));
@@ -881,22 +1184,23 @@ export function generateFund(spec: SyntheticFundSpec): FundDataset {
       netFlows: money(contributions - withdrawals),
     });
     if (status === 'complete') {
-      for (const inv of investors) {
-        capital.push({
-          navDate: date,
-          investorId: inv.row.investorId,
-          capital: money(inv.capital),
-          contributions: money(inv.cum.contributions),
-          withdrawals: money(inv.cum.withdrawals),
-          pnlAllocation: money(inv.cum.pnl),
-          mgmtFee: money(inv.cum.mgmt),
-          perfFee: money(inv.cum.perf),
-        });
-      }
+      const values: number[] = [];
+      for (const inv of investors) values.push(inv.capital, inv.cum.contributions, inv.cum.withdrawals, inv.cum.pnl, inv.cum.mgmt, inv.cum.perf);
+      capital.set(date, values);
     }
   }
 
-  return {
+  const investorIds = investors.map((i) => i.row.investorId);
+  return new SyntheticFund({
+    spec,
+    calendar: calendar.slice(0, spec.priceDays),
+    series,
+    holdings: holdings.map((h) => h.spec),
+    snapshots,
+    ledger,
+    investorIds,
+    capital,
+    head: {
     fund: {
       fundId: spec.fundId,
       name: spec.name,
@@ -907,12 +1211,9 @@ export function generateFund(spec: SyntheticFundSpec): FundDataset {
     },
     shareClasses: SHARE_CLASSES.map((c) => ({ ...c })),
     runs,
-    positions,
-    prices,
     accounts: ACCOUNTS.map((a) => ({ ...a })),
-    ledger,
     investors: investors.map((i) => i.row),
-    capital,
     expenses,
-  };
+    },
+  });
 }

@@ -8,7 +8,7 @@
 import { CALCULATORS } from '../calculators/index.ts';
 import { resultSchema, runCalculator, toolName } from '../calculators/definition.ts';
 import { authenticate, type Principal } from '../keys.ts';
-import { calcCaller, consumeCalcQuota, rateLimitHeaders } from '../rate-limit.ts';
+import { calcCaller, consumeCalcQuota, deferOf, rateLimitHeaders } from '../rate-limit.ts';
 import { parseInput } from '../validation.ts';
 import * as z from 'zod';
 import { MAX_QUERY_LENGTH, MAX_RESULTS, SEARCH_INDEX_PATH, searchDocs } from '../docs/search.ts';
@@ -133,6 +133,6 @@ export const publicServer: McpServerSpec<PublicCaller> = {
     };
   },
   async charge(c, caller, calls, now) {
-    return rateLimitHeaders(await consumeCalcQuota(c.env, calcCaller(caller.principal, caller.connectingIp), now, calls));
+    return rateLimitHeaders(await consumeCalcQuota(c.env, calcCaller(caller.principal, caller.connectingIp), now, calls, deferOf(c)));
   },
 };

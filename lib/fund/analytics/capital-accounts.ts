@@ -10,7 +10,7 @@
  * Σ closingCapital equals the run's NAV when the store's allocations tie to it (they do for the synthetic
  * funds; the test suite checks it). Investors leave only as their pseudonymous `investorRef`.
  */
-import { D, dec, percentOf, sum, toMoney, type Dec } from '../../decimal.ts';
+import { D, addCents, centsOf, dec, moneyOfCents, percentOf, sum, toMoney, type Dec } from '../../decimal.ts';
 import type { CapitalRow, InvestorRow, NavRunRow } from '../rows.ts';
 
 const FIGURES = ['openingCapital', 'contributions', 'withdrawals', 'pnlAllocation', 'mgmtFee', 'perfFee', 'closingCapital'] as const;
@@ -29,19 +29,102 @@ export function openingRunDate(runs: readonly NavRunRow[], run: NavRunRow): stri
   return null;
 }
 
-/**
- * Capital accounts of `run`.
- * @param rows cumulative capital rows at the run and at `openingDate`
- * @param refs investorId → investorRef (pseudonyms; see `lib/redaction.ts`)
- */
-export function capitalAccounts(input: {
+/** What {@link capitalAccounts} computes from. */
+export interface CapitalAccountsInput {
   run: NavRunRow;
   openingDate: string | null;
   investors: readonly InvestorRow[];
   rows: readonly CapitalRow[];
   refs: ReadonlyMap<string, string>;
   currency: string;
-}) {
+}
+
+/**
+ * Capital accounts of `run`. Computed in integer cents when every amount has two decimals and every sum
+ * stays a safe integer (ownership: round-half-up of closing × 10^6 / Σ closing, in BigInt, which is what
+ * decimal.js gives for any denominator below 10^35), else in decimal.js; both give the same answer.
+ * @param input.rows cumulative capital rows at the run and at `openingDate`
+ * @param input.refs investorId → investorRef (pseudonyms; see `lib/redaction.ts`)
+ */
+export function capitalAccounts(input: CapitalAccountsInput) {
+  return capitalAccountsInCents(input) ?? capitalAccountsInDecimals(input);
+}
+
+/** `round(part × 100 / whole, 4 dp)` half away from zero, as a JSON number; null when `whole` is 0. */
+function percentOfCents(part: number, whole: number): number | null {
+  if (whole === 0) return null;
+  const n = BigInt(part) * 1_000_000n;
+  const d = BigInt(whole);
+  const neg = n < 0n !== d < 0n;
+  const an = n < 0n ? -n : n;
+  const ad = d < 0n ? -d : d;
+  const q = (2n * an + ad) / (2n * ad);
+  return Number(neg && q !== 0n ? -q : q) / 10_000;
+}
+
+/** {@link capitalAccounts} in integer cents; null when an amount has another shape or a sum passes 2^53 cents. */
+function capitalAccountsInCents(input: CapitalAccountsInput) {
+  const classOf = new Map(input.investors.map((i) => [i.investorId, i.shareClassId]));
+  const opening = new Map(input.rows.filter((r) => r.navDate === input.openingDate).map((r) => [r.investorId, r]));
+  const accounts: { ref: string; shareClass: string; figures: Record<Figure, number> }[] = [];
+  for (const close of input.rows) {
+    if (close.navDate !== input.run.navDate) continue;
+    const open = opening.get(close.investorId);
+    const values: number[] = [];
+    for (const text of [
+      open ? open.capital : '0.00',
+      close.contributions, open ? open.contributions : '0.00',
+      close.withdrawals, open ? open.withdrawals : '0.00',
+      close.pnlAllocation, open ? open.pnlAllocation : '0.00',
+      close.mgmtFee, open ? open.mgmtFee : '0.00',
+      close.perfFee, open ? open.perfFee : '0.00',
+      close.capital,
+    ]) {
+      const c = centsOf(text);
+      if (c === null) return null;
+      values.push(c);
+    }
+    const [openCap, c1, o1, c2, o2, c3, o3, c4, o4, c5, o5, closeCap] = values as [number, number, number, number, number, number, number, number, number, number, number, number];
+    const figures: Record<Figure, number> = {
+      openingCapital: openCap,
+      contributions: c1 - o1,
+      withdrawals: c2 - o2,
+      pnlAllocation: c3 - o3,
+      mgmtFee: c4 - o4,
+      perfFee: c5 - o5,
+      closingCapital: closeCap,
+    };
+    if (FIGURES.some((f) => !Number.isSafeInteger(figures[f]))) return null;
+    accounts.push({ ref: input.refs.get(close.investorId)!, shareClass: classOf.get(close.investorId) ?? 'unknown', figures });
+  }
+  const active = accounts.filter((a) => FIGURES.some((f) => a.figures[f] !== 0));
+  const totals = {} as Record<Figure, number>;
+  for (const f of FIGURES) {
+    let total: number | null = 0;
+    for (const a of active) {
+      total = addCents(total, a.figures[f]);
+      if (total === null) return null;
+    }
+    totals[f] = total;
+  }
+  return {
+    navRunDate: input.run.navDate,
+    openingNavDate: input.openingDate,
+    currency: input.currency,
+    investors: active
+      .sort((a, b) => b.figures.closingCapital - a.figures.closingCapital || (a.ref < b.ref ? -1 : 1))
+      .map((a) => ({
+        investorRef: a.ref,
+        shareClass: a.shareClass,
+        ...(Object.fromEntries(FIGURES.map((f) => [f, moneyOfCents(a.figures[f])])) as Record<Figure, string>),
+        ownershipPct: percentOfCents(a.figures.closingCapital, totals.closingCapital),
+      })),
+    totals: Object.fromEntries(FIGURES.map((f) => [f, moneyOfCents(totals[f])])) as Record<Figure, string>,
+  };
+}
+
+/** {@link capitalAccounts} in decimal.js (any decimal strings); exported as the reference of its property test. */
+export function capitalAccountsInDecimals(input: CapitalAccountsInput) {
   const classOf = new Map(input.investors.map((i) => [i.investorId, i.shareClassId]));
   const opening = new Map(input.rows.filter((r) => r.navDate === input.openingDate).map((r) => [r.investorId, r]));
   const closing = input.rows.filter((r) => r.navDate === input.run.navDate);

@@ -1,0 +1,122 @@
+/**
+ * Integer cents (lib/decimal.ts) and the trial balance computed in them, against decimal.js on random
+ * inputs (fast-check): same texts, same sums, same answers; and the fallback to decimal.js for amounts
+ * integer cents cannot hold.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { addCents, centsOf, dec, moneyOfCents, toMoney } from '../lib/decimal.ts';
+import { trialBalance, trialBalanceInDecimals } from '../lib/fund/analytics/trial-balance.ts';
+import { capitalAccounts, capitalAccountsInDecimals, type CapitalAccountsInput } from '../lib/fund/analytics/capital-accounts.ts';
+import type { AccountRow, LedgerLineRow } from '../lib/fund/rows.ts';
+import { ACCOUNTS } from '../lib/fund/synthetic.ts';
+
+const safeCents = fc.integer({ min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER });
+
+describe('integer cents', () => {
+  it('format as decimal.js does and parse back exactly', () => {
+    fc.assert(
+      fc.property(safeCents, (c) => {
+        const text = moneyOfCents(c);
+        expect(text).toBe(toMoney(dec(c).div(100)));
+        if (text.replace('-', '').length <= 18) expect(centsOf(text)).toBe(c);
+      }),
+      { numRuns: 3000 },
+    );
+    expect(moneyOfCents(-5)).toBe('-0.05');
+    expect(moneyOfCents(0)).toBe('0.00');
+    expect(centsOf('-0.00')).toBe(0);
+    expect(Object.is(centsOf('-0.00'), -0)).toBe(false);
+    expect(() => moneyOfCents(0.5)).toThrow(RangeError);
+  });
+
+  it('refuse every other shape, and amounts that could pass 2^53 cents', () => {
+    for (const text of ['1', '1.0', '1.000', '.50', '1.5e3', ' 1.00', '1.00 ', '+1.00', '--1.00', '1,000.00', '1234567890123456.00', 'NaN', '']) {
+      expect(centsOf(text), text).toBeNull();
+    }
+    expect(centsOf('123456789012345.99')).toBe(12_345_678_901_234_599);
+  });
+
+  it('add only while the sum stays a safe integer', () => {
+    fc.assert(
+      fc.property(safeCents, safeCents, (a, b) => {
+        const s = addCents(a, b);
+        const exact = BigInt(a) + BigInt(b);
+        if (exact > BigInt(Number.MAX_SAFE_INTEGER) || exact < BigInt(Number.MIN_SAFE_INTEGER)) expect(s).toBeNull();
+        else expect(s).toBe(Number(exact));
+      }),
+    );
+  });
+});
+
+describe('trial balance in integer cents', () => {
+  const codes = ACCOUNTS.map((a) => a.code);
+  const line = (amount: string, debitSide: boolean, code: string): LedgerLineRow => ({
+    entryId: 'JE-000001',
+    entryDate: '2026-01-01',
+    accountCode: code,
+    asset: null,
+    venue: null,
+    debit: debitSide ? amount : '0.00',
+    credit: debitSide ? '0.00' : amount,
+  });
+  const amount = fc.oneof(fc.integer({ min: 0, max: 10_000_000_000 }), fc.integer({ min: 0, max: 99 })).map(moneyOfCents);
+  const lines = fc.array(fc.tuple(amount, fc.boolean(), fc.constantFrom(...codes, '9999')).map(([a, d, c]) => line(a, d, c)), { maxLength: 200 });
+
+  it('gives the decimal.js answer on random ledgers', () => {
+    fc.assert(
+      fc.property(lines, (ledger) => {
+        expect(trialBalance(ACCOUNTS, ledger, '2026-01-31', 'USD')).toEqual(trialBalanceInDecimals(ACCOUNTS, ledger, '2026-01-31', 'USD'));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('falls back to decimal.js for amounts cents cannot hold, with the same answer', () => {
+    const accounts: AccountRow[] = ACCOUNTS.slice(0, 2);
+    const fine = [line('0.005', true, accounts[0]!.code), line('0.005', false, accounts[1]!.code)];
+    const huge = [line('90071992547409.91', true, accounts[0]!.code), line('90071992547409.91', true, accounts[0]!.code), line('180143985094819.82', false, accounts[1]!.code)];
+    for (const ledger of [fine, huge]) expect(trialBalance(accounts, ledger, '2026-01-31', 'USD')).toEqual(trialBalanceInDecimals(accounts, ledger, '2026-01-31', 'USD'));
+    expect(trialBalance(accounts, huge, '2026-01-31', 'USD').totalDebit).toBe('180143985094819.82');
+  });
+});
+
+describe('capital accounts in integer cents', () => {
+  const cents = fc.oneof(fc.integer({ min: 0, max: 100 }), fc.integer({ min: 0, max: 50_000_000_000 }));
+  const account = fc.record({ capital: cents, contributions: cents, withdrawals: cents, pnlAllocation: fc.integer({ min: -5e10, max: 5e10 }), mgmtFee: cents, perfFee: fc.integer({ min: -1e9, max: 1e9 }) });
+  const input = fc.array(fc.tuple(account, fc.option(account, { nil: undefined })), { minLength: 1, maxLength: 40 }).map((list): CapitalAccountsInput => {
+    const row = (navDate: string, investorId: string, a: Record<string, number>) => ({
+      navDate,
+      investorId,
+      ...(Object.fromEntries(Object.entries(a).map(([k, v]) => [k, moneyOfCents(v)])) as Record<'capital' | 'contributions' | 'withdrawals' | 'pnlAllocation' | 'mgmtFee' | 'perfFee', string>),
+    });
+    const ids = list.map((_, i) => `INV-${String(i + 1).padStart(4, '0')}`);
+    return {
+      run: { navDate: '2026-10-30', status: 'complete', shadowNav: '1.00', adminNav: '1.00', reconStatus: 'matched', netFlows: '0.00' },
+      openingDate: '2026-09-30',
+      investors: ids.map((investorId, i) => ({ investorId, shareClassId: i % 2 ? 'A' : 'B', legalName: 'x', email: 'x', taxId: 'x', bankAccount: 'x' })),
+      rows: list.flatMap(([close, open], i) => [row('2026-10-30', ids[i]!, close), ...(open ? [row('2026-09-30', ids[i]!, open)] : [])]),
+      refs: new Map(ids.map((id, i) => [id, `inv_${i.toString(16).padStart(16, '0')}`])),
+      currency: 'USD',
+    };
+  });
+
+  it('gives the decimal.js answer on random accounts, ownership percentages included', () => {
+    fc.assert(
+      fc.property(input, (i) => {
+        expect(capitalAccounts(i)).toEqual(capitalAccountsInDecimals(i));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('falls back to decimal.js for amounts cents cannot hold', () => {
+    fc.assert(
+      fc.property(input, (i) => {
+        const odd = { ...i, rows: i.rows.map((r, k) => (k === 0 ? { ...r, capital: `${r.capital}5` } : r)) };
+        expect(capitalAccounts(odd)).toEqual(capitalAccountsInDecimals(odd));
+      }),
+      { numRuns: 50 },
+    );
+  });
+});
