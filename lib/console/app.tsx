@@ -22,7 +22,7 @@ import { readJsonObject } from '../endpoint.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError, PayloadTooLargeError, RateLimitedError } from '../errors.ts';
 import { constantTimeEqual } from '../keys.ts';
-import { calcCallsToday, clientNetwork, systemClock, utcDate, type Clock } from '../rate-limit.ts';
+import { calcCallsToday, clientNetwork, systemClock, type Clock } from '../rate-limit.ts';
 import { parseInput } from '../validation.ts';
 import { DEFAULT_FUND_ID } from '../fund/source.ts';
 import {
