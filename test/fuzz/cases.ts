@@ -78,7 +78,8 @@ export interface FuzzCase {
   /** The route it aims at (the route table's path), or `(other path)`. */
   route: string;
   request: FuzzRequest;
-  surface: 'rest' | 'mcp';
+  /** `page`: a documentation page of the site (HTML or Markdown, not JSON). */
+  surface: 'rest' | 'mcp' | 'page';
   /** Set when the request must not succeed, with the reason. */
   mustReject?: string;
   rpc?: RpcExpectation;
@@ -530,6 +531,9 @@ function hostHeaders(model: FuzzModel, keys: FuzzKeys): fc.Arbitrary<FuzzCase> {
     });
 }
 
+/** The site's documentation pages (lib/site/pages.ts): answered as HTML or Markdown. */
+const SITE_PAGES = new Set(['/', '/docs', '/llms.txt', '/llms-full.txt']);
+
 const OTHER_PATHS = [
   '/',
   '/api',
@@ -561,7 +565,7 @@ function otherPaths(keys: FuzzKeys): fc.Arbitrary<FuzzCase> {
     .map(({ path, method, who, c }): FuzzCase => ({
       family: 'path',
       route: '(other path)',
-      surface: new URL(path, 'http://x').pathname === '/api/mcp' ? 'mcp' : 'rest',
+      surface: SITE_PAGES.has(new URL(path, 'http://x').pathname) ? 'page' : new URL(path, 'http://x').pathname === '/api/mcp' ? 'mcp' : 'rest',
       request: { method, path: path.includes('?') ? `${path}&c=${c}` : `${path}?c=${c}`, headers: [...who.headers, ['content-type', 'application/json']], body: method === 'POST' ? '{}' : undefined },
     }));
 }

@@ -168,7 +168,11 @@ export function judge(c: FuzzCase, answer: FuzzAnswer | Error): Violation[] {
   if (!head) {
     if (c.surface === 'mcp' && c.request.method === 'POST' && answer.status !== 405 && answer.status !== 404) checkRpc(c, answer, out);
     else if (answer.status >= 400) checkProblem(answer, out);
-    else if (answer.status === 200 && c.surface === 'rest' && c.request.method !== 'OPTIONS') {
+    else if (answer.status === 200 && c.surface === 'page') {
+      if (!/^text\/(html|markdown);/.test(answer.headers['content-type'] ?? '')) {
+        out.push({ kind: 'site page that is not HTML or Markdown', detail: answer.headers['content-type'] ?? '(no Content-Type)' });
+      }
+    } else if (answer.status === 200 && c.surface === 'rest' && c.request.method !== 'OPTIONS') {
       if (!(answer.headers['content-type'] ?? '').startsWith('application/json') || parseJson(answer.body) === undefined) {
         out.push({ kind: 'REST 200 that is not JSON', detail: `${answer.headers['content-type'] ?? '(no Content-Type)'}: ${answer.body.slice(0, 120)}` });
       }
