@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import chromium from '@sparticuz/chromium';
-import { chromium as playwright, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium, screenshot } from '../support/browser.ts';
 import { startWorker, type TestWorker } from '../support/worker.ts';
 
 const persistDir = mkdtempSync(join(tmpdir(), 'fund-edge-docs-'));
@@ -56,7 +56,7 @@ describe('pages over HTTP', () => {
 
 describe('/docs in a browser', () => {
   it('loads from the origin only, shows every operation, and "try it" answers', async () => {
-    browser = await playwright.launch({ executablePath: await chromium.executablePath(), args: chromium.args, headless: true });
+    browser = await launchChromium();
     const page = await browser.newPage();
     const requests: string[] = [];
     page.on('request', (r) => requests.push(r.url()));
@@ -86,5 +86,22 @@ describe('/docs in a browser', () => {
     expect(requests).toContain(`${origin}/api/v1/openapi.json`);
     expect(requests).toContain(`${origin}/api/v1/calc/fee-calculator`);
     expect(await page.evaluate('window.cspViolations')).toEqual([]);
+    await screenshot(page, 'docs-reference');
+  }, 120_000);
+
+  it('shows the home page at phone width with no request leaving the origin', async () => {
+    browser ??= await launchChromium();
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    const requests: string[] = [];
+    page.on('request', (r) => requests.push(r.url()));
+    await page.goto(`${worker.base}/`, { waitUntil: 'networkidle' });
+    const origin = new URL(worker.base).origin;
+    expect(requests.filter((u) => !u.startsWith(`${origin}/`))).toEqual([]);
+    // Nothing wider than the screen: the page is readable on a phone without scrolling sideways.
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    for (const link of ['/docs', '/developers/console', '/api/v1/openapi.json', '/llms.txt']) {
+      expect(await page.locator(`a[href$="${link}"]`).count(), link).toBeGreaterThan(0);
+    }
+    await screenshot(page, 'home-phone');
   }, 120_000);
 });
