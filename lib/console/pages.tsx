@@ -30,7 +30,7 @@ export interface PageProps {
   docsUrl?: string | undefined;
 }
 
-const Layout: FC<PropsWithChildren<{ title: string; csrfToken?: string } & PageProps>> = ({ title, csrfToken, docsUrl, children }) => (
+export const Layout: FC<PropsWithChildren<{ title: string; csrfToken?: string } & PageProps>> = ({ title, csrfToken, docsUrl, children }) => (
   <>
   {raw('<!doctype html>')}
   <html lang="en">
