@@ -42,7 +42,7 @@ import {
 import { CONSOLE_PATH, consoleHostCheck, consoleOriginCheck, consoleSettings, planDailyCalcLimit, type ConsoleConfig, type ConsoleSettings } from './config.ts';
 import { DashboardPage, InvitationUnusablePage, WelcomePage } from './pages.tsx';
 import { CONSOLE_CSS, CONSOLE_JS } from './client.generated.ts';
-import { mountConsent } from '../oauth/consent.tsx';
+import { mountConsent, oauthFormAction } from '../oauth/consent.tsx';
 
 /** Hono environment of the console: the app's, plus the request's console configuration and session. */
 export interface ConsoleEnv {
@@ -167,7 +167,7 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
         imgSrc: ["'self'"],
         connectSrc: ["'self'"],
         // The OAuth consent form redirects to the client (lib/oauth/consent.tsx): its origin is allowed there.
-        formAction: ["'self'", (c) => (c.get('oauthFormAction' as never) as string | undefined) ?? ''],
+        formAction: ["'self'", (c) => oauthFormAction(c)],
         baseUri: ["'none'"],
         frameAncestors: ["'none'"],
       },

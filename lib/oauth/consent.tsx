@@ -151,8 +151,22 @@ export const ApplicationsPage: FC<{ rows: ApplicationRow[]; csrf: string }> = ({
   </Layout>
 );
 
-/** The page's origin for CSP `form-action`: where the consent form's redirect goes (Chromium checks redirects). */
-export const FORM_ACTION_VAR = 'oauthFormAction';
+/**
+ * The extra CSP `form-action` source of a console page: on the authorization page, the origin of the
+ * request's `redirect_uri`, because the consent form's answer is a redirect there and browsers hold form
+ * redirects to `form-action`; elsewhere none. Computed before the page (secure-headers runs first): when the
+ * library refuses the `redirect_uri`, no form is shown, so the source allows nothing. Only an `http(s)`
+ * origin of plain host characters is ever written into the header.
+ */
+export function oauthFormAction(c: { req: { path: string; query(name: string): string | undefined } }): string {
+  if (!c.req.path.endsWith('/oauth/authorize')) return '';
+  try {
+    const origin = new URL(c.req.query('redirect_uri') ?? '').origin;
+    return /^https?:\/\/[A-Za-z0-9.\-]+(:[0-9]{1,5})?$|^https?:\/\/\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/.test(origin) ? origin : '';
+  } catch {
+    return '';
+  }
+}
 
 /** The served fund id (as lib/config.ts parsed it). */
 const servedFund = (c: ConsoleContext) => c.get('config').fundId;
@@ -196,7 +210,6 @@ export function mountConsent(app: Hono<ConsoleEnv>): void {
     if (!session) return c.html(<WelcomePage docsUrl={c.get('consoleSettings').docsUrl ?? undefined} />);
     const details = await oauth.describeConsent(request);
     const consent = await oauth.beginConsent(request);
-    c.set(FORM_ACTION_VAR as never, new URL(details.redirectUri).origin as never);
     const allowed = session.account.fundIds.includes(servedFund(c));
     const html = await c.html(
       <ConsentPage

@@ -9,9 +9,21 @@ import { createAccount, createSession, saveAccount } from '../../lib/console/acc
 import { csrfToken, SESSION_COOKIE } from '../../lib/console/app.tsx';
 import { MemoryKv, fakeEnv } from './fakes.ts';
 
-/** `OAUTH_KV` in memory: values as text, or parsed with `{ type: 'json' }`. */
+/**
+ * `OAUTH_KV` in memory: values as text, or parsed with `{ type: 'json' }`; a value put with `expirationTtl`
+ * is gone once that many seconds have passed on `Date.now()` (as KV expires it; the library relies on it for
+ * the 10-minute life of an authorization code).
+ */
 export class JsonKv extends MemoryKv {
+  readonly expiresAt = new Map<string, number>();
+  override async put(key: string, value: string, options: { metadata?: unknown; expirationTtl?: number } = {}): Promise<void> {
+    await super.put(key, value, options);
+    if (options.expirationTtl !== undefined) this.expiresAt.set(key, Date.now() + options.expirationTtl * 1000);
+    else this.expiresAt.delete(key);
+  }
   override async get(key: string, options?: { type?: string } | string): Promise<any> {
+    const expires = this.expiresAt.get(key);
+    if (expires !== undefined && Date.now() >= expires) this.data.delete(key);
     const text = await super.get(key);
     const type = typeof options === 'string' ? options : options?.type;
     return text !== null && type === 'json' ? JSON.parse(text) : text;
@@ -28,7 +40,7 @@ export const SECRET = 'oauth-test-secret-'.padEnd(40, 'x');
 export function oauthEnv(overrides: Parameters<typeof fakeEnv>[0] = {}) {
   const f = fakeEnv({ CONSOLE_SESSION_SECRET: SECRET, ...overrides });
   const OAUTH_KV = new JsonKv();
-  const env = { ...(f.env as object), OAUTH_KV } as typeof f.env;
+  const env = { ...(f.env as object), OAUTH_KV } as unknown as typeof f.env;
   return { ...f, env, OAUTH_KV };
 }
 
@@ -93,7 +105,8 @@ export async function openConsent(app: App, env: Env, url: string, session: { co
   const res = await app.request(url, { headers: { cookie: session.cookie } }, env);
   const html = await res.text();
   const handle = /name="handle" value="([^"]+)"/.exec(html)?.[1];
-  const binding = res.headers.getSetCookie().map((c) => c.split(';')[0]!).filter((c) => c.startsWith('__Host-oauth-'));
+  const setCookies = (res.headers as unknown as { getSetCookie(): string[] }).getSetCookie();
+  const binding = setCookies.map((c) => c.split(';')[0]!).filter((c) => c.startsWith('__Host-oauth-'));
   return { res, html, handle, binding };
 }
 
@@ -113,7 +126,7 @@ export async function token(app: App, env: Env, params: Record<string, string>):
 }
 
 /** Registration, consent (approved) and the code: everything up to the token request. */
-export async function codeFor(app: App, env: Env & { CONSOLE: MemoryKv }, session: Awaited<ReturnType<typeof developer>>) {
+export async function codeFor(app: App, env: Env, session: Awaited<ReturnType<typeof developer>>) {
   const clientId = await register(app, env);
   const { verifier, challenge } = await pkce();
   const url = authorizeUrl(clientId, challenge);
