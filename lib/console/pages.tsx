@@ -183,6 +183,10 @@ export const DashboardPage: FC<DashboardData> = ({ account, keys, usage, base, c
           <dd data-testid="plan">{account.plan}</dd>
           <dt>Scopes</dt>
           <dd data-testid="scopes">{scopes.join(', ')}</dd>
+          <dt>MCP clients (OAuth)</dt>
+          <dd>
+            <a href={`${CONSOLE_PATH}/oauth/applications`}>Authorized applications</a>
+          </dd>
           <dt>Calculator calls today</dt>
           <dd>
             <span data-testid="usage">

@@ -143,7 +143,8 @@ describe('an MCP client connects with OAuth, knowing only the URL', () => {
   });
 
   it('lists the application in the console; revoking it ends in a clear refusal', async () => {
-    await page.goto(`${origin}/developers/console/oauth/applications`);
+    await page.goto(`${origin}/developers/console`);
+    await page.getByRole('link', { name: 'Authorized applications' }).click();
     await page.getByRole('cell', { name: 'E2E MCP client' }).waitFor();
     await screenshot(page, 'oauth-02-applications');
     await page.getByRole('button', { name: 'Revoke' }).click();
