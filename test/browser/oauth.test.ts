@@ -5,9 +5,11 @@
  * itself and sends the browser to the console's authorization page; the developer signs up with a passkey
  * through an operator invitation to the fund and approves; the client lists the twelve tools and calls
  * `get_fund_overview`. A denied consent, a grant revoked in the console and a calc-only account each end in
- * a clear refusal. Screenshots go to test-results/screenshots/ (git-ignored).
+ * a clear refusal. The same through `mcp-remote` (the stdio bridge desktop clients run), with no browser of
+ * its own: the test opens the URL it prints. Screenshots go to test-results/screenshots/ (git-ignored).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -183,6 +185,60 @@ describe('an MCP client connects with OAuth, knowing only the URL', () => {
       expect(back.searchParams.get('error_description')).toContain('no access to this fund');
     } finally {
       await context.close();
+    }
+  });
+});
+
+/** A free TCP port on loopback (for mcp-remote's OAuth callback server). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((done) => server.close(done));
+  return port;
+}
+
+describe('the same through mcp-remote', () => {
+  it('prints the authorization URL, takes the approval, and bridges the twelve tools and get_fund_overview', async () => {
+    const { context, page } = await pageWithPasskey(browser, origin);
+    const configDir = mkdtempSync(join(tmpdir(), 'fund-edge-mcp-remote-'));
+    const bridge = spawn(process.execPath, ['node_modules/mcp-remote/dist/proxy.js', `${worker.base}/api/mcp`, String(await freePort()), '--transport', 'http-only'], {
+      // No browser to open (DISPLAY empty, BROWSER a no-op): mcp-remote prints the URL instead.
+      env: { ...process.env, MCP_REMOTE_CONFIG_DIR: configDir, BROWSER: '/bin/true', DISPLAY: '' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    let stdout = '';
+    bridge.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    bridge.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const answer = async (id: number) => {
+      await expect.poll(() => stdout.split('\n').find((l) => l.includes(`"id":${id},`)), { timeout: 30_000 }).toBeDefined();
+      return JSON.parse(stdout.split('\n').find((l) => l.includes(`"id":${id},`))!) as { result: Record<string, unknown> };
+    };
+    try {
+      await page.goto(invite());
+      await signUp(page);
+      const printed = /http:\/\/localhost:\d+\/developers\/console\/oauth\/authorize\S+/;
+      await expect.poll(() => printed.exec(stderr)?.[0], { timeout: 30_000 }).toBeDefined();
+      await page.goto(printed.exec(stderr)![0]);
+      await page.getByRole('heading', { name: 'Authorize an application' }).waitFor();
+      await page.waitForLoadState('load');
+      await page.getByRole('button', { name: 'Approve' }).click();
+
+      const send = (message: unknown) => bridge.stdin.write(`${JSON.stringify(message)}\n`);
+      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'desktop', version: '1.0.0' } } });
+      expect((await answer(1)).result.serverInfo).toMatchObject({ name: 'fund-edge-fund-data' });
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+      expect(((await answer(2)).result.tools as unknown[]).length).toBe(12);
+      send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_fund_overview', arguments: {} } });
+      const overview = (await answer(3)).result;
+      expect(overview.isError).toBeFalsy();
+      expect(JSON.stringify(overview.structuredContent)).toContain('"currency"');
+    } finally {
+      bridge.kill();
+      await context.close();
+      rmSync(configDir, { recursive: true, force: true });
     }
   });
 });
