@@ -343,9 +343,7 @@ async function bundleWorker(dir: string): Promise<string> {
     conditions: ['workerd', 'worker', 'browser'],
     target: 'es2024',
     external: ['node:*', 'cloudflare:*'],
-    // The bundle runs in Node: workerd's built-in `cloudflare:workers` (imported by the OAuth provider
-    // library) as the tests stand it in.
-    alias: { ...wranglerAliases(), 'cloudflare:workers': join(ROOT, 'test/support/cloudflare-workers.ts') },
+    alias: wranglerAliases(),
     define: { 'process.env.NODE_ENV': '"production"', 'global.process.env.NODE_ENV': '"production"', 'globalThis.process.env.NODE_ENV': '"production"' },
     loader: { '.js': 'jsx', '.mjs': 'jsx', '.cjs': 'jsx' },
     outfile,

@@ -87,8 +87,7 @@ describe('the Ajv alias', () => {
       format: 'esm',
       platform: 'node',
       target: 'es2024',
-      // workerd's built-in module (imported by the OAuth provider library) as vitest stands it in.
-      alias: { ...wranglerAliases(), 'cloudflare:workers': join(ROOT, 'test/support/cloudflare-workers.ts') },
+      alias: wranglerAliases(),
       outfile,
       metafile: true,
       logLevel: 'silent',
