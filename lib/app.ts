@@ -20,6 +20,7 @@ import { MAX_BODY_BYTES, allowedMethods, type Method, type Route } from './endpo
 import { systemClock, type Clock } from './rate-limit.ts';
 import { ROUTES } from './routes.ts';
 import { mountSite } from './site/pages.ts';
+import { mountOAuth } from './oauth/routes.ts';
 
 /** True for the paths of fund data: the REST endpoints under `/api/v1/fund` and the fund MCP server. */
 export function isFundDataPath(path: string): boolean {
@@ -87,6 +88,8 @@ export function createApp(options: { clock?: Clock; routes?: readonly Route[] } 
   );
 
   mountSite(app);
+  // OAuth 2.1 for the fund MCP server: discovery documents, token, registration (lib/oauth/routes.ts).
+  mountOAuth(app);
 
   for (const route of routes) {
     const allow = allowedMethods(route);

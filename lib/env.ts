@@ -53,6 +53,12 @@ export interface Env {
   DOCS_URL?: string;
   /** Secret signing console session cookies (a Worker secret; required unless running on loopback). */
   CONSOLE_SESSION_SECRET?: string;
+  /** OAuth clients, grants and tokens of the fund MCP server's authorization server (hashed; lib/oauth/). */
+  OAUTH_KV: KVNamespace;
+  /** Access token lifetime, seconds (60..86,400; default 3,600). */
+  OAUTH_ACCESS_TOKEN_TTL?: string;
+  /** Refresh token (grant) lifetime, seconds (60..31,536,000; default 30 days). */
+  OAUTH_REFRESH_TOKEN_TTL?: string;
 }
 
 /** Values set on the Hono context by the pipeline. */

@@ -42,6 +42,7 @@ import {
 import { CONSOLE_PATH, consoleHostCheck, consoleOriginCheck, consoleSettings, planDailyCalcLimit, type ConsoleConfig, type ConsoleSettings } from './config.ts';
 import { DashboardPage, InvitationUnusablePage, WelcomePage } from './pages.tsx';
 import { CONSOLE_CSS, CONSOLE_JS } from './client.generated.ts';
+import { mountConsent, oauthFormAction } from '../oauth/consent.tsx';
 
 /** Hono environment of the console: the app's, plus the request's console configuration and session. */
 export interface ConsoleEnv {
@@ -165,7 +166,8 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
         styleSrc: ["'self'"],
         imgSrc: ["'self'"],
         connectSrc: ["'self'"],
-        formAction: ["'self'"],
+        // The OAuth consent form redirects to the client (lib/oauth/consent.tsx): its origin is allowed there.
+        formAction: ["'self'", (c) => oauthFormAction(c)],
         baseUri: ["'none'"],
         frameAncestors: ["'none'"],
       },
@@ -203,6 +205,9 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
     }),
   );
   app.use('/api/*', csrfGuard());
+
+  // OAuth 2.1 for the fund MCP server: the authorization page and authorized applications (lib/oauth/consent.tsx).
+  mountConsent(app);
 
   app.get('/console.js', (c) => c.body(CONSOLE_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
   app.get('/console.css', (c) => c.body(CONSOLE_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8' }));

@@ -30,7 +30,7 @@ export interface PageProps {
   docsUrl?: string | undefined;
 }
 
-const Layout: FC<PropsWithChildren<{ title: string; csrfToken?: string } & PageProps>> = ({ title, csrfToken, docsUrl, children }) => (
+export const Layout: FC<PropsWithChildren<{ title: string; csrfToken?: string } & PageProps>> = ({ title, csrfToken, docsUrl, children }) => (
   <>
   {raw('<!doctype html>')}
   <html lang="en">
@@ -183,6 +183,10 @@ export const DashboardPage: FC<DashboardData> = ({ account, keys, usage, base, c
           <dd data-testid="plan">{account.plan}</dd>
           <dt>Scopes</dt>
           <dd data-testid="scopes">{scopes.join(', ')}</dd>
+          <dt>MCP clients (OAuth)</dt>
+          <dd>
+            <a href={`${CONSOLE_PATH}/oauth/applications`}>Authorized applications</a>
+          </dd>
           <dt>Calculator calls today</dt>
           <dd>
             <span data-testid="usage">

@@ -4,14 +4,17 @@
  * the REST body, byte for byte, as text content and as `structuredContent`, after the same fail-closed
  * redaction (every call goes through `callFundTool`).
  *
- * Only a real fund key is admitted: none or a bad one is 401 with `WWW-Authenticate: Bearer`; the demo key
- * and a key of another fund are 403. Each `tools/call` counts against the key's fund-data burst limit
+ * Only a real fund key or an OAuth access token of an account with this fund (lib/oauth/, docs/oauth.md) is
+ * admitted: none or a bad one is 401, the demo key, a calc key, a key of another fund and a calc-only
+ * account's token are 403, each with a `WWW-Authenticate: Bearer` challenge naming the server's protected
+ * resource metadata. Each `tools/call` counts against the key's fund-data burst limit
  * (120 per 60 s), as each REST request does.
  */
 import type { Config } from '../config.ts';
 import { logContextOf, logFailure, type LogContext } from '../log.ts';
-import { ApiError, InsufficientScopeError, UnauthorizedError } from '../errors.ts';
-import { authenticate, type Principal } from '../keys.ts';
+import { ApiError, InsufficientScopeError } from '../errors.ts';
+import type { Principal } from '../keys.ts';
+import { fundPrincipal, withDiscovery } from '../oauth/resource.ts';
 import { consumeFundBurst } from '../rate-limit.ts';
 import { callFundTool } from '../fund/definition.ts';
 import { fundSource, releaseAfterResponse, type FundSource } from '../fund/source.ts';
@@ -56,7 +59,7 @@ export const fundServer: McpServerSpec<FundCaller> = {
   title: 'fund-edge fund data',
   summary: "MCP server: the fund's data, read-only",
   description:
-    "Model Context Protocol (Streamable HTTP, stateless, JSON responses). Twelve read-only tools `get_*`, one per fund-data endpoint, with the endpoint's query parameters as arguments and its redacted JSON as result. Needs a fund key (`Authorization: Bearer svc_dk_...`); the demo key is refused.",
+    "Model Context Protocol (Streamable HTTP, stateless, JSON responses). Twelve read-only tools `get_*`, one per fund-data endpoint, with the endpoint's query parameters as arguments and its redacted JSON as result. Needs a fund key (`Authorization: Bearer svc_dk_...`) or an OAuth 2.1 access token from this service (discovery: the `resource_metadata` of the 401); the demo key is refused.",
   instructions:
     "Read-only access to one fund's shadow NAV data, reconciled against the fund administrator: overview, positions, breakdowns, exposure (and its series), P&L attribution, parametric VaR, trial balance, capital accounts, expenses, fee terms and NAV history. Money and quantities are decimal strings in the fund's base currency; percentages are numbers in percent. Investors appear only as pseudonymous investorRef values. Start with get_fund_overview.",
   auth: 'required',
@@ -64,19 +67,24 @@ export const fundServer: McpServerSpec<FundCaller> = {
   cacheControl: 'private, no-store',
   tools: fundTools,
   async admit(c) {
-    const principal = await authenticate(c.req.header('authorization'), c.env.API_KEYS, c.env.CONSOLE);
-    if (!principal) throw new UnauthorizedError('The fund MCP server needs a key: send "Authorization: Bearer svc_dk_...".', false);
-    if (principal.kind === 'demo') {
-      throw new InsufficientScopeError('The demo key reads only the demo fixture over REST; the fund MCP server needs a key minted for this fund.');
+    try {
+      const principal = await fundPrincipal(c);
+      if (principal.kind === 'demo') {
+        throw new InsufficientScopeError('The demo key reads only the demo fixture over REST; the fund MCP server needs a key minted for this fund, or OAuth.');
+      }
+      const config = c.get('config');
+      return {
+        principal,
+        source: fundSource(principal, config),
+        config,
+        connectingIp: c.req.header('cf-connecting-ip'),
+        at: logContextOf(c),
+      };
+    } catch (err) {
+      // Every 401/403 names the OAuth discovery document (lib/oauth/resource.ts).
+      if (err instanceof ApiError && (err.status === 401 || err.code === 'insufficient_scope')) throw withDiscovery(c, err);
+      throw err;
     }
-    const config = c.get('config');
-    return {
-      principal,
-      source: fundSource(principal, config),
-      config,
-      connectingIp: c.req.header('cf-connecting-ip'),
-      at: logContextOf(c),
-    };
   },
   finish(c, caller, answered) {
     releaseAfterResponse(c, caller.source, answered);

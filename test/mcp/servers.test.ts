@@ -1074,8 +1074,10 @@ describe('fund server keys', () => {
     for (const body of [INITIALIZE, toolsList(), CHEAP_CALL.fund, [CHEAP_CALL.fund, { ...CHEAP_CALL.fund, id: 4 }]]) {
       const res = await post(FUND, body, { env: fixture.env, ...(auth === undefined ? {} : { auth }) });
       const { text } = await expectProblem(res, status, code);
-      expect(res.headers.get('www-authenticate')).toBe(challenge);
-      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      // The RFC 6750 challenge, plus the OAuth discovery parameters (lib/oauth/resource.ts).
+      const header = res.headers.get('www-authenticate')!;
+      expect(header.replace(/, (resource_metadata|scope|error_description)="(?:[^"\\]|\\.)*"/g, '')).toBe(challenge);
+      expect(header).toMatch(/^Bearer realm="fund-data", resource_metadata="http:\/\/[^"]+\/\.well-known\/oauth-protected-resource\/api\/mcp", scope="fund:read"/);
       const token = auth?.split(' ')[1];
       expectNoInternals(text, token ? [token, fixture.key] : [fixture.key]);
       expect(text.toLowerCase()).not.toMatch(/meridian|northstar|shadownav|investor/);

@@ -37,12 +37,17 @@ function status(text: string): void {
   if (el) el.textContent = text;
 }
 
+/** Where to go once signed in: back to an OAuth authorization page that asked for the sign-in, else the dashboard. */
+function afterSignIn(): string {
+  return location.pathname === '/developers/console/oauth/authorize' ? location.href : '/developers/console';
+}
+
 async function register(invitation: string | undefined): Promise<void> {
   if (!browserSupportsWebAuthn()) throw new Error('This browser does not support passkeys.');
   const { options } = await post<{ options: Parameters<typeof startRegistration>[0]['optionsJSON'] }>('/register/options');
   const response = await startRegistration({ optionsJSON: options });
   await post('/register/verify', { response, ...(invitation ? { invitation } : {}) });
-  location.assign('/developers/console');
+  location.assign(afterSignIn());
 }
 
 async function login(invitation: string | undefined): Promise<void> {
@@ -50,7 +55,7 @@ async function login(invitation: string | undefined): Promise<void> {
   const { options } = await post<{ options: Parameters<typeof startAuthentication>[0]['optionsJSON'] }>('/login/options');
   const response = await startAuthentication({ optionsJSON: options });
   await post('/login/verify', { response, ...(invitation ? { invitation } : {}) });
-  location.assign('/developers/console');
+  location.assign(afterSignIn());
 }
 
 async function mint(form: HTMLFormElement): Promise<void> {

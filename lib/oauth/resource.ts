@@ -1,0 +1,86 @@
+/**
+ * The fund MCP server as an OAuth 2.1 resource server (RFC 9728, RFC 6750; docs/oauth.md): who a bearer
+ * credential is, for `/api/mcp`, whether it is an API key (`svc_dk_...`, lib/keys.ts) or an access token
+ * this service issued (lib/oauth/provider.ts), and the challenges of its refusals.
+ *
+ * Every 401 and 403 from `/api/mcp` carries `WWW-Authenticate: Bearer` with `resource_metadata` (the URL of
+ * the server's RFC 9728 document, which names this service as its authorization server), `scope`
+ * (`fund:read`), and for a presented credential `error` and an `error_description` saying what is missing.
+ * No refusal tells whether an account, a key or a grant exists: an unknown, expired, revoked or
+ * other-resource token, and a token of a revoked account, all get the one `invalid_token` sentence.
+ */
+import type { Context } from 'hono';
+import type { AppEnv } from '../env.ts';
+import { ApiError, InsufficientScopeError, UnauthorizedError } from '../errors.ts';
+import { authenticate, KEY_PREFIX, type Principal } from '../keys.ts';
+import { activeAccount } from '../console/standing.ts';
+import { FUND_READ_SCOPE, resourceMetadataUrl, validateAccessToken } from './provider.ts';
+
+/** Detail of the 401 without any credential. */
+export const NO_CREDENTIAL_DETAIL =
+  'The fund MCP server needs authorization: connect with OAuth (this server publishes its authorization metadata) or send "Authorization: Bearer svc_dk_..." with a fund key.';
+/** Detail of the 401 of an access token that is not (or no longer) valid here. */
+export const INVALID_TOKEN_DETAIL = 'The access token is not valid here (expired, revoked, or issued for another server); authorize again.';
+/** Detail of the 403 of a token whose grant lacks the scope. */
+export const TOKEN_SCOPE_DETAIL = `The access token does not carry the "${FUND_READ_SCOPE}" scope; authorize again and approve reading this fund's data.`;
+/** Detail of the 403 of a token whose account has no access to the served fund. */
+export const ACCOUNT_NO_FUND_DETAIL =
+  "This account has no access to this fund's data (calculator accounts do not); the fund's operator grants it by invitation.";
+
+/** A header parameter value as an RFC 9110 quoted-string (our own fixed sentences; `"` and `\` escaped). */
+function quoted(value: string): string {
+  return `"${value.replace(/["\\]/g, (ch) => `\\${ch}`)}"`;
+}
+
+/**
+ * The same refusal, its `WWW-Authenticate` challenge naming the protected resource metadata, the scope, and
+ * (for a presented credential, RFC 6750 §3) its `error` with `error_description`.
+ * @param err a 401 `unauthorized` or 403 `insufficient_scope` refusal
+ */
+export function withDiscovery(c: Context<AppEnv>, err: ApiError): ApiError {
+  const sent = err.headers['WWW-Authenticate'] ?? '';
+  const code = /error="([a-z_]+)"/.exec(sent)?.[1];
+  const params = [`realm="fund-data"`, `resource_metadata=${quoted(resourceMetadataUrl(c))}`, `scope="${FUND_READ_SCOPE}"`];
+  if (code) params.push(`error="${code}"`, `error_description=${quoted(err.detail)}`);
+  return new ApiError(err.code, err.detail, { ...(err.errors ? { errors: err.errors } : {}), headers: { ...err.headers, 'WWW-Authenticate': `Bearer ${params.join(', ')}` } });
+}
+
+/**
+ * Who the `Authorization` header of a fund MCP request is: the demo key, a stored key, or an access token's
+ * account, as a {@link Principal} (an access token becomes a `fund` principal of its account, so the fund
+ * scope checks of lib/fund/source.ts apply to it unchanged).
+ * @throws {UnauthorizedError} 401 (none, malformed, unknown, revoked, expired, other resource)
+ * @throws {InsufficientScopeError} 403 (no `fund:read`; an account without the served fund); the caller adds
+ *   the discovery challenge with {@link withDiscovery}
+ */
+export async function fundPrincipal(c: Context<AppEnv>): Promise<Principal> {
+  const header = c.req.header('authorization');
+  const token = /^Bearer +(\S+)\s*$/i.exec(header ?? '')?.[1];
+  if (token === undefined || token.startsWith(KEY_PREFIX)) {
+    const principal = await authenticate(header, c.env.API_KEYS, c.env.CONSOLE);
+    if (!principal) throw new UnauthorizedError(NO_CREDENTIAL_DETAIL, false);
+    return principal;
+  }
+  const validated = await validateAccessToken(c, token);
+  const account = validated ? await activeAccount(c.env.CONSOLE, validated.props.accountId) : null;
+  if (!validated || !account) throw new UnauthorizedError(INVALID_TOKEN_DETAIL, true);
+  if (!validated.scope.includes(FUND_READ_SCOPE)) throw new InsufficientScopeError(TOKEN_SCOPE_DETAIL);
+  const fundId = c.get('config').fundId;
+  if (!account.fundIds.includes(fundId)) throw new InsufficientScopeError(ACCOUNT_NO_FUND_DETAIL);
+  return {
+    kind: 'key',
+    record: {
+      // Not a stored key: the fund-data burst limit counts per account and client.
+      keyId: `oauth_${account.accountId}_${validated.clientId}`,
+      prefix: 'oauth',
+      scope: 'fund',
+      fundId,
+      dailyCalcLimit: 0,
+      accountId: account.accountId,
+      label: 'OAuth access token',
+      createdAt: new Date(0).toISOString(),
+      revokedAt: null,
+    },
+    account: { accountId: account.accountId, plan: account.plan },
+  };
+}

@@ -1,0 +1,336 @@
+/**
+ * OAuth 2.1 for the fund MCP server through the app (docs/oauth.md): the discovery documents, the 401/403
+ * challenges of `/api/mcp`, dynamic client registration, the authorization code flow with PKCE on the
+ * console's consent page and each way it is refused, refresh rotation, revocation, grants in the console,
+ * and every scope refusal of a token.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createApp } from '../../lib/app.ts';
+import { revokeAccount } from '../../lib/console/accounts.ts';
+import { SPEC_MCP_HEADERS, specInitialize } from '../support/contract.ts';
+import { MCP_URL, ORIGIN, REDIRECT_URI, authorizeUrl, codeFor, decide, developer, oauthEnv, openConsent, pkce, register, token } from '../support/oauth.ts';
+
+const app = createApp();
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** Posts a JSON-RPC message to the fund MCP server at 127.0.0.1. */
+function mcp(env: object, body: unknown, auth?: string) {
+  return app.request(MCP_URL, { method: 'POST', headers: { ...SPEC_MCP_HEADERS, ...(auth ? { authorization: auth } : {}) }, body: JSON.stringify(body) }, env);
+}
+
+/** A signed-in developer's tokens after a full code flow. */
+async function tokens(options: { calcOnly?: boolean } = {}) {
+  const f = oauthEnv();
+  const session = await developer(f.CONSOLE, options);
+  const { clientId, verifier, code } = await codeFor(app, f.env, session);
+  const res = await token(app, f.env, { grant_type: 'authorization_code', code: code!, redirect_uri: REDIRECT_URI, client_id: clientId, code_verifier: verifier, resource: MCP_URL });
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as { access_token: string; refresh_token: string; token_type: string; expires_in: number; scope: string };
+  return { ...f, session, clientId, body };
+}
+
+describe('the code flow', () => {
+  it('issues a token that reads the fund over MCP', async () => {
+    const { env, body } = await tokens();
+    expect(body.token_type.toLowerCase()).toBe('bearer');
+    expect(body.scope).toBe('fund:read');
+    expect(body.expires_in).toBe(3600);
+    const list = await mcp(env, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, `Bearer ${body.access_token}`);
+    expect(list.status).toBe(200);
+    const tools = ((await list.json()) as { result: { tools: { name: string }[] } }).result.tools;
+    expect(tools).toHaveLength(12);
+    const call = await mcp(env, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_fund_overview', arguments: {} } }, `Bearer ${body.access_token}`);
+    const result = ((await call.json()) as { result: { isError?: boolean; structuredContent: { fund?: { name: string } } } }).result;
+    expect(result.isError).toBeFalsy();
+    expect(JSON.stringify(result.structuredContent)).toContain('"currency"');
+  });
+});
+
+describe('discovery', () => {
+  it('a 401 without a credential names the protected resource metadata, path and path-less documents agree', async () => {
+    const { env } = oauthEnv();
+    const res = await mcp(env, specInitialize());
+    expect(res.status).toBe(401);
+    const challenge = res.headers.get('www-authenticate')!;
+    expect(challenge).toBe('Bearer realm="fund-data", resource_metadata="http://127.0.0.1:8787/.well-known/oauth-protected-resource/api/mcp", scope="fund:read"');
+    for (const path of ['/.well-known/oauth-protected-resource/api/mcp', '/.well-known/oauth-protected-resource']) {
+      const doc = await app.request(`http://127.0.0.1:8787${path}`, {}, env);
+      expect(doc.status).toBe(200);
+      expect(await doc.json()).toEqual({
+        resource: MCP_URL,
+        authorization_servers: ['http://localhost:8787'],
+        scopes_supported: ['fund:read'],
+        bearer_methods_supported: ['header'],
+        resource_name: 'fund-edge fund data (MCP)',
+      });
+    }
+  });
+
+  it('deployed, the documents name PUBLIC_ORIGIN and are cacheable', async () => {
+    const { env } = oauthEnv({ PUBLIC_ORIGIN: 'https://fund.example.com' });
+    const doc = await app.request('https://fund.example.com/.well-known/oauth-protected-resource/api/mcp', {}, env);
+    expect(doc.headers.get('cache-control')).toBe('public, max-age=300');
+    expect(((await doc.json()) as { resource: string }).resource).toBe('https://fund.example.com/api/mcp');
+    const as = (await (await app.request('https://fund.example.com/.well-known/oauth-authorization-server', {}, env)).json()) as Record<string, unknown>;
+    expect(as.issuer).toBe('https://fund.example.com');
+    expect(as.authorization_endpoint).toBe('https://fund.example.com/developers/console/oauth/authorize');
+  });
+
+  it('serves RFC 8414 metadata: S256 only, DCR, refresh, revocation, the one scope', async () => {
+    const { env } = oauthEnv();
+    const res = await app.request(`${ORIGIN}/.well-known/oauth-authorization-server`, {}, env);
+    expect(res.status).toBe(200);
+    const m = (await res.json()) as Record<string, unknown>;
+    expect(m).toMatchObject({
+      issuer: 'http://localhost:8787',
+      authorization_endpoint: 'http://localhost:8787/developers/console/oauth/authorize',
+      token_endpoint: 'http://localhost:8787/oauth/token',
+      registration_endpoint: 'http://localhost:8787/oauth/register',
+      revocation_endpoint: 'http://localhost:8787/oauth/token',
+      scopes_supported: ['fund:read'],
+      response_types_supported: ['code'],
+      code_challenge_methods_supported: ['S256'],
+      client_id_metadata_document_supported: false,
+    });
+    expect(m.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'refresh_token']));
+    expect(m.protected_resources).toContain(MCP_URL);
+  });
+
+  it('refuses the discovery documents on a non-loopback host when local (421)', async () => {
+    const { env } = oauthEnv();
+    for (const path of ['/.well-known/oauth-protected-resource/api/mcp', '/.well-known/oauth-authorization-server', '/oauth/token']) {
+      expect((await app.request(`http://evil.example${path}`, {}, env)).status).toBe(421);
+    }
+  });
+});
+
+describe('registration (RFC 7591)', () => {
+  it('registers a public client and refuses a remote http redirect URI', async () => {
+    const { env } = oauthEnv();
+    expect(await register(app, env)).toMatch(/\S{8,}/);
+    const bad = await app.request(
+      `${ORIGIN}/oauth/register`,
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: ['http://evil.example/cb'], token_endpoint_auth_method: 'none' }) },
+      env,
+    );
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toBe('invalid_client_metadata');
+  });
+});
+
+describe('refusals of the code flow', () => {
+  async function approved() {
+    const f = oauthEnv();
+    const session = await developer(f.CONSOLE);
+    return { ...f, session, ...(await codeFor(app, f.env, session)) };
+  }
+  const exchange = (env: object, r: { code: string | null; clientId: string; verifier: string }, over: Record<string, string> = {}) =>
+    token(app, env as never, { grant_type: 'authorization_code', code: r.code!, redirect_uri: REDIRECT_URI, client_id: r.clientId, code_verifier: r.verifier, resource: MCP_URL, ...over });
+
+  it('redirects back with the code, the state and the issuer (RFC 9207)', async () => {
+    const r = await approved();
+    expect(r.res.status).toBe(302);
+    expect(`${r.location.origin}${r.location.pathname}`).toBe(REDIRECT_URI);
+    expect(r.location.searchParams.get('state')).toBe('state-123');
+    expect(r.location.searchParams.get('iss')).toBe('http://localhost:8787');
+  });
+
+  it('refuses a wrong PKCE verifier', async () => {
+    const r = await approved();
+    const res = await exchange(r.env, r, { code_verifier: (await pkce()).verifier });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toBe('invalid_grant');
+  });
+
+  it('refuses a reused code', async () => {
+    const r = await approved();
+    expect((await exchange(r.env, r)).status).toBe(200);
+    const again = await exchange(r.env, r);
+    expect(again.status).toBe(400);
+    expect(((await again.json()) as { error: string }).error).toBe('invalid_grant');
+  });
+
+  it('refuses an expired code (codes live 10 minutes)', async () => {
+    const r = await approved();
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 11 * 60_000);
+    const res = await exchange(r.env, r);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toBe('invalid_grant');
+  });
+
+  it('refuses another redirect URI at the token endpoint', async () => {
+    const r = await approved();
+    const res = await exchange(r.env, r, { redirect_uri: 'http://127.0.0.1:9999/other' });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toBe('invalid_grant');
+  });
+
+  it('shows an unregistered redirect URI on the page and never redirects to it', async () => {
+    const f = oauthEnv();
+    const session = await developer(f.CONSOLE);
+    const clientId = await register(app, f.env);
+    const res = await app.request(authorizeUrl(clientId, (await pkce()).challenge, { redirect_uri: 'http://127.0.0.1:9999/evil' }), { headers: { cookie: session.cookie } }, f.env);
+    expect(res.status).toBe(400);
+    expect(res.headers.get('location')).toBeNull();
+  });
+
+  it('refuses another resource at authorization and at the token endpoint', async () => {
+    const f = oauthEnv();
+    const session = await developer(f.CONSOLE);
+    const clientId = await register(app, f.env);
+    const res = await app.request(authorizeUrl(clientId, (await pkce()).challenge, { resource: 'https://elsewhere.example/api/mcp' }), { headers: { cookie: session.cookie } }, f.env);
+    expect(res.status).toBe(302);
+    expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('invalid_target');
+    const r = await approved();
+    const other = await exchange(r.env, r, { resource: 'https://elsewhere.example/api/mcp' });
+    expect(other.status).toBe(400);
+    expect(((await other.json()) as { error: string }).error).toBe('invalid_target');
+  });
+
+  it('a token for http://127.0.0.1:8787/api/mcp is refused at http://localhost:8787/api/mcp (RFC 8707 audience)', async () => {
+    const { env, body } = await tokens();
+    const res = await app.request(`${ORIGIN}/api/mcp`, { method: 'POST', headers: { ...SPEC_MCP_HEADERS, authorization: `Bearer ${body.access_token}` }, body: JSON.stringify(specInitialize()) }, env);
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+
+  it('denied consent redirects with access_denied and issues nothing', async () => {
+    const f = oauthEnv();
+    const session = await developer(f.CONSOLE);
+    const clientId = await register(app, f.env);
+    const url = authorizeUrl(clientId, (await pkce()).challenge);
+    const page = await openConsent(app, f.env, url, session);
+    const res = await decide(app, f.env, url, session, page.handle!, page.binding, 'deny');
+    expect(res.status).toBe(302);
+    const to = new URL(res.headers.get('location')!);
+    expect(to.searchParams.get('error')).toBe('access_denied');
+    expect(to.searchParams.get('code')).toBeNull();
+    expect([...f.OAUTH_KV.data.keys()].filter((k) => k.startsWith('grant:'))).toEqual([]);
+  });
+
+  it('the consent form works once, only with its binding cookie and the session CSRF token', async () => {
+    const f = oauthEnv();
+    const session = await developer(f.CONSOLE);
+    const clientId = await register(app, f.env);
+    const url = authorizeUrl(clientId, (await pkce()).challenge);
+    const page = await openConsent(app, f.env, url, session);
+    expect((await decide(app, f.env, url, { ...session, csrf: 'forged' }, page.handle!, page.binding, 'approve')).status).toBe(403);
+    expect((await decide(app, f.env, url, session, page.handle!, [], 'approve')).status).toBe(400);
+    expect((await decide(app, f.env, url, session, page.handle!, page.binding, 'approve')).status).toBe(302);
+    expect((await decide(app, f.env, url, session, page.handle!, page.binding, 'approve')).status).toBe(400);
+  });
+});
+
+describe('the consent page', () => {
+  it('shows the sign-in page without a session, and once signed in the client, redirect host and scope', async () => {
+    const f = oauthEnv();
+    const clientId = await register(app, f.env, { client_name: '<b>Evil</b> Client' });
+    const url = authorizeUrl(clientId, (await pkce()).challenge);
+    const anonymous = await (await app.request(url, {}, f.env)).text();
+    expect(anonymous).toContain('data-action="login"');
+    const session = await developer(f.CONSOLE);
+    const page = await openConsent(app, f.env, url, session);
+    expect(page.res.status).toBe(200);
+    expect(page.html).toContain('&lt;b&gt;Evil&lt;/b&gt; Client');
+    expect(page.html).toContain('<strong id="redirect-host">127.0.0.1</strong>');
+    expect(page.html).toContain("read this fund&#39;s data");
+    expect(page.html).toContain('value="approve"');
+    expect(page.res.headers.get('content-security-policy')).toContain("form-action 'self' http://127.0.0.1:9999");
+    expect(page.binding).toHaveLength(1);
+  });
+
+  it('a calc-only account cannot approve: the page says why and Cancel sends access_denied', async () => {
+    const f = oauthEnv();
+    const session = await developer(f.CONSOLE, { calcOnly: true });
+    const clientId = await register(app, f.env);
+    const url = authorizeUrl(clientId, (await pkce()).challenge);
+    const page = await openConsent(app, f.env, url, session);
+    expect(page.html).not.toContain('value="approve"');
+    expect(page.html).toContain('no access to this fund');
+    const res = await decide(app, f.env, url, session, page.handle!, page.binding, 'approve');
+    const to = new URL(res.headers.get('location')!);
+    expect(to.searchParams.get('error')).toBe('access_denied');
+    expect(to.searchParams.get('error_description')).toContain('no access to this fund');
+  });
+});
+
+describe('refresh, revocation and grants', () => {
+  it('rotates the refresh token: the new one works, the one before the previous is refused', async () => {
+    const { env, body, clientId } = await tokens();
+    const first = await token(app, env, { grant_type: 'refresh_token', refresh_token: body.refresh_token, client_id: clientId, resource: MCP_URL });
+    expect(first.status).toBe(200);
+    const one = (await first.json()) as { access_token: string; refresh_token: string };
+    expect(one.refresh_token).not.toBe(body.refresh_token);
+    expect((await mcp(env, specInitialize(), `Bearer ${one.access_token}`)).status).toBe(200);
+    const second = await token(app, env, { grant_type: 'refresh_token', refresh_token: one.refresh_token, client_id: clientId });
+    expect(second.status).toBe(200);
+    const stale = await token(app, env, { grant_type: 'refresh_token', refresh_token: body.refresh_token, client_id: clientId });
+    expect(stale.status).toBe(400);
+    expect(((await stale.json()) as { error: string }).error).toBe('invalid_grant');
+  });
+
+  it('revokes an access token at the revocation endpoint (RFC 7009)', async () => {
+    const { env, body, clientId } = await tokens();
+    const res = await token(app, env, { token: body.access_token, client_id: clientId });
+    expect(res.status).toBe(200);
+    expect((await mcp(env, specInitialize(), `Bearer ${body.access_token}`)).status).toBe(401);
+  });
+
+  it('lists the grant in the console and revokes it there; its tokens stop at once', async () => {
+    const { env, body, session } = await tokens();
+    const page = await (await app.request(`${ORIGIN}/developers/console/oauth/applications`, { headers: { cookie: session.cookie } }, env)).text();
+    expect(page).toContain('Test Client');
+    expect(page).toContain('127.0.0.1:9999');
+    const grant = /name="grant" value="([^"]+)"/.exec(page)![1]!;
+    const forged = await app.request(`${ORIGIN}/developers/console/oauth/applications/revoke`, { method: 'POST', headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant, csrf: 'x' }) }, env);
+    expect(forged.status).toBe(403);
+    expect((await mcp(env, specInitialize(), `Bearer ${body.access_token}`)).status).toBe(200);
+    const res = await app.request(`${ORIGIN}/developers/console/oauth/applications/revoke`, { method: 'POST', headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant, csrf: session.csrf }) }, env);
+    expect(res.status).toBe(303);
+    const refused = await mcp(env, specInitialize(), `Bearer ${body.access_token}`);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    expect(await (await app.request(`${ORIGIN}/developers/console/oauth/applications`, { headers: { cookie: session.cookie } }, env)).text()).toContain('No application is authorized');
+  });
+});
+
+describe('scope refusals of /api/mcp', () => {
+  it('a token of a revoked account is the same 401 as an unknown token', async () => {
+    const { env, body, session, CONSOLE, API_KEYS } = await tokens();
+    await revokeAccount(CONSOLE, API_KEYS, session.account.accountId);
+    const revoked = await mcp(env, specInitialize(), `Bearer ${body.access_token}`);
+    const unknown = await mcp(env, specInitialize(), `Bearer ${body.access_token.replace(/.$/, (ch) => (ch === 'a' ? 'b' : 'a'))}`);
+    for (const res of [revoked, unknown]) {
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toContain('error="invalid_token", error_description="The access token is not valid here');
+      expect(((await res.json()) as { detail: string }).detail).toMatch(/^The access token is not valid here/);
+    }
+  });
+
+  it('a token of an account that lost the fund is 403 and says so', async () => {
+    const { env, body, session, CONSOLE } = await tokens();
+    const { saveAccount } = await import('../../lib/console/accounts.ts');
+    await saveAccount(CONSOLE, { ...session.account, fundIds: [] });
+    const res = await mcp(env, specInitialize(), `Bearer ${body.access_token}`);
+    expect(res.status).toBe(403);
+    expect(res.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
+    expect(((await res.json()) as { detail: string }).detail).toContain('no access to this fund');
+  });
+
+  it('the demo key and a calc key are 403 with the discovery challenge; keys still work', async () => {
+    const { env, API_KEYS } = oauthEnv();
+    const { createKey, DEMO_API_KEY } = await import('../../lib/keys.ts');
+    const demo = await mcp(env, specInitialize(), `Bearer ${DEMO_API_KEY}`);
+    expect(demo.status).toBe(403);
+    expect(((await demo.json()) as { detail: string }).detail).toContain('demo key');
+    const calc = await mcp(env, specInitialize(), `Bearer ${(await createKey(API_KEYS, { fundId: null, scope: 'calc' })).key}`);
+    expect(calc.status).toBe(403);
+    expect(((await calc.json()) as { detail: string }).detail).toContain('calculators');
+    for (const res of [demo, calc]) expect(res.headers.get('www-authenticate')).toMatch(/resource_metadata="[^"]+", scope="fund:read", error="insufficient_scope", error_description="/);
+    expect((await mcp(env, specInitialize(), `Bearer ${(await createKey(API_KEYS, { fundId: 'sample-fund' })).key}`)).status).toBe(200);
+  });
+});
