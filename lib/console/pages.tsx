@@ -47,8 +47,9 @@ export const Layout: FC<PropsWithChildren<{ title: string; csrfToken?: string } 
       <header>
         <p class="brand">fund-edge <span>developer console</span></p>
         <nav aria-label="Documentation">
-          {docsUrl ? <a href={docsUrl}>API docs</a> : null}
-          <a href="/api/v1/openapi.json">API reference (OpenAPI 3.1)</a>
+          <a href="/">Home</a>
+          <a href={docsUrl ?? '/docs'}>API reference</a>
+          <a href="/api/v1/openapi.json">OpenAPI 3.1</a>
         </nav>
       </header>
       <main id="main" tabindex={-1}>

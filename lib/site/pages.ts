@@ -80,6 +80,7 @@ ${body}
 /** The home page: what the service is, its three surfaces, the demo key, the docs, and quick starts. */
 function homePage(origin: string) {
   const mcpPublic = JSON.stringify({ mcpServers: { 'fund-edge-calculators': { url: `${origin}/api/mcp/public` } } }, null, 2);
+  const mcpFundOAuth = JSON.stringify({ mcpServers: { 'fund-edge-fund-data': { url: `${origin}/api/mcp` } } }, null, 2);
   const mcpFund = JSON.stringify(
     { mcpServers: { 'fund-edge-fund-data': { command: 'npx', args: ['mcp-remote', `${origin}/api/mcp`, '--header', 'Authorization: Bearer svc_dk_<your key>'] } } },
     null,
@@ -121,7 +122,9 @@ function homePage(origin: string) {
 <h3>MCP client configuration</h3>
 <p>Public server (Streamable HTTP, no key):</p>
 <pre><code>${mcpPublic}</code></pre>
-<p>Fund server through <code>mcp-remote</code> (for clients that cannot send headers), with a key of your own (the demo key is refused there):</p>
+<p>Fund server with OAuth: give your client only the URL; it opens the developer console, where you sign in with your passkey and approve read access to the fund:</p>
+<pre><code>${mcpFundOAuth}</code></pre>
+<p>Or with a fund key of your own (the demo key is refused there), through <code>mcp-remote</code> for clients that cannot send headers:</p>
 <pre><code>${mcpFund}</code></pre>
 <h2>Good to know</h2>
 <ul>
