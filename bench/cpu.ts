@@ -602,6 +602,8 @@ function toFigures(cases: readonly Case[], results: readonly Measured[]): { figu
 }
 
 const SELF = fileURLToPath(import.meta.url);
+/** Node flags of a case's child process: type stripping, and `.tsx` (the console, imported by lib/app.ts) through esbuild. */
+const CHILD_FLAGS = ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', '--import', pathToFileURL(join(ROOT, 'bench/tsx-register.ts')).href];
 
 /** The CPU section: every case in a child process of its own, one after the other. */
 export async function runCpu(): Promise<{ figures: Figure[]; diagnostics: string[] }> {
@@ -612,11 +614,11 @@ export async function runCpu(): Promise<{ figures: Figure[]; diagnostics: string
   for (const [i, c] of cases.entries()) {
     if (i % 8 === 0) progress(`cpu: case ${i + 1}/${cases.length} (${c.name}) …`);
     try {
-      const { stdout } = await run(process.execPath, ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', SELF, '--case', c.id], { timeoutMs: 90_000 });
+      const { stdout } = await run(process.execPath, [...CHILD_FLAGS, SELF, '--case', c.id], { timeoutMs: 90_000 });
       const measured = JSON.parse(stdout.trim().split('\n').pop()!) as Measured;
       if (c.cold && c.budget && measured.median !== null && measured.median > c.budget.value) {
         // The first call can be made only once per process: profile it in another one.
-        const again = await run(process.execPath, ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', SELF, '--case', c.id, '--profile-first'], { timeoutMs: 90_000 });
+        const again = await run(process.execPath, [...CHILD_FLAGS, SELF, '--case', c.id, '--profile-first'], { timeoutMs: 90_000 });
         const hot = (JSON.parse(again.stdout.trim().split('\n').pop()!) as Measured).hot;
         if (hot) measured.hot = hot;
       }
