@@ -112,7 +112,18 @@ interface Case {
   profile?: boolean;
   /** Measure the first call only (CPU time of a fresh process's first request), once. */
   cold?: boolean;
+  /** What remains of this case's time and why, from its profiles (bench/results.json `why`, and a miss's diagnosis). */
+  why?: string;
 }
+
+/** Why the first request of an isolate still costs what it does, by kind (profiles of `--profile-first`, issue 14). */
+const COLD_WHY = {
+  fund:
+    'The embedded demo fund is simulated on the first fund request of an isolate (simulateFund in lib/fund/synthetic.ts, a sequential 430-day loop: RNG, prices, per-investor fee accruals; 15-25% self time plus the garbage it makes, 20-25%); the rest is V8 compiling the fund tools, zod, hono and decimal.js on first use. A precomputed subset would cost the fund endpoints\' size budget (README Performance).',
+  calc: 'V8 compiling the Worker\'s request path on first use (hono routing, zod parsing of the body, the calculator and decimal.js) and the quota\'s first KV read; nothing is built eagerly at import. Fits the free plan where it stays under 10 ms.',
+  mcp: 'The MCP SDK\'s server, transport and the tools\' JSON Schemas (zod toJSONSchema: processSchema, withNullAsAnyOf) are built for the request (the SDK refuses reuse), and V8 compiles the SDK on first use.',
+  openapi: 'The OpenAPI document is generated from the declarations on its first request (zod toJSONSchema for every schema), then kept for the isolate.',
+} as const;
 
 /** What a child process reports for one case. */
 interface Measured {
@@ -381,6 +392,7 @@ async function warmNodeInternals(): Promise<void> {
 /** The first request of each kind in a fresh process that has just imported the bundled Worker. */
 function coldCases(): Case[] {
   const cold = (id: string, name: string, path: string, init: (key: string) => RequestInit): Case => ({
+    why: COLD_WHY[id.startsWith('fund-') ? 'fund' : id.startsWith('calc-') ? 'calc' : id.startsWith('mcp-') ? 'mcp' : 'openapi'],
     id: `cold-${id}`,
     name: `first request of an isolate: ${name}`,
     budget: LARGE,
@@ -616,11 +628,12 @@ function toFigures(cases: readonly Case[], results: readonly Measured[]): { figu
         ...(c.series ? { series: c.series.id, sizeFactor: c.series.factor } : {}),
         ...(m.error ? { error: m.error } : {}),
         ...(m.hot ? { profile: m.hot.raw } : {}),
+        ...(c.why ? { why: c.why } : {}),
       },
     });
     if (m.hot && f.value !== null) {
       const verdict = f.budget && f.pass === false ? `${ms(f.value)} = ${(f.value / f.budget.value).toFixed(1)}× ${f.budget.text}` : ms(f.value);
-      diagnostics.push(`${f.name}: ${verdict}. Self time by package/file: ${m.hot.packages}; hottest functions: ${m.hot.functions}.`);
+      diagnostics.push(`${f.name}: ${verdict}. Self time by package/file: ${m.hot.packages}; hottest functions: ${m.hot.functions}.${c.why && f.pass === false ? ` Why: ${c.why}` : ''}`);
     }
     if (m.error) diagnostics.push(`${c.name}: failed: ${m.error}`);
     return f;
