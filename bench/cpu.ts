@@ -112,7 +112,18 @@ interface Case {
   profile?: boolean;
   /** Measure the first call only (CPU time of a fresh process's first request), once. */
   cold?: boolean;
+  /** What remains of this case's time and why, from its profiles (bench/results.json `why`, and a miss's diagnosis). */
+  why?: string;
 }
+
+/** Why the first request of an isolate still costs what it does, by kind (profiles of `--profile-first`, issue 14). */
+const COLD_WHY = {
+  fund:
+    'The embedded demo fund is simulated on the first fund request of an isolate (simulateFund in lib/fund/synthetic.ts, a sequential 430-day loop: RNG, prices, per-investor fee accruals; 15-25% self time plus the garbage it makes, 20-25%); the rest is V8 compiling the fund tools, zod, hono and decimal.js on first use. A precomputed subset would cost the fund endpoints\' size budget (README Performance).',
+  calc: 'V8 compiling the Worker\'s request path on first use (hono routing, zod parsing of the body, the calculator and decimal.js) and the quota\'s first KV read; nothing is built eagerly at import. Fits the free plan where it stays under 10 ms.',
+  mcp: 'The MCP SDK\'s server, transport and the tools\' JSON Schemas (zod toJSONSchema: processSchema, withNullAsAnyOf) are built for the request (the SDK refuses reuse), and V8 compiles the SDK on first use.',
+  openapi: 'The OpenAPI document is generated from the declarations on its first request (zod toJSONSchema for every schema), then kept for the isolate.',
+} as const;
 
 /** What a child process reports for one case. */
 interface Measured {
@@ -330,7 +341,7 @@ function memoCases(): Case[] {
 const BUNDLE_ENV = 'FUND_EDGE_BENCH_WORKER_BUNDLE';
 
 /** Bundles lib/worker.ts as wrangler does for workerd (ESM, browser platform, wrangler's aliases), unminified, into `dir`. */
-async function bundleWorker(dir: string): Promise<string> {
+export async function bundleWorker(dir: string): Promise<string> {
   const esbuild = await import('esbuild');
   const { wranglerAliases } = await import('./size.ts');
   const outfile = join(dir, 'worker.mjs');
@@ -352,9 +363,36 @@ async function bundleWorker(dir: string): Promise<string> {
   return outfile;
 }
 
+/**
+ * Loads what Node implements in JavaScript and workerd natively, before the Worker is imported: Request and
+ * Response with a body and headers, Web streams, TextEncoder/Decoder, Web Crypto, URL, structuredClone. Node
+ * compiles these lazily on first use (`compileForInternalLoader`); profiled, they were 50–85% of a first
+ * calculator request's main-thread CPU (about 15 of 22 ms), which an isolate in workerd does not spend.
+ * None of the service's code runs here.
+ */
+async function warmNodeInternals(): Promise<void> {
+  const request = new Request('http://127.0.0.1/warm?x=1', { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer x' }, body: '{"a":1}' });
+  await request.json();
+  new URL(request.url).searchParams.get('x');
+  const response = new Response(new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode('{}')), c.close()) }), { headers: { 'content-type': 'application/json' } });
+  await response.text();
+  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+  const writer = writable.getWriter();
+  void writer.write(new TextEncoder().encode('x')).then(() => writer.close());
+  const reader = readable.pipeThrough(new TextDecoderStream()).getReader();
+  while (!(await reader.read()).done);
+  await crypto.subtle.digest('SHA-256', new TextEncoder().encode('x'));
+  await crypto.subtle.importKey('raw', new Uint8Array(32), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  crypto.getRandomValues(new Uint8Array(8));
+  crypto.randomUUID();
+  structuredClone({ a: [1] });
+  Response.json({ a: 1 }).headers.get('content-type');
+}
+
 /** The first request of each kind in a fresh process that has just imported the bundled Worker. */
 function coldCases(): Case[] {
   const cold = (id: string, name: string, path: string, init: (key: string) => RequestInit): Case => ({
+    why: COLD_WHY[id.startsWith('fund-') ? 'fund' : id.startsWith('calc-') ? 'calc' : id.startsWith('mcp-') ? 'mcp' : 'openapi'],
     id: `cold-${id}`,
     name: `first request of an isolate: ${name}`,
     budget: LARGE,
@@ -365,11 +403,12 @@ function coldCases(): Case[] {
       if (!bundle) throw new Error(`${BUNDLE_ENV} is not set (the parent builds the bundle)`);
       const { env, API_KEYS } = fakeEnv();
       const { key } = await createKey(API_KEYS, { fundId: 'sample-fund', label: 'bench', dailyCalcLimit: 100_000_000 });
+      await warmNodeInternals();
       const worker = ((await import(pathToFileURL(bundle).href)) as { default: ExportedHandler<Env> }).default;
       const ctx = { waitUntil: (p: Promise<unknown>) => void p.catch(() => {}), passThroughOnException: () => {}, props: {} } as unknown as ExecutionContext;
       return {
         fn: async () => {
-          const res = await worker.fetch!(new Request(`http://bench.local${path}`, init(key)) as never, env, ctx);
+          const res = await worker.fetch!(new Request(`http://127.0.0.1${path}`, init(key)) as never, env, ctx);
           const body = await res.text();
           if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${body.slice(0, 200)}`);
           return body;
@@ -589,11 +628,12 @@ function toFigures(cases: readonly Case[], results: readonly Measured[]): { figu
         ...(c.series ? { series: c.series.id, sizeFactor: c.series.factor } : {}),
         ...(m.error ? { error: m.error } : {}),
         ...(m.hot ? { profile: m.hot.raw } : {}),
+        ...(c.why ? { why: c.why } : {}),
       },
     });
     if (m.hot && f.value !== null) {
       const verdict = f.budget && f.pass === false ? `${ms(f.value)} = ${(f.value / f.budget.value).toFixed(1)}× ${f.budget.text}` : ms(f.value);
-      diagnostics.push(`${f.name}: ${verdict}. Self time by package/file: ${m.hot.packages}; hottest functions: ${m.hot.functions}.`);
+      diagnostics.push(`${f.name}: ${verdict}. Self time by package/file: ${m.hot.packages}; hottest functions: ${m.hot.functions}.${c.why && f.pass === false ? ` Why: ${c.why}` : ''}`);
     }
     if (m.error) diagnostics.push(`${c.name}: failed: ${m.error}`);
     return f;
@@ -602,6 +642,8 @@ function toFigures(cases: readonly Case[], results: readonly Measured[]): { figu
 }
 
 const SELF = fileURLToPath(import.meta.url);
+/** Node flags of a case's child process: type stripping, and `.tsx` (the console, imported by lib/app.ts) through esbuild. */
+const CHILD_FLAGS = ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', '--import', pathToFileURL(join(ROOT, 'bench/tsx-register.ts')).href];
 
 /** The CPU section: every case in a child process of its own, one after the other. */
 export async function runCpu(): Promise<{ figures: Figure[]; diagnostics: string[] }> {
@@ -612,11 +654,11 @@ export async function runCpu(): Promise<{ figures: Figure[]; diagnostics: string
   for (const [i, c] of cases.entries()) {
     if (i % 8 === 0) progress(`cpu: case ${i + 1}/${cases.length} (${c.name}) …`);
     try {
-      const { stdout } = await run(process.execPath, ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', SELF, '--case', c.id], { timeoutMs: 90_000 });
+      const { stdout } = await run(process.execPath, [...CHILD_FLAGS, SELF, '--case', c.id], { timeoutMs: 90_000 });
       const measured = JSON.parse(stdout.trim().split('\n').pop()!) as Measured;
       if (c.cold && c.budget && measured.median !== null && measured.median > c.budget.value) {
         // The first call can be made only once per process: profile it in another one.
-        const again = await run(process.execPath, ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', SELF, '--case', c.id, '--profile-first'], { timeoutMs: 90_000 });
+        const again = await run(process.execPath, [...CHILD_FLAGS, SELF, '--case', c.id, '--profile-first'], { timeoutMs: 90_000 });
         const hot = (JSON.parse(again.stdout.trim().split('\n').pop()!) as Measured).hot;
         if (hot) measured.hot = hot;
       }

@@ -6,7 +6,6 @@
 import { parse } from 'csv-parse/sync';
 import { PayloadTooLargeError, ValidationError } from './errors.ts';
 import { toPointer } from './validation.ts';
-import { dec } from './decimal.ts';
 
 import { MAX_CSV_ROWS } from './limits.ts';
 /** The row cap (lib/limits.ts): a CSV with more data rows than this is 413 `payload_too_large`. */
@@ -38,7 +37,7 @@ export function parseCsv(
   if (text.trim() === '') return [];
   let records: { record: string[]; info: { lines: number } }[];
   try {
-    records = parse(text, {
+    records = simpleRecords(text) ?? parse(text, {
       bom: true,
       trim: true,
       skip_empty_lines: true,
@@ -72,11 +71,42 @@ export function parseCsv(
   if (missing.length) {
     throw new ValidationError(missing.map((c) => ({ pointer, detail: `header lacks the column ${c}` })));
   }
+  const names = [...index.keys()];
+  const positions = [...index.values()];
   return body.map(({ record, info }) => {
     const cells: Record<string, string> = {};
-    for (const [name, i] of index) cells[name] = record[i] ?? '';
+    for (let k = 0; k < names.length; k++) cells[names[k]!] = record[positions[k]!] ?? '';
     return { line: info.lines, cells };
   });
+}
+
+/**
+ * The records csv-parse gives (with the options of {@link parseCsv}) for the common simple CSV, in one pass
+ * of `split` (csv-parse costs about 2 µs a row, 20 ms for 10,000 rows; this about a tenth): no quote
+ * character, no whitespace but spaces and `\n` line ends (one leading BOM allowed), every non-blank line
+ * with the header's number of cells, at most {@link MAX_CSV_ROWS} + 1 records. Linear in the text.
+ * @returns null for anything else (a quote, `\r`, a tab, a line of spaces, a ragged row, too many rows), which
+ *   csv-parse then reads, so its errors and its handling of every other case stay the only ones (exported for
+ *   its property test against csv-parse)
+ */
+export function simpleRecords(text: string): { record: string[]; info: { lines: number } }[] | null {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  if (/["\uFEFF]|[^\S \n]/.test(body)) return null;
+  const lines = body.split('\n');
+  const spaced = body.includes(' ');
+  const records: { record: string[]; info: { lines: number } }[] = [];
+  let width = -1;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line === '') continue;
+    if (line.trim() === '' || records.length > MAX_CSV_ROWS) return null;
+    const record = line.split(',');
+    if (width === -1) width = record.length;
+    else if (record.length !== width) return null;
+    if (spaced) for (let j = 0; j < record.length; j++) record[j] = record[j]!.trim();
+    records.push({ record, info: { lines: i + 1 } });
+  }
+  return records;
 }
 
 /** Largest magnitude of a money cell, USD (as for JSON amounts, so cents stay exact). */
@@ -102,6 +132,11 @@ export function parseAmountCell(cell: string): string | null {
     if (/^[+-]/.test(s)) return null;
     s = `-${s}`;
   }
-  if (dec(s).abs().gt(MAX_AMOUNT_USD)) return null;
+  // |s| > 1e15 without decimal.js: the integer digits (leading zeros dropped) are more than 16, or 16 digits
+  // other than 1 followed by zeros, or exactly 1e15 with a non-zero fraction.
+  const point = s.indexOf('.');
+  const whole = (point === -1 ? s : s.slice(0, point)).replace(/^[+-]?0*/, '');
+  if (whole.length > 16) return null;
+  if (whole.length === 16 && (whole !== '1000000000000000' || /[1-9]/.test(point === -1 ? '' : s.slice(point + 1)))) return null;
   return s;
 }

@@ -63,19 +63,29 @@ export function percentOf(part: Dec, whole: Dec): number | null {
 // ---------------------------------------------------------------------------------------------------------
 // Integer cents: the hot paths' exact alternative to decimal.js for sums of money
 
-/** A money text with exactly two decimals, as stores and the synthetic fund give money (`-123.45`). */
-const MONEY_TEXT = /^-?\d{1,15}\.\d{2}$/;
-
 /**
- * Cents of a money text with exactly two decimals (`"-123.45"` → -12345), exact. Linear in the text (one
- * anchored regular expression without nested quantifiers, at most 19 characters matched).
- * @returns null when the text has another shape or more than 15 integer digits (its cents could then
- *   exceed 2^53; callers fall back to decimal.js)
+ * Cents of a money text with exactly two decimals, as stores and the synthetic fund give money
+ * (`"-123.45"` → -12345; the shape `-?\d{1,15}\.\d{2}`), exact. One pass over at most 19 characters, no
+ * regular expression and no substring.
+ * @returns null when the text has another shape or more than 15 integer digits; past 2^53 cents the nearest
+ *   double (not a safe integer: callers check, and fall back to decimal.js)
  */
 export function centsOf(text: string): number | null {
-  if (text.length > 19 || !MONEY_TEXT.test(text)) return null;
-  const cents = Number(text.slice(0, -3) + text.slice(-2));
-  return Object.is(cents, -0) ? 0 : cents;
+  const n = text.length;
+  if (n < 4 || n > 19 || text.charCodeAt(n - 3) !== 46 /* . */) return null;
+  const negative = text.charCodeAt(0) === 45; /* - */
+  const start = negative ? 1 : 0;
+  if (n - 3 - start < 1 || n - 3 - start > 15) return null;
+  let cents = 0;
+  for (let i = start; i < n; i++) {
+    if (i === n - 3) continue;
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return null;
+    cents = cents * 10 + d;
+  }
+  // Past 2^53 the sum above may be off; the double nearest the exact value, as before (callers check safety).
+  if (cents > Number.MAX_SAFE_INTEGER) return Number(text.slice(0, -3) + text.slice(-2));
+  return negative && cents !== 0 ? -cents : cents;
 }
 
 /**
@@ -85,8 +95,10 @@ export function centsOf(text: string): number | null {
  */
 export function moneyOfCents(cents: number): string {
   if (!Number.isSafeInteger(cents)) throw new RangeError('cents must be a safe integer');
-  const digits = String(Math.abs(cents)).padStart(3, '0');
-  return `${cents < 0 ? '-' : ''}${digits.slice(0, -2)}.${digits.slice(-2)}`;
+  // Whole units and the two-digit remainder as numbers: one string built, no padding or slicing.
+  const abs = Math.abs(cents);
+  const frac = abs % 100;
+  return `${cents < 0 ? '-' : ''}${(abs - frac) / 100}.${frac < 10 ? '0' : ''}${frac}`;
 }
 
 /**

@@ -115,6 +115,25 @@ export function constantTimeEqual(a: string, b: string): boolean {
 let demoHash: Promise<string> | undefined;
 
 /**
+ * How long an isolate trusts a stored key record it has read, in milliseconds, without reading `API_KEYS`
+ * again. A key revoked through `revokeRecord` (the console, the CLI against this isolate's namespace) stops at
+ * once in the isolate that revoked it; elsewhere within this time, on top of KV's own propagation (up to
+ * about 60 s), as README "Performance" states. A console key's account is still read on every call, so
+ * revoking an account stops its keys at once. Unknown and revoked keys are never cached.
+ */
+export const AUTH_CACHE_MS = 30_000;
+/** At most this many keys are remembered per `API_KEYS` namespace and isolate (all forgotten when full). */
+const AUTH_CACHE_ENTRIES = 1_000;
+const authCache = new WeakMap<object, Map<string, { record: KeyRecord; until: number }>>();
+
+/** The isolate's authenticated keys for one `API_KEYS` namespace, by SHA-256 hash. */
+function authCacheOf(store: object): Map<string, { record: KeyRecord; until: number }> {
+  let cache = authCache.get(store);
+  if (!cache) authCache.set(store, (cache = new Map()));
+  return cache;
+}
+
+/**
  * Mints a key and stores its record under SHA-256(key).
  * @returns the key (shown once; it cannot be recovered) and its record
  */
@@ -159,6 +178,7 @@ export async function listKeys(store: KeyAdminStore): Promise<(KeyRecord & { has
 export async function revokeRecord(store: KeyAdminStore, hash: string, record: KeyRecord, now = new Date()): Promise<KeyRecord> {
   const revoked: KeyRecord = { ...record, revokedAt: record.revokedAt ?? now.toISOString() };
   await store.put(hash, JSON.stringify(revoked), { metadata: revoked });
+  authCache.get(store)?.delete(hash); // this isolate stops trusting it at once
   return revoked;
 }
 
@@ -201,8 +221,18 @@ export async function authenticate(
   const hash = await hashKey(key);
   demoHash ??= hashKey(DEMO_API_KEY);
   if (constantTimeEqual(hash, await demoHash)) return { kind: 'demo' };
-  const stored = await store.get(hash);
-  const record = stored === null ? null : (JSON.parse(stored) as KeyRecord);
+  const cache = authCacheOf(store);
+  const cached = cache.get(hash);
+  let record: KeyRecord | null;
+  if (cached !== undefined && performance.now() < cached.until) record = cached.record;
+  else {
+    const stored = await store.get(hash);
+    record = stored === null ? null : (JSON.parse(stored) as KeyRecord);
+    if (record !== null && record.revokedAt === null) {
+      if (cache.size >= AUTH_CACHE_ENTRIES) cache.clear();
+      cache.set(hash, { record, until: performance.now() + AUTH_CACHE_MS });
+    }
+  }
   if (record === null || record.revokedAt !== null) throw new UnauthorizedError('The API key is not valid.', true);
   if (record.accountId === undefined) return { kind: 'key', record };
   const account = accounts ? await activeAccount(accounts, record.accountId) : null;

@@ -62,64 +62,78 @@ function percentOfCents(part: number, whole: number): number | null {
   return Number(neg && q !== 0n ? -q : q) / 10_000;
 }
 
-/** {@link capitalAccounts} in integer cents; null when an amount has another shape or a sum passes 2^53 cents. */
+/** Cumulative fields of a capital row, in the order of {@link FIGURES} 1–5 (contributions … perfFee). */
+const FLOWS = ['contributions', 'withdrawals', 'pnlAllocation', 'mgmtFee', 'perfFee'] as const;
+
+/**
+ * {@link capitalAccounts} in integer cents; null when an amount has another shape or a sum passes 2^53 cents.
+ * Linear in the rows: the figures go to one Float64Array (7 per investor, no object per figure), investors
+ * are ordered by sorting their indices, and each answer row is one object literal.
+ */
 function capitalAccountsInCents(input: CapitalAccountsInput) {
-  const classOf = new Map(input.investors.map((i) => [i.investorId, i.shareClassId]));
-  const opening = new Map(input.rows.filter((r) => r.navDate === input.openingDate).map((r) => [r.investorId, r]));
-  const accounts: { ref: string; shareClass: string; figures: Record<Figure, number> }[] = [];
-  for (const close of input.rows) {
-    if (close.navDate !== input.run.navDate) continue;
+  const classOf = new Map<string, string>();
+  for (const i of input.investors) classOf.set(i.investorId, i.shareClassId);
+  const opening = new Map<string, CapitalRow>();
+  if (input.openingDate !== null) for (const r of input.rows) if (r.navDate === input.openingDate) opening.set(r.investorId, r);
+  const closing: CapitalRow[] = [];
+  for (const r of input.rows) if (r.navDate === input.run.navDate) closing.push(r);
+  const figures = new Float64Array(closing.length * 7);
+  const active: number[] = [];
+  for (let k = 0; k < closing.length; k++) {
+    const close = closing[k]!;
     const open = opening.get(close.investorId);
-    const values: number[] = [];
-    for (const text of [
-      open ? open.capital : '0.00',
-      close.contributions, open ? open.contributions : '0.00',
-      close.withdrawals, open ? open.withdrawals : '0.00',
-      close.pnlAllocation, open ? open.pnlAllocation : '0.00',
-      close.mgmtFee, open ? open.mgmtFee : '0.00',
-      close.perfFee, open ? open.perfFee : '0.00',
-      close.capital,
-    ]) {
-      const c = centsOf(text);
-      if (c === null) return null;
-      values.push(c);
+    const base = k * 7;
+    const openCap = open ? centsOf(open.capital) : 0;
+    const closeCap = centsOf(close.capital);
+    if (openCap === null || closeCap === null || !Number.isSafeInteger(openCap) || !Number.isSafeInteger(closeCap)) return null;
+    figures[base] = openCap;
+    figures[base + 6] = closeCap;
+    let nonZero = openCap !== 0 || closeCap !== 0;
+    for (let f = 0; f < 5; f++) {
+      const c = centsOf(close[FLOWS[f]!]);
+      const o = open ? centsOf(open[FLOWS[f]!]) : 0;
+      if (c === null || o === null) return null;
+      const d = c - o;
+      if (!Number.isSafeInteger(d)) return null;
+      figures[base + 1 + f] = d;
+      if (d !== 0) nonZero = true;
     }
-    const [openCap, c1, o1, c2, o2, c3, o3, c4, o4, c5, o5, closeCap] = values as [number, number, number, number, number, number, number, number, number, number, number, number];
-    const figures: Record<Figure, number> = {
-      openingCapital: openCap,
-      contributions: c1 - o1,
-      withdrawals: c2 - o2,
-      pnlAllocation: c3 - o3,
-      mgmtFee: c4 - o4,
-      perfFee: c5 - o5,
-      closingCapital: closeCap,
-    };
-    if (FIGURES.some((f) => !Number.isSafeInteger(figures[f]))) return null;
-    accounts.push({ ref: input.refs.get(close.investorId)!, shareClass: classOf.get(close.investorId) ?? 'unknown', figures });
+    if (nonZero) active.push(k);
   }
-  const active = accounts.filter((a) => FIGURES.some((f) => a.figures[f] !== 0));
-  const totals = {} as Record<Figure, number>;
-  for (const f of FIGURES) {
-    let total: number | null = 0;
-    for (const a of active) {
-      total = addCents(total, a.figures[f]);
-      if (total === null) return null;
+  const totals = new Array<number>(7).fill(0);
+  for (const k of active) {
+    for (let f = 0; f < 7; f++) {
+      const t = addCents(totals[f]!, figures[k * 7 + f]!);
+      if (t === null) return null;
+      totals[f] = t;
     }
-    totals[f] = total;
   }
+  // Sort keys in flat arrays read by index (a Map lookup per comparison cost n log n hash lookups).
+  const refs = new Array<string>(closing.length);
+  const closingCents = new Float64Array(closing.length);
+  for (const k of active) {
+    refs[k] = input.refs.get(closing[k]!.investorId)!;
+    closingCents[k] = figures[k * 7 + 6]!;
+  }
+  active.sort((a, b) => closingCents[b]! - closingCents[a]! || (refs[a]! < refs[b]! ? -1 : 1));
+  const m = (k: number, f: number) => moneyOfCents(figures[k * 7 + f]!);
   return {
     navRunDate: input.run.navDate,
     openingNavDate: input.openingDate,
     currency: input.currency,
-    investors: active
-      .sort((a, b) => b.figures.closingCapital - a.figures.closingCapital || (a.ref < b.ref ? -1 : 1))
-      .map((a) => ({
-        investorRef: a.ref,
-        shareClass: a.shareClass,
-        ...(Object.fromEntries(FIGURES.map((f) => [f, moneyOfCents(a.figures[f])])) as Record<Figure, string>),
-        ownershipPct: percentOfCents(a.figures.closingCapital, totals.closingCapital),
-      })),
-    totals: Object.fromEntries(FIGURES.map((f) => [f, moneyOfCents(totals[f])])) as Record<Figure, string>,
+    investors: active.map((k) => ({
+      investorRef: refs[k]!,
+      shareClass: classOf.get(closing[k]!.investorId) ?? 'unknown',
+      openingCapital: m(k, 0),
+      contributions: m(k, 1),
+      withdrawals: m(k, 2),
+      pnlAllocation: m(k, 3),
+      mgmtFee: m(k, 4),
+      perfFee: m(k, 5),
+      closingCapital: m(k, 6),
+      ownershipPct: percentOfCents(figures[k * 7 + 6]!, totals[6]!),
+    })),
+    totals: Object.fromEntries(FIGURES.map((f, i) => [f, moneyOfCents(totals[i]!)])) as Record<Figure, string>,
   };
 }
 

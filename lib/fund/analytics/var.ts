@@ -13,7 +13,7 @@
  * IEEE doubles; money is rounded half-up to cents at the end, components by largest remainder so that they
  * sum exactly to the rounded VaR.
  */
-import { D, dec, percentOf, toMoney } from '../../decimal.ts';
+import { D, dec, moneyOfCents, percentOf, toMoney } from '../../decimal.ts';
 import { NotUsableError } from '../../errors.ts';
 import type { NavRunRow, PositionRow, PriceRow } from '../rows.ts';
 import { CASH_CLASSES } from './holdings.ts';
@@ -56,20 +56,56 @@ export function valueAtRisk(run: NavRunRow, positions: readonly PositionRow[], p
     exposure.set(p.asset, (exposure.get(p.asset) ?? 0) + Number(p.marketValue));
   }
   const assets = [...exposure.keys()].sort();
-  const closes = new Map<string, Map<string, number>>(assets.map((a) => [a, new Map()]));
-  for (const p of prices) if (p.priceDate <= run.navDate) closes.get(p.asset)?.set(p.priceDate, Number(p.price));
-  const dates = [...(closes.get(assets[0]!)?.keys() ?? [])].filter((d) => assets.every((a) => closes.get(a)!.has(d))).sort();
-  const used = dates.slice(-(options.windowDays + 1));
+  // Closes in one flat array, asset-major, by the index of each date (first seen): one Map lookup for the
+  // asset and one for the date per price row, no Map per asset (a Map entry per price row made the cost grow
+  // faster than the rows, through allocation and garbage collection). A later row for the same asset and
+  // date replaces an earlier one, as before.
+  const assetIndex = new Map<string, number>();
+  assets.forEach((a, i) => assetIndex.set(a, i));
+  const dateIndex = new Map<string, number>();
+  const rows: number[] = [];
+  const slots: number[] = [];
+  for (const p of prices) {
+    if (p.priceDate > run.navDate) continue;
+    const a = assetIndex.get(p.asset);
+    if (a === undefined) continue;
+    let d = dateIndex.get(p.priceDate);
+    if (d === undefined) dateIndex.set(p.priceDate, (d = dateIndex.size));
+    rows.push(a);
+    slots.push(d);
+  }
+  const nd = dateIndex.size;
+  const closes = new Float64Array(assets.length * nd);
+  const present = new Uint8Array(assets.length * nd);
+  {
+    let k = 0;
+    for (const p of prices) {
+      if (p.priceDate > run.navDate || !assetIndex.has(p.asset)) continue;
+      const at = rows[k]! * nd + slots[k]!;
+      closes[at] = Number(p.price);
+      present[at] = 1;
+      k++;
+    }
+  }
+  // Dates on which every asset has a close, in date order.
+  const dates: { date: string; slot: number }[] = [];
+  for (const [date, slot] of dateIndex) {
+    let all = assets.length > 0;
+    for (let a = 0; a < assets.length && all; a++) all = present[a * nd + slot] === 1;
+    if (all) dates.push({ date, slot });
+  }
+  dates.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+  const used = dates.slice(-(options.windowDays + 1)).map((d) => d.slot);
   // Without price risk (only fiat and stablecoins) VaR is nil and there are no returns to use.
   const n = assets.length === 0 ? 0 : used.length - 1;
   if (assets.length > 0 && n < 2) throw new NotUsableError('Not enough price history to estimate VaR.');
 
   // x[a][t]: daily P&L of asset a on return t (oldest first); xp[t]: the portfolio's.
-  const x = assets.map((a) => {
-    const series = closes.get(a)!;
+  const x = assets.map((a, i) => {
+    const base = i * nd;
     const e = exposure.get(a)!;
     const out = new Array<number>(n);
-    for (let t = 0; t < n; t++) out[t] = e * (series.get(used[t + 1]!)! / series.get(used[t]!)! - 1);
+    for (let t = 0; t < n; t++) out[t] = e * (closes[base + used[t + 1]!]! / closes[base + used[t]!]! - 1);
     return out;
   });
   const xp = new Array<number>(n).fill(0);
@@ -128,8 +164,10 @@ export function valueAtRisk(run: NavRunRow, positions: readonly PositionRow[], p
     portfolioValue: toMoney(value),
     var: toMoney(varMoney),
     varPct: percentOf(varMoney, value),
+    // Sorted by the integer cents themselves (the same order as their money texts' values).
     componentVar: assets
-      .map((asset, i) => ({ asset, var: toMoney(new D(components[i]!).div(100)) }))
-      .sort((a, b) => dec(b.var).cmp(a.var) || (a.asset < b.asset ? -1 : 1)),
+      .map((asset, i) => ({ asset, cents: components[i]! }))
+      .sort((a, b) => b.cents - a.cents || (a.asset < b.asset ? -1 : 1))
+      .map(({ asset, cents }) => ({ asset, var: Number.isSafeInteger(cents) ? moneyOfCents(cents) : toMoney(new D(cents).div(100)) })),
   };
 }
