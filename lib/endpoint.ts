@@ -59,7 +59,7 @@ export interface Route {
 
 /**
  * Methods a path serves, as listed in `Allow` (RFC 9110 §10.2.1): its own, and HEAD with GET. OPTIONS is
- * answered too, as the CORS preflight, but is not a method of the resource (contract §6: `Allow: POST`).
+ * answered too, as the CORS preflight, but is not a method of the resource (docs/api.md#errors: 405 with `Allow: POST`).
  */
 export function allowedMethods(route: Route): string[] {
   const own = Object.keys(route.endpoint.methods) as Method[];
@@ -123,7 +123,7 @@ export function jsonResponse(body: unknown, headers: Record<string, string> = {}
 
 /**
  * Runs one calculator call the way every surface does: optional key → daily quota → input validation →
- * pure calculator. Shared by the REST endpoint and, later, the public MCP tool.
+ * pure calculator. Shared by the REST endpoint and the public MCP tool.
  * @returns the result and the RateLimit headers to send
  * @throws {UnauthorizedError} a key was sent but is not valid (uncounted)
  * @throws {RateLimitedError} quota or burst exceeded

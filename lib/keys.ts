@@ -1,5 +1,5 @@
 /**
- * API keys (contract §2): format, minting, the KV key store and authentication of a Bearer header.
+ * API keys (docs/api.md#keys-and-scopes): format, minting, the KV key store and authentication of a Bearer header.
  *
  * A key is `svc_dk_` + 32 base62 characters from a CSPRNG (≈190 bits). Only SHA-256(key), hex-encoded, is
  * stored: it is the KV key name in `API_KEYS`, and the record (value and metadata) holds no secret. A key is

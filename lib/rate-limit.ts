@@ -1,5 +1,5 @@
 /**
- * The calculators' daily quota (contract §3): a counter per caller per UTC day in the `RATE_LIMITS` KV
+ * The calculators' daily quota (docs/api.md#limits): a counter per caller per UTC day in the `RATE_LIMITS` KV
  * namespace under `calc:<caller>:<YYYY-MM-DD>`, with the Workers Rate Limiting binding `CALC_BURST`
  * (60 calls per 60 s per caller) in front of it.
  *

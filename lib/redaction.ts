@@ -1,5 +1,5 @@
 /**
- * Fail-closed redaction of fund data (contract §4): the one step every fund-data response passes, REST and
+ * Fail-closed redaction of fund data (docs/fund-data.md): the one step every fund-data response passes, REST and
  * MCP alike, and the pseudonyms investors leave as.
  *
  * {@link redact} proves a response clean or sends none of it:

@@ -1,4 +1,4 @@
-/** API keys (contract §2): format, hash-only storage, authentication outcomes, constant-time comparison. */
+/** API keys (docs/api.md#keys-and-scopes): format, hash-only storage, authentication outcomes, constant-time comparison. */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {

@@ -1,5 +1,5 @@
 /**
- * The daily calculator quota (contract §3) through the app with an injected clock, and its pure helpers.
+ * The daily calculator quota (docs/api.md#limits) through the app with an injected clock, and its pure helpers.
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';

@@ -1,5 +1,5 @@
 /**
- * Fail-closed redaction of fund data (contract §4). Proves that:
+ * Fail-closed redaction of fund data (docs/fund-data.md). Proves that:
  * - `maskFreeText` masks e-mail, SSN, EIN, IBAN and API-key shapes in full and leaves dates, money and asset
  *   names alone; `containsAnyValue` finds identity values case-insensitively, as whole words inside longer
  *   text (a fast-check property), and reports nothing that is absent;

@@ -1,11 +1,11 @@
 /**
- * The one declaration of a calculator: its input schema (strict, defaults of contract §5), its output
+ * The one declaration of a calculator: its input schema (strict, defaults of docs/calculators.md), its output
  * schema, and a pure handler. The REST endpoint, the public MCP tool and the OpenAPI document are all
  * derived from this object, so they cannot drift apart.
  */
 import * as z from 'zod';
 
-/** Fixed text every calculator result carries (contract §0). */
+/** Fixed text every calculator result carries (docs/api.md#conventions). */
 export const DISCLAIMER =
   'Illustrative estimate computed only from the inputs of this call. Not accounting, tax or investment advice.';
 
@@ -47,7 +47,7 @@ export function grade(score: number): 'A' | 'B' | 'C' | 'D' | 'F' {
   return score >= 90 ? 'A' : score >= 80 ? 'B' : score >= 70 ? 'C' : score >= 60 ? 'D' : 'F';
 }
 
-/** The MCP tool name of a calculator, e.g. `fee-calculator` → `calc_fee_calculator` (contract §6). */
+/** The MCP tool name of a calculator, e.g. `fee-calculator` → `calc_fee_calculator` (docs/mcp.md). */
 export function toolName(def: Pick<CalculatorDefinition, 'slug'>): string {
   return `calc_${def.slug.replace(/-/g, '_')}`;
 }

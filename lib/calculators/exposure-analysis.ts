@@ -1,5 +1,5 @@
 /**
- * Exposure analysis of pasted positions (contract §5).
+ * Exposure analysis of pasted positions (docs/calculators.md).
  *
  * Rows carry Asset, Value (USD; negative = short), Venue and Class. Row level: long = Σ positive values,
  * short = Σ |negative values|, gross = long + short, net = long − short. Concentration is per asset:

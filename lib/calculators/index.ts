@@ -1,5 +1,5 @@
 /**
- * The seven calculators of spec §4.2, in the order the spec lists them. The REST endpoints under
+ * The calculators (docs/calculators.md), in the order that page lists them. The REST endpoints under
  * `functions/api/v1/calc/`, the public MCP server and the OpenAPI document all read this list.
  */
 import type { CalculatorDefinition } from './definition.ts';

@@ -1,6 +1,6 @@
 /**
  * NAV validator: checks a period's NAV roll-forward, its management and performance fees, and optionally
- * the per-investor (LP) rows that make it up (contract §5).
+ * the per-investor (LP) rows that make it up (docs/calculators.md).
  *
  * - Roll-forward: closing = opening + contributions − withdrawals + gross P&L − mgmt fee − perf fee − other
  *   expenses, in exact decimal arithmetic, within `toleranceUsd`.

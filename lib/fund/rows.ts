@@ -1,6 +1,6 @@
 /**
- * Raw fund rows: what a fund store returns, before any analytics (the shapes the Postgres tables of a later
- * issue and the embedded synthetic fund share). Money and quantities are decimal strings, exactly as the
+ * Raw fund rows: what a fund store returns, before any analytics (the shapes the Postgres tables of
+ * `db/migrations/` and the embedded synthetic fund share; docs/fund-data.md#data-model). Money and quantities are decimal strings, exactly as the
  * database's NUMERIC columns give them: money in the fund's base currency with 2 dp, quantities and prices
  * with up to 18 dp. Dates are `YYYY-MM-DD` (UTC).
  *

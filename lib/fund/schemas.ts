@@ -1,5 +1,5 @@
 /**
- * Field schemas of fund-data responses (contract §0): the building blocks of every resource's allow-list.
+ * Field schemas of fund-data responses (docs/api.md#conventions): the building blocks of every resource's allow-list.
  * Every object schema built from them must be strict (`z.strictObject`), so an unknown field fails.
  */
 import * as z from 'zod';

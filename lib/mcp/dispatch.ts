@@ -1,5 +1,5 @@
 /**
- * MCP dispatch: the HTTP side of both MCP servers (contract §6), on the SDK's Web-standard Streamable HTTP
+ * MCP dispatch: the HTTP side of both MCP servers (docs/mcp.md), on the SDK's Web-standard Streamable HTTP
  * transport in stateless mode, with a fresh `Server` and transport for every request (the SDK refuses reuse).
  *
  * Order of one `POST`: Host (421) and Origin (403), the DNS-rebinding guard of `lib/origin.ts` → the
@@ -10,7 +10,7 @@
  * HTTP refusals before the body is read are problem+json like every other endpoint; everything after is
  * JSON-RPC.
  *
- * Protocol plumbing stays in the SDK; this module only adapts what the contract asks beyond it:
+ * Protocol plumbing stays in the SDK; this module only adapts what docs/mcp.md asks beyond it:
  * - JSON responses always, SSE only when the client's `Accept` lists `text/event-stream` and not
  *   `application/json`; an `Accept` of `application/json` alone, `*\/*` or none is served (the SDK alone
  *   would answer 406).
@@ -122,7 +122,7 @@ export interface McpServerSpec<C> {
   finish?(c: Context<AppEnv>, context: C, answered: Promise<unknown>): void;
 }
 
-/** A tool's annotations: every tool of both servers only reads (contract §6: `readOnlyHint: true`). */
+/** A tool's annotations: every tool of both servers only reads (docs/mcp.md: `readOnlyHint: true`). */
 export const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
 /**
@@ -431,7 +431,7 @@ const STANDARD_MESSAGES: Record<number, string> = {
 /**
  * Makes every JSON-RPC error the transport sends carry either a message of ours ({@link RpcError}) or the
  * standard text of its code: the SDK puts a thrown error's message there, which for a request that fails
- * its schema checks is zod's issue list (contract §6: no error text carries internals).
+ * its schema checks is zod's issue list (docs/mcp.md: no error text carries internals).
  */
 function withOwnErrorText(transport: WebStandardStreamableHTTPServerTransport): void {
   const send = transport.send.bind(transport);
@@ -475,7 +475,7 @@ export class ParamsCheckingServer extends Server {
   }
 }
 
-/** A fresh SDK server for one request (`serverInfo.websiteUrl`: the service's home page), answering `tools/list` and `tools/call` from the spec's tools. */
+/** A fresh SDK server for one request (`serverInfo.websiteUrl`: the service's home page), answering `tools/list` and `tools/call` from the declared tools. */
 function createServer<C>(spec: McpServerSpec<C>, context: C, requestId: string, websiteUrl: string): Server {
   const tools = spec.tools();
   const byName = new Map(tools.map((t) => [t.definition.name, t]));

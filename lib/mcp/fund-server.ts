@@ -1,5 +1,5 @@
 /**
- * The fund MCP server (`POST /api/mcp`, contract §6): one read-only tool per fund-data endpoint, generated
+ * The fund MCP server (`POST /api/mcp`, docs/mcp.md): one read-only tool per fund-data endpoint, generated
  * from the declarations in `lib/fund/tools/`. Arguments are the endpoint's query parameters; results are
  * the REST body, byte for byte, as text content and as `structuredContent`, after the same fail-closed
  * redaction (every call goes through `callFundTool`).

@@ -1,7 +1,7 @@
 /**
- * The public MCP server (`POST /api/mcp/public`, contract §6): the seven calculators as tools
+ * The public MCP server (`POST /api/mcp/public`, docs/mcp.md): the seven calculators as tools
  * `calc_<slug>`, generated from their declarations in `lib/calculators/`, with no key needed. Every
- * `tools/call` counts against the same daily calculator quota as a REST call (contract §3); an optional key
+ * `tools/call` counts against the same daily calculator quota as a REST call (docs/api.md#limits); an optional key
  * raises it exactly as on REST. Besides them, `search_docs` searches the service's documentation; it reads
  * only the index bundled at build time and is not charged against the quota (README "Documentation").
  */

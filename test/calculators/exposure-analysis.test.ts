@@ -261,7 +261,7 @@ describe('exposure analysis: CSV quirks', () => {
     expect(err.errors?.[0]?.pointer).toBe('/body/positionsCsv');
   });
 
-  it('a NAV of zero or below leaves every *PctNav null (contract §5), like a null NAV', () => {
+  it('a NAV of zero or below leaves every *PctNav null (docs/calculators.md), like a null NAV', () => {
     const csv = 'Asset,Value\nA,300\nB,-100';
     for (const navUsd of [0, -1]) {
       const r = run({ positionsCsv: csv, navUsd });

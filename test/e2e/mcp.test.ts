@@ -2,7 +2,7 @@
  * The two MCP servers end to end: the SDK's own `Client` with `StreamableHTTPClientTransport` against the
  * Worker in workerd over real HTTP, listing and calling every tool (the client validates each
  * `structuredContent` against the tool's `outputSchema`), and raw JSON-RPC with exactly the headers and
- * `initialize` body of spec §4.3. The fund server is called with a key minted by the real CLI. The
+ * `initialize` body of docs/mcp.md. The fund server is called with a key minted by the real CLI. The
  * DNS-rebinding guard over real HTTP (node:http, which, unlike fetch, sends the `Host` it is given), with
  * wrangler.toml's empty `PUBLIC_ORIGIN`: a local service.
  */
@@ -66,7 +66,7 @@ describe('public server through the SDK client', () => {
     expect(client.getInstructions()).toMatch(/calculators/i);
   });
 
-  it('lists the seven calculators of contract §6 and search_docs as read-only tools', async () => {
+  it('lists the seven calculators of docs/mcp.md and search_docs as read-only tools', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual([...PUBLIC_TOOL_NAMES, 'search_docs']);
     for (const t of tools) {
@@ -113,7 +113,7 @@ describe('fund server through the SDK client', () => {
   });
   afterAll(() => client?.close());
 
-  it('lists the twelve fund tools of contract §6', async () => {
+  it('lists the twelve fund tools of docs/mcp.md', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...FUND_TOOL_NAMES].sort());
     for (const t of tools) expect(t.annotations?.readOnlyHint).toBe(true);
@@ -138,7 +138,7 @@ describe('fund server through the SDK client', () => {
   });
 });
 
-describe('raw JSON-RPC with the headers and body of spec §4.3', () => {
+describe('raw JSON-RPC with the headers and body of docs/mcp.md', () => {
   const headers = SPEC_MCP_HEADERS;
   const initialize = specInitialize();
   const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_fund_overview', arguments: {} } };

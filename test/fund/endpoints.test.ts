@@ -352,7 +352,7 @@ describe('query validation', () => {
     ['pnl/attribution?date=2026-10-30&date=2026-10-29', '/query/date'],
     ['trial-balance?asOf=bad', '/query/asOf'],
     ['trial-balance?asOf=2026-13-01', '/query/asOf'],
-    // Query numbers are plain decimals (issue 11, item 3): no hex, exponent, sign, space or leading zero.
+    // Query numbers are plain decimals (docs/api.md#conventions): no hex, exponent, sign, space or leading zero.
     ...['0x10', '1e1', '%205', '5%20', '+5', '5.0', '05', '-0x1', 'Infinity', '1_0', '３０'].map(
       (v): [string, string] => [`exposure/series?days=${v}`, '/query/days'],
     ),

@@ -1,5 +1,5 @@
 /**
- * The two MCP servers (contract §6, spec §4.3) end to end through `app.request` with in-memory bindings:
+ * The two MCP servers (docs/mcp.md) end to end through `app.request` with in-memory bindings:
  * the public calculator server `POST /api/mcp/public` and the fund-data server `POST /api/mcp`.
  *
  * Covers:
@@ -8,7 +8,7 @@
  * - `Accept` variants (JSON unless only SSE is asked for), GET/DELETE 405 with `Allow: POST`, the
  *   DNS-rebinding guard (Host 421, Origin 403; `PUBLIC_ORIGIN`, `MCP_ALLOWED_ORIGINS`), CORS preflight,
  *   notifications (202), batches, empty batches, malformed JSON, non-JSON-RPC JSON, 413 and 415;
- * - `tools/list` of both servers (the contract's literal names, schemas, read-only annotations);
+ * - `tools/list` of both servers (the documented literal names, schemas, read-only annotations);
  * - `tools/call` of every calculator and every fund tool, proven equal to the REST body (byte for byte
  *   for fund data), with `structuredContent`, RateLimit headers and `Cache-Control`;
  * - tool input errors as `isError` results with `/arguments/...` pointers, 404/409 of P&L attribution,
@@ -337,7 +337,7 @@ describe('Accept', () => {
   // Contract §0: fund-data responses carry `Cache-Control: private, no-store`. The SSE answer of the fund
   // server keeps the SDK's `no-cache, no-transform` (dispatch.ts sets the spec's Cache-Control only when
   // not SSE), which lets a shared cache store fund data.
-  it('an SSE answer of the fund server is Cache-Control private, no-store (contract §0)', async () => {
+  it('an SSE answer of the fund server is Cache-Control private, no-store (docs/api.md#conventions)', async () => {
     const { env, auth } = await fundFixture();
     const res = await post(FUND, toolsCall('get_fee_terms'), { env, auth, headers: { accept: 'text/event-stream' } });
     expect(res.status).toBe(200);
@@ -793,7 +793,7 @@ describe('tools/list', () => {
     expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, title: tool.title });
   }
 
-  it('the public server lists exactly the seven calc_* tools of contract §6, then search_docs', async () => {
+  it('the public server lists exactly the seven calc_* tools of docs/mcp.md, then search_docs', async () => {
     expect(CALCULATORS.map(toolName)).toEqual(PUBLIC_TOOL_NAMES);
     const { body } = await okJson(await post(PUBLIC, toolsList()));
     const tools = body.result!.tools as ToolDefinition[];
@@ -810,7 +810,7 @@ describe('tools/list', () => {
     }
   });
 
-  it('the fund server lists exactly the twelve get_* tools of contract §6', async () => {
+  it('the fund server lists exactly the twelve get_* tools of docs/mcp.md', async () => {
     expect(FUND_TOOLS.map((t) => t.tool)).toEqual(FUND_TOOL_NAMES);
     const { env, auth } = await fundFixture();
     const { body } = await okJson(await post(FUND, toolsList(), { env, auth }));
@@ -980,7 +980,7 @@ describe('fund server tools/call', () => {
     ['get_pnl_attribution', {}, '/arguments/date'],
     ['get_pnl_attribution', { date: '2026-02-30' }, '/arguments/date'],
     ['get_fund_overview', { verbose: SECRET }, '/arguments/verbose'],
-    // Arguments must be of the JSON type tools/list advertises: no coercion (issue 11, item 3).
+    // Arguments must be of the JSON type tools/list advertises: no coercion (README, MCP servers: argument types).
     ['get_nav_history', { days: [90] }, '/arguments/days'],
     ['get_nav_history', { days: true }, '/arguments/days'],
     ['get_nav_history', { days: '90' }, '/arguments/days'],

@@ -3,7 +3,7 @@
  * difference, NAV history, month- and year-to-date returns).
  *
  * A run is usable when it is complete and its shadow NAV matched the administrator's within tolerance
- * (contract §4). "Current" figures come from the latest usable run.
+ * (docs/fund-data.md). "Current" figures come from the latest usable run.
  */
 import { D, dec, pct4, toMoney, type Dec } from '../../decimal.ts';
 import { NotFoundError, NotUsableError } from '../../errors.ts';
@@ -25,7 +25,7 @@ export function latestUsableRun(runs: readonly NavRunRow[]): NavRunRow {
 }
 
 /**
- * The latest complete run (reconciled or not): the run capital accounts are struck at (spec §2).
+ * The latest complete run (reconciled or not): the run capital accounts are struck at (docs/fund-data.md#nav-runs-and-which-one-an-endpoint-reads).
  * @throws {NotFoundError} 404 when no run has completed
  */
 export function latestCompleteRun(runs: readonly NavRunRow[]): NavRunRow {
@@ -113,7 +113,7 @@ export function timeWeightedReturnPct(runs: readonly NavRunRow[], run: NavRunRow
   return pct4(growth.minus(1).times(100));
 }
 
-/** One row of the NAV history (contract §4). */
+/** One row of the NAV history (docs/fund-data.md). */
 export interface NavHistoryRow {
   navDate: string;
   status: NavRunRow['status'];

@@ -1,6 +1,6 @@
 /**
  * Parametric (delta-normal) value at risk of the live portfolio, with Euler component VaR per asset
- * (contract §4). Sources: J.P. Morgan/Reuters, RiskMetrics Technical Document, 4th ed. (1996), §5 (EWMA with
+ * (docs/fund-data.md). Sources: J.P. Morgan/Reuters, RiskMetrics Technical Document, 4th ed. (1996), §5 (EWMA with
  * λ = 0.94, zero mean) ; Jorion, Value at Risk, 3rd ed. (2007), ch. 7 (component VaR by Euler allocation).
  *
  * Exposure E_a of asset a = Σ market value of its live positions (shorts negative); fiat and stablecoins

@@ -1,6 +1,6 @@
 /**
- * The twelve fund-data tools (spec §4.1 and contract §4, nav-history being the twelfth), in the contract's
- * order. The REST endpoints under `functions/api/v1/fund/`, the fund MCP server and the OpenAPI document all
+ * The fund-data tools (docs/fund-data.md#what-the-endpoints-compute), in the order the README and the
+ * OpenAPI document list them. The REST endpoints under `functions/api/v1/fund/`, the fund MCP server and the OpenAPI document all
  * read this list.
  */
 import type { FundToolDefinition } from '../definition.ts';
