@@ -13,6 +13,7 @@ import { authenticate } from './keys.ts';
 import { calcCaller, consumeCalcQuota, deferOf, rateLimitHeaders, type Clock, type Defer } from './rate-limit.ts';
 import { parseInput, queryStringSchema } from './validation.ts';
 import { resultSchema, runCalculator, toolName, type CalculatorDefinition } from './calculators/definition.ts';
+import type { FundToolDefinition } from './fund/definition.ts';
 
 /** The largest request body accepted (lib/limits.ts), re-exported where the pipeline reads it. */
 export { MAX_BODY_BYTES } from './limits.ts';
@@ -46,9 +47,14 @@ export interface Operation {
   handle: (c: Context<AppEnv>, ctx: RequestContext) => Promise<Response>;
 }
 
-/** What every file under `functions/` exports as default: its operations by method. */
+/**
+ * What every file under `functions/` exports as default: its operations by method, and the declaration it
+ * serves, if any (the generated lists `lib/calculators/index.ts` and `lib/fund/tools/index.ts` read it).
+ */
 export interface Endpoint {
   methods: Partial<Record<Method, Operation>>;
+  calculator?: CalculatorDefinition;
+  fundTool?: FundToolDefinition;
 }
 
 /** A route: a URL path and the endpoint of the file that mirrors it. */
@@ -149,8 +155,11 @@ export async function callCalculator(
 }
 
 /** The REST endpoint of a calculator: `POST /api/v1/calc/<slug>`, JSON in and out. */
-export function calculatorEndpoint(def: CalculatorDefinition): Endpoint {
+export function calculatorEndpoint<I extends z.ZodObject, O extends z.ZodObject>(declared: CalculatorDefinition<I, O>): Endpoint {
+  // Widened: every call parses with `def.input` before `def.run`.
+  const def = declared as unknown as CalculatorDefinition;
   return {
+    calculator: def,
     methods: {
       POST: {
         operationId: toolName(def).replace(/_(\w)/g, (_, ch: string) => ch.toUpperCase()),

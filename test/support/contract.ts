@@ -1,6 +1,6 @@
 /** Literal tool names as docs/mcp.md and the README list them, so that tests check the servers against the documentation, not against the code. */
 
-/** The public MCP server's tools, in the documented order. */
+/** The public MCP server's calculator tools (the server lists them in the path order of their files under functions/). */
 export const PUBLIC_TOOL_NAMES = [
   'calc_fee_calculator',
   'calc_nav_validator',
@@ -11,7 +11,7 @@ export const PUBLIC_TOOL_NAMES = [
   'calc_lp_report_grader',
 ];
 
-/** The fund MCP server's tools, in the documented order. */
+/** The fund MCP server's tools (listed in the path order of their files under functions/). */
 export const FUND_TOOL_NAMES = [
   'get_fund_overview',
   'get_positions',

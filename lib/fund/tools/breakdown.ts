@@ -9,7 +9,6 @@ import { currency, date, label, money, pct } from '../schemas.ts';
 const rows = () => z.array(z.strictObject({ key: label(), marketValue: money(), weightPct: pct() }));
 
 export const breakdown = defineFundTool({
-  path: 'breakdown',
   tool: 'get_portfolio_breakdown',
   title: 'Portfolio breakdown',
   description:

@@ -6,7 +6,6 @@ import { defineFundTool } from '../definition.ts';
 import { currency, date, label, money } from '../schemas.ts';
 
 export const expenses = defineFundTool({
-  path: 'expenses',
   tool: 'get_expenses',
   title: 'Expenses',
   description:

@@ -5,7 +5,6 @@ import { defineFundTool } from '../definition.ts';
 import { currency, label } from '../schemas.ts';
 
 export const feeTerms = defineFundTool({
-  path: 'fee-terms',
   tool: 'get_fee_terms',
   title: 'Fee terms',
   description:

@@ -5,7 +5,6 @@ import { navHistory } from '../analytics/runs.ts';
 import { currency, date, money } from '../schemas.ts';
 
 export const navHistoryTool = defineFundTool({
-  path: 'nav-history',
   tool: 'get_nav_history',
   title: 'NAV history',
   description:

@@ -6,7 +6,6 @@ import { differenceBps, latestUsableRun, timeWeightedReturnPct } from '../analyt
 import { currency, date, label, money, pct } from '../schemas.ts';
 
 export const overview = defineFundTool({
-  path: 'overview',
   tool: 'get_fund_overview',
   title: 'Fund overview',
   description:

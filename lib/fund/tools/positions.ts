@@ -7,7 +7,6 @@ import { latestUsableRun, navOf } from '../analytics/runs.ts';
 import { currency, date, decimal, label, money, pct } from '../schemas.ts';
 
 export const positions = defineFundTool({
-  path: 'positions',
   tool: 'get_positions',
   title: 'Positions',
   description:
