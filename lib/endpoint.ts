@@ -11,7 +11,7 @@ import { ApiError, MalformedJsonError, UnsupportedMediaTypeError, type ProblemCo
 import type { AppEnv } from './env.ts';
 import { authenticate } from './keys.ts';
 import { calcCaller, consumeCalcQuota, deferOf, rateLimitHeaders, type Clock, type Defer } from './rate-limit.ts';
-import { parseInput, queryStringSchema } from './validation.ts';
+import { atLocation, parseInput, queryStringSchema } from './validation.ts';
 import { resultSchema, runCalculator, toolName, type CalculatorDefinition } from './calculators/definition.ts';
 import type { FundToolDefinition } from './fund/definition.ts';
 
@@ -146,7 +146,7 @@ export async function callCalculator(
   const headers = rateLimitHeaders(quota);
   try {
     const inputs = parseInput(def.input, await readArguments(), 'body');
-    return { result: runCalculator(def, inputs), headers };
+    return { result: atLocation('body', () => runCalculator(def, inputs)), headers };
   } catch (err) {
     // The call was counted, so its error answer reports the quota too.
     if (err instanceof ApiError) Object.assign(err.headers, headers);

@@ -77,8 +77,10 @@ export class ApiError extends Error {
   readonly code: ProblemCode;
   readonly status: number;
   readonly detail: string;
-  readonly errors: FieldError[] | undefined;
+  /** Failing fields; see {@link ApiError.locateFields}. */
+  errors: FieldError[] | undefined;
   readonly headers: Record<string, string>;
+  #fieldsLocated = false;
 
   constructor(
     code: ProblemCode,
@@ -92,6 +94,17 @@ export class ApiError extends Error {
     this.detail = detail;
     this.errors = options.errors;
     this.headers = options.headers ?? {};
+  }
+
+  /**
+   * Puts the field pointers of an error thrown by core code, which are relative to the input
+   * (`/positionsCsv`), under where the input came from (`/arguments/positionsCsv`). Applied once; called by
+   * `atLocation` in lib/validation.ts at the edge.
+   */
+  locateFields(location: string): void {
+    if (this.#fieldsLocated || !this.errors) return;
+    this.errors = this.errors.map((e) => ({ ...e, pointer: `/${location}${e.pointer}` }));
+    this.#fieldsLocated = true;
   }
 }
 

@@ -137,6 +137,13 @@ describe('cross-field rules', () => {
     const { problem: alone } = await expectProblem(await postJson('nav-validator', { periodStart: '2026-02-01' }), 400, 'invalid_request');
     expect(alone.errors).toEqual([{ pointer: '/body/periodEnd', detail: 'periodStart and periodEnd must be given together' }]);
   });
+
+  it('reports a bad CSV, found by the calculator rather than its schema, under /body', async () => {
+    const { problem } = await expectProblem(await postJson('exposure-analysis', { positionsCsv: 'Asset\nBTC' }), 400, 'invalid_request');
+    expect(problem.errors).toEqual([{ pointer: '/body/positionsCsv', detail: 'header lacks the column Value' }]);
+    const { problem: lp } = await expectProblem(await postJson('nav-validator', { lpRowsCsv: 'nope\n1' }), 400, 'invalid_request');
+    for (const e of lp.errors!) expect(e.pointer).toBe('/body/lpRowsCsv');
+  });
 });
 
 describe('resolved inputs', () => {

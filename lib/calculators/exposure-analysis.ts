@@ -13,7 +13,7 @@ import * as z from 'zod';
 import { ValidationError } from '../errors.ts';
 import { D, cents, dec, pct4, share6, sum, type Dec } from '../decimal.ts';
 import { parseAmountCell, parseCsv } from '../csv.ts';
-import { toPointer, usd } from '../validation.ts';
+import { inputPointer, usd } from '../validation.ts';
 import { defineCalculator } from './definition.ts';
 
 /** Columns of a positions CSV (header matched case-insensitively). */
@@ -29,7 +29,7 @@ export interface Position {
 
 /**
  * Reads a positions CSV (columns of {@link POSITION_COLUMNS}; Venue and Class may be blank).
- * @param field the body field it came from, for error pointers
+ * @param field the input field it came from; errors point at it relative to the input (`/positionsCsv`)
  * @throws {ValidationError} a missing column, a blank asset or a Value that is not a number
  * @throws {PayloadTooLargeError} over 10,000 rows
  */
@@ -39,7 +39,7 @@ export function parsePositions(text: string, field: string): Position[] {
     const asset = row.cells.Asset ?? '';
     if (value === null || asset === '') {
       throw new ValidationError([
-        { pointer: toPointer('body', [field]), detail: `line ${row.line}: ${asset === '' ? 'Asset is blank' : 'Value is not a number within ±1e15'}` },
+        { pointer: inputPointer([field]), detail: `line ${row.line}: ${asset === '' ? 'Asset is blank' : 'Value is not a number within ±1e15'}` },
       ]);
     }
     return { asset, value: dec(value), venue: row.cells.Venue || 'unspecified', assetClass: row.cells.Class || 'unspecified' };

@@ -9,7 +9,7 @@ import { CALCULATORS } from '../calculators/index.ts';
 import { resultSchema, runCalculator, toolName } from '../calculators/definition.ts';
 import { authenticate, type Principal } from '../keys.ts';
 import { calcCaller, consumeCalcQuota, deferOf, rateLimitHeaders } from '../rate-limit.ts';
-import { parseInput } from '../validation.ts';
+import { atLocation, parseInput } from '../validation.ts';
 import * as z from 'zod';
 import { MAX_QUERY_LENGTH, MAX_RESULTS, SEARCH_INDEX_PATH, searchDocs } from '../docs/search.ts';
 import type { Env } from '../env.ts';
@@ -99,7 +99,8 @@ const calculatorTools = once((): McpTool<PublicCaller>[] =>
     },
     async call(caller, args) {
       try {
-        const result = runCalculator(def, parseInput(def.input, args, 'arguments'));
+        const inputs = parseInput(def.input, args, 'arguments');
+        const result = atLocation('arguments', () => runCalculator(def, inputs));
         return { text: JSON.stringify(result), structured: result as Record<string, unknown> };
       } catch (err) {
         // Answered as an isError result (not through the app's error handler): log it here, once.

@@ -890,6 +890,21 @@ describe('public server tools/call', () => {
     const { result } = await toolResult(res);
     expect(toolProblem(result, res).errors).toEqual([{ pointer: '/arguments/annualGrossReturnPctByYear', detail: 'has more years than horizonYears covers' }]);
   });
+
+  // A CSV is checked by the calculator, not its schema; the core names the field, the edge adds where it came from.
+  it.each([
+    ['calc_exposure_analysis', { positionsCsv: 'Asset,Value\nBTC,lots' }, '/arguments/positionsCsv', 'line 2: Value is not a number within ±1e15'],
+    ['calc_exposure_analysis', { positionsCsv: 'Asset\nBTC' }, '/arguments/positionsCsv', 'header lacks the column Value'],
+    ['calc_fund_health_check', { positionsCsv: 'Asset,Value\n"BTC,1' }, '/arguments/positionsCsv', undefined],
+    ['calc_nav_validator', { lpRowsCsv: 'nope\n1' }, '/arguments/lpRowsCsv', undefined],
+  ] as const)('%s reports a bad CSV at %j → %s', async (name, args, pointer, detail) => {
+    const res = await post(PUBLIC, toolsCall(name, args));
+    const { result } = await toolResult(res);
+    const errors = toolProblem(result, res).errors!;
+    expect(errors.length).toBeGreaterThan(0);
+    for (const e of errors) expect(e.pointer).toBe(pointer);
+    if (detail) expect(errors[0]!.detail).toBe(detail);
+  });
 });
 
 /** Non-default arguments of every fund tool, and the same as a REST query string. */
