@@ -297,7 +297,7 @@ function largeAnalyticsCases(): Case[] {
 /** `callFundTool` per endpoint on the embedded demo store, as the REST demo path calls it. */
 function toolCases(): Case[] {
   return FUND_TOOLS.map((def) => {
-    const args: Record<string, string> = def.path === 'pnl/attribution' ? { date: ATTRIBUTION_DATE } : {};
+    const args: Record<string, string> = def.example;
     return {
       id: `tool-${def.path.replace(/\//g, '-')}`,
       name: `callFundTool ${def.path}${Object.keys(args).length ? ` ?${new URLSearchParams(args)}` : ''} (embedded demo)`,
@@ -379,7 +379,7 @@ function coldCases(): Case[] {
   });
   const demo = () => ({ headers: { authorization: `Bearer ${DEMO_API_KEY}` } });
   const fund = FUND_TOOLS.map((def) => {
-    const query = def.path === 'pnl/attribution' ? `?date=${ATTRIBUTION_DATE}` : '';
+    const query = Object.keys(def.example).length ? `?${new URLSearchParams(def.example)}` : '';
     return cold(`fund-${def.path.replace(/\//g, '-')}`, `GET fund/${def.path}${query} (demo key)`, `/api/v1/fund/${def.path}${query}`, demo);
   });
   const calcs = CALCULATORS.map((def) =>

@@ -56,7 +56,7 @@ export const fundServer: McpServerSpec<FundCaller> = {
   title: 'fund-edge fund data',
   summary: "MCP server: the fund's data, read-only",
   description:
-    "Model Context Protocol (Streamable HTTP, stateless, JSON responses). Twelve read-only tools `get_*`, one per fund-data endpoint, with the endpoint's query parameters as arguments and its redacted JSON as result. Needs a fund key (`Authorization: Bearer svc_dk_...`); the demo key is refused.",
+    "Model Context Protocol (Streamable HTTP, stateless, JSON responses). One read-only tool `get_*` per fund-data endpoint, with the endpoint's query parameters as arguments and its redacted JSON as result. Needs a fund key (`Authorization: Bearer svc_dk_...`); the demo key is refused.",
   instructions:
     "Read-only access to one fund's shadow NAV data, reconciled against the fund administrator: overview, positions, breakdowns, exposure (and its series), P&L attribution, parametric VaR, trial balance, capital accounts, expenses, fee terms and NAV history. Money and quantities are decimal strings in the fund's base currency; percentages are numbers in percent. Investors appear only as pseudonymous investorRef values. Start with get_fund_overview.",
   auth: 'required',

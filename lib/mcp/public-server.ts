@@ -1,5 +1,5 @@
 /**
- * The public MCP server (`POST /api/mcp/public`, docs/mcp.md): the seven calculators as tools
+ * The public MCP server (`POST /api/mcp/public`, docs/mcp.md): the calculators as tools
  * `calc_<slug>`, generated from their declarations in `lib/calculators/`, with no key needed. Every
  * `tools/call` counts against the same daily calculator quota as a REST call (docs/api.md#limits); an optional key
  * raises it exactly as on REST. Besides them, `search_docs` searches the service's documentation; it reads
@@ -115,7 +115,7 @@ const calculatorTools = once((): McpTool<PublicCaller>[] =>
 export const publicServer: McpServerSpec<PublicCaller> = {
   name: 'fund-edge-calculators',
   title: 'fund-edge calculators',
-  summary: 'MCP server: the seven calculators',
+  summary: 'MCP server: the calculators',
   description:
     'Model Context Protocol (Streamable HTTP, stateless, JSON responses). Tools `calc_*`, one per calculator, with the same schemas and the same daily quota as the REST calculators, and `search_docs` over this documentation (not counted). No key needed; an optional Bearer key raises the quota.',
   instructions:

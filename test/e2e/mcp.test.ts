@@ -19,6 +19,7 @@ import { toolName } from '../../lib/calculators/definition.ts';
 import { FUND_TOOLS } from '../../lib/fund/tools/index.ts';
 import { DEMO_API_KEY } from '../../lib/keys.ts';
 import { FUND_TOOL_NAMES, PUBLIC_TOOL_NAMES, SPEC_MCP_HEADERS, specInitialize } from '../support/contract.ts';
+import { fundExample } from '../support/examples.ts';
 import { mintKey, startWorker, type TestWorker } from '../support/worker.ts';
 
 const persistDir = mkdtempSync(join(tmpdir(), 'fund-edge-mcp-e2e-'));
@@ -35,15 +36,8 @@ afterAll(async () => {
   rmSync(persistDir, { recursive: true, force: true });
 });
 
-/** Arguments each fund tool is called with, and the same as a query string for REST. */
-const FUND_ARGS: Record<string, Record<string, string | number>> = {
-  get_exposure_series: { days: 7 },
-  get_pnl_attribution: { date: '2026-10-20' },
-  get_value_at_risk: { confidence: 0.99, method: 'sample', windowDays: 100 },
-  get_trial_balance: { asOf: '2026-09-30' },
-  get_expenses: { limit: 3 },
-  get_nav_history: { days: 10 },
-};
+/** Arguments each fund tool is called with: its declared example. */
+const FUND_ARGS = Object.fromEntries(FUND_TOOLS.map((def) => [def.tool, fundExample(def).args]));
 
 async function connect(path: string, headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'fund-edge-e2e', version: '1.0.0' });
@@ -66,7 +60,7 @@ describe('public server through the SDK client', () => {
     expect(client.getInstructions()).toMatch(/calculators/i);
   });
 
-  it('lists the seven calculators of docs/mcp.md and search_docs as read-only tools', async () => {
+  it('lists the calculators of docs/mcp.md and search_docs as read-only tools', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...PUBLIC_TOOL_NAMES, 'search_docs'].sort());
     expect(tools.at(-1)!.name).toBe('search_docs');
@@ -114,7 +108,7 @@ describe('fund server through the SDK client', () => {
   });
   afterAll(() => client?.close());
 
-  it('lists the twelve fund tools of docs/mcp.md', async () => {
+  it('lists the fund tools of docs/mcp.md', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...FUND_TOOL_NAMES].sort());
     for (const t of tools) expect(t.annotations?.readOnlyHint).toBe(true);

@@ -32,6 +32,7 @@ import { quotaWritesSettled } from '../../lib/rate-limit.ts';
 import { FakeBurst, fakeEnv } from '../support/fakes.ts';
 import { expectProblem } from '../support/problems.ts';
 import { FUND_TOOL_NAMES, PUBLIC_TOOL_NAMES, SPEC_MCP_HEADERS, specInitialize } from '../support/contract.ts';
+import { fundExample } from '../support/examples.ts';
 
 const NOW = new Date('2026-11-20T12:00:00Z');
 /** Seconds from {@link NOW} to the next UTC midnight. */
@@ -793,7 +794,7 @@ describe('tools/list', () => {
     expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, title: tool.title });
   }
 
-  it('the public server lists exactly the seven calc_* tools of docs/mcp.md, then search_docs', async () => {
+  it('the public server lists exactly the calc_* tools of docs/mcp.md, then search_docs', async () => {
     expect(CALCULATORS.map(toolName).sort()).toEqual([...PUBLIC_TOOL_NAMES].sort());
     const { body } = await okJson(await post(PUBLIC, toolsList()));
     const tools = body.result!.tools as ToolDefinition[];
@@ -810,7 +811,7 @@ describe('tools/list', () => {
     }
   });
 
-  it('the fund server lists exactly the twelve get_* tools of docs/mcp.md', async () => {
+  it('the fund server lists exactly the get_* tools of docs/mcp.md', async () => {
     expect(FUND_TOOLS.map((t) => t.tool).sort()).toEqual([...FUND_TOOL_NAMES].sort());
     const { env, auth } = await fundFixture();
     const { body } = await okJson(await post(FUND, toolsList(), { env, auth }));
@@ -907,29 +908,18 @@ describe('public server tools/call', () => {
   });
 });
 
-/** Non-default arguments of every fund tool, and the same as a REST query string. */
-const FUND_ARGS: Record<string, { args: Record<string, string | number>; query: string }> = {
-  get_fund_overview: { args: {}, query: '' },
-  get_positions: { args: {}, query: '' },
-  get_portfolio_breakdown: { args: {}, query: '' },
-  get_exposure: { args: {}, query: '' },
-  get_exposure_series: { args: { days: 7 }, query: '?days=7' },
-  get_pnl_attribution: { args: { date: '2026-10-20' }, query: '?date=2026-10-20' },
-  get_value_at_risk: { args: { confidence: 0.99, method: 'sample', windowDays: 100 }, query: '?confidence=0.99&method=sample&windowDays=100' },
-  get_trial_balance: { args: { asOf: '2026-10-20' }, query: '?asOf=2026-10-20' },
-  get_capital_accounts: { args: {}, query: '' },
-  get_expenses: { args: { limit: 3 }, query: '?limit=3' },
-  get_fee_terms: { args: {}, query: '' },
-  get_nav_history: { args: { days: 7 }, query: '?days=7' },
-};
+/** Every fund tool's declared example, as MCP arguments and as a REST query string. */
+const FUND_ARGS = Object.fromEntries(FUND_TOOLS.map((def) => [def.tool, fundExample(def)]));
 
 const sampleRuns = generateFund(SAMPLE_FUND).runs;
 const usable = (r: (typeof sampleRuns)[number]) => r.status === 'complete' && r.reconStatus === 'matched' && r.shadowNav !== null;
 
 describe('fund server tools/call', () => {
-  it('the argument table covers every fund tool, and 2026-10-20 is a usable run of the sample fund', () => {
+  it('the argument table covers every fund tool, and the declared dates are usable runs of the sample fund', () => {
     expect(Object.keys(FUND_ARGS).sort()).toEqual([...FUND_TOOL_NAMES].sort());
-    expect(usable(sampleRuns.find((r) => r.navDate === '2026-10-20')!)).toBe(true);
+    const dates = FUND_TOOLS.flatMap((def) => Object.values(def.example).filter((v) => /^\d{4}-\d{2}-\d{2}$/.test(v)));
+    expect(dates.length).toBeGreaterThan(0);
+    for (const date of dates) expect(usable(sampleRuns.find((r) => r.navDate === date)!), date).toBe(true);
   });
 
   it.each(FUND_TOOLS.map((def) => [def.tool, def.path] as const))(

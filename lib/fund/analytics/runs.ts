@@ -8,6 +8,7 @@
 import { D, dec, pct4, toMoney, type Dec } from '../../decimal.ts';
 import { NotFoundError, NotUsableError } from '../../errors.ts';
 import type { NavRunRow } from '../rows.ts';
+import type { NavHistoryRow } from '../schemas.ts';
 
 /** True when the run is complete and reconciled (matched). */
 export function isUsable(run: NavRunRow): boolean {
@@ -113,16 +114,6 @@ export function timeWeightedReturnPct(runs: readonly NavRunRow[], run: NavRunRow
   return pct4(growth.minus(1).times(100));
 }
 
-/** One row of the NAV history (docs/fund-data.md). */
-export interface NavHistoryRow {
-  navDate: string;
-  status: NavRunRow['status'];
-  shadowNav: string | null;
-  adminNav: string | null;
-  differenceBps: number | null;
-  reconStatus: NavRunRow['reconStatus'];
-  usable: boolean;
-}
 
 /**
  * Runs of the trailing `days` calendar days ending at the latest run (any status), newest first.

@@ -4,6 +4,7 @@ import { dec, toMoney } from '../../decimal.ts';
 import { maskFreeText } from '../../redaction.ts';
 import { defineFundTool } from '../definition.ts';
 import { currency, date, label, money } from '../schemas.ts';
+import { EXPENSE_STATUSES } from '../rows.ts';
 
 export const expenses = defineFundTool({
   tool: 'get_expenses',
@@ -20,7 +21,7 @@ export const expenses = defineFundTool({
         category: label(),
         description: z.string().max(2000),
         amount: money(),
-        status: z.enum(['accrued', 'paid']),
+        status: z.enum(EXPENSE_STATUSES),
         paidDate: date().nullable(),
       }),
     ),
