@@ -18,6 +18,11 @@ import type { FundToolDefinition } from './fund/definition.ts';
 /** The largest request body accepted (lib/limits.ts), re-exported where the pipeline reads it. */
 export { MAX_BODY_BYTES } from './limits.ts';
 
+/** An operationId from a tool or server name: `calc_fee_calculator` → `calcFeeCalculator`, `fund-edge-x` → `fundEdgeX`. */
+export function operationIdOf(name: string): string {
+  return name.replace(/[-_](\w)/g, (_, ch: string) => ch.toUpperCase());
+}
+
 /** HTTP methods endpoints declare (HEAD and OPTIONS are derived). */
 export type Method = 'GET' | 'POST';
 
@@ -162,7 +167,7 @@ export function calculatorEndpoint<I extends z.ZodObject, O extends z.ZodObject>
     calculator: def,
     methods: {
       POST: {
-        operationId: toolName(def).replace(/_(\w)/g, (_, ch: string) => ch.toUpperCase()),
+        operationId: operationIdOf(toolName(def)),
         summary: def.title,
         description: def.description,
         tags: ['Calculators'],

@@ -15,6 +15,7 @@
  */
 import type * as z from 'zod';
 import { RedactionFailedError } from './errors.ts';
+import { hex } from './digest.ts';
 
 /** Shapes that never leave in a fund-data response. */
 export const FORBIDDEN_SHAPES: readonly RegExp[] = [
@@ -105,7 +106,7 @@ export async function investorRefs(fundId: string, investorIds: readonly string[
   await Promise.all(
     investorIds.map(async (id) => {
       const mac = await crypto.subtle.sign('HMAC', k, new TextEncoder().encode(`${fundId}:${id}`));
-      out.set(id, `inv_${[...new Uint8Array(mac).slice(0, 8)].map((b) => b.toString(16).padStart(2, '0')).join('')}`);
+      out.set(id, `inv_${hex(new Uint8Array(mac).slice(0, 8))}`);
     }),
   );
   return out;

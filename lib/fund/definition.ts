@@ -9,7 +9,7 @@ import type { Context } from 'hono';
 import { NotFoundError, UnauthorizedError, type ProblemCode } from '../errors.ts';
 import type { AppEnv } from '../env.ts';
 import type { Config } from '../config.ts';
-import { queryParams, type Endpoint } from '../endpoint.ts';
+import { operationIdOf, queryParams, type Endpoint } from '../endpoint.ts';
 import { authenticate } from '../keys.ts';
 import { consumeFundBurst } from '../rate-limit.ts';
 import { investorRefs, redact } from '../redaction.ts';
@@ -114,10 +114,6 @@ export async function callFundTool(
   return body;
 }
 
-/** `get_fund_overview` → `getFundOverview`. */
-function operationId(tool: string): string {
-  return tool.replace(/_(\w)/g, (_, ch: string) => ch.toUpperCase());
-}
 
 /**
  * The REST endpoint of a fund tool: `GET /api/v1/fund/<path>` with a Bearer key. Order: key (401) → scope
@@ -130,7 +126,7 @@ export function fundEndpoint<Q extends z.ZodObject, O extends z.ZodType>(declare
     fundTool: def,
     methods: {
       GET: {
-        operationId: operationId(def.tool),
+        operationId: operationIdOf(def.tool),
         summary: def.title,
         description: def.description,
         tags: ['Fund data'],

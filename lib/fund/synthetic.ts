@@ -683,6 +683,9 @@ interface Holding {
   mv: number;
 }
 
+/** Shadow vs administrator NAV tolerance the generator reconciles with, and the fund row states (`reconToleranceBps`). */
+export const RECON_TOLERANCE_BPS = 5;
+
 /**
  * Generates a fund's whole dataset (what the database seed loads). Deterministic: the same spec gives the
  * same dataset, byte for byte, in any engine. It is {@link simulateFund} with every row made.
@@ -886,7 +889,6 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
   mark('failed', 4);
   mark('partial', 4);
   mark('break', 6);
-  const toleranceBps = 5;
 
   const runs: NavRunRow[] = [];
   const snapshots = new Map<string, Snapshot>();
@@ -1174,7 +1176,7 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
     }
     const bps = kind === 'break' ? (rand() < 0.5 ? -1 : 1) * uniform(rand, 9, 40) : uniform(rand, -3, 3);
     const admin = Math.round(nav * (1 + bps / 10_000));
-    const matched = shadow !== null && Math.abs(shadow - admin) * 10_000 <= toleranceBps * admin;
+    const matched = shadow !== null && Math.abs(shadow - admin) * 10_000 <= RECON_TOLERANCE_BPS * admin;
     runs.push({
       navDate: date,
       status,
@@ -1207,7 +1209,7 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
       baseCurrency: 'USD',
       inceptionDate: inception,
       aumTarget: money(spec.aumTargetUsd * 100),
-      reconToleranceBps: '5.00',
+      reconToleranceBps: RECON_TOLERANCE_BPS.toFixed(2),
     },
     shareClasses: SHARE_CLASSES.map((c) => ({ ...c })),
     runs,

@@ -55,7 +55,7 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/t
 import * as z from 'zod';
 import type { AppEnv } from '../env.ts';
 import { RateLimitedError, UnsupportedMediaTypeError, problemOf, type ProblemCode } from '../errors.ts';
-import { isJsonObject, type Endpoint, type RequestContext } from '../endpoint.ts';
+import { isJsonObject, operationIdOf, type Endpoint, type RequestContext } from '../endpoint.ts';
 import { jsonSchema } from '../openapi.ts';
 import { checkHostAndOrigin, publicOrigin, requestHost } from '../origin.ts';
 import { withNullAsAnyOf } from './portable-schema.ts';
@@ -315,7 +315,7 @@ export function mcpEndpoint<C>(spec: McpServerSpec<C>): Endpoint {
   return {
     methods: {
       POST: {
-        operationId: spec.name.replace(/-(\w)/g, (_, ch: string) => ch.toUpperCase()),
+        operationId: operationIdOf(spec.name),
         summary: spec.summary,
         description: spec.description,
         tags: ['MCP'],

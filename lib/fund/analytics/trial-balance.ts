@@ -85,14 +85,3 @@ export function trialBalanceInDecimals(accounts: readonly AccountRow[], ledger: 
     balanced: totalDebit.eq(totalCredit),
   };
 }
-
-/** Net assets per the ledger (Σ asset balances − Σ liability balances), which equals NAV on a complete run date. */
-export function netAssets(accounts: readonly AccountRow[], ledger: readonly LedgerLineRow[]): Dec {
-  const type = new Map(accounts.map((a) => [a.code, a.type]));
-  let total = new D(0);
-  for (const line of ledger) {
-    const t = type.get(line.accountCode);
-    if (t === 'asset' || t === 'liability') total = total.plus(dec(line.debit).minus(line.credit));
-  }
-  return total;
-}
