@@ -112,7 +112,7 @@ function fieldTable(schema: JsonObject | undefined, required: readonly string[] 
     const dflt = 'default' in p ? `\`${JSON.stringify(p.default)}\`` : required.includes(name) ? 'required' : '';
     return `| \`${name}\` | ${typeOf(p)} | ${dflt} | ${cell(p.description)} |`;
   });
-  return ['| name | type | default | description |', '|---|---|---|---|', ...rows].join('\n') + '\n';
+  return `${['| name | type | default | description |', '|---|---|---|---|', ...rows].join('\n')}\n`;
 }
 
 const fence = (lang: string, text: string) => `\`\`\`${lang}\n${text}\n\`\`\``;

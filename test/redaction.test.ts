@@ -24,7 +24,6 @@ import { callFundTool, fundEndpoint, type FundToolDefinition } from '../lib/fund
 import { embeddedStore } from '../lib/fund/embedded-store.ts';
 import { guardedStore, type FundIndex, type FundReadRequest, type FundReadResult, type FundStore } from '../lib/fund/store.ts';
 import { DEMO_FUND, SAMPLE_FUND, generateFund, type FundDataset } from '../lib/fund/synthetic.ts';
-import type { NavRunRow } from '../lib/fund/rows.ts';
 import { FUND_TOOLS } from '../lib/fund/tools/index.ts';
 import { fakeEnv } from './support/fakes.ts';
 import { isUsableRun } from './support/contract.ts';

@@ -156,7 +156,10 @@ export function computeFees(inputs: FeeInputs): z.output<typeof feeCalculatorOut
   const compound = (rate: Dec, length: Dec) => {
     const key = `${rate.toString()}|${length.toString()}`;
     let factor = powers.get(key);
-    if (!factor) powers.set(key, (factor = rate.plus(1).pow(length)));
+    if (!factor) {
+      factor = rate.plus(1).pow(length);
+      powers.set(key, factor);
+    }
     return factor;
   };
 

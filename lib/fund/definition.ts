@@ -4,7 +4,7 @@
  * all derived from it, and every call goes through {@link callFundTool}, which ends in the fail-closed
  * redaction step.
  */
-import * as z from 'zod';
+import type * as z from 'zod';
 import type { Context } from 'hono';
 import { NotFoundError, UnauthorizedError, type ProblemCode } from '../errors.ts';
 import type { AppEnv } from '../env.ts';

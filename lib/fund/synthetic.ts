@@ -740,7 +740,9 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
     }
   }
   const series = new Map<string, PriceSeries>();
-  base.forEach((a, k) => series.set(a.asset, { units: baseUnits[k]!, decimals: baseDecimals[k]!, texts: [] }));
+  base.forEach((a, k) => {
+    series.set(a.asset, { units: baseUnits[k]!, decimals: baseDecimals[k]!, texts: [] });
+  });
   for (const a of ASSETS) if (a.follows) series.set(a.asset, series.get(a.follows)!);
   const pu = (asset: string, day: number) => series.get(asset)!.units[day + offset]!;
 
@@ -817,7 +819,6 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
   const holdings: Holding[] = POSITIONS.map((spec) => ({ spec, qu: 0, mv: 0 }));
   const cashOf = (venue: string) => holdings.find((h) => h.spec.book === 'live' && h.spec.venue === venue && isCash(h.spec.asset))!;
   const bank = cashOf(BANK);
-  const cashAccount = (h: Holding) => (h.spec.sourceType === 'bank' ? '1000' : '1010');
   /** Lots of `asset` worth `cents` at price units `price`. */
   const lotsFor = (asset: string, cents: number, price: number) => Math.round((cents * 10 ** (ASSET.get(asset)!.qdp + 6)) / price);
   const moveCash = (h: Holding, cents: number) => {

@@ -452,7 +452,10 @@ const METHOD_ONLY = new Map<string, RequestSchema>();
 /** A request schema checking only the method (built once per method and isolate). */
 function methodOnly(method: string): RequestSchema {
   let schema = METHOD_ONLY.get(method);
-  if (!schema) METHOD_ONLY.set(method, (schema = z.looseObject({ method: z.literal(method) }) as unknown as RequestSchema));
+  if (!schema) {
+    schema = z.looseObject({ method: z.literal(method) }) as unknown as RequestSchema;
+    METHOD_ONLY.set(method, schema);
+  }
   return schema;
 }
 

@@ -70,7 +70,7 @@ describe('exposure analysis: worked example', () => {
       ['XRP', 100_000],
     ]);
     const expected = [10, 8, 4, 2, 2, 1].map((k) => dec(k).div(27));
-    c.assets.forEach((a, i) => expect(a.weight.minus(expected[i]!).abs().lt('1e-35')).toBe(true));
+    for (const [i, a] of c.assets.entries()) expect(a.weight.minus(expected[i]!).abs().lt('1e-35')).toBe(true);
   });
 
   it('reports the largest position with its weight and percent of NAV', () => {

@@ -262,7 +262,7 @@ describe('MCP-Protocol-Version header', () => {
       const res = await post(path, toolsList(), { ...options, headers: version === undefined ? {} : { 'mcp-protocol-version': version } });
       const { body } = await okJson(res);
       expect(body.id).toBe(2);
-      expect((body.result?.tools as ToolDefinition[]).length).toBe(kind === 'public' ? 8 : 12);
+      expect((body.result!.tools as ToolDefinition[]).length).toBe(kind === 'public' ? 8 : 12);
     });
 
     it.each(['banana', '1999-01-01', '2025-06-18x', 'secret-value-123'])('refuses header %s with a 400 JSON-RPC error that does not echo it', async (version) => {
