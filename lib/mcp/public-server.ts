@@ -16,7 +16,7 @@ import type { Env } from '../env.ts';
 import { publicOrigin } from '../origin.ts';
 import { ApiError } from '../errors.ts';
 import { logContextOf, logFailure, type LogContext } from '../log.ts';
-import { READ_ONLY, once, toolInputSchema, toolOutputSchema, type McpServerSpec, type McpTool } from './dispatch.ts';
+import { READ_ONLY, once, toolInputSchema, toolOutputSchema, type McpServerSpec, type McpTool } from './tools.ts';
 
 /** Who is calling the public server: a key's principal or nobody, and the client address for the quota. */
 export interface PublicCaller {
