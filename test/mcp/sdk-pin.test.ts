@@ -3,7 +3,7 @@
  * upgrade changes any of them, naming what to re-check:
  * - the exact installed version equals the exact version in package.json (no range);
  * - the `send` wrapper: the transport's `send(message, options)` is a prototype method the wrapper can shadow
- *   per instance (that every error then goes through it is proven in `servers.test.ts`, where no SDK or zod
+ *   per instance (that every error then goes through it is proven in `jsonrpc.test.ts` and `tools.test.ts`, where no SDK or zod
  *   text reaches a client);
  * - `ParamsCheckingServer`: the SDK's `Server` and `Protocol` constructors register their handlers
  *   (`initialize`, `ping`) through `this.setRequestHandler`, so that a subclass override sees them;
