@@ -383,7 +383,7 @@ function coldCases(): Case[] {
     return cold(`fund-${def.path.replace(/\//g, '-')}`, `GET fund/${def.path}${query} (demo key)`, `/api/v1/fund/${def.path}${query}`, demo);
   });
   const calcs = CALCULATORS.map((def) =>
-    cold(`calc-${def.slug}`, `POST calc/${def.slug} (typical)`, `/api/v1/calc/${def.slug}`, () => ({
+    cold(`calc-${def.slug}`, `POST calc/${def.slug} (typical)`, `/api/v1/calc/${def.path}`, () => ({
       method: 'POST',
       headers: { 'content-type': 'application/json', 'cf-connecting-ip': '203.0.113.7' },
       body: JSON.stringify(typicalCalculatorArgs()[def.slug] ?? {}),

@@ -7,7 +7,7 @@
  * Written (committed, so that a fresh clone type-checks before any build):
  * - `lib/routes.ts`: every file under `functions/` and the path it serves (its path without `functions`
  *   and `.ts`: `functions/api/v1/calc/fee-calculator.ts` → `/api/v1/calc/fee-calculator`);
- * - `lib/calculators/index.ts`: the calculator of every file under `functions/api/v1/calc/`;
+ * - `lib/calculators/index.ts`: the calculator of every file under `functions/api/v1/calc/`, with its path;
  * - `lib/fund/tools/index.ts`: the fund tool of every file under `functions/api/v1/fund/`, with its path.
  * Lists are in path order.
  */
@@ -58,10 +58,10 @@ export function generatedRouteFiles(root = ROOT): Record<string, string> {
 
   const calculators =
     HEADER('Every calculator: the declaration behind each file under `functions/api/v1/calc/`, in path order. The\n * public MCP server, the OpenAPI document, the documentation, the tests and the bench read this list.') +
-    `import type { CalculatorDefinition } from './definition.ts';\n${importLines('lib/calculators', calc)}\n\n` +
+    `import { locatedCalculator, type LocatedCalculator } from './definition.ts';\n${importLines('lib/calculators', calc)}\n\n` +
     `/**\n * Every calculator. Each declaration is typed by its own schemas; the list widens them, which is safe because\n * every caller parses with \`def.input\` before calling \`def.run\`.\n */\n` +
-    `export const CALCULATORS: readonly CalculatorDefinition[] = [\n` +
-    calc.map((f) => `  ${identifierOf(f)}.calculator!,`).join('\n') +
+    `export const CALCULATORS: readonly LocatedCalculator[] = [\n` +
+    calc.map((f) => `  locatedCalculator(${identifierOf(f)}.calculator!, '${pathOfFile(f).replace('/api/v1/calc/', '')}'),`).join('\n') +
     `\n];\n`;
 
   const tools =

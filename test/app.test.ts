@@ -26,7 +26,7 @@ function wrongTypeFor(schema: Record<string, unknown>, marker: string): unknown 
   return types.includes('string') ? { [marker]: marker } : marker;
 }
 
-describe.each(CALCULATORS.map((c) => [c.slug, c] as const))('POST /api/v1/calc/%s', (slug, def: CalculatorDefinition) => {
+describe.each(CALCULATORS.map((c) => [c.path, c] as const))('POST /api/v1/calc/%s', (slug, def: CalculatorDefinition) => {
   const inputJson = z.toJSONSchema(def.input, { io: 'input' }) as { properties: Record<string, Record<string, unknown>> };
 
   it('answers an empty object with the defaults applied and echoed', async () => {

@@ -35,7 +35,7 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it.each(CALCULATORS.map((c) => [c.slug, c] as const))('describes %s from its declaration', async (slug, def) => {
+  it.each(CALCULATORS.map((c) => [c.path, c] as const))('describes %s from its declaration', async (slug, def) => {
     const op = (await fetchDoc()).paths[`/api/v1/calc/${slug}`]!.post;
     const body = op.requestBody.content['application/json'].schema;
     expect(Object.keys(body.properties).sort()).toEqual(Object.keys(def.input.shape).sort());

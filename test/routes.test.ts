@@ -42,9 +42,9 @@ describe('every declaration', () => {
   const fundTools = fundServer.tools().map((t) => t.definition.name);
   const source = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 
-  it.each(CALCULATORS.map((c) => [c.slug, c] as const))('calculator %s is routed, on the public MCP server, and in OpenAPI with examples', (slug, def) => {
-    const routes = ROUTES.filter((r) => r.endpoint.calculator === def);
-    expect(routes.map((r) => r.path)).toEqual([`/api/v1/calc/${slug}`]);
+  it.each(CALCULATORS.map((c) => [c.path, c] as const))('calculator %s is routed, on the public MCP server, and in OpenAPI with examples', (path, def) => {
+    const routes = ROUTES.filter((r) => r.endpoint.calculator?.slug === def.slug);
+    expect(routes.map((r) => r.path)).toEqual([`/api/v1/calc/${path}`]);
     expect(publicTools).toContain(toolName(def));
     const op = doc.paths[routes[0]!.path]!.post!;
     expect(op.requestBody.content['application/json'].examples.typical.value).toEqual(def.example);

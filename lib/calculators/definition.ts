@@ -11,7 +11,8 @@ export const DISCLAIMER =
 
 /**
  * A calculator.
- * - `slug`: the URL segment under `/api/v1/calc/` and, with `-` → `_` and a `calc_` prefix, the MCP tool name.
+ * - `slug`: with `-` → `_` and a `calc_` prefix, the MCP tool name; the module's file name. The URL segment
+ *   is the file's under `functions/api/v1/calc/` (see {@link LocatedCalculator}).
  * - `input`: a strict zod object whose every field is optional with a default; it parses to the resolved inputs.
  * - `output`: the result schema without `inputs` and `disclaimer`, which {@link runCalculator} adds.
  * - `resolve` (optional): fills defaults that depend on other fields (the fee calculator's initial HWM is
@@ -33,6 +34,17 @@ export interface CalculatorDefinition<I extends z.ZodObject = z.ZodObject, O ext
   example: z.input<I>;
   resolve?: (inputs: z.output<I>) => z.output<I>;
   run: (inputs: z.output<I>) => z.output<O>;
+}
+
+/**
+ * A calculator with the URL segment under `/api/v1/calc/` that its file under `functions/` gives it. Its MCP
+ * tool name still comes from `slug`, so renaming the file changes the URL and nothing else.
+ */
+export type LocatedCalculator = CalculatorDefinition & { readonly path: string };
+
+/** A declaration with its path (the generated `lib/calculators/index.ts` calls this for each file). */
+export function locatedCalculator(def: CalculatorDefinition, path: string): LocatedCalculator {
+  return { ...def, path };
 }
 
 /** Declares a calculator (identity at run time; keeps the input and output types tied together). */

@@ -71,7 +71,7 @@ describe('public server through the SDK client', () => {
     }
   });
 
-  it.each(CALCULATORS.map((c) => [toolName(c), c.slug] as const))('%s gives what the REST endpoint gives', async (name, slug) => {
+  it.each(CALCULATORS.map((c) => [toolName(c), c.path] as const))('%s gives what the REST endpoint gives', async (name, slug) => {
     const result = await client.callTool({ name, arguments: {} });
     const rest = await fetch(`${worker.base}/api/v1/calc/${slug}`, {
       method: 'POST',

@@ -82,7 +82,7 @@ describe('tools/list', () => {
 });
 
 describe('public server tools/call', () => {
-  it.each(CALCULATORS.map((def) => [toolName(def), def.slug] as const))(
+  it.each(CALCULATORS.map((def) => [toolName(def), def.path] as const))(
     '%s with {} answers the REST body of /api/v1/calc/%s as structuredContent and text, counted on the daily quota',
     async (name, slug) => {
       const { env, RATE_LIMITS } = fakeEnv();
