@@ -1,7 +1,7 @@
 /**
  * CPU per call, in Node, with tinybench (the harness under `vitest bench`):
  * - every calculator through `runCalculator(def, def.input.parse(args))` (parsing included, as the endpoint
- *   does it) on a typical body, and the large cases of issue 6 — the fee calculator over 50 years quarterly
+ *   does it) on a typical body, and the large cases of README#performance — the fee calculator over 50 years quarterly
  *   and exposure analysis of a 10,000-row CSV — at 1/16, 1/4 and 1 of that size (both are the API's caps:
  *   50 years, 10,000 rows, so 4× and 16× would be refused);
  * - every analytics function of lib/fund/analytics/ on the demo fund's data, read exactly as its tool reads
@@ -10,7 +10,7 @@
  *   window is capped at 1,000 days);
  * - the whole tool call `callFundTool` per fund endpoint on the embedded demo store, as the REST path runs it
  *   (validation, reads through the guarded store, analytics, redaction);
- * - the first request of each kind in a new isolate (budget ≤ 10 ms, issue 14): a fresh Node process imports
+ * - the first request of each kind in a new isolate (budget ≤ 10 ms, README#performance): a fresh Node process imports
  *   the Worker bundled as for workerd (esbuild, wrangler's aliases; built once by the parent), then answers one
  *   request of that kind, its CPU time measured (`process.threadCpuUsage`: the main thread's, as an isolate's
  *   CPU time counts; the whole process's, with V8's background threads, in the note): every fund endpoint with
@@ -78,7 +78,7 @@ import {
   type Figure,
 } from './report.ts';
 
-/** Budgets of issue 6, milliseconds per call. */
+/** Budgets (README#performance), milliseconds per call. */
 export const CPU_BUDGETS = { typical: 1, large: 10 } as const;
 const TYPICAL: Budget = atMost(CPU_BUDGETS.typical, '≤ 1 ms');
 const LARGE: Budget = atMost(CPU_BUDGETS.large, '≤ 10 ms');
@@ -308,7 +308,7 @@ function largeAnalyticsCases(): Case[] {
 /** `callFundTool` per endpoint on the embedded demo store, as the REST demo path calls it. */
 function toolCases(): Case[] {
   return FUND_TOOLS.map((def) => {
-    const args: Record<string, string> = def.path === 'pnl/attribution' ? { date: ATTRIBUTION_DATE } : {};
+    const args: Record<string, string> = def.example;
     return {
       id: `tool-${def.path.replace(/\//g, '-')}`,
       name: `callFundTool ${def.path}${Object.keys(args).length ? ` ?${new URLSearchParams(args)}` : ''} (embedded demo)`,
@@ -418,11 +418,11 @@ function coldCases(): Case[] {
   });
   const demo = () => ({ headers: { authorization: `Bearer ${DEMO_API_KEY}` } });
   const fund = FUND_TOOLS.map((def) => {
-    const query = def.path === 'pnl/attribution' ? `?date=${ATTRIBUTION_DATE}` : '';
+    const query = Object.keys(def.example).length ? `?${new URLSearchParams(def.example)}` : '';
     return cold(`fund-${def.path.replace(/\//g, '-')}`, `GET fund/${def.path}${query} (demo key)`, `/api/v1/fund/${def.path}${query}`, demo);
   });
   const calcs = CALCULATORS.map((def) =>
-    cold(`calc-${def.slug}`, `POST calc/${def.slug} (typical)`, `/api/v1/calc/${def.slug}`, () => ({
+    cold(`calc-${def.slug}`, `POST calc/${def.slug} (typical)`, `/api/v1/calc/${def.path}`, () => ({
       method: 'POST',
       headers: { 'content-type': 'application/json', 'cf-connecting-ip': '203.0.113.7' },
       body: JSON.stringify(typicalCalculatorArgs()[def.slug] ?? {}),

@@ -25,8 +25,8 @@ export const MAX_ROUND_TRIPS = 2;
 const WARM_CALLS = 10;
 const COLD_CALLS = 5;
 const FUND_ID = 'sample-fund';
-/** Arguments of the tools that need one (a usable run of the sample fund). */
-const ARGS: Record<string, Record<string, string>> = { 'pnl/attribution': { date: '2026-10-20' } };
+/** Each tool's declared example (its date is a usable run of the sample fund too). */
+const ARGS: Record<string, Record<string, string>> = Object.fromEntries(FUND_TOOLS.map((t) => [t.path, t.example]));
 
 /** One timed call: wall ms and round trips. */
 async function timedCall(db: Database, path: string): Promise<{ ms: number; roundTrips: number }> {

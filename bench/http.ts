@@ -22,7 +22,7 @@
  *
  * Figures: requests/s (responses ÷ measured seconds), p50 and p99 latency. The percentiles are computed from
  * autocannon's own per-response times (its `response` events, sub-millisecond); autocannon's histogram,
- * which rounds to whole milliseconds, is in the note (median over the slices). Budgets (issue 6):
+ * which rounds to whole milliseconds, is in the note (median over the slices). Budgets (README#performance):
  * throughput ≥ 0.8 × the baseline's for calculators, ≥ 0.6 × for fund endpoints, ≥ 0.4 × for MCP calls.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -50,7 +50,7 @@ import {
   type LoadSettings,
 } from './report.ts';
 
-/** Budgets of issue 6: throughput as a fraction of the baseline's. */
+/** Budgets (README#performance): throughput as a fraction of the baseline's. */
 export const HTTP_BUDGETS = { calculator: 0.8, fund: 0.6, mcp: 0.4 } as const;
 
 

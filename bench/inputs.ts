@@ -1,10 +1,11 @@
 /**
  * Deterministic inputs of the CPU benchmarks (bench/cpu.ts): typical request bodies of the seven
- * calculators, and the large synthetic inputs of issue 6 — a positions CSV of up to 10,000 rows, a fee
+ * calculators, and the large synthetic inputs of README#performance — a positions CSV of up to 10,000 rows, a fee
  * projection of up to 50 years, VaR over n assets × 1,000 days of prices, and capital accounts of n
  * investors — generated from a fixed seed (mulberry32), in the row shapes of lib/fund/rows.ts. Nothing here
  * reads the clock or Math.random, so every run measures the same inputs.
  */
+import { CALCULATORS } from '../lib/calculators/index.ts';
 import type { CapitalRow, InvestorRow, NavRunRow, PositionRow, PriceRow } from '../lib/fund/rows.ts';
 import type { VarOptions } from '../lib/fund/analytics/var.ts';
 
@@ -104,39 +105,9 @@ export function lpReport(): string {
   return [...paragraphs, ...paragraphs.slice(0, 3)].join('\n\n');
 }
 
-/** Typical request bodies of the seven calculators (what a user fills in on a form), by slug. */
+/** Each calculator's declared example (a typical request), by slug: the bench's typical calls. */
 export function typicalCalculatorArgs(): Record<string, Record<string, unknown>> {
-  const lp = lpRows(20);
-  const costs = {
-    financeHireUsd: 240_000,
-    fundAdminUsd: 180_000,
-    complianceUsd: 90_000,
-    riskDeskUsd: 60_000,
-    lpReportsPerYear: 120,
-    costPerReportUsd: 350,
-    auditUsd: 85_000,
-    legalUsd: 70_000,
-    softwareUsd: 48_000,
-    aumUsd: 250_000_000,
-  };
-  return {
-    'fee-calculator': {},
-    'nav-validator': { periodStart: '2026-01-01', periodEnd: '2026-01-31', ...lp.totals, lpRowsCsv: lp.csv },
-    'operating-cost-calculator': costs,
-    'back-office-savings': costs,
-    'fund-health-check': {
-      aumUsd: 250_000_000,
-      positionsCsv: positionsCsv(30, 8),
-      navFrequency: 'daily',
-      reconFrequency: 'weekly',
-      lpReportingFrequency: 'monthly',
-      backOfficeHeadcount: 2,
-      hasFundAdmin: true,
-      hasAnnualAudit: true,
-    },
-    'exposure-analysis': { positionsCsv: positionsCsv(50, 9), navUsd: 250_000_000 },
-    'lp-report-grader': { reportText: lpReport(), reportingFrequency: 'quarterly' },
-  };
+  return Object.fromEntries(CALCULATORS.map((c) => [c.slug, c.example as Record<string, unknown>]));
 }
 
 /** Fee calculator body: quarterly crystallization over `years` (50 is the largest the API accepts). */

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the benchmark suite of issue 6 — the service as its users and its host platform see it.
+ * `npm run bench`: the benchmark suite (README#performance) — the service as its users and its host platform see it.
  * Runs the sections (size, cpu, http, startup, database), prints a table per section (figure, value,
  * budget, ratio, ✓/✗, note) with a diagnosis of each miss, and writes `bench/results.json` (machine, date,
  * every figure with value, unit, budget and pass). Benchmarks, not tests: the exit code is 0 even when a
@@ -182,7 +182,7 @@ async function main(): Promise<number> {
   for (const f of misses) console.log(`  ✗ [${f.section}] ${f.name}: ${f.note?.startsWith('FAILED') ? f.note : `ratio ${f.ratio?.toFixed(2) ?? 'n/a'}× (${f.budget!.text})`}`);
 
   const document = {
-    suite: 'fund-edge bench (issue 6)',
+    suite: 'fund-edge bench',
     machine,
     command: process.argv.slice(2),
     durationMs: totalMs,

@@ -31,7 +31,7 @@ import {
   type Figure,
 } from './report.ts';
 
-/** Budget of issue 6, ms. */
+/** Budget (README#performance), ms. */
 export const STARTUP_BUDGET_MS = 50;
 const RUNS = 7;
 

@@ -28,9 +28,9 @@ export function isFundDataPath(path: string): boolean {
 }
 import { CONSOLE_PATH, consoleApp } from './console/app.tsx';
 
-/** Request headers a browser may send (contract §0). */
+/** Request headers a browser may send (docs/api.md#conventions). */
 export const CORS_ALLOW_HEADERS = ['authorization', 'content-type', 'accept', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'];
-/** Response headers a browser may read (contract §0). */
+/** Response headers a browser may read (docs/api.md#conventions). */
 export const CORS_EXPOSE_HEADERS = ['x-request-id', 'ratelimit', 'ratelimit-policy', 'retry-after', 'www-authenticate', 'mcp-session-id'];
 
 /** Detail of the 404 of a path the service does not serve. */

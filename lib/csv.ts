@@ -5,7 +5,7 @@
  */
 import { parse } from 'csv-parse/sync';
 import { PayloadTooLargeError, ValidationError } from './errors.ts';
-import { toPointer } from './validation.ts';
+import { inputPointer } from './validation.ts';
 
 import { MAX_CSV_ROWS } from './limits.ts';
 /** The row cap (lib/limits.ts): a CSV with more data rows than this is 413 `payload_too_large`. */
@@ -22,7 +22,8 @@ export interface CsvRow {
 
 /**
  * Parses `text` whose first non-empty line is a header.
- * @param field body field the text came from (for error pointers, e.g. `positionsCsv`)
+ * @param field input field the text came from; errors point at it relative to the input (`/positionsCsv`),
+ *   and the edge adds `/body` or `/arguments` (`atLocation` in lib/validation.ts)
  * @param columns canonical column names; `required` ones must be present in the header, others are optional
  * @returns the data rows in order (empty for empty text or a header alone); blank lines are skipped
  * @throws {ValidationError} on a quoting error, a row with the wrong number of cells, or a missing column
@@ -33,7 +34,7 @@ export function parseCsv(
   field: string,
   columns: { required: readonly string[]; optional?: readonly string[] },
 ): CsvRow[] {
-  const pointer = toPointer('body', [field]);
+  const pointer = inputPointer([field]);
   if (text.trim() === '') return [];
   let records: { record: string[]; info: { lines: number } }[];
   try {

@@ -1,5 +1,5 @@
 /**
- * Exact decimal arithmetic for money (decimal.js) and the rounding rules of contract §0:
+ * Exact decimal arithmetic for money (decimal.js) and the rounding rules of docs/api.md#conventions:
  * money half-up to cents, `Pct` fields to 4 dp, `Share`/`Weight` fields to 6 dp.
  */
 import Decimal from 'decimal.js';
@@ -48,7 +48,7 @@ export function fromPct(x: number | Dec): Dec {
 
 /**
  * A money amount as the fund-data endpoints send it: a decimal string rounded half-up to cents, never
- * "-0.00" (contract §0: money as exact decimal strings).
+ * "-0.00" (docs/api.md#conventions: money as exact decimal strings).
  */
 export function toMoney(x: Dec): string {
   const text = x.toFixed(2, D.ROUND_HALF_UP);

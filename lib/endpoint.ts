@@ -11,11 +11,17 @@ import { ApiError, MalformedJsonError, UnsupportedMediaTypeError, type ProblemCo
 import type { AppEnv } from './env.ts';
 import { authenticate } from './keys.ts';
 import { calcCaller, consumeCalcQuota, deferOf, rateLimitHeaders, type Clock, type Defer } from './rate-limit.ts';
-import { parseInput, queryStringSchema } from './validation.ts';
+import { atLocation, parseInput, queryStringSchema } from './validation.ts';
 import { resultSchema, runCalculator, toolName, type CalculatorDefinition } from './calculators/definition.ts';
+import type { FundToolDefinition } from './fund/definition.ts';
 
 /** The largest request body accepted (lib/limits.ts), re-exported where the pipeline reads it. */
 export { MAX_BODY_BYTES } from './limits.ts';
+
+/** An operationId from a tool or server name: `calc_fee_calculator` → `calcFeeCalculator`, `fund-edge-x` → `fundEdgeX`. */
+export function operationIdOf(name: string): string {
+  return name.replace(/[-_](\w)/g, (_, ch: string) => ch.toUpperCase());
+}
 
 /** HTTP methods endpoints declare (HEAD and OPTIONS are derived). */
 export type Method = 'GET' | 'POST';
@@ -46,9 +52,14 @@ export interface Operation {
   handle: (c: Context<AppEnv>, ctx: RequestContext) => Promise<Response>;
 }
 
-/** What every file under `functions/` exports as default: its operations by method. */
+/**
+ * What every file under `functions/` exports as default: its operations by method, and the declaration it
+ * serves, if any (the generated lists `lib/calculators/index.ts` and `lib/fund/tools/index.ts` read it).
+ */
 export interface Endpoint {
   methods: Partial<Record<Method, Operation>>;
+  calculator?: CalculatorDefinition;
+  fundTool?: FundToolDefinition;
 }
 
 /** A route: a URL path and the endpoint of the file that mirrors it. */
@@ -59,7 +70,7 @@ export interface Route {
 
 /**
  * Methods a path serves, as listed in `Allow` (RFC 9110 §10.2.1): its own, and HEAD with GET. OPTIONS is
- * answered too, as the CORS preflight, but is not a method of the resource (contract §6: `Allow: POST`).
+ * answered too, as the CORS preflight, but is not a method of the resource (docs/api.md#errors: 405 with `Allow: POST`).
  */
 export function allowedMethods(route: Route): string[] {
   const own = Object.keys(route.endpoint.methods) as Method[];
@@ -123,7 +134,7 @@ export function jsonResponse(body: unknown, headers: Record<string, string> = {}
 
 /**
  * Runs one calculator call the way every surface does: optional key → daily quota → input validation →
- * pure calculator. Shared by the REST endpoint and, later, the public MCP tool.
+ * pure calculator. Shared by the REST endpoint and the public MCP tool.
  * @returns the result and the RateLimit headers to send
  * @throws {UnauthorizedError} a key was sent but is not valid (uncounted)
  * @throws {RateLimitedError} quota or burst exceeded
@@ -140,7 +151,7 @@ export async function callCalculator(
   const headers = rateLimitHeaders(quota);
   try {
     const inputs = parseInput(def.input, await readArguments(), 'body');
-    return { result: runCalculator(def, inputs), headers };
+    return { result: atLocation('body', () => runCalculator(def, inputs)), headers };
   } catch (err) {
     // The call was counted, so its error answer reports the quota too.
     if (err instanceof ApiError) Object.assign(err.headers, headers);
@@ -149,11 +160,14 @@ export async function callCalculator(
 }
 
 /** The REST endpoint of a calculator: `POST /api/v1/calc/<slug>`, JSON in and out. */
-export function calculatorEndpoint(def: CalculatorDefinition): Endpoint {
+export function calculatorEndpoint<I extends z.ZodObject, O extends z.ZodObject>(declared: CalculatorDefinition<I, O>): Endpoint {
+  // Widened: every call parses with `def.input` before `def.run`.
+  const def = declared as unknown as CalculatorDefinition;
   return {
+    calculator: def,
     methods: {
       POST: {
-        operationId: toolName(def).replace(/_(\w)/g, (_, ch: string) => ch.toUpperCase()),
+        operationId: operationIdOf(toolName(def)),
         summary: def.title,
         description: def.description,
         tags: ['Calculators'],

@@ -6,9 +6,9 @@ import type { Config } from './config.ts';
 
 /** Bindings of the Worker. */
 export interface Env {
-  /** SHA-256(key) → key record (contract §2). */
+  /** SHA-256(key) → key record (docs/api.md#keys-and-scopes). */
   API_KEYS: KVNamespace;
-  /** Daily calculator quota counters `calc:<caller>:<YYYY-MM-DD>` (contract §3). */
+  /** Daily calculator quota counters `calc:<caller>:<YYYY-MM-DD>` (docs/api.md#limits). */
   RATE_LIMITS: KVNamespace;
   /** Burst guard: 60 calculator calls per 60 s per caller. */
   CALC_BURST: RateLimit;

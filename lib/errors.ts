@@ -1,5 +1,5 @@
 /**
- * Typed API errors and their one rendering as RFC 9457 `application/problem+json` (contract §1).
+ * Typed API errors and their one rendering as RFC 9457 `application/problem+json` (docs/api.md#errors).
  *
  * Every failure the service answers is thrown as an {@link ApiError} subclass and rendered by
  * {@link problemResponse}; anything else that escapes a handler becomes a generic 500 `internal_error`.
@@ -7,7 +7,7 @@
  * the `detail` strings below are fixed texts or texts built only from field names and rules.
  */
 
-/** Machine-readable problem codes of contract §1; `type` is `/problems/<code>`. */
+/** Machine-readable problem codes of docs/api.md#errors; `type` is `/problems/<code>`. */
 export type ProblemCode =
   | 'invalid_request'
   | 'malformed_json'
@@ -69,7 +69,7 @@ export const PROBLEMS: Record<ProblemCode, { status: number; title: string }> = 
 
 /**
  * Base of every error the service answers on purpose.
- * @param code  contract §1 code; fixes status and title
+ * @param code  docs/api.md#errors code; fixes status and title
  * @param detail a client-safe sentence (never a submitted value or an internal message)
  * @param headers extra response headers (`Allow`, `Retry-After`, `WWW-Authenticate`, ...)
  */
@@ -77,8 +77,10 @@ export class ApiError extends Error {
   readonly code: ProblemCode;
   readonly status: number;
   readonly detail: string;
-  readonly errors: FieldError[] | undefined;
+  /** Failing fields; see {@link ApiError.locateFields}. */
+  errors: FieldError[] | undefined;
   readonly headers: Record<string, string>;
+  #fieldsLocated = false;
 
   constructor(
     code: ProblemCode,
@@ -92,6 +94,17 @@ export class ApiError extends Error {
     this.detail = detail;
     this.errors = options.errors;
     this.headers = options.headers ?? {};
+  }
+
+  /**
+   * Puts the field pointers of an error thrown by core code, which are relative to the input
+   * (`/positionsCsv`), under where the input came from (`/arguments/positionsCsv`). Applied once; called by
+   * `atLocation` in lib/validation.ts at the edge.
+   */
+  locateFields(location: string): void {
+    if (this.#fieldsLocated || !this.errors) return;
+    this.errors = this.errors.map((e) => ({ ...e, pointer: `/${location}${e.pointer}` }));
+    this.#fieldsLocated = true;
   }
 }
 

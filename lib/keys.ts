@@ -1,5 +1,5 @@
 /**
- * API keys (contract §2): format, minting, the KV key store and authentication of a Bearer header.
+ * API keys (docs/api.md#keys-and-scopes): format, minting, the KV key store and authentication of a Bearer header.
  *
  * A key is `svc_dk_` + 32 base62 characters from a CSPRNG (≈190 bits). Only SHA-256(key), hex-encoded, is
  * stored: it is the KV key name in `API_KEYS`, and the record (value and metadata) holds no secret. A key is
@@ -23,6 +23,7 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 export const DEMO_API_KEY = 'svc_dk_DemoKeyFundEdgeSyntheticFixture1';
 
 import { DEFAULT_KEY_DAILY_CALC_LIMIT } from './limits.ts';
+import { sha256Hex } from './digest.ts';
 /** Calculator limit of a key minted without `--daily-calc-limit` (lib/limits.ts). */
 export { DEFAULT_KEY_DAILY_CALC_LIMIT };
 
@@ -98,17 +99,26 @@ export function generateKey(): string {
 }
 
 /** SHA-256 of a key, lower-case hex (the KV key name of its record). */
-export async function hashKey(key: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(key));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+export function hashKey(key: string): Promise<string> {
+  return sha256Hex(key);
 }
 
-/** Equality of two strings in time that depends only on their lengths. */
+/** Web Crypto as workerd has it: `timingSafeEqual` is a Cloudflare extension that Node's webcrypto lacks. */
+type SubtleWithTimingSafeEqual = SubtleCrypto & { timingSafeEqual?: (a: ArrayBufferView, b: ArrayBufferView) => boolean };
+
+/**
+ * Equality of two strings in time that depends only on their lengths (which are public: both sides are
+ * SHA-256 hex). In the Worker it is workerd's `crypto.subtle.timingSafeEqual`; under Node (tests, scripts),
+ * which lacks it, an XOR fold over every byte.
+ */
 export function constantTimeEqual(a: string, b: string): boolean {
   const x = new TextEncoder().encode(a);
   const y = new TextEncoder().encode(b);
-  let diff = x.length ^ y.length;
-  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
+  if (x.length !== y.length) return false;
+  const subtle = crypto.subtle as SubtleWithTimingSafeEqual;
+  if (typeof subtle.timingSafeEqual === 'function') return subtle.timingSafeEqual(x, y);
+  let diff = 0;
+  for (let i = 0; i < x.length; i++) diff |= x[i]! ^ y[i]!;
   return diff === 0;
 }
 
@@ -129,7 +139,10 @@ const authCache = new WeakMap<object, Map<string, { record: KeyRecord; until: nu
 /** The isolate's authenticated keys for one `API_KEYS` namespace, by SHA-256 hash. */
 function authCacheOf(store: object): Map<string, { record: KeyRecord; until: number }> {
   let cache = authCache.get(store);
-  if (!cache) authCache.set(store, (cache = new Map()));
+  if (!cache) {
+    cache = new Map();
+    authCache.set(store, cache);
+  }
   return cache;
 }
 

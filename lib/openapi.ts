@@ -22,30 +22,30 @@ export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObjec
   return rest;
 }
 
-const problemSchema = {
-  type: 'object',
-  description: 'RFC 9457 problem details. Never holds a stack trace, a dependency message, SQL, a key or a submitted value.',
-  required: ['type', 'title', 'status', 'detail', 'code', 'requestId'],
-  properties: {
-    type: { type: 'string', description: '`/problems/<code>`' },
-    title: { type: 'string' },
-    status: { type: 'integer' },
-    detail: { type: 'string' },
-    code: { type: 'string', enum: Object.keys(PROBLEMS) },
-    requestId: { type: 'string', description: 'Same as the X-Request-Id header.' },
-    errors: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['pointer', 'detail'],
-        properties: {
-          pointer: { type: 'string', description: 'RFC 6901 JSON pointer, e.g. `/body/horizonYears` or `/query/days`.' },
-          detail: { type: 'string', description: 'The rule that failed (never the submitted value).' },
-        },
-      },
-    },
-  },
-};
+/**
+ * RFC 9457 problem details as the service writes them (`problemOf` in lib/errors.ts), declared once in zod;
+ * the OpenAPI component is its JSON Schema.
+ */
+export const problemBodySchema = z
+  .object({
+    type: z.string().describe('`/problems/<code>`'),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    code: z.enum(Object.keys(PROBLEMS) as [ProblemCode, ...ProblemCode[]]),
+    requestId: z.string().describe('Same as the X-Request-Id header.'),
+    errors: z
+      .array(
+        z.object({
+          pointer: z.string().describe('RFC 6901 JSON pointer, e.g. `/body/horizonYears` or `/query/days`.'),
+          detail: z.string().describe('The rule that failed (never the submitted value).'),
+        }),
+      )
+      .optional(),
+  })
+  .describe('RFC 9457 problem details. Never holds a stack trace, a dependency message, SQL, a key or a submitted value.');
+
+const problemSchema = jsonSchema(problemBodySchema, 'output');
 
 const headerRefs = {
   requestId: { $ref: '#/components/headers/X-Request-Id' },

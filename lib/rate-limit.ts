@@ -1,5 +1,5 @@
 /**
- * The calculators' daily quota (contract §3): a counter per caller per UTC day in the `RATE_LIMITS` KV
+ * The calculators' daily quota (docs/api.md#limits): a counter per caller per UTC day in the `RATE_LIMITS` KV
  * namespace under `calc:<caller>:<YYYY-MM-DD>`, with the Workers Rate Limiting binding `CALC_BURST`
  * (60 calls per 60 s per caller) in front of it.
  *
@@ -196,8 +196,10 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 function scheduleWrite(kv: KVNamespace, key: string, counter: Counter, ttlSeconds: number): Promise<void> {
   counter.writing ??= (async () => {
     for (;;) {
-      const wait = counter.writtenAt + QUOTA_SYNC_MS - performance.now();
-      if (wait > 0) await sleep(wait);
+      // A timer may fire a fraction of a millisecond early: wait until a full second has passed.
+      for (let wait = counter.writtenAt + QUOTA_SYNC_MS - performance.now(); wait > 0; wait = counter.writtenAt + QUOTA_SYNC_MS - performance.now()) {
+        await sleep(Math.ceil(wait));
+      }
       const value = counter.count;
       counter.writtenAt = performance.now();
       try {

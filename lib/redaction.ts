@@ -1,5 +1,5 @@
 /**
- * Fail-closed redaction of fund data (contract §4): the one step every fund-data response passes, REST and
+ * Fail-closed redaction of fund data (docs/fund-data.md): the one step every fund-data response passes, REST and
  * MCP alike, and the pseudonyms investors leave as.
  *
  * {@link redact} proves a response clean or sends none of it:
@@ -15,6 +15,7 @@
  */
 import type * as z from 'zod';
 import { RedactionFailedError } from './errors.ts';
+import { hex } from './digest.ts';
 
 /** Shapes that never leave in a fund-data response. */
 export const FORBIDDEN_SHAPES: readonly RegExp[] = [
@@ -105,7 +106,7 @@ export async function investorRefs(fundId: string, investorIds: readonly string[
   await Promise.all(
     investorIds.map(async (id) => {
       const mac = await crypto.subtle.sign('HMAC', k, new TextEncoder().encode(`${fundId}:${id}`));
-      out.set(id, `inv_${[...new Uint8Array(mac).slice(0, 8)].map((b) => b.toString(16).padStart(2, '0')).join('')}`);
+      out.set(id, `inv_${hex(new Uint8Array(mac).slice(0, 8))}`);
     }),
   );
   return out;

@@ -3,7 +3,7 @@
  * an RFC 6901 JSON pointer under `/body`, `/query` or `/arguments`, whose detail names the rule and never the value.
  */
 import * as z from 'zod';
-import { ValidationError, type FieldError } from './errors.ts';
+import { ApiError, ValidationError, type FieldError } from './errors.ts';
 
 /**
  * Where a validated value came from; the first segment of every error pointer: the JSON body or the query
@@ -18,9 +18,31 @@ export function pointerToken(segment: PropertyKey): string {
   return cut.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
+/**
+ * JSON pointer of a path within the input, e.g. `['positionsCsv']` → `/positionsCsv`. Core code (calculators,
+ * the CSV reader) names fields this way: it does not know whether the input was a body or MCP arguments.
+ */
+export function inputPointer(path: readonly PropertyKey[]): string {
+  return path.map((s) => `/${pointerToken(s)}`).join('');
+}
+
 /** JSON pointer of a path under `location`, e.g. `['horizonYears']` → `/body/horizonYears`. */
 export function toPointer(location: InputLocation, path: readonly PropertyKey[]): string {
-  return `/${location}${path.map((s) => `/${pointerToken(s)}`).join('')}`;
+  return `/${location}${inputPointer(path)}`;
+}
+
+/**
+ * Runs core code on validated input; an {@link ApiError} it throws names fields by {@link inputPointer},
+ * and leaves here with every pointer under `/<location>` (`/positionsCsv` → `/arguments/positionsCsv`).
+ * The edge (the REST endpoint, the MCP tool) calls this once, so the core never names a location.
+ */
+export function atLocation<T>(location: InputLocation, run: () => T): T {
+  try {
+    return run();
+  } catch (err) {
+    if (err instanceof ApiError) err.locateFields(location);
+    throw err;
+  }
 }
 
 function bound(value: number | bigint, inclusive: boolean | undefined, lower: boolean): string {

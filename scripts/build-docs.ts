@@ -86,11 +86,11 @@ function moduleComment(file: string): string {
 }
 
 /**
- * Text as published: without the references to the project's internal planning documents ("(contract §5)",
- * "spec §4.2"), which a reader of the service cannot open.
+ * Text as published: without the references to the repository's design notes ("(docs/calculators.md)"),
+ * which a reader of the service cannot open from the API.
  */
 function published(text: string): string {
-  return text.replace(/ ?\((?:contract|spec) §[^)\n]*\)/g, '').replace(/,? ?(?:contract|spec) §[\d.]+/g, '');
+  return text.replace(/ ?\(docs\/[\w-]+\.md(?:#[\w-]+)?(?::[^)\n]*)?\)/g, '').replace(/,? ?(?:of )?docs\/[\w-]+\.md(?:#[\w-]+)?/g, '');
 }
 
 /** A one-line type of a JSON Schema, e.g. `number`, `"annual" | "quarterly"`, `string | null`. */
@@ -112,7 +112,7 @@ function fieldTable(schema: JsonObject | undefined, required: readonly string[] 
     const dflt = 'default' in p ? `\`${JSON.stringify(p.default)}\`` : required.includes(name) ? 'required' : '';
     return `| \`${name}\` | ${typeOf(p)} | ${dflt} | ${cell(p.description)} |`;
   });
-  return ['| name | type | default | description |', '|---|---|---|---|', ...rows].join('\n') + '\n';
+  return `${['| name | type | default | description |', '|---|---|---|---|', ...rows].join('\n')}\n`;
 }
 
 const fence = (lang: string, text: string) => `\`\`\`${lang}\n${text}\n\`\`\``;

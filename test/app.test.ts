@@ -26,7 +26,7 @@ function wrongTypeFor(schema: Record<string, unknown>, marker: string): unknown 
   return types.includes('string') ? { [marker]: marker } : marker;
 }
 
-describe.each(CALCULATORS.map((c) => [c.slug, c] as const))('POST /api/v1/calc/%s', (slug, def: CalculatorDefinition) => {
+describe.each(CALCULATORS.map((c) => [c.path, c] as const))('POST /api/v1/calc/%s', (slug, def: CalculatorDefinition) => {
   const inputJson = z.toJSONSchema(def.input, { io: 'input' }) as { properties: Record<string, Record<string, unknown>> };
 
   it('answers an empty object with the defaults applied and echoed', async () => {
@@ -136,6 +136,13 @@ describe('cross-field rules', () => {
     expect(reversed.errors).toEqual([{ pointer: '/body/periodEnd', detail: 'must not be before periodStart' }]);
     const { problem: alone } = await expectProblem(await postJson('nav-validator', { periodStart: '2026-02-01' }), 400, 'invalid_request');
     expect(alone.errors).toEqual([{ pointer: '/body/periodEnd', detail: 'periodStart and periodEnd must be given together' }]);
+  });
+
+  it('reports a bad CSV, found by the calculator rather than its schema, under /body', async () => {
+    const { problem } = await expectProblem(await postJson('exposure-analysis', { positionsCsv: 'Asset\nBTC' }), 400, 'invalid_request');
+    expect(problem.errors).toEqual([{ pointer: '/body/positionsCsv', detail: 'header lacks the column Value' }]);
+    const { problem: lp } = await expectProblem(await postJson('nav-validator', { lpRowsCsv: 'nope\n1' }), 400, 'invalid_request');
+    for (const e of lp.errors!) expect(e.pointer).toBe('/body/lpRowsCsv');
   });
 });
 

@@ -78,15 +78,15 @@ describe('parseCsv', () => {
     const err = thrown(() => parseCsv('B,C\n1,2\n', 'positionsCsv', spec));
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).status).toBe(400);
-    expect((err as ValidationError).errors).toEqual([{ pointer: '/body/positionsCsv', detail: 'header lacks the column A' }]);
+    expect((err as ValidationError).errors).toEqual([{ pointer: '/positionsCsv', detail: 'header lacks the column A' }]);
   });
 
   it('lists every missing required column', () => {
     const err = thrown(() => parseCsv('A\n1\n', 'f', { required: ['A', 'B', 'C'] })) as ValidationError;
     expect(err).toBeInstanceOf(ValidationError);
     expect(err.errors).toEqual([
-      { pointer: '/body/f', detail: 'header lacks the column B' },
-      { pointer: '/body/f', detail: 'header lacks the column C' },
+      { pointer: '/f', detail: 'header lacks the column B' },
+      { pointer: '/f', detail: 'header lacks the column C' },
     ]);
   });
 
@@ -100,7 +100,7 @@ describe('parseCsv', () => {
       const err = thrown(() => parseCsv(text, 'positionsCsv', AB)) as ValidationError;
       expect(err, text).toBeInstanceOf(ValidationError);
       expect(err.errors).toEqual([
-        { pointer: '/body/positionsCsv', detail: `line ${line} has a different number of cells than the header` },
+        { pointer: '/positionsCsv', detail: `line ${line} has a different number of cells than the header` },
       ]);
     }
   });
@@ -110,7 +110,7 @@ describe('parseCsv', () => {
       const err = thrown(() => parseCsv(text, 'f', AB)) as ValidationError;
       expect(err).toBeInstanceOf(ValidationError);
       expect(err.errors).toHaveLength(1);
-      expect(err.errors![0]!.pointer).toBe('/body/f');
+      expect(err.errors![0]!.pointer).toBe('/f');
       expect(err.errors![0]!.detail).toMatch(/is not valid CSV \(check the quotes\)$/);
       expect(JSON.stringify(err.errors)).not.toContain('secret');
     }
@@ -125,7 +125,7 @@ describe('parseCsv', () => {
     expect(err).toBeInstanceOf(PayloadTooLargeError);
     expect(err.status).toBe(413);
     expect(err.code).toBe('payload_too_large');
-    expect(err.errors).toEqual([{ pointer: '/body/positionsCsv', detail: 'must hold at most 10000 data rows' }]);
+    expect(err.errors).toEqual([{ pointer: '/positionsCsv', detail: 'must hold at most 10000 data rows' }]);
   });
 
   it('does not count blank lines against the row cap', () => {

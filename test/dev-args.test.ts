@@ -1,4 +1,4 @@
-/** `npm run dev`'s command line (issue 11, item 6) and its INVESTOR_REF_KEY check (item 7). */
+/** `npm run dev`'s command line (README#configuration) and its INVESTOR_REF_KEY check. */
 import { describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

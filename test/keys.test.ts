@@ -1,10 +1,11 @@
-/** API keys (contract §2): format, hash-only storage, authentication outcomes, constant-time comparison. */
+/** API keys (docs/api.md#keys-and-scopes): format, hash-only storage, authentication outcomes, constant-time comparison. */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
   authenticate, constantTimeEqual, createKey, DEMO_API_KEY, generateKey, hashKey, KEY_PATTERN, listKeys, revokeKey,
 } from '../lib/keys.ts';
 import { UnauthorizedError } from '../lib/errors.ts';
+import { hex, sha256Hex } from '../lib/digest.ts';
 import { MemoryKv } from './support/fakes.ts';
 
 describe('key format', () => {
@@ -108,5 +109,31 @@ describe('constantTimeEqual', () => {
   it('agrees with === on any pair of strings (property)', () => {
     fc.assert(fc.property(fc.string(), fc.string(), (a, b) => constantTimeEqual(a, b) === (a === b)));
     fc.assert(fc.property(fc.string(), (a) => constantTimeEqual(a, a)));
+  });
+
+  it("uses the runtime's crypto.subtle.timingSafeEqual where it exists (workerd), on equal-length inputs only", () => {
+    const subtle = crypto.subtle as SubtleCrypto & { timingSafeEqual?: unknown };
+    expect(subtle.timingSafeEqual).toBeUndefined(); // Node's webcrypto: the fallback above was tested
+    const calls: [number, number][] = [];
+    subtle.timingSafeEqual = (a: Uint8Array, b: Uint8Array) => {
+      calls.push([a.length, b.length]);
+      return a.every((x, i) => x === b[i]);
+    };
+    try {
+      expect(constantTimeEqual('abcd', 'abcd')).toBe(true);
+      expect(constantTimeEqual('abcd', 'abce')).toBe(false);
+      expect(constantTimeEqual('abcd', 'abc')).toBe(false); // a length mismatch never reaches it (it would throw)
+      expect(calls).toEqual([[4, 4], [4, 4]]);
+    } finally {
+      Reflect.deleteProperty(subtle, 'timingSafeEqual');
+    }
+  });
+});
+
+describe('hex digests', () => {
+  it('hex() writes two lower-case digits per byte, and sha256Hex matches a known vector', async () => {
+    expect(hex(new Uint8Array([0, 10, 255]))).toBe('000aff');
+    expect(await sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'); // FIPS 180-2, B.1
+    expect(await hashKey('abc')).toBe(await sha256Hex('abc'));
   });
 });

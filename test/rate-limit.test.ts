@@ -1,12 +1,12 @@
 /**
- * The daily calculator quota (contract §3) through the app with an injected clock, and its pure helpers.
+ * The daily calculator quota (docs/api.md#limits) through the app with an injected clock, and its pure helpers.
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createApp } from '../lib/app.ts';
 import { createKey, DEMO_API_KEY } from '../lib/keys.ts';
 import { QUOTA_SYNC_MS, callerNetwork, calcCaller, quotaWritesSettled, secondsToUtcMidnight, utcDate } from '../lib/rate-limit.ts';
-import { fakeEnv, FakeBurst, MemoryKv } from './support/fakes.ts';
+import { fakeEnv, FakeBurst, type MemoryKv } from './support/fakes.ts';
 
 function clockAt(iso: string) {
   let now = new Date(iso).getTime();

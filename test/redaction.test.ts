@@ -1,5 +1,5 @@
 /**
- * Fail-closed redaction of fund data (contract §4). Proves that:
+ * Fail-closed redaction of fund data (docs/fund-data.md). Proves that:
  * - `maskFreeText` masks e-mail, SSN, EIN, IBAN and API-key shapes in full and leaves dates, money and asset
  *   names alone; `containsAnyValue` finds identity values case-insensitively, as whole words inside longer
  *   text (a fast-check property), and reports nothing that is absent;
@@ -24,7 +24,6 @@ import { callFundTool, fundEndpoint, type FundToolDefinition } from '../lib/fund
 import { embeddedStore } from '../lib/fund/embedded-store.ts';
 import { guardedStore, type FundIndex, type FundReadRequest, type FundReadResult, type FundStore } from '../lib/fund/store.ts';
 import { DEMO_FUND, SAMPLE_FUND, generateFund, type FundDataset } from '../lib/fund/synthetic.ts';
-import type { NavRunRow } from '../lib/fund/rows.ts';
 import { FUND_TOOLS } from '../lib/fund/tools/index.ts';
 import { fakeEnv } from './support/fakes.ts';
 import { isUsableRun } from './support/contract.ts';

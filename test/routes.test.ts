@@ -1,40 +1,72 @@
-/** The route table maps every file under functions/ to the path it mirrors, and holds nothing else. */
-import { readdirSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+/**
+ * The files under functions/ are the route table: `lib/routes.ts` and the declaration lists are generated
+ * from them (scripts/build-routes.ts) and must be current; every file is routed at the path it mirrors; and
+ * every declaration is routed, listed on its MCP server, in OpenAPI with examples, and exercised by the
+ * shared endpoint tests (which iterate the generated lists).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROUTES } from '../lib/routes.ts';
 import { CALCULATORS } from '../lib/calculators/index.ts';
+import { toolName } from '../lib/calculators/definition.ts';
+import { FUND_TOOLS } from '../lib/fund/tools/index.ts';
+import { publicServer } from '../lib/mcp/public-server.ts';
+import { fundServer } from '../lib/mcp/fund-server.ts';
+import { openApiDocument } from '../lib/openapi.ts';
+import { endpointFiles, pathOfFile, staleRouteFiles } from '../scripts/build-routes.ts';
 
-const functionsDir = join(import.meta.dirname, '..', 'functions');
-
-function endpointFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const full = join(dir, name);
-    return statSync(full).isDirectory() ? endpointFiles(full) : [full];
-  });
-}
-
-const files = endpointFiles(functionsDir);
-const pathOf = (file: string) => `/${relative(functionsDir, file).split(sep).join('/').replace(/\.ts$/, '')}`;
+const ROOT = join(import.meta.dirname, '..');
+const files = endpointFiles();
 
 describe('route table', () => {
-  it('holds only TypeScript endpoint files under functions/', () => {
-    expect(files.length).toBeGreaterThan(0);
-    for (const f of files) expect(f).toMatch(/\.ts$/);
+  it('is generated from functions/ and current (npm run build rewrites it)', () => {
+    expect(staleRouteFiles()).toEqual([]);
   });
 
   it('routes every endpoint file at the path it mirrors, and nothing else', () => {
-    expect(ROUTES.map((r) => r.path).sort()).toEqual(files.map(pathOf).sort());
+    expect(files.length).toBeGreaterThan(20);
+    expect(ROUTES.map((r) => r.path)).toEqual(files.map(pathOfFile));
     expect(new Set(ROUTES.map((r) => r.path)).size).toBe(ROUTES.length);
   });
 
-  it.each(files.map((f) => [pathOf(f), f]))('%s serves the default export of its file', async (path, file) => {
-    const mod = (await import(file)) as { default: unknown };
+  it.each(files.map((f) => [pathOfFile(f), f]))('%s serves the default export of its file', async (path, file) => {
+    const mod = (await import(join(ROOT, file))) as { default: unknown };
     expect(ROUTES.find((r) => r.path === path)?.endpoint).toBe(mod.default);
   });
+});
 
-  it('gives each calculator its endpoint under /api/v1/calc/', () => {
-    const calcPaths = ROUTES.filter((r) => r.path.startsWith('/api/v1/calc/')).map((r) => r.path).sort();
-    expect(calcPaths).toEqual(CALCULATORS.map((c) => `/api/v1/calc/${c.slug}`).sort());
+describe('every declaration', () => {
+  const doc = openApiDocument(ROUTES, '/') as { paths: Record<string, Record<string, Record<string, any>>> };
+  const publicTools = publicServer.tools().map((t) => t.definition.name);
+  const fundTools = fundServer.tools().map((t) => t.definition.name);
+  const source = (file: string) => readFileSync(join(ROOT, file), 'utf8');
+
+  it.each(CALCULATORS.map((c) => [c.path, c] as const))('calculator %s is routed, on the public MCP server, and in OpenAPI with examples', (path, def) => {
+    const routes = ROUTES.filter((r) => r.endpoint.calculator?.slug === def.slug);
+    expect(routes.map((r) => r.path)).toEqual([`/api/v1/calc/${path}`]);
+    expect(publicTools).toContain(toolName(def));
+    const op = doc.paths[routes[0]!.path]!.post!;
+    expect(op.requestBody.content['application/json'].examples.typical.value).toEqual(def.example);
+    expect(op.responses['200'].content['application/json'].examples.typical.value).toBeDefined();
+  });
+
+  it.each(FUND_TOOLS.map((t) => [t.path, t] as const))('fund tool %s is routed, on the fund MCP server, and in OpenAPI with examples', (path, def) => {
+    const routes = ROUTES.filter((r) => r.endpoint.fundTool?.tool === def.tool);
+    expect(routes.map((r) => r.path)).toEqual([`/api/v1/fund/${path}`]);
+    expect(fundTools).toContain(def.tool);
+    const op = doc.paths[routes[0]!.path]!.get!;
+    const params = (op.parameters ?? []) as { name: string; example?: unknown }[];
+    for (const name of Object.keys(def.example)) expect(params.find((p) => p.name === name)?.example, name).toBeDefined();
+    expect(op.responses['200'].content['application/json'].examples.typical.value).toBeDefined();
+  });
+
+  it('is exercised by the shared endpoint tests, which iterate the generated lists', () => {
+    expect(source('test/app.test.ts')).toMatch(/describe\.each\(CALCULATORS\.map/);
+    expect(source('test/fund/endpoints.test.ts')).toMatch(/it\.each\(FUND_TOOLS\.map/);
+    expect(source('test/readme.test.ts')).toMatch(/FUND_TOOLS\.map\(\(t\) => t\.tool\)/);
+    expect(source('test/mcp/tools.test.ts')).toMatch(/CALCULATORS\.map\(\(def\) => \[toolName\(def\)/);
+    expect(publicTools).toEqual([...CALCULATORS.map(toolName), 'search_docs']);
+    expect(fundTools).toEqual(FUND_TOOLS.map((t) => t.tool));
   });
 });

@@ -1,4 +1,4 @@
-/** `POST /api/mcp`: the fund MCP server, twelve read-only fund-data tools behind a fund key (contract §6). */
+/** `POST /api/mcp`: the fund MCP server, one read-only tool per fund-data endpoint, behind a fund key (docs/mcp.md). */
 import { mcpEndpoint } from '../../lib/mcp/dispatch.ts';
 import { fundServer } from '../../lib/mcp/fund-server.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Back-office savings: the share of the yearly back-office cost that software can take over (contract §5).
+ * Back-office savings: the share of the yearly back-office cost that software can take over (docs/calculators.md).
  *
  * Same body as the operating cost calculator. Each cost line has an automatable share from
  * {@link AUTOMATABLE_SHARES}; a line's automatable cost is line × share rounded half-up to cents, its residual

@@ -1,17 +1,18 @@
 /**
- * The one declaration of a calculator: its input schema (strict, defaults of contract §5), its output
+ * The one declaration of a calculator: its input schema (strict, defaults of docs/calculators.md), its output
  * schema, and a pure handler. The REST endpoint, the public MCP tool and the OpenAPI document are all
  * derived from this object, so they cannot drift apart.
  */
 import * as z from 'zod';
 
-/** Fixed text every calculator result carries (contract §0). */
+/** Fixed text every calculator result carries (docs/api.md#conventions). */
 export const DISCLAIMER =
   'Illustrative estimate computed only from the inputs of this call. Not accounting, tax or investment advice.';
 
 /**
  * A calculator.
- * - `slug`: the URL segment under `/api/v1/calc/` and, with `-` → `_` and a `calc_` prefix, the MCP tool name.
+ * - `slug`: with `-` → `_` and a `calc_` prefix, the MCP tool name; the module's file name. The URL segment
+ *   is the file's under `functions/api/v1/calc/` (see {@link LocatedCalculator}).
  * - `input`: a strict zod object whose every field is optional with a default; it parses to the resolved inputs.
  * - `output`: the result schema without `inputs` and `disclaimer`, which {@link runCalculator} adds.
  * - `resolve` (optional): fills defaults that depend on other fields (the fee calculator's initial HWM is
@@ -35,6 +36,17 @@ export interface CalculatorDefinition<I extends z.ZodObject = z.ZodObject, O ext
   run: (inputs: z.output<I>) => z.output<O>;
 }
 
+/**
+ * A calculator with the URL segment under `/api/v1/calc/` that its file under `functions/` gives it. Its MCP
+ * tool name still comes from `slug`, so renaming the file changes the URL and nothing else.
+ */
+export type LocatedCalculator = CalculatorDefinition & { readonly path: string };
+
+/** A declaration with its path (the generated `lib/calculators/index.ts` calls this for each file). */
+export function locatedCalculator(def: CalculatorDefinition, path: string): LocatedCalculator {
+  return { ...def, path };
+}
+
 /** Declares a calculator (identity at run time; keeps the input and output types tied together). */
 export function defineCalculator<I extends z.ZodObject, O extends z.ZodObject>(
   def: CalculatorDefinition<I, O>,
@@ -47,7 +59,7 @@ export function grade(score: number): 'A' | 'B' | 'C' | 'D' | 'F' {
   return score >= 90 ? 'A' : score >= 80 ? 'B' : score >= 70 ? 'C' : score >= 60 ? 'D' : 'F';
 }
 
-/** The MCP tool name of a calculator, e.g. `fee-calculator` → `calc_fee_calculator` (contract §6). */
+/** The MCP tool name of a calculator, e.g. `fee-calculator` → `calc_fee_calculator` (docs/mcp.md). */
 export function toolName(def: Pick<CalculatorDefinition, 'slug'>): string {
   return `calc_${def.slug.replace(/-/g, '_')}`;
 }

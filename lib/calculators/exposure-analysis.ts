@@ -1,5 +1,5 @@
 /**
- * Exposure analysis of pasted positions (contract §5).
+ * Exposure analysis of pasted positions (docs/calculators.md).
  *
  * Rows carry Asset, Value (USD; negative = short), Venue and Class. Row level: long = Σ positive values,
  * short = Σ |negative values|, gross = long + short, net = long − short. Concentration is per asset:
@@ -13,7 +13,7 @@ import * as z from 'zod';
 import { ValidationError } from '../errors.ts';
 import { D, cents, dec, pct4, share6, sum, type Dec } from '../decimal.ts';
 import { parseAmountCell, parseCsv } from '../csv.ts';
-import { toPointer, usd } from '../validation.ts';
+import { inputPointer, usd } from '../validation.ts';
 import { defineCalculator } from './definition.ts';
 
 /** Columns of a positions CSV (header matched case-insensitively). */
@@ -49,7 +49,7 @@ function readColumns(text: string, field: string) {
     const value = PLAIN_CENTS.test(cell) ? cell : parseAmountCell(cell);
     if (value === null || asset === '') {
       throw new ValidationError([
-        { pointer: toPointer('body', [field]), detail: `line ${line}: ${asset === '' ? 'Asset is blank' : 'Value is not a number within ±1e15'}` },
+        { pointer: inputPointer([field]), detail: `line ${line}: ${asset === '' ? 'Asset is blank' : 'Value is not a number within ±1e15'}` },
       ]);
     }
     assets[i] = asset;
@@ -67,7 +67,7 @@ function readColumns(text: string, field: string) {
 
 /**
  * Reads a positions CSV (columns of {@link POSITION_COLUMNS}; Venue and Class may be blank).
- * @param field the body field it came from, for error pointers
+ * @param field the input field it came from; errors point at it relative to the input (`/positionsCsv`)
  * @throws {ValidationError} a missing column, a blank asset or a Value that is not a number
  * @throws {PayloadTooLargeError} over 10,000 rows
  */
@@ -274,7 +274,10 @@ function groupCents(names: string[], cents: number[]) {
   for (let i = 0; i < names.length; i++) {
     const v = cents[i]!;
     let g = exact.get(names[i]!);
-    if (!g) exact.set(names[i]!, (g = { long: 0, short: 0 }));
+    if (!g) {
+      g = { long: 0, short: 0 };
+      exact.set(names[i]!, g);
+    }
     if (v > 0) g.long += v;
     else g.short -= v;
   }

@@ -1,6 +1,6 @@
 /**
  * Fee calculator: management and performance fees charged to an investor over a horizon, with a
- * high-water mark (HWM), a hard or soft hurdle and annual or quarterly crystallization (contract §5).
+ * high-water mark (HWM), a hard or soft hurdle and annual or quarterly crystallization (docs/calculators.md).
  *
  * Per crystallization period of τ years (1, 0.25, or a final stub when the horizon is fractional):
  * ```
@@ -24,7 +24,7 @@ import { defineCalculator } from './definition.ts';
 
 const MAX_YEARS = 50;
 
-/** Request body (every field optional; defaults of contract §5). Percent fields are in percent units. */
+/** Request body (every field optional; defaults of docs/calculators.md). Percent fields are in percent units. */
 export const feeCalculatorInput = z.strictObject({
   startingNavUsd: usd().gt(0).default(1_000_000).describe('Investment at the start, USD.'),
   annualGrossReturnPct: z
@@ -156,7 +156,10 @@ export function computeFees(inputs: FeeInputs): z.output<typeof feeCalculatorOut
   const compound = (rate: Dec, length: Dec) => {
     const key = `${rate.toString()}|${length.toString()}`;
     let factor = powers.get(key);
-    if (!factor) powers.set(key, (factor = rate.plus(1).pow(length)));
+    if (!factor) {
+      factor = rate.plus(1).pow(length);
+      powers.set(key, factor);
+    }
     return factor;
   };
 

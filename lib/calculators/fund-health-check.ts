@@ -1,6 +1,6 @@
 /**
  * Fund health check: an operational score 0–100 and a grade A–F from seven documented sub-scores
- * (contract §5). Each sub-score is monotone in its inputs, so better inputs never lower the score.
+ * (docs/calculators.md). Each sub-score is monotone in its inputs, so better inputs never lower the score.
  *
  * | sub-score | points | rule |
  * |---|---|---|

@@ -1,5 +1,5 @@
 /**
- * LP report grader: grades an investor update against the elements investors expect (contract §5).
+ * LP report grader: grades an investor update against the elements investors expect (docs/calculators.md).
  *
  * The score (0–100) is the sum of the points of the twelve content checks that the text satisfies (see
  * {@link CHECKS}); each check looks for its element anywhere in the text, so adding an element never lowers

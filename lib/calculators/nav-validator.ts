@@ -1,6 +1,6 @@
 /**
  * NAV validator: checks a period's NAV roll-forward, its management and performance fees, and optionally
- * the per-investor (LP) rows that make it up (contract §5).
+ * the per-investor (LP) rows that make it up (docs/calculators.md).
  *
  * - Roll-forward: closing = opening + contributions − withdrawals + gross P&L − mgmt fee − perf fee − other
  *   expenses, in exact decimal arithmetic, within `toleranceUsd`.
@@ -22,7 +22,7 @@ import * as z from 'zod';
 import { ValidationError } from '../errors.ts';
 import { D, cents, dec, fromPct, pct4, roundCents, sum, type Dec } from '../decimal.ts';
 import { parseAmountCell, parseCsv } from '../csv.ts';
-import { isCalendarDate, isoDate, toPointer, usd } from '../validation.ts';
+import { inputPointer, isCalendarDate, isoDate, usd } from '../validation.ts';
 import { defineCalculator } from './definition.ts';
 
 /** LP CSV columns (header matched case-insensitively). */
@@ -266,7 +266,7 @@ function checkLpRows(inputs: NavInputs, tolerance: Dec, findings: Finding[]): Na
       const text = parseAmountCell(row.cells[column] ?? '');
       if (text === null) {
         throw new ValidationError([
-          { pointer: toPointer('body', ['lpRowsCsv']), detail: `line ${row.line}, column ${column} is not a number within ±1e15` },
+          { pointer: inputPointer(['lpRowsCsv']), detail: `line ${row.line}, column ${column} is not a number within ±1e15` },
         ]);
       }
       amounts[column] = dec(text);

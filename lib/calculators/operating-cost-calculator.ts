@@ -1,5 +1,5 @@
 /**
- * Operating cost calculator: a fund's yearly back-office cost (contract §5).
+ * Operating cost calculator: a fund's yearly back-office cost (docs/calculators.md).
  *
  * total = financeHire + fundAdmin + compliance + riskDesk + lpReportsPerYear × costPerReport + audit + legal
  * + software, all USD per year, each line rounded to cents and summed exactly; cost in basis points of

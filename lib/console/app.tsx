@@ -220,7 +220,7 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
 
   app.get('/invite/:token', async (c) => {
     const token = c.req.param('token');
-    let invitation;
+    let invitation: Awaited<ReturnType<typeof usableInvitation>>;
     try {
       invitation = await usableInvitation(c.env.CONSOLE, token, clock());
     } catch (err) {

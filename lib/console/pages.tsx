@@ -215,6 +215,7 @@ export const DashboardPage: FC<DashboardData> = ({ account, keys, usage, base, c
           </fieldset>
           <button type="submit">Mint key</button>
         </form>
+        {/* biome-ignore lint/a11y/useAriaPropsSupportedByRole: the key panel is named by its heading for screen readers, as it was */}
         <div id="new-key" class="new-key" hidden tabindex={-1} aria-labelledby="new-key-h">
           <h3 id="new-key-h">Your new key</h3>
           <p>Copy it now: it is shown once and cannot be recovered.</p>

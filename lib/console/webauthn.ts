@@ -61,7 +61,7 @@ export async function registrationOptions(kv: ConsoleStore, config: ConsoleConfi
 export async function verifyRegistration(kv: ConsoleStore, config: ConsoleConfig, challengeId: string | undefined, response: unknown, now = new Date()): Promise<Account> {
   const pending = challengeId ? await takeChallenge(kv, challengeId) : null;
   if (!pending || pending.purpose !== 'register' || !pending.webauthnUserId) throw new PasskeyRejectedError();
-  let verification;
+  let verification: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
     verification = await verifyRegistrationResponse({
       response: response as RegistrationResponseJSON,
@@ -107,7 +107,7 @@ export async function verifyAuthentication(kv: ConsoleStore, config: ConsoleConf
   if (!pending || pending.purpose !== 'login' || credentialId === null || credentialId.length > 1024) throw new PasskeyRejectedError();
   const stored = await readCredential(kv, credentialId);
   if (!stored) throw new PasskeyRejectedError();
-  let verification;
+  let verification: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
   try {
     verification = await verifyAuthenticationResponse({
       response: response as AuthenticationResponseJSON,

@@ -5,6 +5,7 @@
  * the database no longer matches the files. An advisory lock keeps two migrators apart.
  */
 import type { SqlClient } from './client.ts';
+import { sha256Hex } from '../digest.ts';
 
 /** One migration file. */
 export interface Migration {
@@ -40,9 +41,8 @@ export function migrationsFrom(files: readonly { file: string; sql: string }[]):
 }
 
 /** SHA-256 of a migration's text, hex. */
-export async function checksum(sql: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(sql));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+export function checksum(sql: string): Promise<string> {
+  return sha256Hex(sql);
 }
 
 /**

@@ -4,12 +4,12 @@
  * all derived from it, and every call goes through {@link callFundTool}, which ends in the fail-closed
  * redaction step.
  */
-import * as z from 'zod';
+import type * as z from 'zod';
 import type { Context } from 'hono';
 import { NotFoundError, UnauthorizedError, type ProblemCode } from '../errors.ts';
 import type { AppEnv } from '../env.ts';
 import type { Config } from '../config.ts';
-import { queryParams, type Endpoint } from '../endpoint.ts';
+import { operationIdOf, queryParams, type Endpoint } from '../endpoint.ts';
 import { authenticate } from '../keys.ts';
 import { consumeFundBurst } from '../rate-limit.ts';
 import { investorRefs, redact } from '../redaction.ts';
@@ -32,14 +32,14 @@ export interface FundToolContext {
 
 /**
  * A fund-data tool.
- * - `path`: the URL path under `/api/v1/fund/` (e.g. `exposure/series`); `tool`: the MCP tool name.
+ * - `tool`: the MCP tool name. Its URL is the path of the file under `functions/api/v1/fund/` that serves
+ *   it (see {@link LocatedFundTool}).
  * - `query`: strict schema of the query parameters (every one optional with a default unless required).
  * - `output`: the allow-list of the response, strict all the way down; redaction parses with it.
  * - `problems`: problem codes it can answer beyond those of every fund endpoint.
  * - `run`: reads through the context and computes with `lib/fund/analytics/`.
  */
 export interface FundToolDefinition<Q extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> {
-  path: string;
   tool: string;
   title: string;
   description: string;
@@ -52,6 +52,14 @@ export interface FundToolDefinition<Q extends z.ZodObject = z.ZodObject, O exten
   output: O;
   problems: ProblemCode[];
   run(ctx: FundToolContext, query: z.output<Q>): Promise<z.output<O>>;
+}
+
+/** A fund tool with the URL path under `/api/v1/fund/` its file under `functions/` gives it (`exposure/series`). */
+export type LocatedFundTool = FundToolDefinition & { readonly path: string };
+
+/** A declaration with its path (the generated `lib/fund/tools/index.ts` calls this for each file). */
+export function locatedFundTool(def: FundToolDefinition, path: string): LocatedFundTool {
+  return { ...def, path };
 }
 
 /** Declares a fund-data tool (identity at run time; ties the query and output types to the handler). */
@@ -106,20 +114,19 @@ export async function callFundTool(
   return body;
 }
 
-/** `get_fund_overview` → `getFundOverview`. */
-function operationId(tool: string): string {
-  return tool.replace(/_(\w)/g, (_, ch: string) => ch.toUpperCase());
-}
 
 /**
  * The REST endpoint of a fund tool: `GET /api/v1/fund/<path>` with a Bearer key. Order: key (401) → scope
  * (403) → burst guard (429) → query (400) → data. Responses are `Cache-Control: private, no-store`.
  */
-export function fundEndpoint(def: FundToolDefinition): Endpoint {
+export function fundEndpoint<Q extends z.ZodObject, O extends z.ZodType>(declared: FundToolDefinition<Q, O>): Endpoint {
+  // Widened: every call parses with `def.query` before `def.run`.
+  const def = declared as unknown as FundToolDefinition;
   return {
+    fundTool: def,
     methods: {
       GET: {
-        operationId: operationId(def.tool),
+        operationId: operationIdOf(def.tool),
         summary: def.title,
         description: def.description,
         tags: ['Fund data'],

@@ -1,6 +1,6 @@
 /**
- * Raw fund rows: what a fund store returns, before any analytics (the shapes the Postgres tables of a later
- * issue and the embedded synthetic fund share). Money and quantities are decimal strings, exactly as the
+ * Raw fund rows: what a fund store returns, before any analytics (the shapes the Postgres tables of
+ * `db/migrations/` and the embedded synthetic fund share; docs/fund-data.md#data-model). Money and quantities are decimal strings, exactly as the
  * database's NUMERIC columns give them: money in the fund's base currency with 2 dp, quantities and prices
  * with up to 18 dp. Dates are `YYYY-MM-DD` (UTC).
  *
@@ -28,15 +28,26 @@ export interface ShareClassRow {
   perfFeePct: string;
   /** Annual hurdle rate in percent, or null for none. */
   hurdlePct: string | null;
-  hurdleType: 'hard' | 'soft' | null;
+  hurdleType: HurdleType | null;
   hasHwm: boolean;
-  crystallization: 'annual' | 'quarterly';
+  crystallization: Crystallization;
 }
 
+/** Hurdle types: a hard hurdle charges only above it, a soft one on the whole return once passed. */
+export const HURDLE_TYPES = ['hard', 'soft'] as const;
+export type HurdleType = (typeof HURDLE_TYPES)[number];
+/** How often a performance fee crystallizes. */
+export const CRYSTALLIZATIONS = ['annual', 'quarterly'] as const;
+export type Crystallization = (typeof CRYSTALLIZATIONS)[number];
 /** Status of a daily NAV run. */
-export type RunStatus = 'complete' | 'partial' | 'failed';
+export const RUN_STATUSES = ['complete', 'partial', 'failed'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
 /** Reconciliation of the shadow NAV against the administrator's: within tolerance, or not (a run without a shadow NAV has none: null). */
-export type ReconStatus = 'matched' | 'break';
+export const RECON_STATUSES = ['matched', 'break'] as const;
+export type ReconStatus = (typeof RECON_STATUSES)[number];
+/** Status of an expense. */
+export const EXPENSE_STATUSES = ['accrued', 'paid'] as const;
+export type ExpenseStatus = (typeof EXPENSE_STATUSES)[number];
 
 /**
  * One daily NAV run. `shadowNav` is null when the run failed; `netFlows` are the subscriptions less
@@ -139,7 +150,7 @@ export interface ExpenseRow {
   category: string;
   description: string;
   amount: string;
-  status: 'accrued' | 'paid';
+  status: ExpenseStatus;
   paidDate: string | null;
 }
 

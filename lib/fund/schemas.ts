@@ -1,8 +1,9 @@
 /**
- * Field schemas of fund-data responses (contract §0): the building blocks of every resource's allow-list.
+ * Field schemas of fund-data responses (docs/api.md#conventions): the building blocks of every resource's allow-list.
  * Every object schema built from them must be strict (`z.strictObject`), so an unknown field fails.
  */
 import * as z from 'zod';
+import { RECON_STATUSES, RUN_STATUSES } from './rows.ts';
 
 /** Money: a decimal string with exactly 2 dp, in the fund's base currency, e.g. "1250000.00". */
 export const money = () => z.string().regex(/^-?\d+\.\d{2}$/).describe('Money in the base currency: a decimal string, 2 dp.');
@@ -16,3 +17,36 @@ export const date = () => z.string().regex(/^\d{4}-\d{2}-\d{2}$/).describe('A da
 export const currency = () => z.string().regex(/^[A-Z]{3}$/).describe("The fund's base currency (ISO 4217).");
 /** A label from the fund's data (asset, venue, source type, account name): short text, never free-form notes. */
 export const label = () => z.string().max(200);
+
+// ---------------------------------------------------------------------------------------------------------
+// Row schemas shared by a tool's allow-list and the analytic that builds the rows (whose types are their
+// `z.output`, so a shape is declared once).
+
+/** One live position as the positions endpoint returns it (money and quantities as decimal strings). */
+export const positionViewSchema = z.strictObject({
+  asset: label(),
+  assetClass: label(),
+  sourceType: label(),
+  venue: label(),
+  quantity: decimal(),
+  price: decimal(),
+  marketValue: money(),
+  weightPct: pct().describe('marketValue / NAV × 100.'),
+});
+export type PositionView = z.output<typeof positionViewSchema>;
+
+/** One breakdown row: a group's market value and its weight in NAV. */
+export const breakdownRowSchema = z.strictObject({ key: label(), marketValue: money(), weightPct: pct() });
+export type BreakdownRow = z.output<typeof breakdownRowSchema>;
+
+/** One row of the NAV history: a run, its reconciliation and whether it is usable (docs/fund-data.md#nav-runs-and-which-one-an-endpoint-reads). */
+export const navHistoryRowSchema = z.strictObject({
+  navDate: date(),
+  status: z.enum(RUN_STATUSES),
+  shadowNav: money().nullable(),
+  adminNav: money().nullable(),
+  differenceBps: z.number().nullable(),
+  reconStatus: z.enum(RECON_STATUSES).nullable(),
+  usable: z.boolean(),
+});
+export type NavHistoryRow = z.output<typeof navHistoryRowSchema>;

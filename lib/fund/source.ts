@@ -1,5 +1,5 @@
 /**
- * Which store and fund a principal reads (contract §2): the demo key reads the bundled synthetic fund from
+ * Which store and fund a principal reads (docs/api.md#keys-and-scopes): the demo key reads the bundled synthetic fund from
  * its own embedded store, on a path that never touches the database or the real fund store; a real key
  * reads the fund this deployment serves (`FUND_ID`) from the real fund store: Postgres when `DATABASE_URL`
  * is set (one connection per request), else the embedded local sample fund.

@@ -1,6 +1,6 @@
 /**
  * The fund store: the narrow interface every source of fund data implements (the embedded synthetic funds
- * now, Postgres later), and the guard that checks what a store returns before anything is computed from it.
+ * and Postgres), and the guard that checks what a store returns before anything is computed from it.
  *
  * A store returns raw rows only; every figure is computed from them in `lib/fund/analytics/`, so all stores
  * give the same answers. An endpoint makes at most two calls: {@link FundStore.index} (the fund, its share

@@ -373,33 +373,55 @@ const TRADING_CASH = new Map(
 const FLAKY_VENUES = ['Anchorage Digital', 'Safe multisig', 'BitGo'];
 
 /** Chart of accounts. */
+/** The chart of accounts' codes by name: the generator's journal entries and {@link ACCOUNTS} use these. */
+export const ACCOUNT = {
+  cashAtBank: '1000',
+  cashAtVenues: '1010',
+  digitalAssetsLong: '1100',
+  perpetualsShort: '2000',
+  mgmtFeesPayable: '2100',
+  perfFeesPayable: '2110',
+  accruedExpenses: '2200',
+  capitalContributions: '3000',
+  capitalWithdrawals: '3100',
+  netGainOnInvestments: '4000',
+  mgmtFeeExpense: '5000',
+  perfFeeExpense: '5100',
+  administrationFees: '5200',
+  custodyFees: '5210',
+  auditFees: '5220',
+  legalFees: '5230',
+  softwareAndData: '5240',
+  directorsFees: '5250',
+} as const;
+
 export const ACCOUNTS: AccountRow[] = [
-  { code: '1000', name: 'Cash at bank', type: 'asset', role: 'other' },
-  { code: '1010', name: 'Cash and stablecoins at exchanges and wallets', type: 'asset', role: 'other' },
-  { code: '1100', name: 'Digital assets, long, at fair value', type: 'asset', role: 'other' },
-  { code: '2000', name: 'Perpetual futures, short, at fair value', type: 'liability', role: 'other' },
-  { code: '2100', name: 'Management fees payable', type: 'liability', role: 'other' },
-  { code: '2110', name: 'Performance fees payable', type: 'liability', role: 'other' },
-  { code: '2200', name: 'Accrued expenses', type: 'liability', role: 'other' },
-  { code: '3000', name: 'Capital contributions', type: 'equity', role: 'capital_contributions' },
-  { code: '3100', name: 'Capital withdrawals', type: 'equity', role: 'capital_withdrawals' },
-  { code: '4000', name: 'Net gain (loss) on digital assets and derivatives', type: 'income', role: 'other' },
-  { code: '5000', name: 'Management fee expense', type: 'expense', role: 'fee_expense' },
-  { code: '5100', name: 'Performance fee expense', type: 'expense', role: 'fee_expense' },
-  { code: '5200', name: 'Administration fees', type: 'expense', role: 'operating_expense' },
-  { code: '5210', name: 'Custody fees', type: 'expense', role: 'operating_expense' },
-  { code: '5220', name: 'Audit fees', type: 'expense', role: 'operating_expense' },
-  { code: '5230', name: 'Legal fees', type: 'expense', role: 'operating_expense' },
-  { code: '5240', name: 'Software and data', type: 'expense', role: 'operating_expense' },
-  { code: '5250', name: "Directors' fees", type: 'expense', role: 'operating_expense' },
+  { code: ACCOUNT.cashAtBank, name: 'Cash at bank', type: 'asset', role: 'other' },
+  { code: ACCOUNT.cashAtVenues, name: 'Cash and stablecoins at exchanges and wallets', type: 'asset', role: 'other' },
+  { code: ACCOUNT.digitalAssetsLong, name: 'Digital assets, long, at fair value', type: 'asset', role: 'other' },
+  { code: ACCOUNT.perpetualsShort, name: 'Perpetual futures, short, at fair value', type: 'liability', role: 'other' },
+  { code: ACCOUNT.mgmtFeesPayable, name: 'Management fees payable', type: 'liability', role: 'other' },
+  { code: ACCOUNT.perfFeesPayable, name: 'Performance fees payable', type: 'liability', role: 'other' },
+  { code: ACCOUNT.accruedExpenses, name: 'Accrued expenses', type: 'liability', role: 'other' },
+  { code: ACCOUNT.capitalContributions, name: 'Capital contributions', type: 'equity', role: 'capital_contributions' },
+  { code: ACCOUNT.capitalWithdrawals, name: 'Capital withdrawals', type: 'equity', role: 'capital_withdrawals' },
+  { code: ACCOUNT.netGainOnInvestments, name: 'Net gain (loss) on digital assets and derivatives', type: 'income', role: 'other' },
+  { code: ACCOUNT.mgmtFeeExpense, name: 'Management fee expense', type: 'expense', role: 'fee_expense' },
+  { code: ACCOUNT.perfFeeExpense, name: 'Performance fee expense', type: 'expense', role: 'fee_expense' },
+  { code: ACCOUNT.administrationFees, name: 'Administration fees', type: 'expense', role: 'operating_expense' },
+  { code: ACCOUNT.custodyFees, name: 'Custody fees', type: 'expense', role: 'operating_expense' },
+  { code: ACCOUNT.auditFees, name: 'Audit fees', type: 'expense', role: 'operating_expense' },
+  { code: ACCOUNT.legalFees, name: 'Legal fees', type: 'expense', role: 'operating_expense' },
+  { code: ACCOUNT.softwareAndData, name: 'Software and data', type: 'expense', role: 'operating_expense' },
+  { code: ACCOUNT.directorsFees, name: "Directors' fees", type: 'expense', role: 'operating_expense' },
 ];
 const EXPENSE_ACCOUNT: Record<string, string> = {
-  administration: '5200',
-  custody: '5210',
-  audit: '5220',
-  legal: '5230',
-  software_data: '5240',
-  directors: '5250',
+  administration: ACCOUNT.administrationFees,
+  custody: ACCOUNT.custodyFees,
+  audit: ACCOUNT.auditFees,
+  legal: ACCOUNT.legalFees,
+  software_data: ACCOUNT.softwareAndData,
+  directors: ACCOUNT.directorsFees,
 };
 
 const SHARE_CLASSES: ShareClassRow[] = [
@@ -683,6 +705,9 @@ interface Holding {
   mv: number;
 }
 
+/** Shadow vs administrator NAV tolerance the generator reconciles with, and the fund row states (`reconToleranceBps`). */
+export const RECON_TOLERANCE_BPS = 5;
+
 /**
  * Generates a fund's whole dataset (what the database seed loads). Deterministic: the same spec gives the
  * same dataset, byte for byte, in any engine. It is {@link simulateFund} with every row made.
@@ -737,7 +762,9 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
     }
   }
   const series = new Map<string, PriceSeries>();
-  base.forEach((a, k) => series.set(a.asset, { units: baseUnits[k]!, decimals: baseDecimals[k]!, texts: [] }));
+  base.forEach((a, k) => {
+    series.set(a.asset, { units: baseUnits[k]!, decimals: baseDecimals[k]!, texts: [] });
+  });
   for (const a of ASSETS) if (a.follows) series.set(a.asset, series.get(a.follows)!);
   const pu = (asset: string, day: number) => series.get(asset)!.units[day + offset]!;
 
@@ -814,7 +841,6 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
   const holdings: Holding[] = POSITIONS.map((spec) => ({ spec, qu: 0, mv: 0 }));
   const cashOf = (venue: string) => holdings.find((h) => h.spec.book === 'live' && h.spec.venue === venue && isCash(h.spec.asset))!;
   const bank = cashOf(BANK);
-  const cashAccount = (h: Holding) => (h.spec.sourceType === 'bank' ? '1000' : '1010');
   /** Lots of `asset` worth `cents` at price units `price`. */
   const lotsFor = (asset: string, cents: number, price: number) => Math.round((cents * 10 ** (ASSET.get(asset)!.qdp + 6)) / price);
   const moveCash = (h: Holding, cents: number) => {
@@ -886,7 +912,6 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
   mark('failed', 4);
   mark('partial', 4);
   mark('break', 6);
-  const toleranceBps = 5;
 
   const runs: NavRunRow[] = [];
   const snapshots = new Map<string, Snapshot>();
@@ -910,8 +935,8 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
       const total = flows.reduce((s, f) => s + f.cents, 0);
       moveCash(bank, total);
       for (const f of flows) post(date, `Subscription, ${f.inv.row.legalName}`, [
-        { account: '1000', asset: 'USD', venue: BANK, amount: f.cents },
-        { account: '3000', amount: -f.cents },
+        { account: ACCOUNT.cashAtBank, asset: 'USD', venue: BANK, amount: f.cents },
+        { account: ACCOUNT.capitalContributions, amount: -f.cents },
       ]);
       for (const h of holdings) {
         if (isCash(h.spec.asset) || h.spec.book === 'paper') continue;
@@ -919,10 +944,10 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
         h.qu = lotsFor(h.spec.asset, h.spec.weight * total, price);
         h.mv = marketValueCents(h.spec.asset, h.qu, price);
         const cash = h.mv;
-        const account = h.qu >= 0 ? '1100' : '2000';
+        const account = h.qu >= 0 ? ACCOUNT.digitalAssetsLong : ACCOUNT.perpetualsShort;
         post(date, `Initial position ${h.spec.asset} at ${h.spec.venue}`, [
           { account, asset: h.spec.asset, venue: h.spec.venue, amount: cash },
-          { account: '1000', asset: 'USD', venue: BANK, amount: -cash },
+          { account: ACCOUNT.cashAtBank, asset: 'USD', venue: BANK, amount: -cash },
         ]);
         moveCash(bank, -cash);
       }
@@ -932,8 +957,8 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
         moveCash(h, amount);
         moveCash(bank, -amount);
         post(date, `Transfer to ${h.spec.venue}`, [
-          { account: '1010', asset: h.spec.asset, venue: h.spec.venue, amount },
-          { account: '1000', asset: 'USD', venue: BANK, amount: -amount },
+          { account: ACCOUNT.cashAtVenues, asset: h.spec.asset, venue: h.spec.venue, amount },
+          { account: ACCOUNT.cashAtBank, asset: 'USD', venue: BANK, amount: -amount },
         ]);
       }
       for (const h of holdings) {
@@ -952,12 +977,12 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
       // Payments at the start of the day.
       if (date.slice(8) === '01' && mgmtPayable + crystallizedUnpaid > 0) {
         post(date, 'Management fees paid to the investment manager', [
-          { account: '2100', amount: mgmtPayable },
-          { account: '1000', asset: 'USD', venue: BANK, amount: -mgmtPayable },
+          { account: ACCOUNT.mgmtFeesPayable, amount: mgmtPayable },
+          { account: ACCOUNT.cashAtBank, asset: 'USD', venue: BANK, amount: -mgmtPayable },
         ]);
         post(date, 'Crystallized performance fees paid to the investment manager', [
-          { account: '2110', amount: crystallizedUnpaid },
-          { account: '1000', asset: 'USD', venue: BANK, amount: -crystallizedUnpaid },
+          { account: ACCOUNT.perfFeesPayable, amount: crystallizedUnpaid },
+          { account: ACCOUNT.cashAtBank, asset: 'USD', venue: BANK, amount: -crystallizedUnpaid },
         ]);
         moveCash(bank, -(mgmtPayable + crystallizedUnpaid));
         mgmtPayable = 0;
@@ -966,8 +991,8 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
       for (const e of paymentsOn.get(date) ?? []) {
         const c = cents(e.amount);
         post(date, `Payment of ${e.id}`, [
-          { account: '2200', amount: c },
-          { account: '1000', asset: 'USD', venue: BANK, amount: -c },
+          { account: ACCOUNT.accruedExpenses, amount: c },
+          { account: ACCOUNT.cashAtBank, asset: 'USD', venue: BANK, amount: -c },
         ]);
         moveCash(bank, -c);
       }
@@ -980,8 +1005,8 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
         moveCash(bank, -want);
         moveCash(treasury, want);
         post(date, 'Treasury transfer between bank and Coinbase Prime', [
-          { account: '1010', asset: 'USDC', venue: 'Coinbase Prime', amount: want },
-          { account: '1000', asset: 'USD', venue: BANK, amount: -want },
+          { account: ACCOUNT.cashAtVenues, asset: 'USDC', venue: 'Coinbase Prime', amount: want },
+          { account: ACCOUNT.cashAtBank, asset: 'USD', venue: BANK, amount: -want },
         ]);
       }
 
@@ -1009,10 +1034,10 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
         h.qu += dq;
         moveCash(cash, -c);
         tradeCash.set(h, (tradeCash.get(h) ?? 0) + c);
-        const account = h.qu >= 0 ? '1100' : '2000';
+        const account = h.qu >= 0 ? ACCOUNT.digitalAssetsLong : ACCOUNT.perpetualsShort;
         post(date, `${dq > 0 ? 'Buy' : 'Sell'} ${h.spec.asset} at ${h.spec.venue}`, [
           { account, asset: h.spec.asset, venue: h.spec.venue, amount: c },
-          { account: '1010', asset: cash.spec.asset, venue: h.spec.venue, amount: -c },
+          { account: ACCOUNT.cashAtVenues, asset: cash.spec.asset, venue: h.spec.venue, amount: -c },
         ]);
       }
 
@@ -1033,12 +1058,12 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
         else pnlShort += pnl;
       }
       post(date, 'Mark to market, long positions', [
-        { account: '1100', amount: pnlLong },
-        { account: '4000', amount: -pnlLong },
+        { account: ACCOUNT.digitalAssetsLong, amount: pnlLong },
+        { account: ACCOUNT.netGainOnInvestments, amount: -pnlLong },
       ]);
       post(date, 'Mark to market, short perpetuals', [
-        { account: '2000', amount: pnlShort },
-        { account: '4000', amount: -pnlShort },
+        { account: ACCOUNT.perpetualsShort, amount: pnlShort },
+        { account: ACCOUNT.netGainOnInvestments, amount: -pnlShort },
       ]);
       const gross = pnlLong + pnlShort;
 
@@ -1049,7 +1074,7 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
         expenseTotal += c;
         post(date, `Accrual of ${e.id}`, [
           { account: EXPENSE_ACCOUNT[e.category]!, amount: c },
-          { account: '2200', amount: -c },
+          { account: ACCOUNT.accruedExpenses, amount: -c },
         ]);
       }
 
@@ -1080,12 +1105,12 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
       });
       mgmtPayable += mgmt;
       post(date, 'Management fee accrual', [
-        { account: '5000', amount: mgmt },
-        { account: '2100', amount: -mgmt },
+        { account: ACCOUNT.mgmtFeeExpense, amount: mgmt },
+        { account: ACCOUNT.mgmtFeesPayable, amount: -mgmt },
       ]);
       post(date, 'Performance fee accrual', [
-        { account: '5100', amount: perf },
-        { account: '2110', amount: -perf },
+        { account: ACCOUNT.perfFeeExpense, amount: perf },
+        { account: ACCOUNT.perfFeesPayable, amount: -perf },
       ]);
 
       // Dealing on the first of the month: subscriptions (new and existing investors) and redemptions.
@@ -1110,8 +1135,8 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
           inv.cum.contributions += f.cents;
           contributions += f.cents;
           post(date, `Subscription, ${inv.row.legalName}`, [
-            { account: '1000', asset: 'USD', venue: BANK, amount: f.cents },
-            { account: '3000', amount: -f.cents },
+            { account: ACCOUNT.cashAtBank, asset: 'USD', venue: BANK, amount: f.cents },
+            { account: ACCOUNT.capitalContributions, amount: -f.cents },
           ]);
         } else {
           const w = -f.cents;
@@ -1124,8 +1149,8 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
           inv.cum.withdrawals += w;
           withdrawals += w;
           post(date, `Redemption, ${inv.row.legalName}`, [
-            { account: '3100', amount: w },
-            { account: '1000', asset: 'USD', venue: BANK, amount: -w },
+            { account: ACCOUNT.capitalWithdrawals, amount: w },
+            { account: ACCOUNT.cashAtBank, asset: 'USD', venue: BANK, amount: -w },
           ]);
         }
         moveCash(bank, f.cents);
@@ -1148,11 +1173,11 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
     // The day's books, checked: NAV from positions and payables equals the investors' capital.
     const liveMv = holdings.filter((h) => h.spec.book === 'live').reduce((s, h) => s + h.mv, 0);
     const perfPayable = crystallizedUnpaid + investors.reduce((s, i) => s + i.accrued, 0);
-    const expensePayable = -(balances.get('2200') ?? 0);
+    const expensePayable = -(balances.get(ACCOUNT.accruedExpenses) ?? 0);
     const nav = liveMv - mgmtPayable - perfPayable - expensePayable;
     const capitalSum = investors.reduce((s, i) => s + i.capital, 0);
     if (nav !== capitalSum) throw new Error(`synthetic fund: NAV ${nav} ≠ capital ${capitalSum} on ${date}`);
-    if (-(balances.get('2100') ?? 0) !== mgmtPayable || -(balances.get('2110') ?? 0) !== perfPayable) {
+    if (-(balances.get(ACCOUNT.mgmtFeesPayable) ?? 0) !== mgmtPayable || -(balances.get(ACCOUNT.perfFeesPayable) ?? 0) !== perfPayable) {
       throw new Error(`synthetic fund: payables do not tie on ${date}`);
     }
 
@@ -1174,7 +1199,7 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
     }
     const bps = kind === 'break' ? (rand() < 0.5 ? -1 : 1) * uniform(rand, 9, 40) : uniform(rand, -3, 3);
     const admin = Math.round(nav * (1 + bps / 10_000));
-    const matched = shadow !== null && Math.abs(shadow - admin) * 10_000 <= toleranceBps * admin;
+    const matched = shadow !== null && Math.abs(shadow - admin) * 10_000 <= RECON_TOLERANCE_BPS * admin;
     runs.push({
       navDate: date,
       status,
@@ -1207,7 +1232,7 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
       baseCurrency: 'USD',
       inceptionDate: inception,
       aumTarget: money(spec.aumTargetUsd * 100),
-      reconToleranceBps: '5.00',
+      reconToleranceBps: RECON_TOLERANCE_BPS.toFixed(2),
     },
     shareClasses: SHARE_CLASSES.map((c) => ({ ...c })),
     runs,

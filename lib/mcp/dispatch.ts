@@ -1,6 +1,8 @@
 /**
- * MCP dispatch: the HTTP side of both MCP servers (contract §6), on the SDK's Web-standard Streamable HTTP
+ * MCP dispatch, the HTTP framing of both MCP servers (docs/mcp.md), on the SDK's Web-standard Streamable HTTP
  * transport in stateless mode, with a fresh `Server` and transport for every request (the SDK refuses reuse).
+ * The tool types are in `tools.ts`, the SDK adapter (error texts, params checking, the server per request)
+ * in `sdk-adapter.ts`.
  *
  * Order of one `POST`: Host (421) and Origin (403), the DNS-rebinding guard of `lib/origin.ts` → the
  * server's admission (key: 401/403) → `MCP-Protocol-Version` (400) → Content-Type (415) → JSON (400,
@@ -10,7 +12,7 @@
  * HTTP refusals before the body is read are problem+json like every other endpoint; everything after is
  * JSON-RPC.
  *
- * Protocol plumbing stays in the SDK; this module only adapts what the contract asks beyond it:
+ * What this module adds to the SDK at the HTTP level (docs/mcp.md):
  * - JSON responses always, SSE only when the client's `Accept` lists `text/event-stream` and not
  *   `application/json`; an `Accept` of `application/json` alone, `*\/*` or none is served (the SDK alone
  *   would answer 406).
@@ -26,166 +28,28 @@
  *   holding an invalid message, two requests with one id (the SDK answers only one of them), an
  *   `initialize` with other messages, or more than the SDK's `MAX_BATCH_SIZE` (100) messages is refused
  *   whole with `-32600`, before anything is charged.
- * - Tool errors are `isError` results whose text is the problem+json body (`code`, `detail`, `errors[]` with
- *   `/arguments/...` pointers); unknown tools are JSON-RPC `-32602`, named when the name has the shape of a
- *   tool name (`[a-z][a-z0-9_]{0,63}`). No message carries arbitrary submitted text.
- *
- * The SDK is pinned to an exact version in package.json because this module leans on its internals: the
- * per-instance `send` wrapper ({@link withOwnErrorText}), Ajv aliased out of the bundle (wrangler.toml,
- * `ajv-unused.ts`), and the `Server` constructor registering its handlers through the overridable
- * `setRequestHandler` ({@link ParamsCheckingServer}). `test/mcp/sdk-pin.test.ts` fails when an upgrade
- * changes any of them; re-check all three then.
  */
 import type { Context } from 'hono';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
-  CallToolRequestSchema,
   DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
   ErrorCode,
   JSONRPCMessageSchema,
   LATEST_PROTOCOL_VERSION,
-  ListToolsRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
-  type CallToolResult,
-  type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import * as z from 'zod';
 import type { AppEnv } from '../env.ts';
-import { RateLimitedError, UnsupportedMediaTypeError, problemOf, type ProblemCode } from '../errors.ts';
-import { isJsonObject, type Endpoint, type RequestContext } from '../endpoint.ts';
-import { jsonSchema } from '../openapi.ts';
+import { RateLimitedError, UnsupportedMediaTypeError } from '../errors.ts';
+import { isJsonObject, operationIdOf, type Endpoint, type RequestContext } from '../endpoint.ts';
 import { checkHostAndOrigin, publicOrigin, requestHost } from '../origin.ts';
-import { withNullAsAnyOf } from './portable-schema.ts';
+import { createServer, withOwnErrorText } from './sdk-adapter.ts';
+import { RATE_LIMITED_RPC_CODE, type McpServerSpec } from './tools.ts';
 
-/** The version this service reports in `serverInfo`. */
-export const SERVER_VERSION = '1.0.0';
-
-/** JSON-RPC 2.0 error code of a refusal by a rate limit (implementation-defined server error range). */
-export const RATE_LIMITED_RPC_CODE = -32029;
-
-/** What a tool answers: its result as JSON text (sent as text content) and as an object (`structuredContent`). */
-export interface ToolAnswer {
-  text: string;
-  structured: Record<string, unknown>;
-}
-
-/**
- * One tool of a server, generated from a calculator or fund-tool declaration.
- * @typeParam C what the server's admission step resolved for this request (caller, fund source, ...)
- */
-export interface McpTool<C> {
-  /** The entry `tools/list` shows: name, title, description, input and output JSON Schema, annotations. */
-  definition: Tool;
-  /**
-   * Answers `tools/call`.
-   * @throws {ApiError} for anything the caller should see (bad arguments, no data); it becomes an `isError`
-   *   result carrying the problem body. Anything else becomes a generic `internal_error` result.
-   */
-  call(context: C, args: Record<string, unknown>): Promise<ToolAnswer>;
-  /** True for a tool whose calls are not charged against the server's limit (`search_docs`). */
-  free?: boolean;
-}
-
-/** One MCP server: its identity, its tools, and the HTTP rules in front of them. */
-export interface McpServerSpec<C> {
-  name: string;
-  title: string;
-  /** Told to the client in `initialize`: what the server is for and how to use it. */
-  instructions: string;
-  /** Summary and description of the endpoint in the OpenAPI document. */
-  summary: string;
-  description: string;
-  auth: 'none' | 'optional' | 'required';
-  problems: ProblemCode[];
-  /** The tools (built once per isolate by the caller; the list is read on every request). */
-  tools(): readonly McpTool<C>[];
-  /**
-   * Admits the request before its body is read.
-   * @throws {ApiError} 401 / 403 refusals
-   */
-  admit(c: Context<AppEnv>): Promise<C>;
-  /**
-   * Charges `calls` tool calls against the server's limit.
-   * @returns headers to add to the response (RateLimit)
-   * @throws {RateLimitedError} the limit is spent
-   */
-  charge(c: Context<AppEnv>, context: C, calls: number, now: Date): Promise<Record<string, string>>;
-  /** `Cache-Control` of the server's answers. */
-  cacheControl: string;
-  /**
-   * Called once a request admitted by {@link McpServerSpec.admit} is answered, with a promise that settles
-   * when the answer has been sent in full (an SSE stream ends after the response is returned).
-   */
-  finish?(c: Context<AppEnv>, context: C, answered: Promise<unknown>): void;
-}
-
-/** A tool's annotations: every tool of both servers only reads (contract §6: `readOnlyHint: true`). */
-export const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
-
-/**
- * Input JSON Schema of a tool from a strict zod object (the calculator body or the fund query schema).
- * @returns an object schema as `tools/list` requires (`type: "object"`), nullable fields as `anyOf` with null
- */
-export function toolInputSchema(schema: z.ZodObject): Tool['inputSchema'] {
-  return withNullAsAnyOf(jsonSchema(schema, 'input')) as Tool['inputSchema'];
-}
-
-/**
- * Output JSON Schema of a tool. MCP's `structuredContent` is an object, so a top-level array result (only
- * `exposure/series`) is described, and sent, as `{ items: [...] }`; its text content stays the bare array.
- */
-export function toolOutputSchema(schema: z.ZodType): NonNullable<Tool['outputSchema']> {
-  const described = withNullAsAnyOf(jsonSchema(schema, 'output')) as Record<string, unknown>;
-  if (described.type === 'array') {
-    return { type: 'object', properties: { items: described }, required: ['items'], additionalProperties: false };
-  }
-  return described as NonNullable<Tool['outputSchema']>;
-}
-
-/** The `structuredContent` of a result given as JSON text: the object itself, or an array as `{ items }`. */
-export function structuredOf(text: string): Record<string, unknown> {
-  const value: unknown = JSON.parse(text);
-  return Array.isArray(value) ? { items: value } : (value as Record<string, unknown>);
-}
-
-/** Messages of errors this module throws on purpose; {@link withOwnErrorText} lets them through. */
-const OWN_MESSAGES = new Set<string>();
-
-/** A JSON-RPC error thrown from a request handler; the SDK sends `code` and `message` as they are. */
-class RpcError extends Error {
-  readonly code: number;
-  /** @param fixed false for a message built from a checked value ({@link unknownToolMessage}), not remembered */
-  constructor(code: number, message: string, fixed = true) {
-    super(message);
-    this.code = code;
-    if (fixed) OWN_MESSAGES.add(message);
-  }
-}
-
-/** A tool name this service could have: lower-case letters, digits and `_`, at most 64 characters. */
-const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
-/** The message of an unknown tool that names it; only ever built from a name matching {@link TOOL_NAME}. */
-const UNKNOWN_TOOL_NAMED = /^Unknown tool "[a-z][a-z0-9_]{0,63}": tools\/list names every tool of this server\.$/;
-
-/**
- * The error text of a `tools/call` naming no tool of the server: the name asked for when it has the shape
- * of a tool name (so it cannot carry arbitrary submitted text), else a generic text.
- */
-export function unknownToolMessage(name: string): string {
-  return TOOL_NAME.test(name) ? `Unknown tool "${name}": tools/list names every tool of this server.` : 'Unknown tool: tools/list names every tool of this server.';
-}
-
-/**
- * The server never validates a schema at run time (it asks nothing of clients), so the SDK's default Ajv
- * validator, which compiles code from strings (refused by workerd) and costs milliseconds per server, is
- * replaced by one that refuses.
- */
-const NO_SCHEMA_VALIDATION: jsonSchemaValidator = {
-  getValidator: () => () => ({ valid: false, data: undefined, errorMessage: 'This server validates no client data.' }),
-};
+// The servers' modules import the tool types from here too.
+export * from './tools.ts';
+export { ParamsCheckingServer, unknownToolMessage } from './sdk-adapter.ts';
 
 /**
  * The revision to serve a request's `MCP-Protocol-Version` header as: itself when the SDK implements it;
@@ -315,7 +179,7 @@ export function mcpEndpoint<C>(spec: McpServerSpec<C>): Endpoint {
   return {
     methods: {
       POST: {
-        operationId: spec.name.replace(/-(\w)/g, (_, ch: string) => ch.toUpperCase()),
+        operationId: operationIdOf(spec.name),
         summary: spec.summary,
         description: spec.description,
         tags: ['MCP'],
@@ -418,91 +282,4 @@ async function answerMcp<C>(
   for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value);
   response.headers.set('Cache-Control', sse ? `${spec.cacheControl}, no-transform` : spec.cacheControl);
   return { response, streamed };
-}
-
-/** The standard JSON-RPC 2.0 message of an error code the SDK may fill with a dependency's text. */
-const STANDARD_MESSAGES: Record<number, string> = {
-  [ErrorCode.InvalidRequest]: 'Invalid Request',
-  [ErrorCode.MethodNotFound]: 'Method not found',
-  [ErrorCode.InvalidParams]: 'Invalid params',
-  [ErrorCode.InternalError]: 'Internal error',
-};
-
-/**
- * Makes every JSON-RPC error the transport sends carry either a message of ours ({@link RpcError}) or the
- * standard text of its code: the SDK puts a thrown error's message there, which for a request that fails
- * its schema checks is zod's issue list (contract §6: no error text carries internals).
- */
-function withOwnErrorText(transport: WebStandardStreamableHTTPServerTransport): void {
-  const send = transport.send.bind(transport);
-  transport.send = (message, options) => {
-    if ('error' in message && !OWN_MESSAGES.has(message.error.message) && !UNKNOWN_TOOL_NAMED.test(message.error.message)) {
-      const code = message.error.code in STANDARD_MESSAGES ? message.error.code : ErrorCode.InternalError;
-      return send({ ...message, error: { code, message: STANDARD_MESSAGES[code]! } }, options);
-    }
-    return send(message, options);
-  };
-}
-
-/** The schema of a request the SDK registers a handler for: an object with a literal `method`. */
-type RequestSchema = Parameters<Server['setRequestHandler']>[0];
-
-const METHOD_ONLY = new Map<string, RequestSchema>();
-
-/** A request schema checking only the method (built once per method and isolate). */
-function methodOnly(method: string): RequestSchema {
-  let schema = METHOD_ONLY.get(method);
-  if (!schema) METHOD_ONLY.set(method, (schema = z.looseObject({ method: z.literal(method) }) as unknown as RequestSchema));
-  return schema;
-}
-
-/**
- * The SDK's `Server`, answering a request whose params fail its method's schema with JSON-RPC `-32602`
- * Invalid params (JSON-RPC 2.0 §5.1) instead of `-32603` Internal error: the SDK parses a request with the
- * handler's schema before calling it and sends a thrown parse error as `-32603`. Every handler, including
- * those the SDK's constructors register (`initialize`, `ping`), is registered here under a schema that
- * checks only the method, and parses with its own schema first. The SDK's tools/call wrapper (which answers
- * `-32602` itself) still runs, as `Server.setRequestHandler` is called with the same method.
- */
-export class ParamsCheckingServer extends Server {
-  override setRequestHandler(...[schema, handler]: Parameters<Server['setRequestHandler']>): void {
-    const method = (schema as unknown as z.ZodObject<{ method: z.ZodLiteral<string> }>).shape.method.value;
-    super.setRequestHandler(methodOnly(method), (request, extra) => {
-      const parsed = (schema as unknown as z.ZodType).safeParse(request);
-      if (!parsed.success) throw new RpcError(ErrorCode.InvalidParams, 'Invalid params: they do not match the schema of the method.');
-      return handler(parsed.data as Parameters<typeof handler>[0], extra);
-    });
-  }
-}
-
-/** A fresh SDK server for one request (`serverInfo.websiteUrl`: the service's home page), answering `tools/list` and `tools/call` from the spec's tools. */
-function createServer<C>(spec: McpServerSpec<C>, context: C, requestId: string, websiteUrl: string): Server {
-  const tools = spec.tools();
-  const byName = new Map(tools.map((t) => [t.definition.name, t]));
-  const server = new ParamsCheckingServer(
-    { name: spec.name, title: spec.title, version: SERVER_VERSION, websiteUrl },
-    { capabilities: { tools: { listChanged: false } }, instructions: spec.instructions, jsonSchemaValidator: NO_SCHEMA_VALIDATION },
-  );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((t) => t.definition) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-    const tool = byName.get(request.params.name);
-    if (!tool) {
-      const message = unknownToolMessage(request.params.name);
-      throw new RpcError(ErrorCode.InvalidParams, message, !UNKNOWN_TOOL_NAMED.test(message));
-    }
-    try {
-      const { text, structured } = await tool.call(context, request.params.arguments ?? {});
-      return { content: [{ type: 'text', text }], structuredContent: structured };
-    } catch (err) {
-      const { body } = problemOf(err, requestId);
-      return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
-    }
-  });
-  return server;
-}
-
-/** Builds a value once per isolate, on first use (tool lists are generated from schemas). */
-export function once<T>(build: () => T): () => T {
-  let value: T | undefined;
-  return () => (value ??= build());
 }

@@ -1,5 +1,5 @@
 /**
- * The fund MCP server (`POST /api/mcp`, contract §6): one read-only tool per fund-data endpoint, generated
+ * The fund MCP server (`POST /api/mcp`, docs/mcp.md): one read-only tool per fund-data endpoint, generated
  * from the declarations in `lib/fund/tools/`. Arguments are the endpoint's query parameters; results are
  * the REST body, byte for byte, as text content and as `structuredContent`, after the same fail-closed
  * redaction (every call goes through `callFundTool`).
@@ -59,7 +59,7 @@ export const fundServer: McpServerSpec<FundCaller> = {
   title: 'fund-edge fund data',
   summary: "MCP server: the fund's data, read-only",
   description:
-    "Model Context Protocol (Streamable HTTP, stateless, JSON responses). Twelve read-only tools `get_*`, one per fund-data endpoint, with the endpoint's query parameters as arguments and its redacted JSON as result. Needs a fund key (`Authorization: Bearer svc_dk_...`) or an OAuth 2.1 access token from this service (discovery: the `resource_metadata` of the 401); the demo key is refused.",
+    "Model Context Protocol (Streamable HTTP, stateless, JSON responses). One read-only tool `get_*` per fund-data endpoint, with the endpoint's query parameters as arguments and its redacted JSON as result. Needs a fund key (`Authorization: Bearer svc_dk_...`) or an OAuth 2.1 access token from this service (discovery: the `resource_metadata` of the 401); the demo key is refused.",
   instructions:
     "Read-only access to one fund's shadow NAV data, reconciled against the fund administrator: overview, positions, breakdowns, exposure (and its series), P&L attribution, parametric VaR, trial balance, capital accounts, expenses, fee terms and NAV history. Money and quantities are decimal strings in the fund's base currency; percentages are numbers in percent. Investors appear only as pseudonymous investorRef values. Start with get_fund_overview.",
   auth: 'required',

@@ -1,7 +1,7 @@
 /**
- * The public MCP server (`POST /api/mcp/public`, contract §6): the seven calculators as tools
+ * The public MCP server (`POST /api/mcp/public`, docs/mcp.md): the calculators as tools
  * `calc_<slug>`, generated from their declarations in `lib/calculators/`, with no key needed. Every
- * `tools/call` counts against the same daily calculator quota as a REST call (contract §3); an optional key
+ * `tools/call` counts against the same daily calculator quota as a REST call (docs/api.md#limits); an optional key
  * raises it exactly as on REST. Besides them, `search_docs` searches the service's documentation; it reads
  * only the index bundled at build time and is not charged against the quota (README "Documentation").
  */
@@ -9,14 +9,14 @@ import { CALCULATORS } from '../calculators/index.ts';
 import { resultSchema, runCalculator, toolName } from '../calculators/definition.ts';
 import { authenticate, type Principal } from '../keys.ts';
 import { calcCaller, consumeCalcQuota, deferOf, rateLimitHeaders } from '../rate-limit.ts';
-import { parseInput } from '../validation.ts';
+import { atLocation, parseInput } from '../validation.ts';
 import * as z from 'zod';
 import { MAX_QUERY_LENGTH, MAX_RESULTS, SEARCH_INDEX_PATH, searchDocs } from '../docs/search.ts';
 import type { Env } from '../env.ts';
 import { publicOrigin } from '../origin.ts';
 import { ApiError } from '../errors.ts';
 import { logContextOf, logFailure, type LogContext } from '../log.ts';
-import { READ_ONLY, once, toolInputSchema, toolOutputSchema, type McpServerSpec, type McpTool } from './dispatch.ts';
+import { READ_ONLY, once, toolInputSchema, toolOutputSchema, type McpServerSpec, type McpTool } from './tools.ts';
 
 /** Who is calling the public server: a key's principal or nobody, and the client address for the quota. */
 export interface PublicCaller {
@@ -99,7 +99,8 @@ const calculatorTools = once((): McpTool<PublicCaller>[] =>
     },
     async call(caller, args) {
       try {
-        const result = runCalculator(def, parseInput(def.input, args, 'arguments'));
+        const inputs = parseInput(def.input, args, 'arguments');
+        const result = atLocation('arguments', () => runCalculator(def, inputs));
         return { text: JSON.stringify(result), structured: result as Record<string, unknown> };
       } catch (err) {
         // Answered as an isError result (not through the app's error handler): log it here, once.
@@ -114,7 +115,7 @@ const calculatorTools = once((): McpTool<PublicCaller>[] =>
 export const publicServer: McpServerSpec<PublicCaller> = {
   name: 'fund-edge-calculators',
   title: 'fund-edge calculators',
-  summary: 'MCP server: the seven calculators',
+  summary: 'MCP server: the calculators',
   description:
     'Model Context Protocol (Streamable HTTP, stateless, JSON responses). Tools `calc_*`, one per calculator, with the same schemas and the same daily quota as the REST calculators, and `search_docs` over this documentation (not counted). No key needed; an optional Bearer key raises the quota.',
   instructions:

@@ -196,7 +196,7 @@ export function mountConsent(app: Hono<ConsoleEnv>): void {
   app.get('/oauth/authorize', async (c) => {
     const { AuthorizationError } = await import('@cloudflare/workers-oauth-provider');
     const oauth = (await authorizationServer(c)).getOAuthApi(c.env);
-    let request;
+    let request: Awaited<ReturnType<typeof oauth.parseAuthRequest>>;
     try {
       request = await oauth.parseAuthRequest(c.req.raw);
     } catch (err) {

@@ -104,7 +104,7 @@ function homePage(origin: string) {
 <table>
 <thead><tr><th>Surface</th><th>URL</th><th>Key</th></tr></thead>
 <tbody>
-<tr><td>REST API: fund data (GET) and seven calculators (POST)</td><td><code>${origin}/api/v1/</code></td><td>fund data: Bearer key; calculators: none</td></tr>
+<tr><td>REST API: fund data (GET) and calculators (POST)</td><td><code>${origin}/api/v1/</code></td><td>fund data: Bearer key; calculators: none</td></tr>
 <tr><td>Public MCP server: the calculators and <code>search_docs</code></td><td><code>${origin}/api/mcp/public</code></td><td>none</td></tr>
 <tr><td>Fund MCP server: one read-only tool per fund-data endpoint</td><td><code>${origin}/api/mcp</code></td><td>Bearer key</td></tr>
 </tbody>

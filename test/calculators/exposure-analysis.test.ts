@@ -70,7 +70,7 @@ describe('exposure analysis: worked example', () => {
       ['XRP', 100_000],
     ]);
     const expected = [10, 8, 4, 2, 2, 1].map((k) => dec(k).div(27));
-    c.assets.forEach((a, i) => expect(a.weight.minus(expected[i]!).abs().lt('1e-35')).toBe(true));
+    for (const [i, a] of c.assets.entries()) expect(a.weight.minus(expected[i]!).abs().lt('1e-35')).toBe(true);
   });
 
   it('reports the largest position with its weight and percent of NAV', () => {
@@ -229,17 +229,17 @@ describe('exposure analysis: CSV quirks', () => {
     expect(r.byClass[0]!.key).toBe('unspecified');
   });
 
-  it('a missing Value column is a ValidationError at /body/positionsCsv', () => {
+  it('a missing Value column is a ValidationError at /positionsCsv (the edge adds /body or /arguments)', () => {
     const err = thrown(() => run({ positionsCsv: 'Asset,Venue\nBTC,Binance\n' })) as ValidationError;
     expect(err).toBeInstanceOf(ValidationError);
     expect(err.status).toBe(400);
-    expect(err.errors).toEqual([{ pointer: '/body/positionsCsv', detail: 'header lacks the column Value' }]);
+    expect(err.errors).toEqual([{ pointer: '/positionsCsv', detail: 'header lacks the column Value' }]);
   });
 
   it('a Value that is not a number is a ValidationError naming the line but not the cell', () => {
     const err = thrown(() => run({ positionsCsv: 'Asset,Value\nBTC,100\nETH,12abc34secret\n' })) as ValidationError;
     expect(err).toBeInstanceOf(ValidationError);
-    expect(err.errors).toEqual([{ pointer: '/body/positionsCsv', detail: 'line 3: Value is not a number within ±1e15' }]);
+    expect(err.errors).toEqual([{ pointer: '/positionsCsv', detail: 'line 3: Value is not a number within ±1e15' }]);
     expect(JSON.stringify(err.errors)).not.toContain('12abc34secret');
     expect(err.detail).not.toContain('12abc34secret');
     expect(err.message).not.toContain('12abc34secret');
@@ -248,7 +248,7 @@ describe('exposure analysis: CSV quirks', () => {
   it('a blank Asset is a ValidationError', () => {
     const err = thrown(() => run({ positionsCsv: 'Asset,Value\n,100\n' })) as ValidationError;
     expect(err).toBeInstanceOf(ValidationError);
-    expect(err.errors).toEqual([{ pointer: '/body/positionsCsv', detail: 'line 2: Asset is blank' }]);
+    expect(err.errors).toEqual([{ pointer: '/positionsCsv', detail: 'line 2: Asset is blank' }]);
   });
 
   it('accepts exactly 10,000 rows and rejects 10,001 with 413', () => {
@@ -258,10 +258,10 @@ describe('exposure analysis: CSV quirks', () => {
     const err = thrown(() => run({ positionsCsv: `Asset,Value\n${'A,1\n'.repeat(10_001)}` })) as PayloadTooLargeError;
     expect(err).toBeInstanceOf(PayloadTooLargeError);
     expect(err.status).toBe(413);
-    expect(err.errors?.[0]?.pointer).toBe('/body/positionsCsv');
+    expect(err.errors?.[0]?.pointer).toBe('/positionsCsv');
   });
 
-  it('a NAV of zero or below leaves every *PctNav null (contract §5), like a null NAV', () => {
+  it('a NAV of zero or below leaves every *PctNav null (docs/calculators.md), like a null NAV', () => {
     const csv = 'Asset,Value\nA,300\nB,-100';
     for (const navUsd of [0, -1]) {
       const r = run({ positionsCsv: csv, navUsd });

@@ -240,7 +240,7 @@ describe('fund health check: better inputs never lower the score (property)', ()
           const after = run(better);
           expect(after.score).toBeGreaterThanOrEqual(before.score);
           // Every sub-score is monotone too, not only the total.
-          before.subScores.forEach((s, i) => expect(after.subScores[i]!.score, s.name).toBeGreaterThanOrEqual(s.score));
+          for (const [i, s] of before.subScores.entries()) expect(after.subScores[i]!.score, s.name).toBeGreaterThanOrEqual(s.score);
           // And the score stays within 0..100 with the grade of its score.
           for (const x of [before, after]) {
             expect(x.score).toBeGreaterThanOrEqual(0);

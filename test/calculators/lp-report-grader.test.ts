@@ -203,11 +203,11 @@ describe('lp report grader: length fit', () => {
   const words = (n: number) => Array.from({ length: n }, () => 'alpha').join(' ');
 
   it.each(Object.entries(LENGTH_TARGETS))('%s: within [%o] inclusive', (frequency, target) => {
-    const fit = (n: number) => run({ reportText: words(n), reportingFrequency: frequency }).length;
-    expect(fit(target.min - 1)).toEqual({ words: target.min - 1, targetMinWords: target.min, targetMaxWords: target.max, fit: 'too short' });
-    expect(fit(target.min).fit).toBe('within range');
-    expect(fit(target.max).fit).toBe('within range');
-    expect(fit(target.max + 1).fit).toBe('too long');
+    const lengthFit = (n: number) => run({ reportText: words(n), reportingFrequency: frequency }).length;
+    expect(lengthFit(target.min - 1)).toEqual({ words: target.min - 1, targetMinWords: target.min, targetMaxWords: target.max, fit: 'too short' });
+    expect(lengthFit(target.min).fit).toBe('within range');
+    expect(lengthFit(target.max).fit).toBe('within range');
+    expect(lengthFit(target.max + 1).fit).toBe('too long');
   });
 
   it('the targets are monthly 300–1200, quarterly 800–3000, ad hoc 150–1500', () => {

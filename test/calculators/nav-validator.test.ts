@@ -310,7 +310,7 @@ describe('nav validator: LP rows CSV', () => {
     }
     expect(error).toBeInstanceOf(ValidationError);
     const v = error as ValidationError;
-    expect(v.errors).toEqual([{ pointer: '/body/lpRowsCsv', detail: 'line 3, column perfFeeUsd is not a number within ±1e15' }]);
+    expect(v.errors).toEqual([{ pointer: '/lpRowsCsv', detail: 'line 3, column perfFeeUsd is not a number within ±1e15' }]);
     expect(v.message).not.toContain('SECRET');
     expect(JSON.stringify(v.errors)).not.toContain('SECRET');
     expect(v.detail).not.toContain('SECRET');

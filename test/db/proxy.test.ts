@@ -49,9 +49,18 @@ function tcpAccepts(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = tcpConnect({ host, port });
     socket.setTimeout(3000);
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => (socket.destroy(), resolve(false)));
-    socket.once('timeout', () => (socket.destroy(), resolve(false)));
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
   });
 }
 

@@ -2,7 +2,7 @@
  * The two MCP servers end to end: the SDK's own `Client` with `StreamableHTTPClientTransport` against the
  * Worker in workerd over real HTTP, listing and calling every tool (the client validates each
  * `structuredContent` against the tool's `outputSchema`), and raw JSON-RPC with exactly the headers and
- * `initialize` body of spec §4.3. The fund server is called with a key minted by the real CLI. The
+ * `initialize` body of docs/mcp.md. The fund server is called with a key minted by the real CLI. The
  * DNS-rebinding guard over real HTTP (node:http, which, unlike fetch, sends the `Host` it is given), with
  * wrangler.toml's empty `PUBLIC_ORIGIN`: a local service.
  */
@@ -19,6 +19,7 @@ import { toolName } from '../../lib/calculators/definition.ts';
 import { FUND_TOOLS } from '../../lib/fund/tools/index.ts';
 import { DEMO_API_KEY } from '../../lib/keys.ts';
 import { FUND_TOOL_NAMES, PUBLIC_TOOL_NAMES, SPEC_MCP_HEADERS, specInitialize } from '../support/contract.ts';
+import { fundExample } from '../support/examples.ts';
 import { mintKey, startWorker, type TestWorker } from '../support/worker.ts';
 
 const persistDir = mkdtempSync(join(tmpdir(), 'fund-edge-mcp-e2e-'));
@@ -35,15 +36,8 @@ afterAll(async () => {
   rmSync(persistDir, { recursive: true, force: true });
 });
 
-/** Arguments each fund tool is called with, and the same as a query string for REST. */
-const FUND_ARGS: Record<string, Record<string, string | number>> = {
-  get_exposure_series: { days: 7 },
-  get_pnl_attribution: { date: '2026-10-20' },
-  get_value_at_risk: { confidence: 0.99, method: 'sample', windowDays: 100 },
-  get_trial_balance: { asOf: '2026-09-30' },
-  get_expenses: { limit: 3 },
-  get_nav_history: { days: 10 },
-};
+/** Arguments each fund tool is called with: its declared example. */
+const FUND_ARGS = Object.fromEntries(FUND_TOOLS.map((def) => [def.tool, fundExample(def).args]));
 
 async function connect(path: string, headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'fund-edge-e2e', version: '1.0.0' });
@@ -66,9 +60,10 @@ describe('public server through the SDK client', () => {
     expect(client.getInstructions()).toMatch(/calculators/i);
   });
 
-  it('lists the seven calculators of contract §6 and search_docs as read-only tools', async () => {
+  it('lists the calculators of docs/mcp.md and search_docs as read-only tools', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual([...PUBLIC_TOOL_NAMES, 'search_docs']);
+    expect(tools.map((t) => t.name).sort()).toEqual([...PUBLIC_TOOL_NAMES, 'search_docs'].sort());
+    expect(tools.at(-1)!.name).toBe('search_docs');
     for (const t of tools) {
       expect(t.annotations?.readOnlyHint).toBe(true);
       expect(t.outputSchema?.type).toBe('object');
@@ -76,7 +71,7 @@ describe('public server through the SDK client', () => {
     }
   });
 
-  it.each(CALCULATORS.map((c) => [toolName(c), c.slug] as const))('%s gives what the REST endpoint gives', async (name, slug) => {
+  it.each(CALCULATORS.map((c) => [toolName(c), c.path] as const))('%s gives what the REST endpoint gives', async (name, slug) => {
     const result = await client.callTool({ name, arguments: {} });
     const rest = await fetch(`${worker.base}/api/v1/calc/${slug}`, {
       method: 'POST',
@@ -113,7 +108,7 @@ describe('fund server through the SDK client', () => {
   });
   afterAll(() => client?.close());
 
-  it('lists the twelve fund tools of contract §6', async () => {
+  it('lists the fund tools of docs/mcp.md', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...FUND_TOOL_NAMES].sort());
     for (const t of tools) expect(t.annotations?.readOnlyHint).toBe(true);
@@ -138,7 +133,7 @@ describe('fund server through the SDK client', () => {
   });
 });
 
-describe('raw JSON-RPC with the headers and body of spec §4.3', () => {
+describe('raw JSON-RPC with the headers and body of docs/mcp.md', () => {
   const headers = SPEC_MCP_HEADERS;
   const initialize = specInitialize();
   const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_fund_overview', arguments: {} } };

@@ -55,7 +55,7 @@ afterAll(async () => {
 });
 
 describe('calculators over HTTP', () => {
-  it.each(CALCULATORS.map((c) => c.slug))('%s answers 200 with inputs, disclaimer and rate-limit headers', async (slug) => {
+  it.each(CALCULATORS.map((c) => c.path))('%s answers 200 with inputs, disclaimer and rate-limit headers', async (slug) => {
     const res = await post(`/api/v1/calc/${slug}`, {}, { 'cf-connecting-ip': '198.51.100.1' });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
@@ -97,7 +97,7 @@ describe('calculators over HTTP', () => {
     expect(res.status).toBe(200);
     const doc = (await res.json()) as { openapi: string; paths: Record<string, unknown> };
     expect(doc.openapi).toBe('3.1.0');
-    for (const c of CALCULATORS) expect(doc.paths).toHaveProperty([`/api/v1/calc/${c.slug}`]);
+    for (const c of CALCULATORS) expect(doc.paths).toHaveProperty([`/api/v1/calc/${c.path}`]);
   });
 });
 

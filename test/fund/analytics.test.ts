@@ -35,7 +35,7 @@ import {
   timeWeightedReturnPct,
   usableRunOn,
 } from '../../lib/fund/analytics/runs.ts';
-import { netAssets, trialBalance } from '../../lib/fund/analytics/trial-balance.ts';
+import { trialBalance } from '../../lib/fund/analytics/trial-balance.ts';
 import { EWMA_LAMBDA, Z_SCORES, valueAtRisk, type VarOptions } from '../../lib/fund/analytics/var.ts';
 import { callFundTool } from '../../lib/fund/definition.ts';
 import { embeddedStore } from '../../lib/fund/embedded-store.ts';
@@ -44,6 +44,17 @@ import type { AccountRow, LedgerLineRow, NavRunRow, PositionRow, PriceRow } from
 import type { FundStore } from '../../lib/fund/store.ts';
 import { ACCOUNTS, DEMO_FUND } from '../../lib/fund/synthetic.ts';
 import { thrown } from '../support/thrown.ts';
+
+/** Net assets per the ledger (Σ asset balances − Σ liability balances), which equals NAV on a complete run date. */
+function netAssets(accounts: readonly AccountRow[], ledger: readonly LedgerLineRow[]): Dec {
+  const type = new Map(accounts.map((a) => [a.code, a.type]));
+  let total = dec(0);
+  for (const line of ledger) {
+    const t = type.get(line.accountCode);
+    if (t === 'asset' || t === 'liability') total = total.plus(dec(line.debit).minus(line.credit));
+  }
+  return total;
+}
 
 // ---------------------------------------------------------------------------------------------------------
 // Helpers

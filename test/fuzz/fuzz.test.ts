@@ -17,7 +17,8 @@ import { queryVerdict } from './schema.ts';
 import type { FuzzAnswer } from './http.ts';
 
 /** The slice: seed and size (about 20 s of requests on 2 shared cores). */
-const SLICE_SEED = 20_261_123;
+/** A seed whose slice reaches every route and tool (the test below checks; the lists are in path order). */
+const SLICE_SEED = 20_261_125;
 const SLICE_RUNS = 400;
 
 const keys = { sample: 'svc_dk_SampleSampleSampleSampleSampleSamp', other: 'svc_dk_OtherOtherOtherOtherOtherOtherOthe', revoked: 'svc_dk_RevokedRevokedRevokedRevokedRevo' };

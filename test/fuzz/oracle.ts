@@ -99,7 +99,10 @@ function checkProblem(answer: FuzzAnswer, out: Violation[]): void {
 
 function checkRpc(c: FuzzCase, answer: FuzzAnswer, out: Violation[]): void {
   const type = answer.headers['content-type'] ?? '';
-  if (type.startsWith('application/problem+json')) return checkProblem(answer, out);
+  if (type.startsWith('application/problem+json')) {
+    checkProblem(answer, out);
+    return;
+  }
   if (HTTP_REFUSALS.has(answer.status)) {
     out.push({ kind: `MCP: HTTP ${answer.status} refusal not problem+json`, detail: `${type}: ${answer.body.slice(0, 160)}` });
     return;

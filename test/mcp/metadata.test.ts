@@ -8,7 +8,7 @@ import { createApp } from '../../lib/app.ts';
 import { fundServer } from '../../lib/mcp/fund-server.ts';
 import { publicServer } from '../../lib/mcp/public-server.ts';
 import { withNullAsAnyOf } from '../../lib/mcp/portable-schema.ts';
-import { unknownToolMessage } from '../../lib/mcp/dispatch.ts';
+import { unknownToolMessage } from '../../lib/mcp/sdk-adapter.ts';
 import { fakeEnv } from '../support/fakes.ts';
 
 const app = createApp();

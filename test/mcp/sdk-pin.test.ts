@@ -1,9 +1,9 @@
 /**
- * The MCP SDK is pinned because `lib/mcp/dispatch.ts` leans on its internals. This suite fails loudly when an
+ * The MCP SDK is pinned because `lib/mcp/sdk-adapter.ts` and `lib/mcp/dispatch.ts` lean on its internals. This suite fails loudly when an
  * upgrade changes any of them, naming what to re-check:
  * - the exact installed version equals the exact version in package.json (no range);
  * - the `send` wrapper: the transport's `send(message, options)` is a prototype method the wrapper can shadow
- *   per instance (that every error then goes through it is proven in `servers.test.ts`, where no SDK or zod
+ *   per instance (that every error then goes through it is proven in `jsonrpc.test.ts` and `tools.test.ts`, where no SDK or zod
  *   text reaches a client);
  * - `ParamsCheckingServer`: the SDK's `Server` and `Protocol` constructors register their handlers
  *   (`initialize`, `ping`) through `this.setRequestHandler`, so that a subclass override sees them;
@@ -28,7 +28,7 @@ import { SPEC_MCP_HEADERS, specInitialize } from '../support/contract.ts';
 const ROOT = process.cwd();
 const readJson = (path: string) => JSON.parse(readFileSync(join(ROOT, path), 'utf8')) as Record<string, unknown>;
 
-/** The SDK version lib/mcp/dispatch.ts was written against. Upgrading: re-check every item of this file. */
+/** The SDK version lib/mcp/sdk-adapter.ts and dispatch.ts were written against. Upgrading: re-check every item of this file. */
 const PINNED = '1.32.2';
 
 describe('the pinned MCP SDK', () => {

@@ -1,5 +1,5 @@
 /**
- * Every limit has one home, lib/limits.ts (issue 11, item 9): the code reads it (re-exported where it is
+ * Every limit has one home, lib/limits.ts (docs/api.md#limits): the code reads it (re-exported where it is
  * enforced), the OpenAPI document states it, and README "Keys and limits" and wrangler.toml's
  * `[[ratelimits]]` must say the same.
  */

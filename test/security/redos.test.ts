@@ -1,5 +1,5 @@
 /**
- * Regular expressions against hostile input (issue 11, item 1).
+ * Regular expressions against hostile input (docs/api.md#conventions: linear time at the largest accepted size).
  *
  * 1. Every regular expression literal in `lib/` and `functions/` is read from the source (esbuild strips the
  *    types, acorn finds the literals) and checked with recheck (its native checker from the npm platform package, else its pure-JS one; fixed seed): each must be

@@ -1,6 +1,6 @@
-/** Literal names from `API-CONTRACT.md` §6, so that tests check the servers against the contract, not against the code. */
+/** Literal tool names as docs/mcp.md and the README list them, so that tests check the servers against the documentation, not against the code. */
 
-/** The public MCP server's tools, in the contract's order. */
+/** The public MCP server's calculator tools (the server lists them in the path order of their files under functions/). */
 export const PUBLIC_TOOL_NAMES = [
   'calc_fee_calculator',
   'calc_nav_validator',
@@ -11,7 +11,7 @@ export const PUBLIC_TOOL_NAMES = [
   'calc_lp_report_grader',
 ];
 
-/** The fund MCP server's tools, in the contract's order. */
+/** The fund MCP server's tools (listed in the path order of their files under functions/). */
 export const FUND_TOOL_NAMES = [
   'get_fund_overview',
   'get_positions',
@@ -28,16 +28,16 @@ export const FUND_TOOL_NAMES = [
 ];
 
 /**
- * Contract §4's "usable" NAV run (complete and matched, with a shadow NAV), written here independently of
- * `lib/fund/analytics/runs.ts` so that tests check the library against the contract.
+ * The "usable" NAV run of docs/fund-data.md#nav-runs-and-which-one-an-endpoint-reads (complete and matched, with a shadow NAV), written here independently of
+ * `lib/fund/analytics/runs.ts` so that tests check the library against the documented rule.
  */
 export const isUsableRun = (r: { status: string; reconStatus: string | null; shadowNav: string | null }): boolean =>
   r.status === 'complete' && r.reconStatus === 'matched' && r.shadowNav !== null;
 
-/** The request headers of spec §4.3, item 2. */
+/** The request headers every MCP client sends (docs/mcp.md). */
 export const SPEC_MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-/** The `initialize` request of spec §4.3, item 3, with the protocol version the spec uses. */
+/** A client's `initialize` request (docs/mcp.md), with a protocol revision newer than the SDK's (2026-06-18). */
 export function specInitialize(clientName = 'spec-client') {
   return {
     jsonrpc: '2.0',

@@ -34,9 +34,15 @@ function answers(target: { host: string; port: number }): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = tcpConnect(target);
     socket.setTimeout(1000);
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
-    socket.once('timeout', () => (socket.destroy(), resolve(false)));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
   });
 }
 

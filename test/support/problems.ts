@@ -5,7 +5,7 @@
 import { expect } from 'vitest';
 import type { ProblemBody } from '../../lib/errors.ts';
 
-/** The members a problem body may have (contract §1). */
+/** The members a problem body may have (docs/api.md#errors). */
 export const PROBLEM_MEMBERS = ['code', 'detail', 'errors', 'requestId', 'status', 'title', 'type'];
 
 /**

@@ -1,4 +1,4 @@
-/** `POST /api/mcp/public`: the public MCP server, the seven calculators as tools, no key (contract §6). */
+/** `POST /api/mcp/public`: the public MCP server, the calculators as tools, no key (docs/mcp.md). */
 import { mcpEndpoint } from '../../../lib/mcp/dispatch.ts';
 import { publicServer } from '../../../lib/mcp/public-server.ts';
 

@@ -1,5 +1,5 @@
 /**
- * P&L attribution between a usable NAV run and the usable run before it (spec §2).
+ * P&L attribution between a usable NAV run and the usable run before it (docs/fund-data.md#nav-runs-and-which-one-an-endpoint-reads).
  *
  * Per live non-cash position (asset at a venue), with q and p its quantity and price at the opening (0) and
  * closing (1) runs, MV its market value and C the net purchases between the runs at cost (the position's

@@ -1,5 +1,5 @@
 /**
- * Investors' capital accounts for a NAV run, month to date (spec §2: the latest complete run).
+ * Investors' capital accounts for a NAV run, month to date (docs/fund-data.md#nav-runs-and-which-one-an-endpoint-reads: the latest complete run).
  *
  * Stores keep each investor's account cumulatively since inception at every complete run; the period's
  * figures are the difference between the run and the opening run (the latest complete run before the first

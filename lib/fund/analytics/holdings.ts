@@ -10,6 +10,7 @@
  */
 import { D, dec, percentOf, sum, toMoney, type Dec } from '../../decimal.ts';
 import type { NavRunRow, PositionRow } from '../rows.ts';
+import type { BreakdownRow, PositionView } from '../schemas.ts';
 import { navOf } from './runs.ts';
 
 /** Asset classes counted as cash, not exposure. */
@@ -17,17 +18,6 @@ export const CASH_CLASSES: ReadonlySet<string> = new Set(['fiat', 'stablecoin'])
 /** Key of the breakdown row that reconciles the positions' market value to NAV. */
 export const OTHER_ASSETS_LESS_LIABILITIES = 'Other assets less liabilities';
 
-/** One live position as the positions endpoint returns it. */
-export interface PositionView {
-  asset: string;
-  assetClass: string;
-  sourceType: string;
-  venue: string;
-  quantity: string;
-  price: string;
-  marketValue: string;
-  weightPct: number | null;
-}
 
 /** Positions of a run, largest absolute market value first (then asset, venue). weightPct = MV / NAV × 100. */
 export function positionsView(run: NavRunRow, positions: readonly PositionRow[]): PositionView[] {
@@ -51,12 +41,6 @@ function cmpText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** One breakdown row. */
-export interface BreakdownRow {
-  key: string;
-  marketValue: string;
-  weightPct: number | null;
-}
 
 /**
  * Market value grouped by `key`, largest first, plus the "Other assets less liabilities" row; the rows'

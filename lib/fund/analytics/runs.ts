@@ -3,11 +3,12 @@
  * difference, NAV history, month- and year-to-date returns).
  *
  * A run is usable when it is complete and its shadow NAV matched the administrator's within tolerance
- * (contract §4). "Current" figures come from the latest usable run.
+ * (docs/fund-data.md). "Current" figures come from the latest usable run.
  */
 import { D, dec, pct4, toMoney, type Dec } from '../../decimal.ts';
 import { NotFoundError, NotUsableError } from '../../errors.ts';
 import type { NavRunRow } from '../rows.ts';
+import type { NavHistoryRow } from '../schemas.ts';
 
 /** True when the run is complete and reconciled (matched). */
 export function isUsable(run: NavRunRow): boolean {
@@ -25,7 +26,7 @@ export function latestUsableRun(runs: readonly NavRunRow[]): NavRunRow {
 }
 
 /**
- * The latest complete run (reconciled or not): the run capital accounts are struck at (spec §2).
+ * The latest complete run (reconciled or not): the run capital accounts are struck at (docs/fund-data.md#nav-runs-and-which-one-an-endpoint-reads).
  * @throws {NotFoundError} 404 when no run has completed
  */
 export function latestCompleteRun(runs: readonly NavRunRow[]): NavRunRow {
@@ -113,16 +114,6 @@ export function timeWeightedReturnPct(runs: readonly NavRunRow[], run: NavRunRow
   return pct4(growth.minus(1).times(100));
 }
 
-/** One row of the NAV history (contract §4). */
-export interface NavHistoryRow {
-  navDate: string;
-  status: NavRunRow['status'];
-  shadowNav: string | null;
-  adminNav: string | null;
-  differenceBps: number | null;
-  reconStatus: NavRunRow['reconStatus'];
-  usable: boolean;
-}
 
 /**
  * Runs of the trailing `days` calendar days ending at the latest run (any status), newest first.

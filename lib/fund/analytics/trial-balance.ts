@@ -4,7 +4,7 @@
  * balances (double-entry bookkeeping; CFA Program Level I, Financial Reporting). Income and expense accounts
  * accumulate since inception (no closing entries are posted between fiscal years).
  */
-import { D, addCents, centsOf, dec, moneyOfCents, toMoney, type Dec } from '../../decimal.ts';
+import { D, addCents, centsOf, moneyOfCents, toMoney, type Dec } from '../../decimal.ts';
 import type { AccountRow, LedgerLineRow } from '../rows.ts';
 
 /** One trial balance row; one of `debit` and `credit` is "0.00". */
@@ -42,7 +42,7 @@ function trialBalanceInCents(accounts: readonly AccountRow[], ledger: readonly L
   let totalCredit: number | null = 0;
   const rows: TrialBalanceRow[] = [];
   for (const [code, balance] of [...net].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    const debit = balance > 0 ? balance : 0;
+    const debit = Math.max(balance, 0);
     const credit = balance < 0 ? -balance : 0;
     totalDebit = addCents(totalDebit, debit);
     totalCredit = addCents(totalCredit, credit);
@@ -84,15 +84,4 @@ export function trialBalanceInDecimals(accounts: readonly AccountRow[], ledger: 
     totalCredit: toMoney(totalCredit),
     balanced: totalDebit.eq(totalCredit),
   };
-}
-
-/** Net assets per the ledger (Σ asset balances − Σ liability balances), which equals NAV on a complete run date. */
-export function netAssets(accounts: readonly AccountRow[], ledger: readonly LedgerLineRow[]): Dec {
-  const type = new Map(accounts.map((a) => [a.code, a.type]));
-  let total = new D(0);
-  for (const line of ledger) {
-    const t = type.get(line.accountCode);
-    if (t === 'asset' || t === 'liability') total = total.plus(dec(line.debit).minus(line.credit));
-  }
-  return total;
 }

@@ -1,6 +1,6 @@
 /**
  * Parametric (delta-normal) value at risk of the live portfolio, with Euler component VaR per asset
- * (contract §4). Sources: J.P. Morgan/Reuters, RiskMetrics Technical Document, 4th ed. (1996), §5 (EWMA with
+ * (docs/fund-data.md). Sources: J.P. Morgan/Reuters, RiskMetrics Technical Document, 4th ed. (1996), §5 (EWMA with
  * λ = 0.94, zero mean) ; Jorion, Value at Risk, 3rd ed. (2007), ch. 7 (component VaR by Euler allocation).
  *
  * Exposure E_a of asset a = Σ market value of its live positions (shorts negative); fiat and stablecoins
@@ -61,7 +61,7 @@ export function valueAtRisk(run: NavRunRow, positions: readonly PositionRow[], p
   // faster than the rows, through allocation and garbage collection). A later row for the same asset and
   // date replaces an earlier one, as before.
   const assetIndex = new Map<string, number>();
-  assets.forEach((a, i) => assetIndex.set(a, i));
+  for (const [i, a] of assets.entries()) assetIndex.set(a, i);
   const dateIndex = new Map<string, number>();
   const rows: number[] = [];
   const slots: number[] = [];
@@ -70,7 +70,10 @@ export function valueAtRisk(run: NavRunRow, positions: readonly PositionRow[], p
     const a = assetIndex.get(p.asset);
     if (a === undefined) continue;
     let d = dateIndex.get(p.priceDate);
-    if (d === undefined) dateIndex.set(p.priceDate, (d = dateIndex.size));
+    if (d === undefined) {
+      d = dateIndex.size;
+      dateIndex.set(p.priceDate, d);
+    }
     rows.push(a);
     slots.push(d);
   }

@@ -4,12 +4,11 @@ import { toMoney } from '../../decimal.ts';
 import { defineFundTool } from '../definition.ts';
 import { breakdownBy } from '../analytics/holdings.ts';
 import { latestUsableRun, navOf } from '../analytics/runs.ts';
-import { currency, date, label, money, pct } from '../schemas.ts';
+import { breakdownRowSchema, currency, date, money } from '../schemas.ts';
 
-const rows = () => z.array(z.strictObject({ key: label(), marketValue: money(), weightPct: pct() }));
+const rows = () => z.array(breakdownRowSchema);
 
 export const breakdown = defineFundTool({
-  path: 'breakdown',
   tool: 'get_portfolio_breakdown',
   title: 'Portfolio breakdown',
   description:

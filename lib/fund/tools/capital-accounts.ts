@@ -16,7 +16,6 @@ const figures = {
 };
 
 export const capitalAccountsTool = defineFundTool({
-  path: 'capital-accounts',
   tool: 'get_capital_accounts',
   title: 'Capital accounts',
   description:

@@ -4,9 +4,9 @@ import { dec, toMoney } from '../../decimal.ts';
 import { maskFreeText } from '../../redaction.ts';
 import { defineFundTool } from '../definition.ts';
 import { currency, date, label, money } from '../schemas.ts';
+import { EXPENSE_STATUSES } from '../rows.ts';
 
 export const expenses = defineFundTool({
-  path: 'expenses',
   tool: 'get_expenses',
   title: 'Expenses',
   description:
@@ -21,7 +21,7 @@ export const expenses = defineFundTool({
         category: label(),
         description: z.string().max(2000),
         amount: money(),
-        status: z.enum(['accrued', 'paid']),
+        status: z.enum(EXPENSE_STATUSES),
         paidDate: date().nullable(),
       }),
     ),

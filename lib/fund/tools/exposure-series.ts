@@ -6,7 +6,6 @@ import { addDays, isUsable, latestUsableRun } from '../analytics/runs.ts';
 import { currency, date, money } from '../schemas.ts';
 
 export const exposureSeries = defineFundTool({
-  path: 'exposure/series',
   tool: 'get_exposure_series',
   title: 'Exposure series',
   description:

@@ -6,7 +6,6 @@ import { latestUsableRun } from '../analytics/runs.ts';
 import { currency, date, money, pct } from '../schemas.ts';
 
 export const exposure = defineFundTool({
-  path: 'exposure',
   tool: 'get_exposure',
   title: 'Exposure snapshot',
   description:

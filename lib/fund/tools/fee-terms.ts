@@ -3,9 +3,9 @@ import * as z from 'zod';
 import { dec, pct4 } from '../../decimal.ts';
 import { defineFundTool } from '../definition.ts';
 import { currency, label } from '../schemas.ts';
+import { CRYSTALLIZATIONS, HURDLE_TYPES } from '../rows.ts';
 
 export const feeTerms = defineFundTool({
-  path: 'fee-terms',
   tool: 'get_fee_terms',
   title: 'Fee terms',
   description:
@@ -20,9 +20,9 @@ export const feeTerms = defineFundTool({
         mgmtFeePct: z.number(),
         perfFeePct: z.number(),
         hurdlePct: z.number().nullable(),
-        hurdleType: z.enum(['hard', 'soft']).nullable(),
+        hurdleType: z.enum(HURDLE_TYPES).nullable(),
         hasHwm: z.boolean(),
-        crystallization: z.enum(['annual', 'quarterly']),
+        crystallization: z.enum(CRYSTALLIZATIONS),
       }),
     ),
   }),

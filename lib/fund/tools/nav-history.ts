@@ -2,10 +2,9 @@
 import * as z from 'zod';
 import { defineFundTool } from '../definition.ts';
 import { navHistory } from '../analytics/runs.ts';
-import { currency, date, money } from '../schemas.ts';
+import { currency, navHistoryRowSchema } from '../schemas.ts';
 
 export const navHistoryTool = defineFundTool({
-  path: 'nav-history',
   tool: 'get_nav_history',
   title: 'NAV history',
   description:
@@ -13,17 +12,7 @@ export const navHistoryTool = defineFundTool({
   query: z.strictObject({ days: z.number().int().min(1).max(3660).default(90).describe('Trailing window in calendar days (1..3660).') }),
   output: z.strictObject({
     currency: currency(),
-    runs: z.array(
-      z.strictObject({
-        navDate: date(),
-        status: z.enum(['complete', 'partial', 'failed']),
-        shadowNav: money().nullable(),
-        adminNav: money().nullable(),
-        differenceBps: z.number().nullable(),
-        reconStatus: z.enum(['matched', 'break']).nullable(),
-        usable: z.boolean(),
-      }),
-    ),
+    runs: z.array(navHistoryRowSchema),
   }),
   example: { days: '7' },
   problems: [],

@@ -4,9 +4,9 @@ import { dec, toMoney } from '../../decimal.ts';
 import { defineFundTool } from '../definition.ts';
 import { differenceBps, latestUsableRun, timeWeightedReturnPct } from '../analytics/runs.ts';
 import { currency, date, label, money, pct } from '../schemas.ts';
+import { RECON_STATUSES } from '../rows.ts';
 
 export const overview = defineFundTool({
-  path: 'overview',
   tool: 'get_fund_overview',
   title: 'Fund overview',
   description:
@@ -25,7 +25,7 @@ export const overview = defineFundTool({
       shadowNav: money(),
       adminNav: money().nullable(),
       differenceBps: z.number().nullable().describe('(shadow − administrator) / administrator × 10,000, 2 dp.'),
-      reconStatus: z.enum(['matched', 'break']),
+      reconStatus: z.enum(RECON_STATUSES),
       mtdReturnPct: pct().describe('Time-weighted return month to date, percent (flows excluded).'),
       ytdReturnPct: pct().describe('Time-weighted return year to date, percent (flows excluded).'),
     }),

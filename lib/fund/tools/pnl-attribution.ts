@@ -10,7 +10,6 @@ import { currency, date, label, money } from '../schemas.ts';
 const effects = { priceEffect: money(), quantityEffect: money(), total: money() };
 
 export const pnlAttributionTool = defineFundTool({
-  path: 'pnl/attribution',
   tool: 'get_pnl_attribution',
   title: 'P&L attribution',
   description:

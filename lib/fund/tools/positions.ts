@@ -4,10 +4,9 @@ import { toMoney } from '../../decimal.ts';
 import { defineFundTool } from '../definition.ts';
 import { positionsView } from '../analytics/holdings.ts';
 import { latestUsableRun, navOf } from '../analytics/runs.ts';
-import { currency, date, decimal, label, money, pct } from '../schemas.ts';
+import { currency, date, money, positionViewSchema } from '../schemas.ts';
 
 export const positions = defineFundTool({
-  path: 'positions',
   tool: 'get_positions',
   title: 'Positions',
   description:
@@ -17,18 +16,7 @@ export const positions = defineFundTool({
     asOf: date(),
     currency: currency(),
     nav: money(),
-    positions: z.array(
-      z.strictObject({
-        asset: label(),
-        assetClass: label(),
-        sourceType: label(),
-        venue: label(),
-        quantity: decimal(),
-        price: decimal(),
-        marketValue: money(),
-        weightPct: pct().describe('marketValue / NAV × 100.'),
-      }),
-    ),
+    positions: z.array(positionViewSchema),
   }),
   example: {},
   problems: ['not_found'],

@@ -13,7 +13,6 @@ const oneOf = <const T extends readonly [number, ...number[]]>(values: T, fallba
   z.literal(values).default(fallback).describe(description);
 
 export const valueAtRiskTool = defineFundTool({
-  path: 'risk/var',
   tool: 'get_value_at_risk',
   title: 'Value at risk',
   description:

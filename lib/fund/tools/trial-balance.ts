@@ -8,7 +8,6 @@ import { latestUsableRun } from '../analytics/runs.ts';
 import { currency, date, label, money } from '../schemas.ts';
 
 export const trialBalanceTool = defineFundTool({
-  path: 'trial-balance',
   tool: 'get_trial_balance',
   title: 'Trial balance',
   description:

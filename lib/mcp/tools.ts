@@ -1,0 +1,107 @@
+/**
+ * The tool side of both MCP servers: what a server and its tools are (generated from the calculator and
+ * fund-tool declarations), their annotations, and their input and output JSON Schemas (docs/mcp.md).
+ */
+import type { Context } from 'hono';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type * as z from 'zod';
+import type { AppEnv } from '../env.ts';
+import type { ProblemCode } from '../errors.ts';
+import { jsonSchema } from '../openapi.ts';
+import { withNullAsAnyOf } from './portable-schema.ts';
+/** The version this service reports in `serverInfo`. */
+export const SERVER_VERSION = '1.0.0';
+
+/** JSON-RPC 2.0 error code of a refusal by a rate limit (implementation-defined server error range). */
+export const RATE_LIMITED_RPC_CODE = -32029;
+
+/** What a tool answers: its result as JSON text (sent as text content) and as an object (`structuredContent`). */
+export interface ToolAnswer {
+  text: string;
+  structured: Record<string, unknown>;
+}
+
+/**
+ * One tool of a server, generated from a calculator or fund-tool declaration.
+ * @typeParam C what the server's admission step resolved for this request (caller, fund source, ...)
+ */
+export interface McpTool<C> {
+  /** The entry `tools/list` shows: name, title, description, input and output JSON Schema, annotations. */
+  definition: Tool;
+  /**
+   * Answers `tools/call`.
+   * @throws {ApiError} for anything the caller should see (bad arguments, no data); it becomes an `isError`
+   *   result carrying the problem body. Anything else becomes a generic `internal_error` result.
+   */
+  call(context: C, args: Record<string, unknown>): Promise<ToolAnswer>;
+  /** True for a tool whose calls are not charged against the server's limit (`search_docs`). */
+  free?: boolean;
+}
+
+/** One MCP server: its identity, its tools, and the HTTP rules in front of them. */
+export interface McpServerSpec<C> {
+  name: string;
+  title: string;
+  /** Told to the client in `initialize`: what the server is for and how to use it. */
+  instructions: string;
+  /** Summary and description of the endpoint in the OpenAPI document. */
+  summary: string;
+  description: string;
+  auth: 'none' | 'optional' | 'required';
+  problems: ProblemCode[];
+  /** The tools (built once per isolate by the caller; the list is read on every request). */
+  tools(): readonly McpTool<C>[];
+  /**
+   * Admits the request before its body is read.
+   * @throws {ApiError} 401 / 403 refusals
+   */
+  admit(c: Context<AppEnv>): Promise<C>;
+  /**
+   * Charges `calls` tool calls against the server's limit.
+   * @returns headers to add to the response (RateLimit)
+   * @throws {RateLimitedError} the limit is spent
+   */
+  charge(c: Context<AppEnv>, context: C, calls: number, now: Date): Promise<Record<string, string>>;
+  /** `Cache-Control` of the server's answers. */
+  cacheControl: string;
+  /**
+   * Called once a request admitted by {@link McpServerSpec.admit} is answered, with a promise that settles
+   * when the answer has been sent in full (an SSE stream ends after the response is returned).
+   */
+  finish?(c: Context<AppEnv>, context: C, answered: Promise<unknown>): void;
+}
+
+/** A tool's annotations: every tool of both servers only reads (docs/mcp.md: `readOnlyHint: true`). */
+export const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+
+/**
+ * Input JSON Schema of a tool from a strict zod object (the calculator body or the fund query schema).
+ * @returns an object schema as `tools/list` requires (`type: "object"`), nullable fields as `anyOf` with null
+ */
+export function toolInputSchema(schema: z.ZodObject): Tool['inputSchema'] {
+  return withNullAsAnyOf(jsonSchema(schema, 'input')) as Tool['inputSchema'];
+}
+
+/**
+ * Output JSON Schema of a tool. MCP's `structuredContent` is an object, so a top-level array result (only
+ * `exposure/series`) is described, and sent, as `{ items: [...] }`; its text content stays the bare array.
+ */
+export function toolOutputSchema(schema: z.ZodType): NonNullable<Tool['outputSchema']> {
+  const described = withNullAsAnyOf(jsonSchema(schema, 'output')) as Record<string, unknown>;
+  if (described.type === 'array') {
+    return { type: 'object', properties: { items: described }, required: ['items'], additionalProperties: false };
+  }
+  return described as NonNullable<Tool['outputSchema']>;
+}
+
+/** The `structuredContent` of a result given as JSON text: the object itself, or an array as `{ items }`. */
+export function structuredOf(text: string): Record<string, unknown> {
+  const value: unknown = JSON.parse(text);
+  return Array.isArray(value) ? { items: value } : (value as Record<string, unknown>);
+}
+
+/** Builds a value once per isolate, on first use (tool lists are generated from schemas). */
+export function once<T>(build: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= build());
+}
