@@ -118,11 +118,11 @@ interface Case {
 
 /** Why the first request of an isolate still costs what it does, by kind (profiles of `--profile-first`, issue 14). */
 const COLD_WHY = {
-  fund:
-    'The embedded demo fund is simulated on the first fund request of an isolate (simulateFund in lib/fund/synthetic.ts, a sequential 430-day loop: RNG, prices, per-investor fee accruals; 15-25% self time plus the garbage it makes, 20-25%); the rest is V8 compiling the fund tools, zod, hono and decimal.js on first use. A precomputed subset would cost the fund endpoints\' size budget (README Performance).',
-  calc: 'V8 compiling the Worker\'s request path on first use (hono routing, zod parsing of the body, the calculator and decimal.js) and the quota\'s first KV read; nothing is built eagerly at import. Fits the free plan where it stays under 10 ms.',
-  mcp: 'The MCP SDK\'s server, transport and the tools\' JSON Schemas (zod toJSONSchema: processSchema, withNullAsAnyOf) are built for the request (the SDK refuses reuse), and V8 compiles the SDK on first use.',
-  openapi: 'The OpenAPI document is generated from the declarations on its first request (zod toJSONSchema for every schema), then kept for the isolate.',
+  fund: "The embedded demo fund is simulated on the first fund request of an isolate (simulateFund in lib/fund/synthetic.ts, a sequential 430-day loop: RNG, prices, per-investor fee accruals; 15-25% self time plus the garbage it makes, 20-25%); the rest is V8 compiling the fund tools, zod, hono and decimal.js on first use. A precomputed subset would cost the fund endpoints' size budget (README Performance).",
+  calc: "V8 compiling the Worker's request path on first use (hono routing, zod parsing of the body, the calculator and decimal.js) and the quota's first KV read; nothing is built eagerly at import. Fits the free plan where it stays under 10 ms.",
+  mcp: "The MCP SDK's server, transport and the tools' JSON Schemas (zod toJSONSchema: processSchema, withNullAsAnyOf) are built for the request (the SDK refuses reuse), and V8 compiles the SDK on first use.",
+  openapi:
+    'The OpenAPI document is generated from the declarations on its first request (zod toJSONSchema for every schema), then kept for the isolate.',
 } as const;
 
 /** What a child process reports for one case. */
@@ -152,7 +152,10 @@ function calculator(slug: string): CalculatorDefinition {
 }
 
 /** `runCalculator(def, def.input.parse(args))`: what one calculator call computes. */
-const calc = (def: CalculatorDefinition, args: Record<string, unknown>): Fn => () => runCalculator(def, def.input.parse(args));
+const calc =
+  (def: CalculatorDefinition, args: Record<string, unknown>): Fn =>
+  () =>
+    runCalculator(def, def.input.parse(args));
 
 function calculatorCases(): Case[] {
   const cases: Case[] = CALCULATORS.map((def) => ({
@@ -162,7 +165,11 @@ function calculatorCases(): Case[] {
     timing: QUICK,
     make: async () => ({ fn: calc(def, typicalCalculatorArgs()[def.slug] ?? {}) }),
   }));
-  for (const [factor, label] of [[1 / 16, '1/16'], [1 / 4, '1/4'], [1, '1']] as const) {
+  for (const [factor, label] of [
+    [1 / 16, '1/16'],
+    [1 / 4, '1/4'],
+    [1, '1'],
+  ] as const) {
     const years = 50 * factor;
     cases.push({
       id: `calc-fee-${label}`,
@@ -173,7 +180,11 @@ function calculatorCases(): Case[] {
       make: async () => ({ fn: calc(calculator('fee-calculator'), feeArgs(years)) }),
     });
   }
-  for (const [factor, label] of [[1 / 16, '1/16'], [1 / 4, '1/4'], [1, '1']] as const) {
+  for (const [factor, label] of [
+    [1 / 16, '1/16'],
+    [1 / 4, '1/4'],
+    [1, '1'],
+  ] as const) {
     const rows = 10_000 * factor;
     cases.push({
       id: `calc-exposure-${label}`,
@@ -201,7 +212,13 @@ async function demoData() {
 const n = (x: number) => x.toLocaleString('en-US');
 
 function analyticsCases(): Case[] {
-  const typical = (id: string, name: string, make: Case['make']): Case => ({ id: `analytics-${id}`, name, budget: TYPICAL, timing: QUICK, make });
+  const typical = (id: string, name: string, make: Case['make']): Case => ({
+    id: `analytics-${id}`,
+    name,
+    budget: TYPICAL,
+    timing: QUICK,
+    make,
+  });
   return [
     typical('positions-view', 'holdings positionsView', async () => {
       const { run, positions } = await demoData();
@@ -209,7 +226,13 @@ function analyticsCases(): Case[] {
     }),
     typical('breakdown', 'holdings breakdownBy asset + sourceType + venue', async () => {
       const { run, positions } = await demoData();
-      return { fn: () => [breakdownBy(run, positions, (p) => p.asset), breakdownBy(run, positions, (p) => p.sourceType), breakdownBy(run, positions, (p) => p.venue)] };
+      return {
+        fn: () => [
+          breakdownBy(run, positions, (p) => p.asset),
+          breakdownBy(run, positions, (p) => p.sourceType),
+          breakdownBy(run, positions, (p) => p.venue),
+        ],
+      };
     }),
     typical('exposure-of', 'holdings exposureOf', async () => {
       const { positions } = await demoData();
@@ -230,7 +253,10 @@ function analyticsCases(): Case[] {
       const { store, id, index, ccy } = await demoData();
       const run = usableRunOn(index.runs, ATTRIBUTION_DATE);
       const previous = previousUsableRun(index.runs, run.navDate)!;
-      const data = await store.read(id, { positions: { navDates: [previous.navDate, run.navDate] }, ledger: { after: previous.navDate, through: run.navDate } });
+      const data = await store.read(id, {
+        positions: { navDates: [previous.navDate, run.navDate] },
+        ledger: { after: previous.navDate, through: run.navDate },
+      });
       const input = {
         run,
         previous,
@@ -245,7 +271,10 @@ function analyticsCases(): Case[] {
     typical('var', 'var valueAtRisk ewma, 250 days (default)', async () => {
       const { store, id, ccy, run } = await demoData();
       const options: VarOptions = { confidence: 0.95, horizonDays: 1, method: 'ewma', windowDays: 250 };
-      const data = await store.read(id, { positions: { navDates: [run.navDate] }, prices: { heldAt: run.navDate, from: addDays(run.navDate, -250), through: run.navDate } });
+      const data = await store.read(id, {
+        positions: { navDates: [run.navDate] },
+        prices: { heldAt: run.navDate, from: addDays(run.navDate, -250), through: run.navDate },
+      });
       return { fn: () => valueAtRisk(run, data.positions, data.prices, options, ccy), detail: `${n(data.prices.length)} prices` };
     }),
     typical('trial-balance', 'trial-balance trialBalance, whole ledger', async () => {
@@ -259,7 +288,10 @@ function analyticsCases(): Case[] {
       const openingDate = openingRunDate(index.runs, run);
       const data = await store.read(id, { capital: { navDates: openingDate ? [openingDate, run.navDate] : [run.navDate] } });
       const refs = await investorRefs(id, [...new Set(data.capital.map((r) => r.investorId))]);
-      return { fn: () => capitalAccounts({ run, openingDate, investors: data.investors, rows: data.capital, refs, currency: ccy }), detail: `${data.investors.length} investors` };
+      return {
+        fn: () => capitalAccounts({ run, openingDate, investors: data.investors, rows: data.capital, refs, currency: ccy }),
+        detail: `${data.investors.length} investors`,
+      };
     }),
     typical('nav-history', 'runs navHistory, 90 days', async () => {
       const { index } = await demoData();
@@ -284,7 +316,10 @@ function largeAnalyticsCases(): Case[] {
       series: { id: 'var', factor },
       make: async () => {
         const input = varInputs(assets, 1_000);
-        return { fn: () => valueAtRisk(input.run, input.positions, input.prices, input.options, input.currency), detail: `${n(input.prices.length)} prices` };
+        return {
+          fn: () => valueAtRisk(input.run, input.positions, input.prices, input.options, input.currency),
+          detail: `${n(input.prices.length)} prices`,
+        };
       },
     });
   }
@@ -355,7 +390,11 @@ export async function bundleWorker(dir: string): Promise<string> {
     target: 'es2024',
     external: ['node:*', 'cloudflare:*'],
     alias: wranglerAliases(),
-    define: { 'process.env.NODE_ENV': '"production"', 'global.process.env.NODE_ENV': '"production"', 'globalThis.process.env.NODE_ENV': '"production"' },
+    define: {
+      'process.env.NODE_ENV': '"production"',
+      'global.process.env.NODE_ENV': '"production"',
+      'globalThis.process.env.NODE_ENV': '"production"',
+    },
     loader: { '.js': 'jsx', '.mjs': 'jsx', '.cjs': 'jsx' },
     outfile,
     logLevel: 'silent',
@@ -371,10 +410,16 @@ export async function bundleWorker(dir: string): Promise<string> {
  * None of the service's code runs here.
  */
 async function warmNodeInternals(): Promise<void> {
-  const request = new Request('http://127.0.0.1/warm?x=1', { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer x' }, body: '{"a":1}' });
+  const request = new Request('http://127.0.0.1/warm?x=1', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer x' },
+    body: '{"a":1}',
+  });
   await request.json();
   new URL(request.url).searchParams.get('x');
-  const response = new Response(new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode('{}')), c.close()) }), { headers: { 'content-type': 'application/json' } });
+  const response = new Response(new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode('{}')), c.close()) }), {
+    headers: { 'content-type': 'application/json' },
+  });
   await response.text();
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
@@ -405,7 +450,11 @@ function coldCases(): Case[] {
       const { key } = await createKey(API_KEYS, { fundId: 'sample-fund', label: 'bench', dailyCalcLimit: 100_000_000 });
       await warmNodeInternals();
       const worker = ((await import(pathToFileURL(bundle).href)) as { default: ExportedHandler<Env> }).default;
-      const ctx = { waitUntil: (p: Promise<unknown>) => void p.catch(() => {}), passThroughOnException: () => {}, props: {} } as unknown as ExecutionContext;
+      const ctx = {
+        waitUntil: (p: Promise<unknown>) => void p.catch(() => {}),
+        passThroughOnException: () => {},
+        props: {},
+      } as unknown as ExecutionContext;
       return {
         fn: async () => {
           const res = await worker.fetch!(new Request(`http://127.0.0.1${path}`, init(key)) as never, env, ctx);
@@ -419,7 +468,12 @@ function coldCases(): Case[] {
   const demo = () => ({ headers: { authorization: `Bearer ${DEMO_API_KEY}` } });
   const fund = FUND_TOOLS.map((def) => {
     const query = Object.keys(def.example).length ? `?${new URLSearchParams(def.example)}` : '';
-    return cold(`fund-${def.path.replace(/\//g, '-')}`, `GET fund/${def.path}${query} (demo key)`, `/api/v1/fund/${def.path}${query}`, demo);
+    return cold(
+      `fund-${def.path.replace(/\//g, '-')}`,
+      `GET fund/${def.path}${query} (demo key)`,
+      `/api/v1/fund/${def.path}${query}`,
+      demo,
+    );
   });
   const calcs = CALCULATORS.map((def) =>
     cold(`calc-${def.slug}`, `POST calc/${def.slug} (typical)`, `/api/v1/calc/${def.path}`, () => ({
@@ -457,7 +511,11 @@ function requestCases(): Case[] {
       const { env, API_KEYS } = fakeEnv();
       const { key } = await createKey(API_KEYS, { fundId: 'sample-fund', label: 'bench', dailyCalcLimit: 100_000_000 });
       const app = createApp();
-      const ctx = { waitUntil: (p: Promise<unknown>) => void p.catch(() => {}), passThroughOnException: () => {}, props: {} } as unknown as ExecutionContext;
+      const ctx = {
+        waitUntil: (p: Promise<unknown>) => void p.catch(() => {}),
+        passThroughOnException: () => {},
+        props: {},
+      } as unknown as ExecutionContext;
       return {
         fn: async () => {
           // A loopback host: served locally (no PUBLIC_ORIGIN), the MCP servers answer no other (lib/origin.ts).
@@ -507,7 +565,17 @@ const SIMULATE: Case = {
 
 /** Every case, in the order of the table. */
 export function catalogue(): Case[] {
-  return [...coldCases(), ...calculatorCases(), GENERATE, SIMULATE, ...analyticsCases(), ...largeAnalyticsCases(), ...toolCases(), ...memoCases(), ...requestCases()];
+  return [
+    ...coldCases(),
+    ...calculatorCases(),
+    GENERATE,
+    SIMULATE,
+    ...analyticsCases(),
+    ...largeAnalyticsCases(),
+    ...toolCases(),
+    ...memoCases(),
+    ...requestCases(),
+  ];
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -535,7 +603,11 @@ async function hotSpots(fn: Fn, once = false): Promise<HotSpots> {
     const byFunction = selfTimeBy(profile, (f) =>
       f.functionName === '(idle)' || f.functionName === '(program)' ? null : `${f.functionName || '(anonymous)'} [${packageOf(f.url)}]`,
     );
-    return { packages: shares(byPackage, 4), functions: shares(byFunction, 4), raw: { calls, byPackage: byPackage.slice(0, 8), byFunction: byFunction.slice(0, 8) } };
+    return {
+      packages: shares(byPackage, 4),
+      functions: shares(byFunction, 4),
+      raw: { calls, byPackage: byPackage.slice(0, 8), byFunction: byFunction.slice(0, 8) },
+    };
   } finally {
     session.disconnect();
   }
@@ -591,7 +663,13 @@ async function measureCase(c: Case, profileFirst = false): Promise<Measured> {
   await bench.warmup();
   await bench.run();
   const r = bench.tasks[0]!.result!;
-  const m: Measured = { median: median(r.samples), mean: r.mean, p99: percentile(r.samples, 99), samples: r.samples.length, ...(detail ? { detail } : {}) };
+  const m: Measured = {
+    median: median(r.samples),
+    mean: r.mean,
+    p99: percentile(r.samples, 99),
+    samples: r.samples.length,
+    ...(detail ? { detail } : {}),
+  };
   if (c.profile || (c.budget && m.median! > c.budget.value)) m.hot = await hotSpots(fn);
   return m;
 }
@@ -618,7 +696,9 @@ function toFigures(cases: readonly Case[], results: readonly Measured[]): { figu
       value: m.median,
       unit: 'ms',
       budget: c.budget,
-      note: m.error ? `error: ${m.error}` : `${m.detail ? `${m.detail} · ` : ''}mean ${ms(m.mean!)} · p99 ${ms(m.p99!)} · n=${m.samples}${growth}`,
+      note: m.error
+        ? `error: ${m.error}`
+        : `${m.detail ? `${m.detail} · ` : ''}mean ${ms(m.mean!)} · p99 ${ms(m.p99!)} · n=${m.samples}${growth}`,
       extra: {
         medianMs: m.median,
         meanMs: m.mean,
@@ -632,8 +712,11 @@ function toFigures(cases: readonly Case[], results: readonly Measured[]): { figu
       },
     });
     if (m.hot && f.value !== null) {
-      const verdict = f.budget && f.pass === false ? `${ms(f.value)} = ${(f.value / f.budget.value).toFixed(1)}× ${f.budget.text}` : ms(f.value);
-      diagnostics.push(`${f.name}: ${verdict}. Self time by package/file: ${m.hot.packages}; hottest functions: ${m.hot.functions}.${c.why && f.pass === false ? ` Why: ${c.why}` : ''}`);
+      const verdict =
+        f.budget && f.pass === false ? `${ms(f.value)} = ${(f.value / f.budget.value).toFixed(1)}× ${f.budget.text}` : ms(f.value);
+      diagnostics.push(
+        `${f.name}: ${verdict}. Self time by package/file: ${m.hot.packages}; hottest functions: ${m.hot.functions}.${c.why && f.pass === false ? ` Why: ${c.why}` : ''}`,
+      );
     }
     if (m.error) diagnostics.push(`${c.name}: failed: ${m.error}`);
     return f;
@@ -643,7 +726,12 @@ function toFigures(cases: readonly Case[], results: readonly Measured[]): { figu
 
 const SELF = fileURLToPath(import.meta.url);
 /** Node flags of a case's child process: type stripping, and `.tsx` (the console, imported by lib/app.ts) through esbuild. */
-const CHILD_FLAGS = ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', '--import', pathToFileURL(join(ROOT, 'bench/tsx-register.ts')).href];
+const CHILD_FLAGS = [
+  '--experimental-strip-types',
+  '--disable-warning=ExperimentalWarning',
+  '--import',
+  pathToFileURL(join(ROOT, 'bench/tsx-register.ts')).href,
+];
 
 /** The CPU section: every case in a child process of its own, one after the other. */
 export async function runCpu(): Promise<{ figures: Figure[]; diagnostics: string[] }> {
@@ -664,7 +752,13 @@ export async function runCpu(): Promise<{ figures: Figure[]; diagnostics: string
       }
       results.push(measured);
     } catch (err) {
-      results.push({ median: null, mean: null, p99: null, samples: 0, error: err instanceof Error ? err.message.split('\n')[0]! : String(err) });
+      results.push({
+        median: null,
+        mean: null,
+        p99: null,
+        samples: 0,
+        error: err instanceof Error ? err.message.split('\n')[0]! : String(err),
+      });
     }
   }
   rmSync(dir, { recursive: true, force: true });

@@ -46,7 +46,8 @@ export async function runDatabase(): Promise<{ figures: Figure[]; diagnostics: s
     progress('database: creating a throwaway database (test/support/database.ts)');
     const database = await createTestDatabase();
     cleanup.add('drop the database and stop the proxy', () => database.dispose());
-    const server = database.kind === 'postgres' ? 'PostgreSQL on 127.0.0.1:5432' : 'PGlite (embedded; no PostgreSQL answered on 127.0.0.1:5432)';
+    const server =
+      database.kind === 'postgres' ? 'PostgreSQL on 127.0.0.1:5432' : 'PGlite (embedded; no PostgreSQL answered on 127.0.0.1:5432)';
     progress(`database: ${server}; migrating and seeding ${FUND_ID}`);
     const t0 = performance.now();
     await migrateAndSeed(database, [FUND_ID]);
@@ -145,7 +146,8 @@ export async function runDatabase(): Promise<{ figures: Figure[]; diagnostics: s
       }),
     );
     diagnostics.push(`Database: ${server}, driver @neondatabase/serverless over WebSocket via scripts/pg-ws-proxy.ts.`);
-    for (const f of figures) if (f.pass === false) diagnostics.push(`${f.name}: ${f.value} round trips, over the store's design of ${MAX_ROUND_TRIPS}.`);
+    for (const f of figures)
+      if (f.pass === false) diagnostics.push(`${f.name}: ${f.value} round trips, over the store's design of ${MAX_ROUND_TRIPS}.`);
     return { figures, diagnostics };
   } finally {
     await cleanup.run();

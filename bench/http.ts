@@ -53,7 +53,6 @@ import {
 /** Budgets (README#performance): throughput as a fraction of the baseline's. */
 export const HTTP_BUDGETS = { calculator: 0.8, fund: 0.6, mcp: 0.4 } as const;
 
-
 /** The burst bindings, raised so that a load test is not refused (wrangler.toml keeps the real limits). */
 const RAISED_LIMITS = {
   CALC_BURST: { type: 'ratelimit', namespace_id: '1001', simple: { limit: 10_000_000, period: 60 } },
@@ -111,7 +110,15 @@ function compatibility(): { compatibility_date: string; compatibility_flags: str
 async function mintKey(persistDir: string, args: readonly string[]): Promise<string> {
   const { stdout } = await run(
     process.execPath,
-    ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', 'scripts/keys.ts', 'create', ...args, '--persist-to', persistDir],
+    [
+      '--experimental-strip-types',
+      '--disable-warning=ExperimentalWarning',
+      'scripts/keys.ts',
+      'create',
+      ...args,
+      '--persist-to',
+      persistDir,
+    ],
     { env: wranglerEnv(), timeoutMs: 60_000 },
   );
   const key = stdout.trim().split('\n').pop() ?? '';
@@ -120,7 +127,11 @@ async function mintKey(persistDir: string, args: readonly string[]): Promise<str
 }
 
 const json = { 'content-type': 'application/json' };
-const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': LATEST_PROTOCOL_VERSION };
+const mcpHeaders = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
+};
 const toolCall = (name: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } });
 
 function expectJson(status: number, body: string): string | null {
@@ -146,12 +157,30 @@ function expectToolResult(status: number, body: string): string | null {
 }
 
 /** The bare baseline: what every target is compared with. */
-const BASELINE: Target = { id: 'baseline', label: 'baseline: bare Worker', kind: 'baseline', base: 'baseline', path: '/', method: 'GET', headers: {}, check: expectJson };
+const BASELINE: Target = {
+  id: 'baseline',
+  label: 'baseline: bare Worker',
+  kind: 'baseline',
+  base: 'baseline',
+  path: '/',
+  method: 'GET',
+  headers: {},
+  check: expectJson,
+};
 
 function targets(key: string): Target[] {
   const demo = { authorization: `Bearer ${DEMO_API_KEY}` };
   const minted = { authorization: `Bearer ${key}` };
-  const fund = (p: string): Target => ({ id: `fund-${p}`, label: `GET fund/${p} (demo key)`, kind: 'fund', base: 'service', path: `/api/v1/fund/${p}`, method: 'GET', headers: demo, check: expectJson });
+  const fund = (p: string): Target => ({
+    id: `fund-${p}`,
+    label: `GET fund/${p} (demo key)`,
+    kind: 'fund',
+    base: 'service',
+    path: `/api/v1/fund/${p}`,
+    method: 'GET',
+    headers: demo,
+    check: expectJson,
+  });
   const post = (slug: string): Omit<Target, 'id' | 'label' | 'kind'> => ({
     base: 'service',
     path: `/api/v1/calc/${slug}`,
@@ -209,7 +238,18 @@ interface Tally {
   slicesP99: number[];
 }
 
-const emptyTally = (): Tally => ({ responses: 0, ok: 0, non2xx: 0, errors: 0, timeouts: 0, seconds: 0, codes: {}, times: [], slicesP50: [], slicesP99: [] });
+const emptyTally = (): Tally => ({
+  responses: 0,
+  ok: 0,
+  non2xx: 0,
+  errors: 0,
+  timeouts: 0,
+  seconds: 0,
+  codes: {},
+  times: [],
+  slicesP50: [],
+  slicesP99: [],
+});
 
 function add(t: Tally, r: Result, times: readonly number[]): void {
   t.ok += r['2xx'];
@@ -265,7 +305,10 @@ export async function runHttp(settings: LoadSettings = DEFAULT_LOAD): Promise<{ 
 
     progress('http: starting the Worker and the baseline Worker (unstable_startWorker)');
     const baselineConfig = join(dir, 'baseline.wrangler.json');
-    writeFileSync(baselineConfig, JSON.stringify({ name: 'fund-edge-bench-baseline', main: join(ROOT, 'bench', 'baseline-worker.ts'), ...compatibility() }));
+    writeFileSync(
+      baselineConfig,
+      JSON.stringify({ name: 'fund-edge-bench-baseline', main: join(ROOT, 'bench', 'baseline-worker.ts'), ...compatibility() }),
+    );
     const service = await startWorker(join(ROOT, 'wrangler.toml'), persist, RAISED_LIMITS);
     cleanup.add('dispose the Worker', () => service.dispose());
     const baseline = await startWorker(baselineConfig, join(dir, 'baseline-state'));
@@ -287,7 +330,9 @@ export async function runHttp(settings: LoadSettings = DEFAULT_LOAD): Promise<{ 
     const measurements: Measurement[] = [];
     const slices = Math.max(1, Math.round(settings.durationSeconds));
     for (const t of targets(key)) {
-      progress(`http: ${t.label}: ${settings.warmupSeconds} s warm-up, then ${slices} × 1 s interleaved with ${slices} × 1 s of the baseline`);
+      progress(
+        `http: ${t.label}: ${settings.warmupSeconds} s warm-up, then ${slices} × 1 s interleaved with ${slices} × 1 s of the baseline`,
+      );
       const m: Measurement = { target: t, problem: await check(t), tally: emptyTally(), baseline: emptyTally() };
       measurements.push(m);
       if (m.problem) continue;
@@ -328,7 +373,8 @@ function toFigures(measurements: readonly Measurement[], settings: LoadSettings)
     pooled.slicesP99.push(...b.slicesP99);
   }
   const pairedRps = measurements.filter((m) => m.baseline.seconds > 0).map((m) => rps(m.baseline));
-  const latencyNote = (t: Tally, p: 'slicesP50' | 'slicesP99') => `autocannon histogram ${p === 'slicesP50' ? 'p50' : 'p99'} ${median(t[p])} ms (whole ms, median of slices)`;
+  const latencyNote = (t: Tally, p: 'slicesP50' | 'slicesP99') =>
+    `autocannon histogram ${p === 'slicesP50' ? 'p50' : 'p99'} ${median(t[p])} ms (whole ms, median of slices)`;
 
   figures.push(
     figure('http', {
@@ -338,16 +384,36 @@ function toFigures(measurements: readonly Measurement[], settings: LoadSettings)
       note: `all ${pooled.ok.toLocaleString('en-US')} responses in ${pooled.seconds.toFixed(0)} s; alongside each target ${Math.round(Math.min(...pairedRps))}–${Math.round(Math.max(...pairedRps))} req/s`,
       extra: { requestsPerSecondAlongsideEachTarget: pairedRps, failed: pooled.non2xx + pooled.errors + pooled.timeouts },
     }),
-    figure('http', { name: `${BASELINE.label} · p50`, value: percentile(pooled.times, 50), unit: 'ms', note: latencyNote(pooled, 'slicesP50') }),
-    figure('http', { name: `${BASELINE.label} · p99`, value: percentile(pooled.times, 99), unit: 'ms', note: latencyNote(pooled, 'slicesP99') }),
+    figure('http', {
+      name: `${BASELINE.label} · p50`,
+      value: percentile(pooled.times, 50),
+      unit: 'ms',
+      note: latencyNote(pooled, 'slicesP50'),
+    }),
+    figure('http', {
+      name: `${BASELINE.label} · p99`,
+      value: percentile(pooled.times, 99),
+      unit: 'ms',
+      note: latencyNote(pooled, 'slicesP99'),
+    }),
   );
 
   for (const m of measurements) {
     const t = m.target;
     const budget: Budget | null =
-      t.kind === 'baseline' || t.kind === 'probe' ? null : ratioAtLeast(HTTP_BUDGETS[t.kind], `≥ ${HTTP_BUDGETS[t.kind].toFixed(2)}× baseline`);
+      t.kind === 'baseline' || t.kind === 'probe'
+        ? null
+        : ratioAtLeast(HTTP_BUDGETS[t.kind], `≥ ${HTTP_BUDGETS[t.kind].toFixed(2)}× baseline`);
     if (m.problem || m.tally.seconds === 0) {
-      figures.push(figure('http', { name: `${t.label} · throughput`, value: null, unit: 'req/s', budget, note: `FAILED: ${m.problem ?? 'no measurement'}` }));
+      figures.push(
+        figure('http', {
+          name: `${t.label} · throughput`,
+          value: null,
+          unit: 'req/s',
+          budget,
+          note: `FAILED: ${m.problem ?? 'no measurement'}`,
+        }),
+      );
       diagnostics.push(`${t.label}: not measured (${m.problem ?? 'no measurement'}).`);
       continue;
     }
@@ -358,7 +424,9 @@ function toFigures(measurements: readonly Measurement[], settings: LoadSettings)
     const b50 = percentile(m.baseline.times, 50);
     const b99 = percentile(m.baseline.times, 99);
     const failed = m.tally.non2xx + m.tally.errors + m.tally.timeouts;
-    const codes = Object.entries(m.tally.codes).map(([c, n]) => `${c}×${n}`).join(' ');
+    const codes = Object.entries(m.tally.codes)
+      .map(([c, n]) => `${c}×${n}`)
+      .join(' ');
     figures.push(
       figure('http', {
         name: `${t.label} · throughput`,
@@ -367,10 +435,29 @@ function toFigures(measurements: readonly Measurement[], settings: LoadSettings)
         budget,
         ratio: base > 0 ? own / base : null,
         note: `baseline alongside ${Math.round(base)} req/s; ${m.tally.responses.toLocaleString('en-US')} responses in ${m.tally.seconds.toFixed(1)} s, status ${codes}`,
-        extra: { method: t.method, path: t.path, baselineRequestsPerSecond: base, statusCodes: m.tally.codes, seconds: m.tally.seconds, connections: settings.connections },
+        extra: {
+          method: t.method,
+          path: t.path,
+          baselineRequestsPerSecond: base,
+          statusCodes: m.tally.codes,
+          seconds: m.tally.seconds,
+          connections: settings.connections,
+        },
       }),
-      figure('http', { name: `${t.label} · p50`, value: p50, unit: 'ms', ratio: p50 / b50, note: `baseline alongside ${ms(b50)}; ${latencyNote(m.tally, 'slicesP50')}` }),
-      figure('http', { name: `${t.label} · p99`, value: p99, unit: 'ms', ratio: p99 / b99, note: `baseline alongside ${ms(b99)}; ${latencyNote(m.tally, 'slicesP99')}` }),
+      figure('http', {
+        name: `${t.label} · p50`,
+        value: p50,
+        unit: 'ms',
+        ratio: p50 / b50,
+        note: `baseline alongside ${ms(b50)}; ${latencyNote(m.tally, 'slicesP50')}`,
+      }),
+      figure('http', {
+        name: `${t.label} · p99`,
+        value: p99,
+        unit: 'ms',
+        ratio: p99 / b99,
+        note: `baseline alongside ${ms(b99)}; ${latencyNote(m.tally, 'slicesP99')}`,
+      }),
       figure('http', {
         name: `${t.label} · failed responses`,
         value: failed,

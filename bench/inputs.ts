@@ -73,7 +73,11 @@ export function lpRows(n: number, seed = 7) {
     totals.perf += perf;
     totals.other += other;
     totals.closing += closing;
-    lines.push([`LP${i + 1}`, opening, contributions, withdrawals, gross, mgmt, perf, other, closing].map((v) => (typeof v === 'number' ? (v / 100).toFixed(2) : v)).join(','));
+    lines.push(
+      [`LP${i + 1}`, opening, contributions, withdrawals, gross, mgmt, perf, other, closing]
+        .map((v) => (typeof v === 'number' ? (v / 100).toFixed(2) : v))
+        .join(','),
+    );
   }
   const usd = (v: number) => v / 100;
   return {
@@ -159,8 +163,28 @@ export function varInputs(assets: number, days: number, seed = 11) {
     });
   }
   positions.push(
-    { navDate: LARGE_RUN.navDate, asset: 'USD', assetClass: 'fiat', sourceType: 'bank', venue: 'Bank', book: 'live', quantity: '5000000.00', price: '1', marketValue: '5000000.00' },
-    { navDate: LARGE_RUN.navDate, asset: 'USDC', assetClass: 'stablecoin', sourceType: 'custodian', venue: 'Anchorage', book: 'live', quantity: '3000000', price: '1', marketValue: '3000000.00' },
+    {
+      navDate: LARGE_RUN.navDate,
+      asset: 'USD',
+      assetClass: 'fiat',
+      sourceType: 'bank',
+      venue: 'Bank',
+      book: 'live',
+      quantity: '5000000.00',
+      price: '1',
+      marketValue: '5000000.00',
+    },
+    {
+      navDate: LARGE_RUN.navDate,
+      asset: 'USDC',
+      assetClass: 'stablecoin',
+      sourceType: 'custodian',
+      venue: 'Anchorage',
+      book: 'live',
+      quantity: '3000000',
+      price: '1',
+      marketValue: '3000000.00',
+    },
   );
   const options: VarOptions = { confidence: 0.95, horizonDays: 1, method: 'ewma', windowDays: days };
   return { run: LARGE_RUN, positions, prices, options, currency: 'USD' };
@@ -176,7 +200,10 @@ export function capitalInputs(n: number, seed = 13) {
   const investors: InvestorRow[] = [];
   const rows: CapitalRow[] = [];
   const refs = new Map<string, string>();
-  const hex = () => Math.floor(rnd() * 0x1_0000_0000).toString(16).padStart(8, '0');
+  const hex = () =>
+    Math.floor(rnd() * 0x1_0000_0000)
+      .toString(16)
+      .padStart(8, '0');
   for (let i = 0; i < n; i++) {
     const investorId = `INV${String(i + 1).padStart(6, '0')}`;
     investors.push({
@@ -197,7 +224,12 @@ export function capitalInputs(n: number, seed = 13) {
       return { contributions: contributed, withdrawals, pnl, mgmt, perf, capital: contributed - withdrawals + pnl - mgmt - perf };
     };
     const joinedThisMonth = i % 20 === 19;
-    for (const [navDate, scale] of joinedThisMonth ? ([[LARGE_RUN.navDate, 0.01]] as const) : ([[openingDate, 1], [LARGE_RUN.navDate, 1.01]] as const)) {
+    for (const [navDate, scale] of joinedThisMonth
+      ? ([[LARGE_RUN.navDate, 0.01]] as const)
+      : ([
+          [openingDate, 1],
+          [LARGE_RUN.navDate, 1.01],
+        ] as const)) {
       const f = figures(scale);
       rows.push({
         navDate,

@@ -129,7 +129,10 @@ export function printTable(title: string, figures: readonly Figure[], legend?: s
   const header = ['figure', 'value', 'budget', 'ratio', '', 'note'];
   const widths = header.map((h, i) => Math.max([...h].length, ...rows.map((r) => [...r[i]!].length)));
   const line = (cells: string[]) =>
-    cells.map((c, i) => pad(c, widths[i]!, i === 1 || i === 3)).join('  ').trimEnd();
+    cells
+      .map((c, i) => pad(c, widths[i]!, i === 1 || i === 3))
+      .join('  ')
+      .trimEnd();
   const misses = figures.filter((f) => f.pass === false).length;
   const budgeted = figures.filter((f) => f.pass !== null).length;
   console.log('');
@@ -325,7 +328,12 @@ export function run(
 
 /** The parts of a V8 CPU profile read here. */
 export interface CpuProfile {
-  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }; hitCount?: number; children?: number[] }[];
+  nodes: {
+    id: number;
+    callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+    hitCount?: number;
+    children?: number[];
+  }[];
   startTime: number;
   endTime: number;
   samples?: number[];

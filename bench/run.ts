@@ -22,7 +22,19 @@ import './tsx-register.ts'; // before the sections' dynamic imports: lib/app.ts 
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Cleanup, DEFAULT_LOAD, ROOT, SECTIONS, machineInfo, ms, printTable, progress, type Figure, type LoadSettings, type SectionName } from './report.ts';
+import {
+  Cleanup,
+  DEFAULT_LOAD,
+  ROOT,
+  SECTIONS,
+  machineInfo,
+  ms,
+  printTable,
+  progress,
+  type Figure,
+  type LoadSettings,
+  type SectionName,
+} from './report.ts';
 
 interface SectionResult {
   durationMs: number;
@@ -89,7 +101,11 @@ function crossCheck(results: Partial<Record<SectionName, SectionResult>>): strin
   if (!http || !cpu) return [];
   const pairs: [string, string, string][] = [
     ['POST calc/fee-calculator', 'request in process: POST calc/fee-calculator', 'calc fee-calculator'],
-    ['probe: POST calc/operating-cost-calculator', 'calc operating-cost-calculator (typical)', 'probe calc operating-cost (computation only)'],
+    [
+      'probe: POST calc/operating-cost-calculator',
+      'calc operating-cost-calculator (typical)',
+      'probe calc operating-cost (computation only)',
+    ],
     ['GET fund/overview', 'request in process: GET fund/overview', 'fund overview'],
     ['GET fund/positions', 'request in process: GET fund/positions', 'fund positions'],
     ['GET fund/risk/var', 'request in process: GET fund/risk/var', 'fund risk/var'],
@@ -104,9 +120,12 @@ function crossCheck(results: Partial<Record<SectionName, SectionResult>>): strin
     const c = cpu.find((f) => f.name.startsWith(cpuName))?.value ?? null;
     if (!p50 || p50.value === null || !p50.ratio || c === null) continue;
     const base = p50.value / p50.ratio;
-    lines.push(`${label}: p50 ${ms(p50.value)} = baseline alongside ${ms(base)} + ${ms(p50.value - base)}; in process (Node, no I/O) it costs ${ms(c)}.`);
+    lines.push(
+      `${label}: p50 ${ms(p50.value)} = baseline alongside ${ms(base)} + ${ms(p50.value - base)}; in process (Node, no I/O) it costs ${ms(c)}.`,
+    );
   }
-  const head = 'HTTP p50 over the baseline vs the same work in process (cpu section). With 2 connections a request may also wait for the other one\'s CPU, so p50 over baseline ≈ 1–2 × the CPU when the path is CPU-bound; much more means I/O (local KV, workerd).';
+  const head =
+    "HTTP p50 over the baseline vs the same work in process (cpu section). With 2 connections a request may also wait for the other one's CPU, so p50 over baseline ≈ 1–2 × the CPU when the path is CPU-bound; much more means I/O (local KV, workerd).";
   return lines.length ? [head, ...lines.map((l) => `  ${l}`)] : [];
 }
 
@@ -177,9 +196,14 @@ async function main(): Promise<number> {
   for (const name of sections) {
     const r = results[name]!;
     const b = r.figures.filter((f) => f.pass !== null);
-    console.log(`  ${name.padEnd(9)} ${(r.durationMs / 1000).toFixed(1).padStart(6)} s  ${b.filter((f) => f.pass).length}/${b.length} met${r.error ? '  (FAILED)' : ''}`);
+    console.log(
+      `  ${name.padEnd(9)} ${(r.durationMs / 1000).toFixed(1).padStart(6)} s  ${b.filter((f) => f.pass).length}/${b.length} met${r.error ? '  (FAILED)' : ''}`,
+    );
   }
-  for (const f of misses) console.log(`  ✗ [${f.section}] ${f.name}: ${f.note?.startsWith('FAILED') ? f.note : `ratio ${f.ratio?.toFixed(2) ?? 'n/a'}× (${f.budget!.text})`}`);
+  for (const f of misses)
+    console.log(
+      `  ✗ [${f.section}] ${f.name}: ${f.note?.startsWith('FAILED') ? f.note : `ratio ${f.ratio?.toFixed(2) ?? 'n/a'}× (${f.budget!.text})`}`,
+    );
 
   const document = {
     suite: 'fund-edge bench',

@@ -77,7 +77,10 @@ export function wranglerAliases(): Record<string, string> {
  * Bundles one endpoint file as wrangler would for workerd; returns minified bytes, gzipped bytes and the metafile.
  * @param alsoExternal packages left out (for "what if" diagnostics only)
  */
-export async function bundleEndpoint(file: string, alsoExternal: readonly string[] = []): Promise<{ minified: number; gzipped: number; metafile: esbuild.Metafile }> {
+export async function bundleEndpoint(
+  file: string,
+  alsoExternal: readonly string[] = [],
+): Promise<{ minified: number; gzipped: number; metafile: esbuild.Metafile }> {
   const result = await esbuild.build({
     absWorkingDir: ROOT,
     entryPoints: [file],
@@ -139,7 +142,15 @@ export async function runSize(): Promise<{ figures: Figure[]; diagnostics: strin
   const diagnostics: string[] = [];
   try {
     const files = endpointFiles();
-    const misses: { file: string; kind: string; gzipped: number; budget: number; budgetText: string; top: TopInput[]; metafile: esbuild.Metafile }[] = [];
+    const misses: {
+      file: string;
+      kind: string;
+      gzipped: number;
+      budget: number;
+      budgetText: string;
+      top: TopInput[];
+      metafile: esbuild.Metafile;
+    }[] = [];
     progress(`size: bundling ${files.length} endpoint files with esbuild ${esbuild.version}`);
     for (const file of files) {
       const { minified, gzipped, metafile } = await bundleEndpoint(file);
@@ -173,7 +184,10 @@ export async function runSize(): Promise<{ figures: Figure[]; diagnostics: strin
         `${group.length} ${kind} endpoint(s) over ${worst.budgetText}: ${kib(least.gzipped)}–${kib(worst.gzipped)} gz ` +
           `(${kib(least.gzipped - least.budget)}–${kib(worst.gzipped - worst.budget)} over). Largest, ${worst.file}, top inputs ` +
           `(minified bytes in output): ${describeTop(worst.top)}. By package: ` +
-          `${bytesByPackage(worst.metafile).slice(0, 6).map((p) => `${p.path} ${kib(p.bytes)}`).join(', ')}.${whatIf}`,
+          `${bytesByPackage(worst.metafile)
+            .slice(0, 6)
+            .map((p) => `${p.path} ${kib(p.bytes)}`)
+            .join(', ')}.${whatIf}`,
       );
     }
 
@@ -206,9 +220,7 @@ export async function runSize(): Promise<{ figures: Figure[]; diagnostics: strin
       }),
     );
     const pkgs = bytesByPackage(worker.metafile).slice(0, 6);
-    diagnostics.push(
-      `Worker (${kib(worker.raw)} raw) by package: ${pkgs.map((p) => `${p.path} ${kib(p.bytes)}`).join(', ')}.`,
-    );
+    diagnostics.push(`Worker (${kib(worker.raw)} raw) by package: ${pkgs.map((p) => `${p.path} ${kib(p.bytes)}`).join(', ')}.`);
     if (wf.pass === false) diagnostics.push(`Worker: top inputs ${describeTop(topInputs(worker.metafile))}.`);
     return { figures, diagnostics };
   } finally {

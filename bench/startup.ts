@@ -159,9 +159,7 @@ export async function runStartup(): Promise<{ figures: Figure[]; diagnostics: st
       extra: { runsMs: times, samplingIntervalMs: interval, byPackage: byPackage.slice(0, 12) },
     });
     const figures = [f];
-    diagnostics.push(
-      `Startup CPU by package (median run, ${ms(med)}): ${shares(byPackage, 6)}.`,
-    );
+    diagnostics.push(`Startup CPU by package (median run, ${ms(med)}): ${shares(byPackage, 6)}.`);
     if (f.pass === false) diagnostics.push(`Startup is ${ms(med - STARTUP_BUDGET_MS)} over ${f.budget!.text}.`);
 
     progress(`startup: Node import of the same bundle ×${RUNS} (cross-check)`);

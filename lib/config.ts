@@ -81,15 +81,25 @@ const optionalText = z
 
 /** A comma-separated origin list (`*` alone: any; empty: none); `fallback` when unset. */
 const originList = (fallback: string) =>
-  z.string().optional().transform((v, ctx): OriginList => {
-    const items = (v ?? fallback).split(',').map((o) => o.trim()).filter(Boolean);
-    if (items.includes('*')) {
-      if (items.length > 1) ctx.addIssue({ code: 'custom', message: 'must be "*" alone or a list of origins' });
-      return '*';
-    }
-    if (!items.every(isOrigin)) ctx.addIssue({ code: 'custom', message: 'must be "*" or comma-separated origins such as https://app.example (scheme, host and port only)' });
-    return items;
-  });
+  z
+    .string()
+    .optional()
+    .transform((v, ctx): OriginList => {
+      const items = (v ?? fallback)
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean);
+      if (items.includes('*')) {
+        if (items.length > 1) ctx.addIssue({ code: 'custom', message: 'must be "*" alone or a list of origins' });
+        return '*';
+      }
+      if (!items.every(isOrigin))
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be "*" or comma-separated origins such as https://app.example (scheme, host and port only)',
+        });
+      return items;
+    });
 
 /** Schema of the Worker's `env` (only the variables; bindings are not checked here). */
 export const configSchema = z
@@ -133,7 +143,12 @@ export const configSchema = z
   );
 
 /** The variables {@link configSchema} reads. */
-export type ConfigVars = Partial<Pick<Env, 'FUND_ID' | 'DATABASE_URL' | 'DATABASE_WS_PROXY' | 'INVESTOR_REF_KEY' | 'CORS_ORIGINS' | 'MCP_ALLOWED_ORIGINS' | 'PUBLIC_ORIGIN'>>;
+export type ConfigVars = Partial<
+  Pick<
+    Env,
+    'FUND_ID' | 'DATABASE_URL' | 'DATABASE_WS_PROXY' | 'INVESTOR_REF_KEY' | 'CORS_ORIGINS' | 'MCP_ALLOWED_ORIGINS' | 'PUBLIC_ORIGIN'
+  >
+>;
 
 const parsed = new WeakMap<object, Config | ConfigInvalidError>();
 const NO_ENV = {};
@@ -154,7 +169,12 @@ export function configOf(env: ConfigVars | undefined): Config {
     );
     result = out.success
       ? out.data
-      : new ConfigInvalidError(out.error.issues.map((i) => ({ variable: String(i.path[0] ?? '?'), rule: i.code === 'custom' || i.code === 'invalid_format' ? i.message : 'is invalid' })));
+      : new ConfigInvalidError(
+          out.error.issues.map((i) => ({
+            variable: String(i.path[0] ?? '?'),
+            rule: i.code === 'custom' || i.code === 'invalid_format' ? i.message : 'is invalid',
+          })),
+        );
     parsed.set(key, result);
   }
   if (result instanceof ConfigInvalidError) throw result;

@@ -29,23 +29,21 @@ export interface CsvRow {
  * @throws {ValidationError} on a quoting error, a row with the wrong number of cells, or a missing column
  * @throws {PayloadTooLargeError} over {@link MAX_CSV_ROWS} data rows
  */
-export function parseCsv(
-  text: string,
-  field: string,
-  columns: { required: readonly string[]; optional?: readonly string[] },
-): CsvRow[] {
+export function parseCsv(text: string, field: string, columns: { required: readonly string[]; optional?: readonly string[] }): CsvRow[] {
   const pointer = inputPointer([field]);
   if (text.trim() === '') return [];
   let records: { record: string[]; info: { lines: number } }[];
   try {
-    records = simpleRecords(text) ?? parse(text, {
-      bom: true,
-      trim: true,
-      skip_empty_lines: true,
-      relax_column_count: false,
-      info: true,
-      to: MAX_CSV_ROWS + 2,
-    }) as unknown as { record: string[]; info: { lines: number } }[];
+    records =
+      simpleRecords(text) ??
+      (parse(text, {
+        bom: true,
+        trim: true,
+        skip_empty_lines: true,
+        relax_column_count: false,
+        info: true,
+        to: MAX_CSV_ROWS + 2,
+      }) as unknown as { record: string[]; info: { lines: number } }[]);
   } catch (err) {
     const line = typeof (err as { lines?: unknown }).lines === 'number' ? (err as { lines: number }).lines : undefined;
     const code = (err as { code?: unknown }).code;

@@ -119,7 +119,9 @@ export async function readJsonObject(c: Context<AppEnv>): Promise<Record<string,
   try {
     value = JSON.parse(text);
   } catch {
-    throw new MalformedJsonError(text.trim() === '' ? 'The request body is empty; send {} for every default.' : 'The request body is not valid JSON.');
+    throw new MalformedJsonError(
+      text.trim() === '' ? 'The request body is empty; send {} for every default.' : 'The request body is not valid JSON.',
+    );
   }
   if (!isJsonObject(value)) throw new MalformedJsonError();
   return value;
@@ -180,7 +182,12 @@ export function calculatorEndpoint<I extends z.ZodObject, O extends z.ZodObject>
           const { result, headers } = await callCalculator(
             def,
             c.env,
-            { authorization: c.req.header('authorization'), connectingIp: c.req.header('cf-connecting-ip'), now: ctx.clock(), defer: deferOf(c) },
+            {
+              authorization: c.req.header('authorization'),
+              connectingIp: c.req.header('cf-connecting-ip'),
+              now: ctx.clock(),
+              defer: deferOf(c),
+            },
             () => {
               parseQuery(c, undefined);
               return readJsonObject(c);

@@ -82,11 +82,7 @@ export class ApiError extends Error {
   readonly headers: Record<string, string>;
   #fieldsLocated = false;
 
-  constructor(
-    code: ProblemCode,
-    detail: string,
-    options: { errors?: FieldError[]; headers?: Record<string, string> } = {},
-  ) {
+  constructor(code: ProblemCode, detail: string, options: { errors?: FieldError[]; headers?: Record<string, string> } = {}) {
     super(detail);
     this.name = 'ApiError';
     this.code = code;
@@ -130,9 +126,7 @@ export class MalformedJsonError extends ApiError {
  */
 export class UnauthorizedError extends ApiError {
   constructor(detail: string, tokenPresented: boolean) {
-    const challenge = tokenPresented
-      ? 'Bearer realm="fund-data", error="invalid_token"'
-      : 'Bearer realm="fund-data"';
+    const challenge = tokenPresented ? 'Bearer realm="fund-data", error="invalid_token"' : 'Bearer realm="fund-data"';
     super('unauthorized', detail, { headers: { 'WWW-Authenticate': challenge } });
     this.name = 'UnauthorizedError';
   }

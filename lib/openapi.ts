@@ -8,7 +8,15 @@
 import * as z from 'zod';
 import { PROBLEMS, problemType, type ProblemCode } from './errors.ts';
 import { allowedMethods, type Operation, type Route } from './endpoint.ts';
-import { ANONYMOUS_DAILY_CALC_LIMIT, BURST_LIMIT, BURST_PERIOD_SECONDS, DEFAULT_KEY_DAILY_CALC_LIMIT, FUND_BURST_LIMIT, MAX_BODY_BYTES, MAX_CSV_ROWS } from './limits.ts';
+import {
+  ANONYMOUS_DAILY_CALC_LIMIT,
+  BURST_LIMIT,
+  BURST_PERIOD_SECONDS,
+  DEFAULT_KEY_DAILY_CALC_LIMIT,
+  FUND_BURST_LIMIT,
+  MAX_BODY_BYTES,
+  MAX_CSV_ROWS,
+} from './limits.ts';
 import { RESPONSE_EXAMPLES } from './generated/examples.ts';
 
 /** Loose schema of the document itself (for the endpoint's own response declaration). */
@@ -119,13 +127,28 @@ function operationObject(op: Operation): JsonObject {
         content: {
           'application/json': {
             schema: jsonSchema(op.response.schema, 'output'),
-            ...(responseExample !== undefined ? { examples: { typical: { summary: 'The answer to the typical request', value: responseExample } } } : {}),
+            ...(responseExample !== undefined
+              ? { examples: { typical: { summary: 'The answer to the typical request', value: responseExample } } }
+              : {}),
           },
           // MCP Streamable HTTP: a client whose Accept lists only text/event-stream gets the answer as SSE.
-          ...(isMcp ? { 'text/event-stream': { schema: { type: 'string', description: 'One `message` event per JSON-RPC response, then the stream ends.' } } } : {}),
+          ...(isMcp
+            ? {
+                'text/event-stream': {
+                  schema: { type: 'string', description: 'One `message` event per JSON-RPC response, then the stream ends.' },
+                },
+              }
+            : {}),
         },
       },
-      ...(isMcp ? { '202': { description: 'The body held only notifications (or responses): accepted, no body.', headers: { 'X-Request-Id': headerRefs.requestId } } } : {}),
+      ...(isMcp
+        ? {
+            '202': {
+              description: 'The body held only notifications (or responses): accepted, no body.',
+              headers: { 'X-Request-Id': headerRefs.requestId },
+            },
+          }
+        : {}),
       ...problemResponses(op.problems),
     },
   };
@@ -137,7 +160,8 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 
 /** A query example (always a string in a URL) typed as its parameter's schema says (`"7"` → 7 for integers). */
 function coerceLike(schema: JsonObject, value: unknown): unknown {
-  const numeric = schema.type === 'number' || schema.type === 'integer' || (Array.isArray(schema.enum) && typeof schema.enum[0] === 'number');
+  const numeric =
+    schema.type === 'number' || schema.type === 'integer' || (Array.isArray(schema.enum) && typeof schema.enum[0] === 'number');
   return numeric && typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
 }
 
@@ -183,7 +207,7 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string): Js
           'Fund data, calculators and MCP servers. Calculators are stateless and illustrative: results are estimates, not accounting, tax or investment advice.',
           `Calculator quota: ${ANONYMOUS_DAILY_CALC_LIMIT} calls per UTC day per caller without a key (caller = CF-Connecting-IP, IPv6 by /64), or the key's dailyCalcLimit (default ${DEFAULT_KEY_DAILY_CALC_LIMIT}) with \`Authorization: Bearer svc_dk_...\`; a burst guard allows ${BURST_LIMIT} calls per ${BURST_PERIOD_SECONDS} s.`,
           `Limits: request body ${MAX_BODY_BYTES / 1024 / 1024} MiB; CSV inputs ${MAX_CSV_ROWS} data rows. Unknown body fields and query parameters are rejected with 400.`,
-          'Fund data (`/api/v1/fund/`) needs `Authorization: Bearer svc_dk_...`; money and quantities are exact decimal strings in the fund\'s base currency, percentages JSON numbers in percent units (4 dp).',
+          "Fund data (`/api/v1/fund/`) needs `Authorization: Bearer svc_dk_...`; money and quantities are exact decimal strings in the fund's base currency, percentages JSON numbers in percent units (4 dp).",
           'Errors are RFC 9457 application/problem+json with a stable `code`.',
         ].join('\n\n'),
         license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
@@ -191,10 +215,13 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string): Js
       tags: [
         {
           name: 'Fund data',
-          description:
-            `Read-only GET endpoints over one fund's shadow NAV, reconciled against the administrator. A key is required: a \`fund\` key of this fund, or the published demo key, which reads a synthetic fund; a \`calc\` key is refused with 403 \`insufficient_scope\`. Money and quantities are decimal strings; every response is redacted, fail-closed (500 redaction_failed and no data when it cannot be proven clean); paper-trading holdings never appear. Limit: ${FUND_BURST_LIMIT} requests per ${BURST_PERIOD_SECONDS} s per key.`,
+          description: `Read-only GET endpoints over one fund's shadow NAV, reconciled against the administrator. A key is required: a \`fund\` key of this fund, or the published demo key, which reads a synthetic fund; a \`calc\` key is refused with 403 \`insufficient_scope\`. Money and quantities are decimal strings; every response is redacted, fail-closed (500 redaction_failed and no data when it cannot be proven clean); paper-trading holdings never appear. Limit: ${FUND_BURST_LIMIT} requests per ${BURST_PERIOD_SECONDS} s per key.`,
         },
-        { name: 'Calculators', description: 'Stateless POST calculators; no key needed. A key from the developer console (`/developers/console`) raises the daily quota to its account plan limit.' },
+        {
+          name: 'Calculators',
+          description:
+            'Stateless POST calculators; no key needed. A key from the developer console (`/developers/console`) raises the daily quota to its account plan limit.',
+        },
         {
           name: 'MCP',
           description:

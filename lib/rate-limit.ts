@@ -70,7 +70,10 @@ export function callerNetwork(ip: string): string | null {
   if (halves.length === 1 ? missing !== 0 : missing < 1) return null;
   const groups = [...head, ...Array<string>(missing).fill('0'), ...tail];
   if (groups.some((g) => !/^[0-9a-f]{1,4}$/.test(g))) return null;
-  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(':')}::/64`;
 }
 
 /** The client's network from `CF-Connecting-IP` (IPv6 grouped by /64), or `unknown` without a usable address. */
@@ -122,7 +125,11 @@ function burstRefusal(limit: number): RateLimitedError {
  * use up everyone's allowance. Called after authentication: 401 and 403 answers count against nothing.
  * @throws {RateLimitedError} 429 with `Retry-After` 60 and the burst policy's headers
  */
-export async function consumeFundBurst(env: { FUND_BURST: RateLimit }, principal: Principal, connectingIp: string | undefined): Promise<void> {
+export async function consumeFundBurst(
+  env: { FUND_BURST: RateLimit },
+  principal: Principal,
+  connectingIp: string | undefined,
+): Promise<void> {
   const key = principal.kind === 'key' ? `key:${principal.record.keyId}` : `demo:${clientNetwork(connectingIp)}`;
   if (!(await env.FUND_BURST.limit({ key })).success) throw burstRefusal(FUND_BURST_LIMIT);
 }
@@ -197,7 +204,11 @@ function scheduleWrite(kv: KVNamespace, key: string, counter: Counter, ttlSecond
   counter.writing ??= (async () => {
     for (;;) {
       // A timer may fire a fraction of a millisecond early: wait until a full second has passed.
-      for (let wait = counter.writtenAt + QUOTA_SYNC_MS - performance.now(); wait > 0; wait = counter.writtenAt + QUOTA_SYNC_MS - performance.now()) {
+      for (
+        let wait = counter.writtenAt + QUOTA_SYNC_MS - performance.now();
+        wait > 0;
+        wait = counter.writtenAt + QUOTA_SYNC_MS - performance.now()
+      ) {
         await sleep(Math.ceil(wait));
       }
       const value = counter.count;
@@ -274,7 +285,10 @@ export async function consumeCalcQuota(
   const used = counter.count;
   if (used + calls > caller.limit) {
     if (counter.count > counter.stored) await scheduleWrite(env.RATE_LIMITS, key, counter, resetSeconds);
-    const err = new RateLimitedError(`The daily calculator quota of ${caller.limit} calls is used up; it resets at 00:00 UTC.`, resetSeconds);
+    const err = new RateLimitedError(
+      `The daily calculator quota of ${caller.limit} calls is used up; it resets at 00:00 UTC.`,
+      resetSeconds,
+    );
     Object.assign(err.headers, rateLimitHeaders({ limit: caller.limit, remaining: Math.max(0, caller.limit - used), resetSeconds }));
     throw err;
   }

@@ -160,7 +160,8 @@ function fromQueryString(field: z.ZodType): z.ZodType {
     const inner = fromQueryString(def.innerType);
     return inner === def.innerType ? field : inner.default(def.defaultValue as never);
   }
-  const integer = def.type === 'number' ? (field as z.ZodNumber).isInt : def.type === 'literal' && def.values!.every((v) => Number.isInteger(v));
+  const integer =
+    def.type === 'number' ? (field as z.ZodNumber).isInt : def.type === 'literal' && def.values!.every((v) => Number.isInteger(v));
   if (def.type !== 'number' && !(def.type === 'literal' && def.values!.every((v) => typeof v === 'number'))) return field;
   const grammar = integer ? QUERY_INTEGER : QUERY_NUMBER;
   const message = integer ? 'must be a decimal integer' : 'must be a decimal number';

@@ -47,7 +47,6 @@ export function shorten(value: Json): Json {
   return value;
 }
 
-
 function writeModule(file: string, exports: Record<string, unknown>, note: string): void {
   const body = Object.entries(exports)
     .map(([name, value]) => `export const ${name} = ${JSON.stringify(value, null, typeof value === 'string' ? 0 : 1)};\n`)
@@ -59,9 +58,11 @@ function writeModule(file: string, exports: Record<string, unknown>, note: strin
 // ---------------------------------------------------------------------------------------------- examples
 async function responseExamples(): Promise<Record<string, Json>> {
   const out: Record<string, Json> = {};
-  for (const def of CALCULATORS) out[calculatorEndpoint(def).methods.POST!.operationId] = shorten(runCalculator(def, def.input.parse(def.example)));
+  for (const def of CALCULATORS)
+    out[calculatorEndpoint(def).methods.POST!.operationId] = shorten(runCalculator(def, def.input.parse(def.example)));
   const source = { store: guardedStore(embeddedStore([DEMO_FUND])), fundId: DEMO_FUND.fundId };
-  for (const def of FUND_TOOLS) out[fundEndpoint(def).methods.GET!.operationId] = shorten(JSON.parse(await callFundTool(def, source, {}, def.example)));
+  for (const def of FUND_TOOLS)
+    out[fundEndpoint(def).methods.GET!.operationId] = shorten(JSON.parse(await callFundTool(def, source, {}, def.example)));
   return out;
 }
 
@@ -82,7 +83,15 @@ const doc = openApiDocument(ROUTES, ORIGIN) as JsonObject & { paths: Record<stri
 /** The leading `/** ... *\/` comment of a source file, as Markdown (the calculators' formulas and sources). */
 function moduleComment(file: string): string {
   const m = /^\/\*\*([\s\S]*?)\*\//.exec(readFileSync(join(ROOT, file), 'utf8'));
-  return m ? published(m[1]!.split('\n').map((l) => l.replace(/^\s*\* ?/, '')).join('\n').trim()) : '';
+  return m
+    ? published(
+        m[1]!
+          .split('\n')
+          .map((l) => l.replace(/^\s*\* ?/, ''))
+          .join('\n')
+          .trim(),
+      )
+    : '';
 }
 
 /**
@@ -102,7 +111,10 @@ function typeOf(schema: JsonObject): string {
   return typeof schema.type === 'string' ? schema.type : 'any';
 }
 
-const cell = (text: unknown) => String(text ?? '').replace(/\|/g, '\\|').replace(/\n/g, ' ');
+const cell = (text: unknown) =>
+  String(text ?? '')
+    .replace(/\|/g, '\\|')
+    .replace(/\n/g, ' ');
 
 /** A Markdown table of an object schema's properties. */
 function fieldTable(schema: JsonObject | undefined, required: readonly string[] = []): string {
@@ -117,7 +129,11 @@ function fieldTable(schema: JsonObject | undefined, required: readonly string[] 
 
 const fence = (lang: string, text: string) => `\`\`\`${lang}\n${text}\n\`\`\``;
 const slug = (heading: string) =>
-  heading.toLowerCase().replace(/[^\p{L}\p{N}\s-]/gu, '').trim().replace(/\s+/g, '-');
+  heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s-]/gu, '')
+    .trim()
+    .replace(/\s+/g, '-');
 
 interface OperationDoc {
   method: string;
@@ -140,31 +156,60 @@ function operationSection({ method, path, op }: OperationDoc): { markdown: strin
   const calc = path.startsWith('/api/v1/calc/') ? calcBySlug.get(path.slice('/api/v1/calc/'.length)) : undefined;
   const fund = fundByPath.get(path);
   if (calc) lines.push(`MCP tool \`${toolName(calc)}\` on \`${ORIGIN}/api/mcp/public\` (same arguments as the body). No key needed.`, '');
-  if (fund) lines.push(`MCP tool \`${fund.tool}\` on \`${ORIGIN}/api/mcp\` (same arguments as the query). Needs \`Authorization: Bearer <key>\`.`, '');
+  if (fund)
+    lines.push(
+      `MCP tool \`${fund.tool}\` on \`${ORIGIN}/api/mcp\` (same arguments as the query). Needs \`Authorization: Bearer <key>\`.`,
+      '',
+    );
   const params = (op.parameters as JsonObject[] | undefined) ?? [];
   if (params.length) {
-    const schema = { properties: Object.fromEntries(params.map((p) => [p.name, { ...(p.schema as JsonObject), description: p.description }])) };
-    lines.push('Query parameters:', '', fieldTable(schema, params.filter((p) => p.required).map((p) => p.name as string)));
+    const schema = {
+      properties: Object.fromEntries(params.map((p) => [p.name, { ...(p.schema as JsonObject), description: p.description }])),
+    };
+    lines.push(
+      'Query parameters:',
+      '',
+      fieldTable(
+        schema,
+        params.filter((p) => p.required).map((p) => p.name as string),
+      ),
+    );
   }
   const body = (op.requestBody as JsonObject | undefined)?.content as Record<string, JsonObject> | undefined;
   const bodySchema = body?.['application/json']?.schema as JsonObject | undefined;
   if (bodySchema) lines.push('Request body fields (JSON, every one optional):', '', fieldTable(bodySchema));
   if (calc) {
-    lines.push('Example request:', '', fence('bash', `curl -s -X POST ${ORIGIN}${path} -H 'content-type: application/json' -d '${JSON.stringify(calc.example).replace(/'/g, "'\\''")}'`), '');
+    lines.push(
+      'Example request:',
+      '',
+      fence(
+        'bash',
+        `curl -s -X POST ${ORIGIN}${path} -H 'content-type: application/json' -d '${JSON.stringify(calc.example).replace(/'/g, "'\\''")}'`,
+      ),
+      '',
+    );
   } else if (fund) {
     const qs = new URLSearchParams(fund.example).toString();
-    lines.push('Example request (the published demo key reads the synthetic demo fund):', '', fence('bash', `curl -s '${ORIGIN}${path}${qs ? `?${qs}` : ''}' -H 'authorization: Bearer ${DEMO_API_KEY}'`), '');
+    lines.push(
+      'Example request (the published demo key reads the synthetic demo fund):',
+      '',
+      fence('bash', `curl -s '${ORIGIN}${path}${qs ? `?${qs}` : ''}' -H 'authorization: Bearer ${DEMO_API_KEY}'`),
+      '',
+    );
   } else if (method === 'GET') {
     lines.push('Example request:', '', fence('bash', `curl -s ${ORIGIN}${path}`), '');
   }
   // The searchable passage stops before the example response (numbers only, no words to find).
   const searchable = lines.join('\n');
   const example = examples[op.operationId as string];
-  if (example !== undefined) lines.push('Example response (arrays shortened to three items):', '', fence('json', JSON.stringify(example, null, 2)), '');
+  if (example !== undefined)
+    lines.push('Example response (arrays shortened to three items):', '', fence('json', JSON.stringify(example, null, 2)), '');
   const responses = Object.keys((op.responses as JsonObject) ?? {}).filter((s) => s !== '200');
   lines.push(`Other responses: ${responses.join(', ')} (problem+json; see Errors).`, '');
   const markdown = lines.join('\n');
-  const passages: DocPassage[] = [{ id: `op:${op.operationId as string}`, title: `${op.summary as string} (${method} ${path})`, url: opUrl(op), text: searchable }];
+  const passages: DocPassage[] = [
+    { id: `op:${op.operationId as string}`, title: `${op.summary as string} (${method} ${path})`, url: opUrl(op), text: searchable },
+  ];
   if (calc) {
     const comment = moduleComment(`lib/calculators/${calc.slug}.ts`);
     // Titled by the comment's first sentence: what the formulas compute, in the field's own terms.
@@ -222,7 +267,12 @@ const full: string[] = [
   info.description as string,
   '',
 ];
-passages.push({ id: 'overview', title: 'fund-edge: surfaces, URLs and the demo key', url: '/', text: `${surfaces}\n\n${info.description as string}` });
+passages.push({
+  id: 'overview',
+  title: 'fund-edge: surfaces, URLs and the demo key',
+  url: '/',
+  text: `${surfaces}\n\n${info.description as string}`,
+});
 
 for (const tag of doc.tags as JsonObject[]) {
   const ops = operations.filter((o) => (o.op.tags as string[])[0] === tag.name);
@@ -238,7 +288,9 @@ for (const tag of doc.tags as JsonObject[]) {
 full.push('## Calculator formulas and sources', '');
 for (const calc of CALCULATORS) full.push(`### ${calc.title}`, '', moduleComment(`lib/calculators/${calc.slug}.ts`), '');
 
-const errorRows = Object.entries(PROBLEMS).map(([code, p]) => `| ${p.status} | \`${code}\` | \`${problemType(code as keyof typeof PROBLEMS)}\` | ${p.title} |`);
+const errorRows = Object.entries(PROBLEMS).map(
+  ([code, p]) => `| ${p.status} | \`${code}\` | \`${problemType(code as keyof typeof PROBLEMS)}\` | ${p.title} |`,
+);
 const errors = [
   'Every error is an RFC 9457 `application/problem+json` body `{type, title, status, detail, code, requestId, errors?}`; `errors[]` holds `{pointer, detail}` with RFC 6901 pointers such as `/body/horizonYears`, `/query/days` or `/arguments/days` (MCP). No error carries a stack, a dependency message, a key or a submitted value.',
   '',
@@ -256,13 +308,23 @@ for (const page of designPages) {
   let pageTitle = page;
   for (const s of sections(text)) {
     if (s.text.startsWith('# ')) pageTitle = s.heading;
-    passages.push({ id: `docs/${page}#${slug(s.heading)}`, title: `${pageTitle}: ${s.heading}`, url: `/docs/design/${page}#${slug(s.heading)}`, text: s.text.trim() });
+    passages.push({
+      id: `docs/${page}#${slug(s.heading)}`,
+      title: `${pageTitle}: ${s.heading}`,
+      url: `/docs/design/${page}#${slug(s.heading)}`,
+      text: s.text.trim(),
+    });
   }
 }
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
 full.push('## README', '', readme.replace(/^(#{1,5}) /gm, '##$1 '));
 for (const s of sections(readme)) {
-  passages.push({ id: `README.md#${slug(s.heading)}`, title: `README: ${s.heading || 'fund-edge'}`, url: `/docs/design/README.md#${slug(s.heading)}`, text: s.text.trim() });
+  passages.push({
+    id: `README.md#${slug(s.heading)}`,
+    title: `README: ${s.heading || 'fund-edge'}`,
+    url: `/docs/design/README.md#${slug(s.heading)}`,
+    text: s.text.trim(),
+  });
 }
 
 const llms = [
@@ -282,7 +344,10 @@ const llms = [
   '',
   '## Operations',
   '',
-  ...operations.map(({ method, path, op }) => `- [${method} ${path}](${ORIGIN}${opUrl(op)}): ${op.summary as string}. ${(op.description as string).split(/(?<=\.)\s/)[0]}`),
+  ...operations.map(
+    ({ method, path, op }) =>
+      `- [${method} ${path}](${ORIGIN}${opUrl(op)}): ${op.summary as string}. ${(op.description as string).split(/(?<=\.)\s/)[0]}`,
+  ),
   '',
   '## MCP',
   '',
@@ -291,7 +356,11 @@ const llms = [
   '',
 ].join('\n');
 
-writeModule(join(GENERATED, 'docs.ts'), { LLMS_TXT: published(llms), LLMS_FULL_TXT: published(full.join('\n')) }, '`{{origin}}` is replaced by the serving origin.');
+writeModule(
+  join(GENERATED, 'docs.ts'),
+  { LLMS_TXT: published(llms), LLMS_FULL_TXT: published(full.join('\n')) },
+  '`{{origin}}` is replaced by the serving origin.',
+);
 
 // ------------------------------------------------------------------------------------------ static assets
 mkdirSync(join(PUBLIC_DOCS, 'assets'), { recursive: true });
@@ -301,7 +370,12 @@ const index = buildIndex(passages.map((p) => ({ ...p, title: published(p.title).
 writeFileSync(join(ROOT, 'public', SEARCH_INDEX_PATH), JSON.stringify(index));
 for (const f of ['swagger-ui-bundle.js', 'swagger-ui.css', 'LICENSE']) copyFileSync(join(swagger, f), join(PUBLIC_DOCS, 'assets', f));
 for (const page of [...designPages, 'README.md']) {
-  writeFileSync(join(PUBLIC_DOCS, 'design', page), published(readFileSync(join(ROOT, page === 'README.md' ? 'README.md' : `docs/${page}`), 'utf8')));
+  writeFileSync(
+    join(PUBLIC_DOCS, 'design', page),
+    published(readFileSync(join(ROOT, page === 'README.md' ? 'README.md' : `docs/${page}`), 'utf8')),
+  );
 }
 
-console.log(`docs:build: ${operations.length} operations, ${passages.length} passages, llms-full.txt ${Math.round(full.join('\n').length / 1024)} KiB`);
+console.log(
+  `docs:build: ${operations.length} operations, ${passages.length} passages, llms-full.txt ${Math.round(full.join('\n').length / 1024)} KiB`,
+);

@@ -47,17 +47,29 @@ export function generatedRouteFiles(root = ROOT): Record<string, string> {
   const calc = files.filter((f) => f.startsWith('functions/api/v1/calc/'));
   const fund = files.filter((f) => f.startsWith('functions/api/v1/fund/'));
   const importLines = (from: string, list: string[]) =>
-    list.map((f) => `import ${identifierOf(f)} from '${relative(from, f).split(sep).join('/').replace(/^(?!\.)/, './')}';`).join('\n');
+    list
+      .map(
+        (f) =>
+          `import ${identifierOf(f)} from '${relative(from, f)
+            .split(sep)
+            .join('/')
+            .replace(/^(?!\.)/, './')}';`,
+      )
+      .join('\n');
 
   const routes =
-    HEADER('The route table: every file under `functions/` and the URL path it serves (the file\'s path without\n * `functions` and `.ts`).') +
+    HEADER(
+      "The route table: every file under `functions/` and the URL path it serves (the file's path without\n * `functions` and `.ts`).",
+    ) +
     `import type { Route } from './endpoint.ts';\n${importLines('lib', files)}\n\n` +
     `/** Every route of the service, in path order. */\nexport const ROUTES: readonly Route[] = [\n` +
     files.map((f) => `  { path: '${pathOfFile(f)}', endpoint: ${identifierOf(f)} },`).join('\n') +
     `\n];\n`;
 
   const calculators =
-    HEADER('Every calculator: the declaration behind each file under `functions/api/v1/calc/`, in path order. The\n * public MCP server, the OpenAPI document, the documentation, the tests and the bench read this list.') +
+    HEADER(
+      'Every calculator: the declaration behind each file under `functions/api/v1/calc/`, in path order. The\n * public MCP server, the OpenAPI document, the documentation, the tests and the bench read this list.',
+    ) +
     `import { locatedCalculator, type LocatedCalculator } from './definition.ts';\n${importLines('lib/calculators', calc)}\n\n` +
     `/**\n * Every calculator. Each declaration is typed by its own schemas; the list widens them, which is safe because\n * every caller parses with \`def.input\` before calling \`def.run\`.\n */\n` +
     `export const CALCULATORS: readonly LocatedCalculator[] = [\n` +
@@ -65,7 +77,9 @@ export function generatedRouteFiles(root = ROOT): Record<string, string> {
     `\n];\n`;
 
   const tools =
-    HEADER('Every fund-data tool: the declaration behind each file under `functions/api/v1/fund/`, in path order.\n * The fund MCP server, the OpenAPI document, the documentation, the tests and the bench read this list.') +
+    HEADER(
+      'Every fund-data tool: the declaration behind each file under `functions/api/v1/fund/`, in path order.\n * The fund MCP server, the OpenAPI document, the documentation, the tests and the bench read this list.',
+    ) +
     `import { locatedFundTool, type LocatedFundTool } from '../definition.ts';\n${importLines('lib/fund/tools', fund)}\n\n` +
     `/** Every fund-data tool with its path under \`/api/v1/fund/\` (widened, which is safe because every call parses with \`def.query\`). */\n` +
     `export const FUND_TOOLS: readonly LocatedFundTool[] = [\n` +

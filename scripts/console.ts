@@ -63,7 +63,8 @@ async function main(argv: string[]): Promise<number> {
   const kv = wranglerKv('CONSOLE', target);
   switch (command) {
     case 'invite': {
-      if (!values.fund || !/^[A-Za-z0-9_-]{1,64}$/.test(values.fund)) throw new Error('invite needs --fund <id> (letters, digits, - and _).');
+      if (!values.fund || !/^[A-Za-z0-9_-]{1,64}$/.test(values.fund))
+        throw new Error('invite needs --fund <id> (letters, digits, - and _).');
       const ttlSeconds = parseDuration(values.expires ?? '7d');
       const plan = values.plan === undefined ? 'free' : parsePlan(values.plan);
       const { token, invitation } = await createInvitation(kv, { fundId: values.fund, plan, ttlSeconds });
@@ -80,7 +81,16 @@ async function main(argv: string[]): Promise<number> {
       for (const a of accounts) {
         const keys = await listAccountKeys(kv, apiKeys, a.accountId);
         const active = keys.filter((k) => k.revokedAt === null).length;
-        console.log([a.accountId, a.plan, a.fundIds.join(',') || '-', a.revokedAt ? `revoked ${a.revokedAt}` : 'active', `${active} active keys`, a.createdAt].join('\t'));
+        console.log(
+          [
+            a.accountId,
+            a.plan,
+            a.fundIds.join(',') || '-',
+            a.revokedAt ? `revoked ${a.revokedAt}` : 'active',
+            `${active} active keys`,
+            a.createdAt,
+          ].join('\t'),
+        );
       }
       return 0;
     }

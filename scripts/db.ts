@@ -70,11 +70,17 @@ async function main(argv: string[]): Promise<number> {
     if (command === 'migrate') {
       const report = await migrate(db, loadMigrations());
       for (const m of report.applied) console.log(`applied ${m}`);
-      console.log(report.applied.length ? `${report.applied.length} applied` : `up to date (${report.alreadyApplied.length} applied before)`);
+      console.log(
+        report.applied.length ? `${report.applied.length} applied` : `up to date (${report.alreadyApplied.length} applied before)`,
+      );
     } else {
       const spec = fundSpec(values.fund!);
       const report = await seedFund(db, generateFund(spec));
-      console.log(`seeded ${spec.fundId}: ${Object.entries(report).map(([t, n]) => `${t} ${n}`).join(', ')}`);
+      console.log(
+        `seeded ${spec.fundId}: ${Object.entries(report)
+          .map(([t, n]) => `${t} ${n}`)
+          .join(', ')}`,
+      );
     }
     return 0;
   } finally {

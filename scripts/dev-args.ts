@@ -36,7 +36,10 @@ export function devVar(root: string, name: string): string | undefined {
   for (const line of readFileSync(file, 'utf8').split(/\r?\n/)) {
     const eq = line.indexOf('=');
     if (eq < 0 || line.slice(0, eq).trim() !== name) continue;
-    const value = line.slice(eq + 1).trim().replace(/^(['"])(.*)\1$/, '$2');
+    const value = line
+      .slice(eq + 1)
+      .trim()
+      .replace(/^(['"])(.*)\1$/, '$2');
     return value === '' ? undefined : value;
   }
   return undefined;

@@ -40,20 +40,16 @@ if (url) {
 
 console.log('developer console: http://localhost:8787/developers/console (passkeys need localhost, not 127.0.0.1)');
 
-const child = spawn(
-  join(root, 'node_modules', '.bin', 'wrangler'),
-  wranglerDevArgs(process.argv.slice(2), vars),
-  {
-    cwd: root,
-    stdio: 'inherit',
-    env: {
-      ...process.env,
-      WRANGLER_SEND_METRICS: 'false',
-      CLOUDFLARE_CF_FETCH_ENABLED: 'false',
-      XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME ?? join(root, '.config'),
-    },
+const child = spawn(join(root, 'node_modules', '.bin', 'wrangler'), wranglerDevArgs(process.argv.slice(2), vars), {
+  cwd: root,
+  stdio: 'inherit',
+  env: {
+    ...process.env,
+    WRANGLER_SEND_METRICS: 'false',
+    CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+    XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME ?? join(root, '.config'),
   },
-);
+});
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => {
   void (proxy?.close() ?? Promise.resolve()).then(() => process.exit(code ?? (signal ? 1 : 0)));

@@ -37,14 +37,23 @@ async function main(): Promise<number> {
   const timeoutMs = integer('--timeout', values.timeout ?? process.env.FUZZ_TIMEOUT_MS, 5_000);
   const concurrency = integer('--concurrency', values.concurrency ?? process.env.FUZZ_CONCURRENCY, 4);
 
-  console.log(`fuzz: seed ${seed}${only !== undefined ? `, request ${only} only` : `, ${runs} requests`}, ${timeoutMs} ms cap per request, ${concurrency} in flight`);
+  console.log(
+    `fuzz: seed ${seed}${only !== undefined ? `, request ${only} only` : `, ${runs} requests`}, ${timeoutMs} ms cap per request, ${concurrency} in flight`,
+  );
   const target = await startFuzzTarget();
   const stop = () => void target.dispose().finally(() => process.exit(130));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   try {
     const started = performance.now();
-    const report = await runFuzz(target, { seed, runs, timeoutMs, concurrency, ...(only !== undefined ? { only } : {}), log: (l) => console.log(l) });
+    const report = await runFuzz(target, {
+      seed,
+      runs,
+      timeoutMs,
+      concurrency,
+      ...(only !== undefined ? { only } : {}),
+      log: (l) => console.log(l),
+    });
     console.log(formatReport(report, target.keys));
     console.log(`fuzz: ${((performance.now() - started) / 1000).toFixed(0)} s; seed ${seed}`);
     return report.classes.length ? 1 : 0;

@@ -49,7 +49,9 @@ async function main(argv: string[]): Promise<number> {
         ...(values.label !== undefined ? { label: values.label } : {}),
         ...(limit !== undefined ? { dailyCalcLimit: limit } : {}),
       });
-      console.error(`Created ${record.keyId} (prefix ${record.prefix}, fund ${record.fundId}, ${record.dailyCalcLimit} calculator calls/day).`);
+      console.error(
+        `Created ${record.keyId} (prefix ${record.prefix}, fund ${record.fundId}, ${record.dailyCalcLimit} calculator calls/day).`,
+      );
       console.error('The key is shown once; store it now:');
       console.log(key);
       return 0;
@@ -58,7 +60,18 @@ async function main(argv: string[]): Promise<number> {
       const records = await listKeys(store);
       if (records.length === 0) console.log('No keys.');
       for (const r of records) {
-        console.log([r.prefix, r.keyId, r.scope, r.fundId ?? '-', r.accountId ?? '-', r.dailyCalcLimit, r.revokedAt ? `revoked ${r.revokedAt}` : 'active', r.label].join('\t'));
+        console.log(
+          [
+            r.prefix,
+            r.keyId,
+            r.scope,
+            r.fundId ?? '-',
+            r.accountId ?? '-',
+            r.dailyCalcLimit,
+            r.revokedAt ? `revoked ${r.revokedAt}` : 'active',
+            r.label,
+          ].join('\t'),
+        );
       }
       return 0;
     }

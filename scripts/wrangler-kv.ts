@@ -21,7 +21,10 @@ export interface WranglerKv {
   get(name: string): Promise<string | null>;
   put(name: string, value: string, options?: { metadata?: unknown; expirationTtl?: number }): Promise<void>;
   delete(name: string): Promise<void>;
-  list(options?: { prefix?: string; cursor?: string }): Promise<{ keys: { name: string; metadata?: unknown }[]; list_complete: boolean; cursor?: string }>;
+  list(options?: {
+    prefix?: string;
+    cursor?: string;
+  }): Promise<{ keys: { name: string; metadata?: unknown }[]; list_complete: boolean; cursor?: string }>;
 }
 
 /** The namespace bound as `binding` in wrangler.toml, through `wrangler kv key`. */

@@ -49,7 +49,10 @@ describe.each(CALCULATORS.map((c) => [c.path, c] as const))('POST /api/v1/calc/%
   });
 
   const bounded = Object.entries(inputJson.properties).filter(
-    ([, s]) => typeof s.maximum === 'number' || typeof s.exclusiveMaximum === 'number' || (s.anyOf as { maximum?: number }[] | undefined)?.some((x) => typeof x.maximum === 'number'),
+    ([, s]) =>
+      typeof s.maximum === 'number' ||
+      typeof s.exclusiveMaximum === 'number' ||
+      (s.anyOf as { maximum?: number }[] | undefined)?.some((x) => typeof x.maximum === 'number'),
   );
   it.runIf(bounded.length > 0).each(bounded.map(([f]) => f))('rejects an out-of-range %s', async (field) => {
     const res = await postJson(slug, { [field]: 9.87654321e20 });
@@ -78,7 +81,11 @@ describe.each(CALCULATORS.map((c) => [c.path, c] as const))('POST /api/v1/calc/%
 
   it('rejects a body that is not JSON by content type with 415', async () => {
     await expectProblem(await post(`/api/v1/calc/${slug}`, '{}', { 'content-type': 'text/plain' }), 415, 'unsupported_media_type');
-    await expectProblem(await post(`/api/v1/calc/${slug}`, 'a=1', { 'content-type': 'application/x-www-form-urlencoded' }), 415, 'unsupported_media_type');
+    await expectProblem(
+      await post(`/api/v1/calc/${slug}`, 'a=1', { 'content-type': 'application/x-www-form-urlencoded' }),
+      415,
+      'unsupported_media_type',
+    );
     await expectProblem(await post(`/api/v1/calc/${slug}`, new Blob(['{}'])), 415, 'unsupported_media_type');
   });
 
@@ -121,18 +128,30 @@ describe.each(CALCULATORS.map((c) => [c.path, c] as const))('POST /api/v1/calc/%
 
 describe('cross-field rules', () => {
   it('refuses year-by-year returns beyond the horizon instead of ignoring them', async () => {
-    const { problem } = await expectProblem(await postJson('fee-calculator', { horizonYears: 2, annualGrossReturnPctByYear: [5, 6, 7] }), 400, 'invalid_request');
+    const { problem } = await expectProblem(
+      await postJson('fee-calculator', { horizonYears: 2, annualGrossReturnPctByYear: [5, 6, 7] }),
+      400,
+      'invalid_request',
+    );
     expect(problem.errors).toEqual([{ pointer: '/body/annualGrossReturnPctByYear', detail: 'has more years than horizonYears covers' }]);
     expect((await postJson('fee-calculator', { horizonYears: 2.5, annualGrossReturnPctByYear: [5, 6, 7] })).status).toBe(200);
   });
 
   it('gives one error for a malformed date and none for its neighbour', async () => {
-    const { problem } = await expectProblem(await postJson('nav-validator', { periodStart: 'abc', periodEnd: '2026-01-31' }), 400, 'invalid_request');
+    const { problem } = await expectProblem(
+      await postJson('nav-validator', { periodStart: 'abc', periodEnd: '2026-01-31' }),
+      400,
+      'invalid_request',
+    );
     expect(problem.errors).toEqual([{ pointer: '/body/periodStart', detail: 'must be a date shaped YYYY-MM-DD' }]);
   });
 
   it('refuses a period that ends before it starts, and one date alone', async () => {
-    const { problem: reversed } = await expectProblem(await postJson('nav-validator', { periodStart: '2026-02-01', periodEnd: '2026-01-31' }), 400, 'invalid_request');
+    const { problem: reversed } = await expectProblem(
+      await postJson('nav-validator', { periodStart: '2026-02-01', periodEnd: '2026-01-31' }),
+      400,
+      'invalid_request',
+    );
     expect(reversed.errors).toEqual([{ pointer: '/body/periodEnd', detail: 'must not be before periodStart' }]);
     const { problem: alone } = await expectProblem(await postJson('nav-validator', { periodStart: '2026-02-01' }), 400, 'invalid_request');
     expect(alone.errors).toEqual([{ pointer: '/body/periodEnd', detail: 'periodStart and periodEnd must be given together' }]);
@@ -150,7 +169,9 @@ describe('resolved inputs', () => {
   it('echoes the initial HWM as the starting NAV when omitted, and as given otherwise', async () => {
     const omitted = (await (await postJson('fee-calculator', { startingNavUsd: 250 })).json()) as { inputs: { initialHwmUsd: number } };
     expect(omitted.inputs.initialHwmUsd).toBe(250);
-    const given = (await (await postJson('fee-calculator', { startingNavUsd: 250, initialHwmUsd: 300 })).json()) as { inputs: { initialHwmUsd: number } };
+    const given = (await (await postJson('fee-calculator', { startingNavUsd: 250, initialHwmUsd: 300 })).json()) as {
+      inputs: { initialHwmUsd: number };
+    };
     expect(given.inputs.initialHwmUsd).toBe(300);
   });
 
@@ -169,13 +190,24 @@ describe('pipeline', () => {
   it('answers a CORS preflight with 204 and the contract headers, without auth', async () => {
     const res = await app.request(
       '/api/v1/calc/fee-calculator',
-      { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } },
+      {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'https://app.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization, content-type',
+        },
+      },
       fakeEnv().env,
     );
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
-    expect(res.headers.get('access-control-allow-headers')).toBe('authorization,content-type,accept,mcp-protocol-version,mcp-session-id,last-event-id');
-    expect(res.headers.get('access-control-expose-headers')).toBe('x-request-id,ratelimit,ratelimit-policy,retry-after,www-authenticate,mcp-session-id');
+    expect(res.headers.get('access-control-allow-headers')).toBe(
+      'authorization,content-type,accept,mcp-protocol-version,mcp-session-id,last-event-id',
+    );
+    expect(res.headers.get('access-control-expose-headers')).toBe(
+      'x-request-id,ratelimit,ratelimit-policy,retry-after,www-authenticate,mcp-session-id',
+    );
     expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
@@ -199,7 +231,12 @@ describe('pipeline', () => {
     const boom: Endpoint = {
       methods: {
         GET: {
-          operationId: 'boom', summary: 'boom', description: 'boom', tags: [], auth: 'none', problems: [],
+          operationId: 'boom',
+          summary: 'boom',
+          description: 'boom',
+          tags: [],
+          auth: 'none',
+          problems: [],
           response: { description: 'never', schema: z.object({}) },
           handle: async () => {
             throw new Error('password=hunter2 at db.internal:5432');

@@ -31,7 +31,21 @@ describe('integer cents', () => {
   });
 
   it('refuse every other shape, and amounts that could pass 2^53 cents', () => {
-    for (const text of ['1', '1.0', '1.000', '.50', '1.5e3', ' 1.00', '1.00 ', '+1.00', '--1.00', '1,000.00', '1234567890123456.00', 'NaN', '']) {
+    for (const text of [
+      '1',
+      '1.0',
+      '1.000',
+      '.50',
+      '1.5e3',
+      ' 1.00',
+      '1.00 ',
+      '+1.00',
+      '--1.00',
+      '1,000.00',
+      '1234567890123456.00',
+      'NaN',
+      '',
+    ]) {
       expect(centsOf(text), text).toBeNull();
     }
     // biome-ignore lint/correctness/noPrecisionLoss: the double nearest the cents is what centsOf returns
@@ -62,7 +76,10 @@ describe('trial balance in integer cents', () => {
     credit: debitSide ? '0.00' : amount,
   });
   const amount = fc.oneof(fc.integer({ min: 0, max: 10_000_000_000 }), fc.integer({ min: 0, max: 99 })).map(moneyOfCents);
-  const lines = fc.array(fc.tuple(amount, fc.boolean(), fc.constantFrom(...codes, '9999')).map(([a, d, c]) => line(a, d, c)), { maxLength: 200 });
+  const lines = fc.array(
+    fc.tuple(amount, fc.boolean(), fc.constantFrom(...codes, '9999')).map(([a, d, c]) => line(a, d, c)),
+    { maxLength: 200 },
+  );
 
   it('gives the decimal.js answer on random ledgers', () => {
     fc.assert(
@@ -76,31 +93,55 @@ describe('trial balance in integer cents', () => {
   it('falls back to decimal.js for amounts cents cannot hold, with the same answer', () => {
     const accounts: AccountRow[] = ACCOUNTS.slice(0, 2);
     const fine = [line('0.005', true, accounts[0]!.code), line('0.005', false, accounts[1]!.code)];
-    const huge = [line('90071992547409.91', true, accounts[0]!.code), line('90071992547409.91', true, accounts[0]!.code), line('180143985094819.82', false, accounts[1]!.code)];
-    for (const ledger of [fine, huge]) expect(trialBalance(accounts, ledger, '2026-01-31', 'USD')).toEqual(trialBalanceInDecimals(accounts, ledger, '2026-01-31', 'USD'));
+    const huge = [
+      line('90071992547409.91', true, accounts[0]!.code),
+      line('90071992547409.91', true, accounts[0]!.code),
+      line('180143985094819.82', false, accounts[1]!.code),
+    ];
+    for (const ledger of [fine, huge])
+      expect(trialBalance(accounts, ledger, '2026-01-31', 'USD')).toEqual(trialBalanceInDecimals(accounts, ledger, '2026-01-31', 'USD'));
     expect(trialBalance(accounts, huge, '2026-01-31', 'USD').totalDebit).toBe('180143985094819.82');
   });
 });
 
 describe('capital accounts in integer cents', () => {
   const cents = fc.oneof(fc.integer({ min: 0, max: 100 }), fc.integer({ min: 0, max: 50_000_000_000 }));
-  const account = fc.record({ capital: cents, contributions: cents, withdrawals: cents, pnlAllocation: fc.integer({ min: -5e10, max: 5e10 }), mgmtFee: cents, perfFee: fc.integer({ min: -1e9, max: 1e9 }) });
-  const input = fc.array(fc.tuple(account, fc.option(account, { nil: undefined })), { minLength: 1, maxLength: 40 }).map((list): CapitalAccountsInput => {
-    const row = (navDate: string, investorId: string, a: Record<string, number>) => ({
-      navDate,
-      investorId,
-      ...(Object.fromEntries(Object.entries(a).map(([k, v]) => [k, moneyOfCents(v)])) as Record<'capital' | 'contributions' | 'withdrawals' | 'pnlAllocation' | 'mgmtFee' | 'perfFee', string>),
-    });
-    const ids = list.map((_, i) => `INV-${String(i + 1).padStart(4, '0')}`);
-    return {
-      run: { navDate: '2026-10-30', status: 'complete', shadowNav: '1.00', adminNav: '1.00', reconStatus: 'matched', netFlows: '0.00' },
-      openingDate: '2026-09-30',
-      investors: ids.map((investorId, i) => ({ investorId, shareClassId: i % 2 ? 'A' : 'B', legalName: 'x', email: 'x', taxId: 'x', bankAccount: 'x' })),
-      rows: list.flatMap(([close, open], i) => [row('2026-10-30', ids[i]!, close), ...(open ? [row('2026-09-30', ids[i]!, open)] : [])]),
-      refs: new Map(ids.map((id, i) => [id, `inv_${i.toString(16).padStart(16, '0')}`])),
-      currency: 'USD',
-    };
+  const account = fc.record({
+    capital: cents,
+    contributions: cents,
+    withdrawals: cents,
+    pnlAllocation: fc.integer({ min: -5e10, max: 5e10 }),
+    mgmtFee: cents,
+    perfFee: fc.integer({ min: -1e9, max: 1e9 }),
   });
+  const input = fc
+    .array(fc.tuple(account, fc.option(account, { nil: undefined })), { minLength: 1, maxLength: 40 })
+    .map((list): CapitalAccountsInput => {
+      const row = (navDate: string, investorId: string, a: Record<string, number>) => ({
+        navDate,
+        investorId,
+        ...(Object.fromEntries(Object.entries(a).map(([k, v]) => [k, moneyOfCents(v)])) as Record<
+          'capital' | 'contributions' | 'withdrawals' | 'pnlAllocation' | 'mgmtFee' | 'perfFee',
+          string
+        >),
+      });
+      const ids = list.map((_, i) => `INV-${String(i + 1).padStart(4, '0')}`);
+      return {
+        run: { navDate: '2026-10-30', status: 'complete', shadowNav: '1.00', adminNav: '1.00', reconStatus: 'matched', netFlows: '0.00' },
+        openingDate: '2026-09-30',
+        investors: ids.map((investorId, i) => ({
+          investorId,
+          shareClassId: i % 2 ? 'A' : 'B',
+          legalName: 'x',
+          email: 'x',
+          taxId: 'x',
+          bankAccount: 'x',
+        })),
+        rows: list.flatMap(([close, open], i) => [row('2026-10-30', ids[i]!, close), ...(open ? [row('2026-09-30', ids[i]!, open)] : [])]),
+        refs: new Map(ids.map((id, i) => [id, `inv_${i.toString(16).padStart(16, '0')}`])),
+        currency: 'USD',
+      };
+    });
 
   it('gives the decimal.js answer on random accounts, ownership percentages included', () => {
     fc.assert(

@@ -99,9 +99,7 @@ describe('parseCsv', () => {
     ] as const) {
       const err = thrown(() => parseCsv(text, 'positionsCsv', AB)) as ValidationError;
       expect(err, text).toBeInstanceOf(ValidationError);
-      expect(err.errors).toEqual([
-        { pointer: '/positionsCsv', detail: `line ${line} has a different number of cells than the header` },
-      ]);
+      expect(err.errors).toEqual([{ pointer: '/positionsCsv', detail: `line ${line} has a different number of cells than the header` }]);
     }
   });
 
@@ -174,12 +172,32 @@ describe('parseAmountCell', () => {
     expect(parseAmountCell(cell)).toBe(expected);
   });
 
-  it.each(['1,23', '12,34,567', '1,2345', 'abc', '', '   ', '12$3', '(-5)', '(+5)', '()', '1000000000000000.01', '-9999999999999999', '1'.repeat(400), '1.', '1e5', '--5', '5-', '1 000', '$', '1.2.3', 'NaN', 'Infinity'])(
-    'rejects %j',
-    (cell) => {
-      expect(parseAmountCell(cell)).toBeNull();
-    },
-  );
+  it.each([
+    '1,23',
+    '12,34,567',
+    '1,2345',
+    'abc',
+    '',
+    '   ',
+    '12$3',
+    '(-5)',
+    '(+5)',
+    '()',
+    '1000000000000000.01',
+    '-9999999999999999',
+    '1'.repeat(400),
+    '1.',
+    '1e5',
+    '--5',
+    '5-',
+    '1 000',
+    '$',
+    '1.2.3',
+    'NaN',
+    'Infinity',
+  ])('rejects %j', (cell) => {
+    expect(parseAmountCell(cell)).toBeNull();
+  });
 
   it('reads any integer-cent amount written plain, with separators, with $, or as an accounting negative (property)', () => {
     const withCommas = (n: bigint) => n.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
@@ -189,7 +207,13 @@ describe('parseAmountCell', () => {
         const frac = (c % 100n).toString().padStart(2, '0');
         const plain = `${whole}.${frac}`;
         const text =
-          style === 'plain' ? plain : style === 'commas' ? `${withCommas(whole)}.${frac}` : style === 'dollar' ? `$${plain}` : `(${withCommas(whole)}.${frac})`;
+          style === 'plain'
+            ? plain
+            : style === 'commas'
+              ? `${withCommas(whole)}.${frac}`
+              : style === 'dollar'
+                ? `$${plain}`
+                : `(${withCommas(whole)}.${frac})`;
         const expected = style === 'paren' ? `-${plain}` : plain;
         expect(parseAmountCell(text)).toBe(expected);
       }),

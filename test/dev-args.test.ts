@@ -11,11 +11,23 @@ describe('wranglerDevArgs', () => {
   });
 
   it.each([
-    [['--port', '8788'], ['dev', '--ip', '127.0.0.1', '--port', '8788']],
+    [
+      ['--port', '8788'],
+      ['dev', '--ip', '127.0.0.1', '--port', '8788'],
+    ],
     [['--port=8788'], ['dev', '--ip', '127.0.0.1', '--port=8788']],
-    [['--ip', '0.0.0.0'], ['dev', '--port', '8787', '--ip', '0.0.0.0']],
-    [['--ip', '::1', '--port', '9000', '--log-level', 'warn'], ['dev', '--ip', '::1', '--port', '9000', '--log-level', 'warn']],
-    [['--local-protocol', 'https'], ['dev', '--ip', '127.0.0.1', '--port', '8787', '--local-protocol', 'https']],
+    [
+      ['--ip', '0.0.0.0'],
+      ['dev', '--port', '8787', '--ip', '0.0.0.0'],
+    ],
+    [
+      ['--ip', '::1', '--port', '9000', '--log-level', 'warn'],
+      ['dev', '--ip', '::1', '--port', '9000', '--log-level', 'warn'],
+    ],
+    [
+      ['--local-protocol', 'https'],
+      ['dev', '--ip', '127.0.0.1', '--port', '8787', '--local-protocol', 'https'],
+    ],
   ])('%j overrides only the flags it gives, each flag once', (extra, expected) => {
     const args = wranglerDevArgs(extra);
     expect(args).toEqual(expected);

@@ -19,7 +19,12 @@ function sources(dir: string): string[] {
 }
 
 /** GitHub's heading anchor: lower case, spaces to dashes, punctuation dropped. */
-const slug = (heading: string) => heading.trim().toLowerCase().replace(/[^\w\s-]/g, '').replace(/\s/g, '-');
+const slug = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\w\s-]/g, '')
+    .replace(/\s/g, '-');
 
 function anchorsOf(page: string): Set<string> {
   const text = readFileSync(join(ROOT, 'docs', page), 'utf8');

@@ -7,7 +7,11 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AUTH_CACHE_MS, authenticate, createKey, hashKey, revokeRecord, type KeyRecord } from '../lib/keys.ts';
 import { MemoryKv } from './support/fakes.ts';
 
-const refused = async (p: Promise<unknown>) => p.then(() => 'accepted', (err: { status?: number }) => err.status);
+const refused = async (p: Promise<unknown>) =>
+  p.then(
+    () => 'accepted',
+    (err: { status?: number }) => err.status,
+  );
 
 describe('key record cache', () => {
   afterEach(() => vi.restoreAllMocks());

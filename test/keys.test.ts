@@ -2,7 +2,15 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
-  authenticate, constantTimeEqual, createKey, DEMO_API_KEY, generateKey, hashKey, KEY_PATTERN, listKeys, revokeKey,
+  authenticate,
+  constantTimeEqual,
+  createKey,
+  DEMO_API_KEY,
+  generateKey,
+  hashKey,
+  KEY_PATTERN,
+  listKeys,
+  revokeKey,
 } from '../lib/keys.ts';
 import { UnauthorizedError } from '../lib/errors.ts';
 import { hex, sha256Hex } from '../lib/digest.ts';
@@ -32,7 +40,12 @@ describe('key format', () => {
 describe('key store', () => {
   it('stores only the SHA-256 of the key, under the hash, with a record holding no secret', async () => {
     const kv = new MemoryKv();
-    const { key, record } = await createKey(kv, { fundId: 'fund-1', label: 'analyst', dailyCalcLimit: 2000, now: new Date('2026-11-20T10:00:00Z') });
+    const { key, record } = await createKey(kv, {
+      fundId: 'fund-1',
+      label: 'analyst',
+      dailyCalcLimit: 2000,
+      now: new Date('2026-11-20T10:00:00Z'),
+    });
     expect([...kv.data.keys()]).toEqual([await hashKey(key)]);
     const stored = kv.data.get(await hashKey(key))!;
     expect(stored.value).not.toContain(key);
@@ -40,8 +53,14 @@ describe('key store', () => {
     expect(JSON.parse(stored.value)).toEqual(record);
     expect(stored.metadata).toEqual(record);
     expect(record).toEqual({
-      keyId: expect.stringMatching(/^key_[0-9A-Za-z]{16}$/), prefix: key.slice(0, 12), scope: 'fund', fundId: 'fund-1',
-      dailyCalcLimit: 2000, label: 'analyst', createdAt: '2026-11-20T10:00:00.000Z', revokedAt: null,
+      keyId: expect.stringMatching(/^key_[0-9A-Za-z]{16}$/),
+      prefix: key.slice(0, 12),
+      scope: 'fund',
+      fundId: 'fund-1',
+      dailyCalcLimit: 2000,
+      label: 'analyst',
+      createdAt: '2026-11-20T10:00:00.000Z',
+      revokedAt: null,
     });
   });
 
@@ -123,7 +142,10 @@ describe('constantTimeEqual', () => {
       expect(constantTimeEqual('abcd', 'abcd')).toBe(true);
       expect(constantTimeEqual('abcd', 'abce')).toBe(false);
       expect(constantTimeEqual('abcd', 'abc')).toBe(false); // a length mismatch never reaches it (it would throw)
-      expect(calls).toEqual([[4, 4], [4, 4]]);
+      expect(calls).toEqual([
+        [4, 4],
+        [4, 4],
+      ]);
     } finally {
       Reflect.deleteProperty(subtle, 'timingSafeEqual');
     }

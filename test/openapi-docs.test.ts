@@ -24,7 +24,13 @@ const doc = () => structuredClone(openApiDocument(ROUTES, ORIGIN)) as Json;
 async function lint(document: Json) {
   const config = await createConfig({
     extends: ['recommended-strict'],
-    rules: { 'info-contact': 'error', 'operation-tag-defined': 'error', 'tag-description': 'error', 'no-invalid-media-type-examples': 'error', 'no-invalid-parameter-examples': 'error' },
+    rules: {
+      'info-contact': 'error',
+      'operation-tag-defined': 'error',
+      'tag-description': 'error',
+      'no-invalid-media-type-examples': 'error',
+      'no-invalid-parameter-examples': 'error',
+    },
   });
   const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: 'openapi.json', config });
   return problems.map((p) => `${p.severity} ${p.ruleId} ${p.location[0]?.pointer ?? ''}: ${p.message}`);
@@ -46,7 +52,9 @@ describe('OpenAPI lint (Redocly recommended-strict)', () => {
     const broken = doc();
     broken.tags = broken.tags.filter((t: Json) => t.name !== 'MCP');
     delete broken.info.contact;
-    broken.paths['/api/v1/calc/fee-calculator'].post.requestBody.content['application/json'].examples.typical.value = { horizonYears: 'five' };
+    broken.paths['/api/v1/calc/fee-calculator'].post.requestBody.content['application/json'].examples.typical.value = {
+      horizonYears: 'five',
+    };
     const problems = (await lint(broken)).join('\n');
     expect(problems).toMatch(/operation-tag-defined/);
     expect(problems).toMatch(/info-contact/);
@@ -93,17 +101,20 @@ describe('examples', () => {
     }
   });
 
-  it.each(CALCULATORS.map((c) => [c.slug, c] as const))('%s: the request example parses and the response example is its result', (_slug, def) => {
-    const inputs = def.input.parse(def.example);
-    const operationId = calculatorEndpoint(def).methods.POST!.operationId;
-    const published = RESPONSE_EXAMPLES[operationId as keyof typeof RESPONSE_EXAMPLES];
-    expect(published).toBeDefined();
-    // Published arrays are shortened to three items; everything else is the handler's answer.
-    const full = runCalculator(def, inputs) as Json;
-    for (const [key, value] of Object.entries(published as Json)) {
-      if (!Array.isArray(value)) expect((full as Json)[key], key).toEqual(value);
-    }
-  });
+  it.each(CALCULATORS.map((c) => [c.slug, c] as const))(
+    '%s: the request example parses and the response example is its result',
+    (_slug, def) => {
+      const inputs = def.input.parse(def.example);
+      const operationId = calculatorEndpoint(def).methods.POST!.operationId;
+      const published = RESPONSE_EXAMPLES[operationId as keyof typeof RESPONSE_EXAMPLES];
+      expect(published).toBeDefined();
+      // Published arrays are shortened to three items; everything else is the handler's answer.
+      const full = runCalculator(def, inputs) as Json;
+      for (const [key, value] of Object.entries(published as Json)) {
+        if (!Array.isArray(value)) expect((full as Json)[key], key).toEqual(value);
+      }
+    },
+  );
 
   it.each(FUND_TOOLS.map((t) => [t.path, t] as const))('fund %s: the query example and the response example validate', (_path, def) => {
     queryStringSchema(def.query).parse(def.example);

@@ -52,10 +52,16 @@ describe('OpenAPI document', () => {
 describe('the Problem component', () => {
   it('is the JSON Schema of the zod schema that the bodies the app answers parse with', async () => {
     const env = fakeEnv().env;
-    const bad = await createApp().request('http://api.example/api/v1/calc/fee-calculator', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"horizonYears":"x"}' }, env);
+    const bad = await createApp().request(
+      'http://api.example/api/v1/calc/fee-calculator',
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"horizonYears":"x"}' },
+      env,
+    );
     const missing = await createApp().request('http://api.example/api/v1/nope', {}, env);
     for (const res of [bad, missing]) expect(problemBodySchema.strict().safeParse(await res.json()).success).toBe(true);
-    const doc = (await (await createApp().request('http://api.example/api/v1/openapi.json', {}, env)).json()) as { components: { schemas: { Problem: unknown } } };
+    const doc = (await (await createApp().request('http://api.example/api/v1/openapi.json', {}, env)).json()) as {
+      components: { schemas: { Problem: unknown } };
+    };
     expect(doc.components.schemas.Problem).toEqual(jsonSchema(problemBodySchema, 'output'));
   });
 });

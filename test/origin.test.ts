@@ -23,9 +23,12 @@ import { expectProblem } from './support/problems.ts';
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 
 describe('isLoopbackHost', () => {
-  it.each(['localhost', 'localhost:8787', 'LocalHost:80', '127.0.0.1', '127.0.0.1:0', '[::1]', '[::1]:65535', '127.0.0.1:99999'])('accepts %s', (host) => {
-    expect(isLoopbackHost(host)).toBe(true);
-  });
+  it.each(['localhost', 'localhost:8787', 'LocalHost:80', '127.0.0.1', '127.0.0.1:0', '[::1]', '[::1]:65535', '127.0.0.1:99999'])(
+    'accepts %s',
+    (host) => {
+      expect(isLoopbackHost(host)).toBe(true);
+    },
+  );
 
   it.each([
     '',
@@ -63,10 +66,13 @@ describe('isLoopbackHost', () => {
       if (end === 0) return false;
       const rest = host.slice(end);
       const digits = rest.slice(1);
-      const portOk = rest === '' || (rest[0] === ':' && digits.length >= 1 && digits.length <= 5 && [...digits].every((ch) => ch >= '0' && ch <= '9'));
+      const portOk =
+        rest === '' || (rest[0] === ':' && digits.length >= 1 && digits.length <= 5 && [...digits].every((ch) => ch >= '0' && ch <= '9'));
       return LOOPBACK_NAMES.includes(host.slice(0, end).toLowerCase()) && portOk;
     };
-    const near = fc.tuple(fc.constantFrom(...LOOPBACK_NAMES, 'LOCALHOST', '[::1', '127.0.0.1.', ''), fc.string({ maxLength: 8 })).map(([a, b]) => a + b);
+    const near = fc
+      .tuple(fc.constantFrom(...LOOPBACK_NAMES, 'LOCALHOST', '[::1', '127.0.0.1.', ''), fc.string({ maxLength: 8 }))
+      .map(([a, b]) => a + b);
     fc.assert(
       fc.property(fc.oneof(fc.string(), near), (host) => {
         expect(isLoopbackHost(host)).toBe(oracle(host));
@@ -82,29 +88,46 @@ describe('isLoopbackHost', () => {
 });
 
 describe('isLoopbackOrigin', () => {
-  it.each(['http://localhost', 'https://localhost:8787', 'http://127.0.0.1:3000', 'http://[::1]:8787', 'HTTP://LOCALHOST'])('accepts %s', (origin) => {
-    expect(isLoopbackOrigin(origin)).toBe(true);
-  });
-
-  it.each(['null', 'http://evil.example', 'http://localhost.evil.example', 'http://localhost/', 'http://localhost:8787/x', 'ws://localhost', 'file://', 'http://127.0.0.1.evil.example'])(
-    'refuses %s',
+  it.each(['http://localhost', 'https://localhost:8787', 'http://127.0.0.1:3000', 'http://[::1]:8787', 'HTTP://LOCALHOST'])(
+    'accepts %s',
     (origin) => {
-      expect(isLoopbackOrigin(origin)).toBe(false);
+      expect(isLoopbackOrigin(origin)).toBe(true);
     },
   );
+
+  it.each([
+    'null',
+    'http://evil.example',
+    'http://localhost.evil.example',
+    'http://localhost/',
+    'http://localhost:8787/x',
+    'ws://localhost',
+    'file://',
+    'http://127.0.0.1.evil.example',
+  ])('refuses %s', (origin) => {
+    expect(isLoopbackOrigin(origin)).toBe(false);
+  });
 });
 
 describe('PUBLIC_ORIGIN as the guard reads it (through lib/config.ts)', () => {
-  it.each(['https://fund-edge.example.com', 'http://127.0.0.1:8787', 'https://fund-edge.example.com:8443'])('accepts %s as it is', (value) => {
-    expect(originPolicy({ PUBLIC_ORIGIN: value }).publicOrigin).toBe(value);
-  });
-
-  it.each(['fund-edge.example.com', 'https://fund-edge.example.com/mcp', 'https://fund-edge.example.com/?a=1', 'https://fund-edge.example.com/#x', 'https://u:p@fund-edge.example.com', 'ftp://fund-edge.example.com', 'null'])(
-    'refuses %j as a configuration error',
+  it.each(['https://fund-edge.example.com', 'http://127.0.0.1:8787', 'https://fund-edge.example.com:8443'])(
+    'accepts %s as it is',
     (value) => {
-      expect(() => originPolicy({ PUBLIC_ORIGIN: value })).toThrow(ConfigInvalidError);
+      expect(originPolicy({ PUBLIC_ORIGIN: value }).publicOrigin).toBe(value);
     },
   );
+
+  it.each([
+    'fund-edge.example.com',
+    'https://fund-edge.example.com/mcp',
+    'https://fund-edge.example.com/?a=1',
+    'https://fund-edge.example.com/#x',
+    'https://u:p@fund-edge.example.com',
+    'ftp://fund-edge.example.com',
+    'null',
+  ])('refuses %j as a configuration error', (value) => {
+    expect(() => originPolicy({ PUBLIC_ORIGIN: value })).toThrow(ConfigInvalidError);
+  });
 });
 
 describe('originPolicy and its decisions', () => {
@@ -127,7 +150,9 @@ describe('originPolicy and its decisions', () => {
   });
 
   it('reads MCP_ALLOWED_ORIGINS as a trimmed set, or * for any', () => {
-    expect(originPolicy({ MCP_ALLOWED_ORIGINS: ' https://a.example ,, https://b.example' }).allowed).toEqual(new Set(['https://a.example', 'https://b.example']));
+    expect(originPolicy({ MCP_ALLOWED_ORIGINS: ' https://a.example ,, https://b.example' }).allowed).toEqual(
+      new Set(['https://a.example', 'https://b.example']),
+    );
     expect(originPolicy({ MCP_ALLOWED_ORIGINS: '*' }).allowed).toBe('*');
     expect(() => originPolicy({ MCP_ALLOWED_ORIGINS: 'https://a.example, *' })).toThrow(ConfigInvalidError);
   });
@@ -135,13 +160,18 @@ describe('originPolicy and its decisions', () => {
   it('never accepts a rebinding request (Host and Origin naming the same foreign name) when local (property)', () => {
     const foreign = fc.domain().filter((d) => !LOOPBACK_NAMES.includes(d));
     fc.assert(
-      fc.property(foreign, fc.option(fc.integer({ min: 1, max: 65_535 }), { nil: undefined }), fc.constantFrom('http', 'https'), (name, port, scheme) => {
-        const host = port === undefined ? name : `${name}:${port}`;
-        for (const env of [{}, { PUBLIC_ORIGIN: 'http://127.0.0.1:8787' }, { MCP_ALLOWED_ORIGINS: '*' }]) {
-          expect(() => checkHostAndOrigin(env, host, `${scheme}://${host}`)).toThrow(expect.objectContaining({ status: 421 }));
-          expect(() => checkHostAndOrigin(env, host, undefined)).toThrow(expect.objectContaining({ status: 421 }));
-        }
-      }),
+      fc.property(
+        foreign,
+        fc.option(fc.integer({ min: 1, max: 65_535 }), { nil: undefined }),
+        fc.constantFrom('http', 'https'),
+        (name, port, scheme) => {
+          const host = port === undefined ? name : `${name}:${port}`;
+          for (const env of [{}, { PUBLIC_ORIGIN: 'http://127.0.0.1:8787' }, { MCP_ALLOWED_ORIGINS: '*' }]) {
+            expect(() => checkHostAndOrigin(env, host, `${scheme}://${host}`)).toThrow(expect.objectContaining({ status: 421 }));
+            expect(() => checkHostAndOrigin(env, host, undefined)).toThrow(expect.objectContaining({ status: 421 }));
+          }
+        },
+      ),
     );
   });
 
@@ -152,7 +182,9 @@ describe('originPolicy and its decisions', () => {
         const origin = new URL(url).origin;
         expect(hostAllowed(policy, host)).toBe(true);
         expect(originAllowed(policy, origin)).toBe(origin === 'https://fund-edge.example.com' || origin === 'https://app.example');
-        expect(originAllowed(policy, `https://${host}`)).toBe(`https://${host}` === 'https://fund-edge.example.com' || `https://${host}` === 'https://app.example');
+        expect(originAllowed(policy, `https://${host}`)).toBe(
+          `https://${host}` === 'https://fund-edge.example.com' || `https://${host}` === 'https://app.example',
+        );
       }),
     );
     expect(originAllowed(policy, undefined)).toBe(true);

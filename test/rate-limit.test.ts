@@ -192,7 +192,10 @@ describe('quota counting in the isolate', () => {
     const clock = clockAt('2026-11-20T12:00:00Z').clock;
     const { env, API_KEYS, RATE_LIMITS } = fakeEnv();
     const { key } = await createKey(API_KEYS, { fundId: 'f1', dailyCalcLimit: 20 });
-    const isolates = [isolateView(RATE_LIMITS), isolateView(RATE_LIMITS)].map(({ view }) => ({ app: createApp({ clock }), env: { ...env, RATE_LIMITS: view } }));
+    const isolates = [isolateView(RATE_LIMITS), isolateView(RATE_LIMITS)].map(({ view }) => ({
+      app: createApp({ clock }),
+      env: { ...env, RATE_LIMITS: view },
+    }));
     let served = 0;
     for (let i = 0; i < 120; i++) {
       const { app, env: e } = isolates[i % 2]!;
@@ -208,7 +211,9 @@ describe('quota counting in the isolate', () => {
     const alone = isolateView(RATE_LIMITS);
     const { key: other } = await createKey(API_KEYS, { fundId: 'f1', dailyCalcLimit: 20 });
     let aloneServed = 0;
-    for (let i = 0; i < 40; i++) if ((await call(createApp({ clock }), { ...env, RATE_LIMITS: alone.view }, { authorization: `Bearer ${other}` })).status === 200) aloneServed++;
+    for (let i = 0; i < 40; i++)
+      if ((await call(createApp({ clock }), { ...env, RATE_LIMITS: alone.view }, { authorization: `Bearer ${other}` })).status === 200)
+        aloneServed++;
     expect(aloneServed).toBe(20);
   });
 
@@ -216,7 +221,10 @@ describe('quota counting in the isolate', () => {
     const clock = clockAt('2026-11-20T12:00:00Z').clock;
     const { env, API_KEYS, RATE_LIMITS } = fakeEnv();
     const { key } = await createKey(API_KEYS, { fundId: 'f1', dailyCalcLimit: 2 });
-    const isolates = [isolateView(RATE_LIMITS), isolateView(RATE_LIMITS)].map(({ view }) => ({ app: createApp({ clock }), env: { ...env, RATE_LIMITS: view } }));
+    const isolates = [isolateView(RATE_LIMITS), isolateView(RATE_LIMITS)].map(({ view }) => ({
+      app: createApp({ clock }),
+      env: { ...env, RATE_LIMITS: view },
+    }));
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {
       const { app, env: e } = isolates[i % 2]!;

@@ -11,7 +11,25 @@ import { toolName } from '../lib/calculators/definition.ts';
 import { FUND_TOOLS } from '../lib/fund/tools/index.ts';
 
 const README = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
-const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen'];
+const WORDS = [
+  'zero',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+  'thirteen',
+  'fourteen',
+  'fifteen',
+  'sixteen',
+];
 /** `7` → `seven`, as the README writes counts. */
 const word = (n: number) => WORDS[n] ?? String(n);
 
@@ -33,16 +51,24 @@ describe('README', () => {
   it('lists every calculator tool on the public MCP server row, with their count', () => {
     const public_ = row('public');
     expect(public_).toContain(`the ${word(CALCULATORS.length)} calculators:`);
-    expect(codeSpans(public_).filter((s) => s.startsWith('calc_')).sort()).toEqual(CALCULATORS.map(toolName).sort());
+    expect(
+      codeSpans(public_)
+        .filter((s) => s.startsWith('calc_'))
+        .sort(),
+    ).toEqual(CALCULATORS.map(toolName).sort());
   });
 
   it('lists every fund tool on the fund MCP server row, with their count', () => {
     const fund = row('fund');
     expect(fund).toContain(`${word(FUND_TOOLS.length)} read-only tools:`);
-    expect(codeSpans(fund).filter((s) => s.startsWith('get_')).sort()).toEqual(FUND_TOOLS.map((t) => t.tool).sort());
+    expect(
+      codeSpans(fund)
+        .filter((s) => s.startsWith('get_'))
+        .sort(),
+    ).toEqual(FUND_TOOLS.map((t) => t.tool).sort());
   });
 
-  it("gives every fund path its row in the parameter table, naming each of its parameters", () => {
+  it('gives every fund path its row in the parameter table, naming each of its parameters', () => {
     const start = README.indexOf('| path | parameters (default; bounds) |');
     expect(start).toBeGreaterThan(0);
     const table = README.slice(start).split('\n\n')[0]!.split('\n').slice(2);

@@ -150,11 +150,16 @@ describe('containsAnyValue', () => {
     // Arbitrary text around the value, separated from it by a space; redact scans the JSON it would send.
     const schema = z.strictObject({ field: z.string() });
     fc.assert(
-      fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary', minLength: 1 }), fc.string({ unit: 'binary' }), (before, value, after) => {
-        // A value of only control characters and spaces is blank once serialized: nothing to find.
-        fc.pre(scannableText(JSON.stringify(value).slice(1, -1)).trim() !== '');
-        expect(() => redact(schema, { field: `${before} ${value} ${after}` }, [value])).toThrow(RedactionFailedError);
-      }),
+      fc.property(
+        fc.string({ unit: 'binary' }),
+        fc.string({ unit: 'binary', minLength: 1 }),
+        fc.string({ unit: 'binary' }),
+        (before, value, after) => {
+          // A value of only control characters and spaces is blank once serialized: nothing to find.
+          fc.pre(scannableText(JSON.stringify(value).slice(1, -1)).trim() !== '');
+          expect(() => redact(schema, { field: `${before} ${value} ${after}` }, [value])).toThrow(RedactionFailedError);
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -165,11 +170,18 @@ describe('containsAnyValue', () => {
     const asciiName = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9 .,'@&-]{0,40}$/);
     const separator = fc.constantFrom(' ', ', ', '(', '"', '/', '\n', '\t', '\r\n');
     fc.assert(
-      fc.property(fc.string(), separator, asciiName, fc.string(), fc.array(fc.boolean(), { minLength: 41, maxLength: 41 }), (before, sep, value, after, flips) => {
-        const cased = [...value].map((ch, i) => (flips[i] ? ch.toUpperCase() : ch.toLowerCase())).join('');
-        const body = { field: `${before}${sep}${cased}, ${after}`, other: ['x', 1] };
-        expect(() => redact(schema, body, ['unrelated value', value])).toThrow(RedactionFailedError);
-      }),
+      fc.property(
+        fc.string(),
+        separator,
+        asciiName,
+        fc.string(),
+        fc.array(fc.boolean(), { minLength: 41, maxLength: 41 }),
+        (before, sep, value, after, flips) => {
+          const cased = [...value].map((ch, i) => (flips[i] ? ch.toUpperCase() : ch.toLowerCase())).join('');
+          const body = { field: `${before}${sep}${cased}, ${after}`, other: ['x', 1] };
+          expect(() => redact(schema, body, ['unrelated value', value])).toThrow(RedactionFailedError);
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -186,7 +198,13 @@ describe('redact', () => {
   const clean = () => ({
     name: 'Northstar Digital Assets Fund',
     amount: '-1250000.00',
-    nested: { venue: 'Coinbase Prime', rows: [{ asset: 'BTC', qty: '12.5000' }, { asset: 'ETH-PERP', qty: '-40.0000' }] },
+    nested: {
+      venue: 'Coinbase Prime',
+      rows: [
+        { asset: 'BTC', qty: '12.5000' },
+        { asset: 'ETH-PERP', qty: '-40.0000' },
+      ],
+    },
   });
 
   it('returns exactly the JSON of a clean body', () => {
@@ -212,10 +230,16 @@ describe('redact', () => {
     await expectRedactionFailed(thrownBy(() => redact(schema, body, [])));
   });
 
-  it.each(['Margaret Okafor', 'MARGARET OKAFOR', 'margaret okafor', 'mArGaReT oKaFoR'])('refuses a sensitive value written as %s', async (written) => {
-    const body = { ...clean(), nested: { ...clean().nested, venue: `Desk of ${written}` } };
-    await expectRedactionFailed(thrownBy(() => redact(schema, body, ['Margaret Okafor'])), ['okafor']);
-  });
+  it.each(['Margaret Okafor', 'MARGARET OKAFOR', 'margaret okafor', 'mArGaReT oKaFoR'])(
+    'refuses a sensitive value written as %s',
+    async (written) => {
+      const body = { ...clean(), nested: { ...clean().nested, venue: `Desk of ${written}` } };
+      await expectRedactionFailed(
+        thrownBy(() => redact(schema, body, ['Margaret Okafor'])),
+        ['okafor'],
+      );
+    },
+  );
 
   it.each([
     ['a line break', '\n'],
@@ -302,7 +326,14 @@ function forbiddenStrings(data: FundDataset): { words: string[]; quoted: string[
 function urlsFor(data: FundDataset): string[] {
   const usable = data.runs.filter(isUsableRun);
   const firstOfMonth = usable.filter((r) => r.navDate.endsWith('-01')).map((r) => r.navDate);
-  const dates = [...new Set([usable[1]!.navDate, usable[Math.floor(usable.length / 2)]!.navDate, usable[usable.length - 1]!.navDate, ...firstOfMonth.slice(-3)])];
+  const dates = [
+    ...new Set([
+      usable[1]!.navDate,
+      usable[Math.floor(usable.length / 2)]!.navDate,
+      usable[usable.length - 1]!.navDate,
+      ...firstOfMonth.slice(-3),
+    ]),
+  ];
   return [
     'overview',
     'positions',
@@ -349,11 +380,25 @@ describe('end to end: no PII and nothing of the paper book in any response', () 
   async function checkCapitalAccounts(text: string, fundId: string, data: FundDataset) {
     const body = JSON.parse(text) as { investors: Record<string, unknown>[] };
     expect(body.investors.length).toBeGreaterThan(10);
-    const refs = await investorRefs(fundId, data.investors.map((i) => i.investorId));
+    const refs = await investorRefs(
+      fundId,
+      data.investors.map((i) => i.investorId),
+    );
     const allowed = new Set(refs.values());
     for (const inv of body.investors) {
       expect(Object.keys(inv).sort()).toEqual(
-        ['closingCapital', 'contributions', 'investorRef', 'mgmtFee', 'openingCapital', 'ownershipPct', 'perfFee', 'pnlAllocation', 'shareClass', 'withdrawals'].sort(),
+        [
+          'closingCapital',
+          'contributions',
+          'investorRef',
+          'mgmtFee',
+          'openingCapital',
+          'ownershipPct',
+          'perfFee',
+          'pnlAllocation',
+          'shareClass',
+          'withdrawals',
+        ].sort(),
       );
       expect(inv.investorRef).toMatch(/^inv_[0-9a-f]{16}$/);
       expect(allowed.has(inv.investorRef as string)).toBe(true);
@@ -434,7 +479,9 @@ describe('fail closed on a faulty store', () => {
     const store = faultyStore({
       read: (r) => ({
         ...r,
-        positions: r.positions.length ? [...r.positions, { ...r.positions[0]!, asset: 'PEPE', venue: 'Hyperliquid', book: 'paper' as const }] : r.positions,
+        positions: r.positions.length
+          ? [...r.positions, { ...r.positions[0]!, asset: 'PEPE', venue: 'Hyperliquid', book: 'paper' as const }]
+          : r.positions,
       }),
     });
     for (const path of ['positions', 'breakdown', 'exposure', 'risk/var']) {
@@ -520,7 +567,9 @@ describe('fail closed on a faulty store', () => {
     const store = faultyStore({
       read: (r) => ({
         ...r,
-        investors: r.investors.map((i) => (i.investorId === victim!.investorId ? { ...i, shareClassId: `${i.shareClassId}\n${i.legalName}` } : i)),
+        investors: r.investors.map((i) =>
+          i.investorId === victim!.investorId ? { ...i, shareClassId: `${i.shareClassId}\n${i.legalName}` } : i,
+        ),
       }),
     });
     const outcome = await call('capital-accounts', store).then(
@@ -569,7 +618,10 @@ describe('fail closed on a faulty store', () => {
     const def = tool('positions');
     const leaky: FundToolDefinition = {
       ...def,
-      run: async (ctx, query) => ({ ...((await def.run(ctx, query)) as Record<string, unknown>), note: 'contact ops@northstar.example.com' }),
+      run: async (ctx, query) => ({
+        ...((await def.run(ctx, query)) as Record<string, unknown>),
+        note: 'contact ops@northstar.example.com',
+      }),
     };
     const app = createApp({ routes: [{ path: '/api/v1/fund/positions', endpoint: fundEndpoint(leaky) }] });
     const res = await app.request('/api/v1/fund/positions', { headers: { authorization: `Bearer ${DEMO_API_KEY}` } }, fakeEnv().env);

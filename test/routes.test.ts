@@ -42,24 +42,30 @@ describe('every declaration', () => {
   const fundTools = fundServer.tools().map((t) => t.definition.name);
   const source = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 
-  it.each(CALCULATORS.map((c) => [c.path, c] as const))('calculator %s is routed, on the public MCP server, and in OpenAPI with examples', (path, def) => {
-    const routes = ROUTES.filter((r) => r.endpoint.calculator?.slug === def.slug);
-    expect(routes.map((r) => r.path)).toEqual([`/api/v1/calc/${path}`]);
-    expect(publicTools).toContain(toolName(def));
-    const op = doc.paths[routes[0]!.path]!.post!;
-    expect(op.requestBody.content['application/json'].examples.typical.value).toEqual(def.example);
-    expect(op.responses['200'].content['application/json'].examples.typical.value).toBeDefined();
-  });
+  it.each(CALCULATORS.map((c) => [c.path, c] as const))(
+    'calculator %s is routed, on the public MCP server, and in OpenAPI with examples',
+    (path, def) => {
+      const routes = ROUTES.filter((r) => r.endpoint.calculator?.slug === def.slug);
+      expect(routes.map((r) => r.path)).toEqual([`/api/v1/calc/${path}`]);
+      expect(publicTools).toContain(toolName(def));
+      const op = doc.paths[routes[0]!.path]!.post!;
+      expect(op.requestBody.content['application/json'].examples.typical.value).toEqual(def.example);
+      expect(op.responses['200'].content['application/json'].examples.typical.value).toBeDefined();
+    },
+  );
 
-  it.each(FUND_TOOLS.map((t) => [t.path, t] as const))('fund tool %s is routed, on the fund MCP server, and in OpenAPI with examples', (path, def) => {
-    const routes = ROUTES.filter((r) => r.endpoint.fundTool?.tool === def.tool);
-    expect(routes.map((r) => r.path)).toEqual([`/api/v1/fund/${path}`]);
-    expect(fundTools).toContain(def.tool);
-    const op = doc.paths[routes[0]!.path]!.get!;
-    const params = (op.parameters ?? []) as { name: string; example?: unknown }[];
-    for (const name of Object.keys(def.example)) expect(params.find((p) => p.name === name)?.example, name).toBeDefined();
-    expect(op.responses['200'].content['application/json'].examples.typical.value).toBeDefined();
-  });
+  it.each(FUND_TOOLS.map((t) => [t.path, t] as const))(
+    'fund tool %s is routed, on the fund MCP server, and in OpenAPI with examples',
+    (path, def) => {
+      const routes = ROUTES.filter((r) => r.endpoint.fundTool?.tool === def.tool);
+      expect(routes.map((r) => r.path)).toEqual([`/api/v1/fund/${path}`]);
+      expect(fundTools).toContain(def.tool);
+      const op = doc.paths[routes[0]!.path]!.get!;
+      const params = (op.parameters ?? []) as { name: string; example?: unknown }[];
+      for (const name of Object.keys(def.example)) expect(params.find((p) => p.name === name)?.example, name).toBeDefined();
+      expect(op.responses['200'].content['application/json'].examples.typical.value).toBeDefined();
+    },
+  );
 
   it('is exercised by the shared endpoint tests, which iterate the generated lists', () => {
     expect(source('test/app.test.ts')).toMatch(/describe\.each\(CALCULATORS\.map/);

@@ -31,7 +31,8 @@ function expectSameOriginOnly(res: Response) {
   const policy = csp(res);
   expect(policy.get('default-src')).toEqual(["'none'"]);
   for (const [name, sources] of policy) {
-    for (const source of sources) expect([`'none'`, `'self'`, ...(name === 'img-src' ? ['data:'] : [])], `${name} ${source}`).toContain(source);
+    for (const source of sources)
+      expect([`'none'`, `'self'`, ...(name === 'img-src' ? ['data:'] : [])], `${name} ${source}`).toContain(source);
   }
   expect(policy.get('frame-ancestors')).toEqual(["'none'"]);
   expect(res.headers.get('x-content-type-options')).toBe('nosniff');
@@ -52,7 +53,8 @@ describe('GET /', () => {
     const html = await (await get('/')).text();
     for (const url of [`${ORIGIN}/api/v1/`, `${ORIGIN}/api/mcp/public`, `${ORIGIN}/api/mcp<`]) expect(html).toContain(url);
     expect(html).toContain(DEMO_API_KEY);
-    for (const href of ['/docs', '/developers/console', '/api/v1/openapi.json', '/llms.txt', '/llms-full.txt']) expect(html).toContain(`href="${href}"`);
+    for (const href of ['/docs', '/developers/console', '/api/v1/openapi.json', '/llms.txt', '/llms-full.txt'])
+      expect(html).toContain(`href="${href}"`);
     expect(html).toContain('name="viewport"');
     // The fund MCP server refuses the demo key, so its client configuration asks for a key of one's own.
     expect(html).toContain('&quot;Authorization: Bearer svc_dk_&lt;your key&gt;&quot;');

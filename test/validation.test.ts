@@ -17,7 +17,12 @@ describe('JSON pointers', () => {
 });
 
 describe('parseInput', () => {
-  const schema = z.strictObject({ n: z.number().min(0).max(10), e: z.enum(['a', 'b']), s: z.string().max(3), list: z.array(z.number()).max(2) });
+  const schema = z.strictObject({
+    n: z.number().min(0).max(10),
+    e: z.enum(['a', 'b']),
+    s: z.string().max(3),
+    list: z.array(z.number()).max(2),
+  });
 
   it('names every failing field and its rule', () => {
     const err = (() => {

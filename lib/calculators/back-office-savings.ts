@@ -16,11 +16,23 @@ import { COST_LINES, costLines, operatingCostInput, type CostLine, type Operatin
 
 /** Automatable share (fraction 0..1) of each cost line, with the reason. */
 export const AUTOMATABLE_SHARES: Record<CostLine, { share: string; rationale: string }> = {
-  financeHire: { share: '0.50', rationale: 'Daily NAV, reconciliations and fee accruals done by hand are the bulk of a fund accountant\'s time.' },
-  fundAdmin: { share: '0.15', rationale: 'A shadow NAV narrows the administrator\'s scope and shortens NAV sign-off, but the independent administrator stays.' },
-  compliance: { share: '0.20', rationale: 'Position limits, concentration and exposure checks can run on every NAV; judgement and filings stay manual.' },
+  financeHire: {
+    share: '0.50',
+    rationale: "Daily NAV, reconciliations and fee accruals done by hand are the bulk of a fund accountant's time.",
+  },
+  fundAdmin: {
+    share: '0.15',
+    rationale: "A shadow NAV narrows the administrator's scope and shortens NAV sign-off, but the independent administrator stays.",
+  },
+  compliance: {
+    share: '0.20',
+    rationale: 'Position limits, concentration and exposure checks can run on every NAV; judgement and filings stay manual.',
+  },
   riskDesk: { share: '0.40', rationale: 'Exposure, VaR and attribution reports can be produced automatically from the daily NAV.' },
-  lpReports: { share: '0.70', rationale: 'Figures, tables and capital account statements of an LP report can be generated; the commentary is written.' },
+  lpReports: {
+    share: '0.70',
+    rationale: 'Figures, tables and capital account statements of an LP report can be generated; the commentary is written.',
+  },
   audit: { share: '0.10', rationale: 'Clean, reconciled books shorten audit preparation; the audit fee itself is fixed by the auditor.' },
   legal: { share: '0.00', rationale: 'Legal counsel is not automatable.' },
   software: { share: '0.00', rationale: 'Software is the cost of the automation itself.' },
@@ -76,12 +88,20 @@ export function computeBackOfficeSavings(inputs: OperatingCostInputs): z.output<
 export const backOfficeSavings = defineCalculator({
   slug: 'back-office-savings',
   title: 'Back-office savings',
-  description: 'The automatable share of a fund\'s yearly back-office cost, by line, with the assumptions used.',
+  description: "The automatable share of a fund's yearly back-office cost, by line, with the assumptions used.",
   input: operatingCostInput,
   output: backOfficeSavingsOutput,
   example: {
-    financeHireUsd: 180_000, fundAdminUsd: 120_000, complianceUsd: 60_000, riskDeskUsd: 90_000, lpReportsPerYear: 4,
-    costPerReportUsd: 5_000, auditUsd: 45_000, legalUsd: 30_000, softwareUsd: 25_000, aumUsd: 150_000_000,
+    financeHireUsd: 180_000,
+    fundAdminUsd: 120_000,
+    complianceUsd: 60_000,
+    riskDeskUsd: 90_000,
+    lpReportsPerYear: 4,
+    costPerReportUsd: 5_000,
+    auditUsd: 45_000,
+    legalUsd: 30_000,
+    softwareUsd: 25_000,
+    aumUsd: 150_000_000,
   },
   run: computeBackOfficeSavings,
 });

@@ -6,8 +6,7 @@
 import * as z from 'zod';
 
 /** Fixed text every calculator result carries (docs/api.md#conventions). */
-export const DISCLAIMER =
-  'Illustrative estimate computed only from the inputs of this call. Not accounting, tax or investment advice.';
+export const DISCLAIMER = 'Illustrative estimate computed only from the inputs of this call. Not accounting, tax or investment advice.';
 
 /**
  * A calculator.

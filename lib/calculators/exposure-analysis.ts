@@ -49,7 +49,10 @@ function readColumns(text: string, field: string) {
     const value = PLAIN_CENTS.test(cell) ? cell : parseAmountCell(cell);
     if (value === null || asset === '') {
       throw new ValidationError([
-        { pointer: inputPointer([field]), detail: `line ${line}: ${asset === '' ? 'Asset is blank' : 'Value is not a number within ±1e15'}` },
+        {
+          pointer: inputPointer([field]),
+          detail: `line ${line}: ${asset === '' ? 'Asset is blank' : 'Value is not a number within ±1e15'}`,
+        },
       ]);
     }
     assets[i] = asset;
@@ -115,7 +118,9 @@ export const exposureAnalysisInput = z.strictObject({
   positionsCsv: z
     .string()
     .default('')
-    .describe('CSV with header Asset, Value, Venue, Class (case-insensitive; quoted fields and a BOM accepted); Value in USD, negative = short. At most 10,000 rows.'),
+    .describe(
+      'CSV with header Asset, Value, Venue, Class (case-insensitive; quoted fields and a BOM accepted); Value in USD, negative = short. At most 10,000 rows.',
+    ),
   navUsd: usd().nullable().default(null).describe('Fund NAV, USD; null or ≤ 0 leaves the *PctNav figures null.'),
 });
 
@@ -258,7 +263,7 @@ function roundRatio(p: bigint, q: bigint, places: bigint): number {
 
 /** True when `p / q` × 10^places is exactly halfway between two integers (a rounding tie). `q` > 0. */
 function isTie(p: bigint, q: bigint, places: bigint): boolean {
-  return ((2n * p * 10n ** places) % (2n * q)) === q;
+  return (2n * p * 10n ** places) % (2n * q) === q;
 }
 
 /** Sorts groups largest `cents` first, then by name (as the decimal path sorts them). */
@@ -299,10 +304,7 @@ function groupCents(names: string[], cents: number[]) {
  * passes {@link MAX_GROSS_CENTS}, or HHI, effective N or the top-5 sum is an exact rounding tie. The
  * percent-of-NAV figures (five divisions) stay in decimal.js, since NAV may be any JSON number.
  */
-function exposureInCents(
-  columns: ReturnType<typeof readColumns>,
-  navUsd: number | null,
-): z.output<typeof exposureAnalysisOutput> | null {
+function exposureInCents(columns: ReturnType<typeof readColumns>, navUsd: number | null): z.output<typeof exposureAnalysisOutput> | null {
   const { cents: values } = columns;
   if (values === null) return null;
   let long = 0;
@@ -317,7 +319,11 @@ function exposureInCents(
   const net = long - short;
   // Per asset: exposure e = long − short across venues; ordered by |e| (weights |e|/Σ|e| order as |e| does:
   // 40-digit quotients of distinct cents stay distinct), then by name.
-  const assets = groupCents(columns.assets, values).map((a) => ({ name: a.name, exposure: a.long - a.short, cents: Math.abs(a.long - a.short) }));
+  const assets = groupCents(columns.assets, values).map((a) => ({
+    name: a.name,
+    exposure: a.long - a.short,
+    cents: Math.abs(a.long - a.short),
+  }));
   let denominator = 0;
   let squares = 0n;
   for (const a of assets) {
@@ -382,7 +388,8 @@ function exposureInCents(
 export const exposureAnalysis = defineCalculator({
   slug: 'exposure-analysis',
   title: 'Exposure analysis',
-  description: 'Gross, net, long and short exposure of pasted positions, with concentration (HHI, effective N, top 5) by asset, venue and class.',
+  description:
+    'Gross, net, long and short exposure of pasted positions, with concentration (HHI, effective N, top 5) by asset, venue and class.',
   input: exposureAnalysisInput,
   output: exposureAnalysisOutput,
   example: {

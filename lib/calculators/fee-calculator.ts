@@ -25,62 +25,52 @@ import { defineCalculator } from './definition.ts';
 const MAX_YEARS = 50;
 
 /** Request body (every field optional; defaults of docs/calculators.md). Percent fields are in percent units. */
-export const feeCalculatorInput = z.strictObject({
-  startingNavUsd: usd().gt(0).default(1_000_000).describe('Investment at the start, USD.'),
-  annualGrossReturnPct: z
-    .number()
-    .gt(-100)
-    .max(1000)
-    .default(10)
-    .describe('Constant gross return per year before fees, percent.'),
-  mgmtFeePct: z.number().min(0).max(100).default(2).describe('Management fee per year, percent of the basis.'),
-  perfFeePct: z.number().min(0).max(100).default(20).describe('Performance fee (incentive fee), percent of the gain.'),
-  hurdlePct: z
-    .number()
-    .min(0)
-    .max(1000)
-    .nullable()
-    .default(null)
-    .describe('Hurdle rate per year, percent; null for no hurdle.'),
-  hasHwm: z.boolean().default(true).describe('Performance fee only above the high-water mark.'),
-  crystallization: z
-    .enum(['annual', 'quarterly'])
-    .default('annual')
-    .describe('How often the performance fee crystallizes.'),
-  horizonYears: z
-    .number()
-    .gt(0)
-    .max(MAX_YEARS)
-    .default(5)
-    .describe('Holding period in years, 0 < h ≤ 50; fractional values end in a stub period.'),
-  mgmtFeeBasis: z
-    .enum(['opening', 'closing', 'average'])
-    .default('opening')
-    .describe('NAV the management fee is charged on: the period opening, the closing gross, or their average.'),
-  hurdleType: z
-    .enum(['hard', 'soft'])
-    .default('hard')
-    .describe('hard: fee on the gain above the hurdle; soft: fee on the whole gain once the hurdle is cleared.'),
-  perfFeeNetOfMgmtFee: z
-    .boolean()
-    .default(true)
-    .describe('Performance fee on the gain after the management fee (true) or independent of it (false).'),
-  initialHwmUsd: usd()
-    .gt(0)
-    .nullable()
-    .default(null)
-    .describe('High-water mark at the start, USD; omitted or null means the starting NAV (echoed resolved).'),
-  annualGrossReturnPctByYear: z
-    .array(z.number().gt(-100).max(1000))
-    .max(MAX_YEARS)
-    .default([])
-    .describe('Gross return of year 1, 2, ... in percent; overrides annualGrossReturnPct for the years it covers. At most ceil(horizonYears) entries.'),
-}).superRefine((v, ctx) => {
-  // A year the horizon never reaches would be ignored silently; say so instead.
-  if (v.annualGrossReturnPctByYear.length > Math.ceil(v.horizonYears)) {
-    ctx.addIssue({ code: 'custom', path: ['annualGrossReturnPctByYear'], message: 'has more years than horizonYears covers' });
-  }
-});
+export const feeCalculatorInput = z
+  .strictObject({
+    startingNavUsd: usd().gt(0).default(1_000_000).describe('Investment at the start, USD.'),
+    annualGrossReturnPct: z.number().gt(-100).max(1000).default(10).describe('Constant gross return per year before fees, percent.'),
+    mgmtFeePct: z.number().min(0).max(100).default(2).describe('Management fee per year, percent of the basis.'),
+    perfFeePct: z.number().min(0).max(100).default(20).describe('Performance fee (incentive fee), percent of the gain.'),
+    hurdlePct: z.number().min(0).max(1000).nullable().default(null).describe('Hurdle rate per year, percent; null for no hurdle.'),
+    hasHwm: z.boolean().default(true).describe('Performance fee only above the high-water mark.'),
+    crystallization: z.enum(['annual', 'quarterly']).default('annual').describe('How often the performance fee crystallizes.'),
+    horizonYears: z
+      .number()
+      .gt(0)
+      .max(MAX_YEARS)
+      .default(5)
+      .describe('Holding period in years, 0 < h ≤ 50; fractional values end in a stub period.'),
+    mgmtFeeBasis: z
+      .enum(['opening', 'closing', 'average'])
+      .default('opening')
+      .describe('NAV the management fee is charged on: the period opening, the closing gross, or their average.'),
+    hurdleType: z
+      .enum(['hard', 'soft'])
+      .default('hard')
+      .describe('hard: fee on the gain above the hurdle; soft: fee on the whole gain once the hurdle is cleared.'),
+    perfFeeNetOfMgmtFee: z
+      .boolean()
+      .default(true)
+      .describe('Performance fee on the gain after the management fee (true) or independent of it (false).'),
+    initialHwmUsd: usd()
+      .gt(0)
+      .nullable()
+      .default(null)
+      .describe('High-water mark at the start, USD; omitted or null means the starting NAV (echoed resolved).'),
+    annualGrossReturnPctByYear: z
+      .array(z.number().gt(-100).max(1000))
+      .max(MAX_YEARS)
+      .default([])
+      .describe(
+        'Gross return of year 1, 2, ... in percent; overrides annualGrossReturnPct for the years it covers. At most ceil(horizonYears) entries.',
+      ),
+  })
+  .superRefine((v, ctx) => {
+    // A year the horizon never reaches would be ignored silently; say so instead.
+    if (v.annualGrossReturnPctByYear.length > Math.ceil(v.horizonYears)) {
+      ctx.addIssue({ code: 'custom', path: ['annualGrossReturnPctByYear'], message: 'has more years than horizonYears covers' });
+    }
+  });
 
 /** One crystallization period of the projection (USD amounts rounded to cents). */
 export const feePeriod = z.object({
@@ -98,8 +88,8 @@ export const feePeriod = z.object({
 
 /** Result of the fee calculator. */
 export const feeCalculatorOutput = z.object({
-  totalMgmtFeesUsd: z.number().describe('Sum of the periods\' management fees, USD.'),
-  totalPerfFeesUsd: z.number().describe('Sum of the periods\' performance fees, USD.'),
+  totalMgmtFeesUsd: z.number().describe("Sum of the periods' management fees, USD."),
+  totalPerfFeesUsd: z.number().describe("Sum of the periods' performance fees, USD."),
   totalFeesUsd: z.number().describe('Management plus performance fees, USD.'),
   endingNavGrossUsd: z.number().describe('Ending value with no fees at all, USD.'),
   endingNavNetUsd: z.number().describe('Ending value after all fees, USD.'),
@@ -148,8 +138,7 @@ export function computeFees(inputs: FeeInputs): z.output<typeof feeCalculatorOut
   const mgmtRate = fromPct(inputs.mgmtFeePct);
   const perfRate = fromPct(inputs.perfFeePct);
   const hurdle = inputs.hurdlePct === null ? null : fromPct(inputs.hurdlePct);
-  const returnOfYear = (year: number) =>
-    fromPct(inputs.annualGrossReturnPctByYear[year] ?? inputs.annualGrossReturnPct);
+  const returnOfYear = (year: number) => fromPct(inputs.annualGrossReturnPctByYear[year] ?? inputs.annualGrossReturnPct);
 
   // (1+x)^τ is the costly step (decimal exp/ln); a horizon has at most a few distinct (x, τ) pairs.
   const powers = new Map<string, Dec>();
@@ -175,8 +164,7 @@ export function computeFees(inputs: FeeInputs): z.output<typeof feeCalculatorOut
     const growth = compound(returnOfYear(elapsed.floor().toNumber()), length);
     const opening = nav;
     const gross = opening.times(growth);
-    const base =
-      inputs.mgmtFeeBasis === 'opening' ? opening : inputs.mgmtFeeBasis === 'closing' ? gross : opening.plus(gross).div(2);
+    const base = inputs.mgmtFeeBasis === 'opening' ? opening : inputs.mgmtFeeBasis === 'closing' ? gross : opening.plus(gross).div(2);
     const mgmtFee = D.min(roundCents(mgmtRate.times(length).times(base)), wholeCents(gross));
     const reference = hwm ?? opening;
     const gain = (inputs.perfFeeNetOfMgmtFee ? gross.minus(mgmtFee) : gross).minus(reference);

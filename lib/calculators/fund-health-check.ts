@@ -25,13 +25,22 @@ import { defineCalculator, grade } from './definition.ts';
 /** Request body. */
 export const fundHealthCheckInput = z.strictObject({
   aumUsd: usd({ min: 0 }).default(0).describe('Assets under management, USD; sets the staffing the fund calls for.'),
-  positionsCsv: z.string().default('').describe('Positions CSV (Asset, Value, Venue, Class) for the concentration score; empty: not assessed.'),
+  positionsCsv: z
+    .string()
+    .default('')
+    .describe('Positions CSV (Asset, Value, Venue, Class) for the concentration score; empty: not assessed.'),
   mgmtFeePct: z.number().min(0).max(100).default(2).describe('Annual management fee, percent.'),
   perfFeePct: z.number().min(0).max(100).default(20).describe('Performance fee, percent of gains.'),
   hasHwm: z.boolean().default(true).describe('Performance fee only above the high-water mark.'),
   hurdlePct: z.number().min(0).max(1000).nullable().default(null).describe('Hurdle rate, percent; null for none.'),
-  navFrequency: z.enum(['daily', 'weekly', 'monthly', 'quarterly']).default('monthly').describe('How often a NAV is struck; default the common monthly.'),
-  reconFrequency: z.enum(['daily', 'weekly', 'monthly', 'rarely']).default('monthly').describe('How often positions and cash are reconciled with the administrator.'),
+  navFrequency: z
+    .enum(['daily', 'weekly', 'monthly', 'quarterly'])
+    .default('monthly')
+    .describe('How often a NAV is struck; default the common monthly.'),
+  reconFrequency: z
+    .enum(['daily', 'weekly', 'monthly', 'rarely'])
+    .default('monthly')
+    .describe('How often positions and cash are reconciled with the administrator.'),
   lpReportingFrequency: z.enum(['monthly', 'quarterly', 'adhoc']).default('quarterly').describe('How often investors get a report.'),
   backOfficeHeadcount: z.number().min(0).max(10_000).default(0).describe('Full-time equivalents in operations and finance.'),
   hasFundAdmin: z.boolean().default(false).describe('An independent fund administrator is appointed; omitted means none.'),
@@ -67,15 +76,23 @@ function concentrationScore(inputs: HealthInputs): SubScore {
   const c = concentration(positions);
   if (c.hhi === null || c.effectiveN === null) {
     return {
-      name: 'concentration', score: 10, maxScore: 20, assessed: false,
+      name: 'concentration',
+      score: 10,
+      maxScore: 20,
+      assessed: false,
       findings: ['No positions given; concentration was not assessed.'],
       recommendation: 'Paste the positions CSV to score concentration.',
     };
   }
   const largest = c.assets[0]!;
-  const score = clamp01(dec('0.5').minus(largest.weight).div('0.4')).times(10).plus(clamp01(c.effectiveN.minus(1).div(9)).times(10));
+  const score = clamp01(dec('0.5').minus(largest.weight).div('0.4'))
+    .times(10)
+    .plus(clamp01(c.effectiveN.minus(1).div(9)).times(10));
   return {
-    name: 'concentration', score: points(score), maxScore: 20, assessed: true,
+    name: 'concentration',
+    score: points(score),
+    maxScore: 20,
+    assessed: true,
     findings: [
       `Largest asset ${largest.asset} is ${largest.weight.times(100).toDecimalPlaces(1)} % of gross exposure.`,
       `Effective number of positions: ${c.effectiveN.toDecimalPlaces(1)}.`,
@@ -94,15 +111,27 @@ function feeTermsScore(inputs: HealthInputs): SubScore {
   if (!inputs.hasHwm) findings.push('No high-water mark: investors can pay performance fees twice on the same gains.');
   if (hurdle === 0) findings.push('No hurdle rate.');
   return {
-    name: 'feeTerms', score: points(score), maxScore: 15, assessed: true, findings,
+    name: 'feeTerms',
+    score: points(score),
+    maxScore: 15,
+    assessed: true,
+    findings,
     recommendation: score.gte(15) ? null : 'Investor-aligned terms: a high-water mark, a hurdle, and fees at or under 1 % and 10 %.',
   };
 }
 
 const table = <K extends string>(
-  name: SubScore['name'], max: number, value: K, scores: Record<K, number>, what: string, advice: string,
+  name: SubScore['name'],
+  max: number,
+  value: K,
+  scores: Record<K, number>,
+  what: string,
+  advice: string,
 ): SubScore => ({
-  name, score: scores[value], maxScore: max, assessed: true,
+  name,
+  score: scores[value],
+  maxScore: max,
+  assessed: true,
   findings: [`${what}: ${value}.`],
   recommendation: scores[value] >= max ? null : advice,
 });
@@ -113,7 +142,10 @@ function governanceScore(inputs: HealthInputs): SubScore {
   if (!inputs.hasAnnualAudit) findings.push('No annual audit.');
   const score = (inputs.hasFundAdmin ? 8 : 0) + (inputs.hasAnnualAudit ? 7 : 0);
   return {
-    name: 'governance', score, maxScore: 15, assessed: true,
+    name: 'governance',
+    score,
+    maxScore: 15,
+    assessed: true,
     findings: findings.length ? findings : ['Independent administrator and annual audit in place.'],
     recommendation: score >= 15 ? null : 'Appoint an independent administrator and an annual audit by a recognised firm.',
   };
@@ -123,7 +155,10 @@ function staffingScore(inputs: HealthInputs): SubScore {
   const needed = Math.max(1, Math.ceil(inputs.aumUsd / 250_000_000));
   const score = D.min(1, dec(inputs.backOfficeHeadcount).div(needed)).times(10);
   return {
-    name: 'staffing', score: points(score), maxScore: 10, assessed: true,
+    name: 'staffing',
+    score: points(score),
+    maxScore: 10,
+    assessed: true,
     findings: [`${inputs.backOfficeHeadcount} back-office FTE for an AUM that calls for about ${needed}.`],
     recommendation: score.gte(10) ? null : 'Staff operations at about one FTE per 250 M USD of AUM, or automate the gap.',
   };
@@ -134,13 +169,37 @@ export function checkFundHealth(inputs: HealthInputs): z.output<typeof fundHealt
   const subScores: SubScore[] = [
     concentrationScore(inputs),
     feeTermsScore(inputs),
-    table('navFrequency', 15, inputs.navFrequency, { daily: 15, weekly: 11, monthly: 7, quarterly: 3 }, 'NAV struck', 'Strike a NAV (or a shadow NAV) daily.'),
-    table('reconciliation', 15, inputs.reconFrequency, { daily: 15, weekly: 10, monthly: 5, rarely: 0 }, 'Reconciliation against the administrator', 'Reconcile positions and cash against the administrator daily.'),
-    table('lpReporting', 10, inputs.lpReportingFrequency, { monthly: 10, quarterly: 7, adhoc: 2 }, 'Investor reporting', 'Report to investors monthly on a fixed calendar.'),
+    table(
+      'navFrequency',
+      15,
+      inputs.navFrequency,
+      { daily: 15, weekly: 11, monthly: 7, quarterly: 3 },
+      'NAV struck',
+      'Strike a NAV (or a shadow NAV) daily.',
+    ),
+    table(
+      'reconciliation',
+      15,
+      inputs.reconFrequency,
+      { daily: 15, weekly: 10, monthly: 5, rarely: 0 },
+      'Reconciliation against the administrator',
+      'Reconcile positions and cash against the administrator daily.',
+    ),
+    table(
+      'lpReporting',
+      10,
+      inputs.lpReportingFrequency,
+      { monthly: 10, quarterly: 7, adhoc: 2 },
+      'Investor reporting',
+      'Report to investors monthly on a fixed calendar.',
+    ),
     governanceScore(inputs),
     staffingScore(inputs),
   ];
-  const score = subScores.reduce((acc, s) => acc.plus(s.score), dec(0)).toDecimalPlaces(1, D.ROUND_HALF_UP).toNumber();
+  const score = subScores
+    .reduce((acc, s) => acc.plus(s.score), dec(0))
+    .toDecimalPlaces(1, D.ROUND_HALF_UP)
+    .toNumber();
   return { score, grade: grade(score), subScores };
 }
 
@@ -148,12 +207,19 @@ export function checkFundHealth(inputs: HealthInputs): z.output<typeof fundHealt
 export const fundHealthCheck = defineCalculator({
   slug: 'fund-health-check',
   title: 'Fund health check',
-  description: 'Operational health score 0–100 and grade A–F from concentration, fee terms, NAV, reconciliation and reporting frequency, governance and staffing.',
+  description:
+    'Operational health score 0–100 and grade A–F from concentration, fee terms, NAV, reconciliation and reporting frequency, governance and staffing.',
   input: fundHealthCheckInput,
   output: fundHealthCheckOutput,
   example: {
-    aumUsd: 150_000_000, positionsCsv: 'Asset,Value,Venue,Class\nBTC,4000000,Coinbase,Crypto\nAAPL,2500000,IBKR,Equity\nUST 10Y,3000000,IBKR,Rates',
-    navFrequency: 'daily', reconFrequency: 'daily', lpReportingFrequency: 'monthly', backOfficeHeadcount: 2, hasFundAdmin: true, hasAnnualAudit: true,
+    aumUsd: 150_000_000,
+    positionsCsv: 'Asset,Value,Venue,Class\nBTC,4000000,Coinbase,Crypto\nAAPL,2500000,IBKR,Equity\nUST 10Y,3000000,IBKR,Rates',
+    navFrequency: 'daily',
+    reconFrequency: 'daily',
+    lpReportingFrequency: 'monthly',
+    backOfficeHeadcount: 2,
+    hasFundAdmin: true,
+    hasAnnualAudit: true,
   },
   run: checkFundHealth,
 });

@@ -40,19 +40,95 @@ interface Check {
 
 /** The twelve checks; their points sum to 100. */
 export const CHECKS: readonly Check[] = [
-  { id: 'performance', label: 'Performance figures', points: 14, all: [/\b(return|returns|returned|performance|gained|lost|up|down)\b/i, PERCENTAGE], suggestion: 'State the period return as a percentage, net of fees.' },
-  { id: 'navAum', label: 'NAV / AUM', points: 10, all: [/\b(NAV|net asset value|AUM|assets under management|fund size)\b/i], suggestion: 'Give the NAV per share or the AUM at period end.' },
-  { id: 'benchmark', label: 'Benchmark comparison', points: 8, all: [/\b(benchmark|index|S&P|MSCI|versus|vs\.?|relative to|outperform\w*|underperform\w*)\b/i], suggestion: 'Compare the return with a named benchmark.' },
-  { id: 'drivers', label: 'Drivers and attribution', points: 10, all: [/\b(driver|drivers|driven|contribut\w*|attribut\w*|detract\w*)\b/i], suggestion: 'Explain what drove the result: the main contributors and detractors.' },
-  { id: 'exposure', label: 'Exposure', points: 8, all: [/\b(exposure|gross|net long|net short|leverage|long\/short|positioning)\b/i], suggestion: 'Report gross and net exposure at period end.' },
-  { id: 'risk', label: 'Risk', points: 10, all: [/\b(risk|volatility|drawdown|VaR|value at risk|Sharpe)\b/i], suggestion: 'Add risk figures: volatility, drawdown or VaR.' },
-  { id: 'fees', label: 'Fees and expenses', points: 8, all: [/\b(fee|fees|expense|expenses|carry|carried interest)\b/i], suggestion: 'Disclose the fees and expenses charged in the period.' },
-  { id: 'flows', label: 'Investor flows', points: 6, all: [/\b(subscription|subscriptions|redemption|redemptions|inflow|inflows|outflow|outflows|capital call|capital calls|distribution|distributions)\b/i], suggestion: 'Report subscriptions and redemptions for the period.' },
-  { id: 'outlook', label: 'Outlook', points: 8, all: [/\b(outlook|looking ahead|going forward|next (month|quarter|year)|we expect|we anticipate)\b/i], suggestion: 'Close with the outlook and positioning for the next period.' },
-  { id: 'operations', label: 'Operations', points: 6, all: [/\b(operations|operational|administrator|auditor|audit|reconcil\w*|custod\w*|compliance|hire|hired)\b/i], suggestion: 'Note operational matters: administrator, audit, team changes.' },
+  {
+    id: 'performance',
+    label: 'Performance figures',
+    points: 14,
+    all: [/\b(return|returns|returned|performance|gained|lost|up|down)\b/i, PERCENTAGE],
+    suggestion: 'State the period return as a percentage, net of fees.',
+  },
+  {
+    id: 'navAum',
+    label: 'NAV / AUM',
+    points: 10,
+    all: [/\b(NAV|net asset value|AUM|assets under management|fund size)\b/i],
+    suggestion: 'Give the NAV per share or the AUM at period end.',
+  },
+  {
+    id: 'benchmark',
+    label: 'Benchmark comparison',
+    points: 8,
+    all: [/\b(benchmark|index|S&P|MSCI|versus|vs\.?|relative to|outperform\w*|underperform\w*)\b/i],
+    suggestion: 'Compare the return with a named benchmark.',
+  },
+  {
+    id: 'drivers',
+    label: 'Drivers and attribution',
+    points: 10,
+    all: [/\b(driver|drivers|driven|contribut\w*|attribut\w*|detract\w*)\b/i],
+    suggestion: 'Explain what drove the result: the main contributors and detractors.',
+  },
+  {
+    id: 'exposure',
+    label: 'Exposure',
+    points: 8,
+    all: [/\b(exposure|gross|net long|net short|leverage|long\/short|positioning)\b/i],
+    suggestion: 'Report gross and net exposure at period end.',
+  },
+  {
+    id: 'risk',
+    label: 'Risk',
+    points: 10,
+    all: [/\b(risk|volatility|drawdown|VaR|value at risk|Sharpe)\b/i],
+    suggestion: 'Add risk figures: volatility, drawdown or VaR.',
+  },
+  {
+    id: 'fees',
+    label: 'Fees and expenses',
+    points: 8,
+    all: [/\b(fee|fees|expense|expenses|carry|carried interest)\b/i],
+    suggestion: 'Disclose the fees and expenses charged in the period.',
+  },
+  {
+    id: 'flows',
+    label: 'Investor flows',
+    points: 6,
+    all: [
+      /\b(subscription|subscriptions|redemption|redemptions|inflow|inflows|outflow|outflows|capital call|capital calls|distribution|distributions)\b/i,
+    ],
+    suggestion: 'Report subscriptions and redemptions for the period.',
+  },
+  {
+    id: 'outlook',
+    label: 'Outlook',
+    points: 8,
+    all: [/\b(outlook|looking ahead|going forward|next (month|quarter|year)|we expect|we anticipate)\b/i],
+    suggestion: 'Close with the outlook and positioning for the next period.',
+  },
+  {
+    id: 'operations',
+    label: 'Operations',
+    points: 6,
+    all: [/\b(operations|operational|administrator|auditor|audit|reconcil\w*|custod\w*|compliance|hire|hired)\b/i],
+    suggestion: 'Note operational matters: administrator, audit, team changes.',
+  },
   // A month name counts only with a year ("March 2026"), so the verb "may" or "march" does not.
-  { id: 'period', label: 'Period covered', points: 6, all: [/\b((january|february|march|april|may|june|july|august|september|october|november|december)\s+(\d{1,2}(st|nd|rd|th)?,?\s+)?\d{4}|Q[1-4]|H[12]|(first|second|third|fourth) quarter|(first|second) half|year[- ]to[- ]date|YTD|\d{4}-\d{2}(-\d{2})?)\b/i], suggestion: 'Name the period the report covers.' },
-  { id: 'disclaimer', label: 'Disclaimer', points: 6, all: [/\b(past performance|not indicative|not an offer|not investment advice|confidential|disclaimer)\b/i], suggestion: 'Add the standard disclaimer (past performance, not an offer, confidentiality).' },
+  {
+    id: 'period',
+    label: 'Period covered',
+    points: 6,
+    all: [
+      /\b((january|february|march|april|may|june|july|august|september|october|november|december)\s+(\d{1,2}(st|nd|rd|th)?,?\s+)?\d{4}|Q[1-4]|H[12]|(first|second|third|fourth) quarter|(first|second) half|year[- ]to[- ]date|YTD|\d{4}-\d{2}(-\d{2})?)\b/i,
+    ],
+    suggestion: 'Name the period the report covers.',
+  },
+  {
+    id: 'disclaimer',
+    label: 'Disclaimer',
+    points: 6,
+    all: [/\b(past performance|not indicative|not an offer|not investment advice|confidential|disclaimer)\b/i],
+    suggestion: 'Add the standard disclaimer (past performance, not an offer, confidentiality).',
+  },
 ];
 
 /** Target word counts per reporting frequency. */
@@ -65,14 +141,19 @@ export const LENGTH_TARGETS = {
 /** Request body. */
 export const lpReportGraderInput = z.strictObject({
   reportText: z.string().default('').describe('Text of the investor update; empty grades F.'),
-  reportingFrequency: z.enum(['monthly', 'quarterly', 'adhoc']).default('quarterly').describe('How often the fund reports; sets the expected length.'),
+  reportingFrequency: z
+    .enum(['monthly', 'quarterly', 'adhoc'])
+    .default('quarterly')
+    .describe('How often the fund reports; sets the expected length.'),
 });
 
 /** Result of the LP report grader. */
 export const lpReportGraderOutput = z.object({
   score: z.number().int().describe('0–100: sum of the points of the checks passed.'),
   grade: z.enum(['A', 'B', 'C', 'D', 'F']),
-  checks: z.array(z.object({ id: z.string(), label: z.string(), passed: z.boolean(), points: z.number().int(), maxPoints: z.number().int() })),
+  checks: z.array(
+    z.object({ id: z.string(), label: z.string(), passed: z.boolean(), points: z.number().int(), maxPoints: z.number().int() }),
+  ),
   readability: z.object({
     words: z.number().int(),
     sentences: z.number().int(),
@@ -94,7 +175,10 @@ type GraderOutput = z.output<typeof lpReportGraderOutput>;
 export function syllables(word: string): number {
   const w = word.toLowerCase().replace(/[^a-z]/g, '');
   if (w.length <= 3) return 1;
-  const groups = w.replace(/(?:[^laeiouy]es|ed|[^laeiouy]e)$/, '').replace(/^y/, '').match(/[aeiouy]{1,2}/g);
+  const groups = w
+    .replace(/(?:[^laeiouy]es|ed|[^laeiouy]e)$/, '')
+    .replace(/^y/, '')
+    .match(/[aeiouy]{1,2}/g);
   return Math.max(1, groups?.length ?? 1);
 }
 
@@ -108,7 +192,8 @@ export function readability(text: string): GraderOutput['readability'] {
   const syllableCount = words.reduce((acc, w) => acc + syllables(w), 0);
   const wps = words.length / sentences;
   const flesch = 206.835 - 1.015 * wps - 84.6 * (syllableCount / words.length);
-  const band = flesch < 30 ? 'very difficult' : flesch < 50 ? 'difficult' : flesch < 60 ? 'fairly difficult' : flesch < 70 ? 'standard' : 'easy';
+  const band =
+    flesch < 30 ? 'very difficult' : flesch < 50 ? 'difficult' : flesch < 60 ? 'fairly difficult' : flesch < 70 ? 'standard' : 'easy';
   return {
     words: words.length,
     sentences,
@@ -151,7 +236,8 @@ export function gradeLpReport(inputs: z.output<typeof lpReportGraderInput>): Gra
 export const lpReportGrader = defineCalculator({
   slug: 'lp-report-grader',
   title: 'LP report grader',
-  description: 'Grades an investor update: twelve content checks, readability, length for the reporting frequency, and concrete suggestions.',
+  description:
+    'Grades an investor update: twelve content checks, readability, length for the reporting frequency, and concrete suggestions.',
   input: lpReportGraderInput,
   output: lpReportGraderOutput,
   example: {

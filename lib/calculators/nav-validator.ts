@@ -56,7 +56,10 @@ export const navValidatorInput = z
     mgmtFeePct: z.number().min(0).max(100).default(2).describe('Annual management fee rate, percent.'),
     perfFeePct: z.number().min(0).max(100).default(20).describe('Performance fee rate, percent.'),
     hasHwm: z.boolean().default(true).describe('Performance fee only above the high-water mark (else above opening plus net flows).'),
-    hwmUsd: nonNegativeUsd().nullable().default(null).describe('High-water mark at the period start, USD; omitted or null means the opening NAV (echoed resolved).'),
+    hwmUsd: nonNegativeUsd()
+      .nullable()
+      .default(null)
+      .describe('High-water mark at the period start, USD; omitted or null means the opening NAV (echoed resolved).'),
     toleranceUsd: z.number().min(0).max(1e9).default(0.01).describe('Largest difference still taken as a match, USD.'),
     lpRowsCsv: z
       .string()
@@ -68,7 +71,10 @@ export const navValidatorInput = z
       const missing = v.periodStart === null ? 'periodStart' : 'periodEnd';
       ctx.addIssue({ code: 'custom', path: [missing], message: 'periodStart and periodEnd must be given together' });
     } else if (
-      v.periodStart !== null && v.periodEnd !== null && isCalendarDate(v.periodStart) && isCalendarDate(v.periodEnd) &&
+      v.periodStart !== null &&
+      v.periodEnd !== null &&
+      isCalendarDate(v.periodStart) &&
+      isCalendarDate(v.periodEnd) &&
       v.periodEnd < v.periodStart
     ) {
       ctx.addIssue({ code: 'custom', path: ['periodEnd'], message: 'must not be before periodStart' });
@@ -156,8 +162,20 @@ function within(a: Dec, b: Dec, tolerance: Dec): boolean {
 function checkMgmtFee(inputs: NavInputs, tolerance: Dec, findings: Finding[]): NavOutput['mgmtFeeCheck'] {
   const charged = dec(inputs.mgmtFeeUsd);
   if (inputs.periodStart === null || inputs.periodEnd === null) {
-    findings.push({ severity: 'info', code: 'mgmt_fee_not_checked', message: 'No period dates given, so the management fee was not checked.' });
-    return { status: 'not_checked', days: null, chargedUsd: cents(charged), expectedUsd: null, differenceUsd: null, impliedAnnualRatePct: null, conventions: [] };
+    findings.push({
+      severity: 'info',
+      code: 'mgmt_fee_not_checked',
+      message: 'No period dates given, so the management fee was not checked.',
+    });
+    return {
+      status: 'not_checked',
+      days: null,
+      chargedUsd: cents(charged),
+      expectedUsd: null,
+      differenceUsd: null,
+      impliedAnnualRatePct: null,
+      conventions: [],
+    };
   }
   const days = daysInclusive(inputs.periodStart, inputs.periodEnd);
   const months = wholeMonths(inputs.periodStart, inputs.periodEnd);
@@ -178,7 +196,10 @@ function checkMgmtFee(inputs: NavInputs, tolerance: Dec, findings: Finding[]): N
   const implied = opening.gt(0) ? charged.div(opening).times(365).div(days).times(100) : null;
   const status = conventions[0]!.matches ? 'ok' : conventions.some((c) => c.matches) ? 'other_convention' : 'mismatch';
   if (status === 'other_convention') {
-    const used = conventions.filter((c) => c.matches).map((c) => c.convention).join(' or ');
+    const used = conventions
+      .filter((c) => c.matches)
+      .map((c) => c.convention)
+      .join(' or ');
     findings.push({ severity: 'warning', code: 'mgmt_fee_convention', message: `The management fee matches ${used}, not ACT/365.` });
   } else if (status === 'mismatch') {
     findings.push({
@@ -201,9 +222,7 @@ function checkMgmtFee(inputs: NavInputs, tolerance: Dec, findings: Finding[]): N
 function checkPerfFee(inputs: NavInputs, tolerance: Dec, findings: Finding[]): NavOutput['perfFeeCheck'] {
   const netFlows = dec(inputs.contributionsUsd).minus(inputs.withdrawalsUsd);
   const navBeforePerfFee = rollForward({ ...inputs, perfFeeUsd: 0 });
-  const reference = inputs.hasHwm
-    ? dec(startingHwmUsd(inputs)).plus(netFlows)
-    : dec(inputs.openingNavUsd).plus(netFlows);
+  const reference = inputs.hasHwm ? dec(startingHwmUsd(inputs)).plus(netFlows) : dec(inputs.openingNavUsd).plus(netFlows);
   const expected = roundCents(fromPct(inputs.perfFeePct).times(D.max(0, navBeforePerfFee.minus(reference))));
   const charged = dec(inputs.perfFeeUsd);
   const ok = within(charged, expected, tolerance);
@@ -290,10 +309,18 @@ function checkLpRows(inputs: NavInputs, tolerance: Dec, findings: Finding[]): Na
     };
   });
   for (const r of rowsNotRollingForward) {
-    findings.push({ severity: 'error', code: 'lp_row_roll_forward', message: `LP row on line ${r.line} does not roll forward (off by ${r.differenceUsd} USD).` });
+    findings.push({
+      severity: 'error',
+      code: 'lp_row_roll_forward',
+      message: `LP row on line ${r.line} does not roll forward (off by ${r.differenceUsd} USD).`,
+    });
   }
   for (const c of columnSums.filter((c) => !c.matches)) {
-    findings.push({ severity: 'error', code: 'lp_column_sum', message: `LP column ${c.column} sums to ${c.sumUsd} USD, the fund figure is ${c.fundUsd} USD.` });
+    findings.push({
+      severity: 'error',
+      code: 'lp_column_sum',
+      message: `LP column ${c.column} sums to ${c.sumUsd} USD, the fund figure is ${c.fundUsd} USD.`,
+    });
   }
   const ok = rowsNotRollingForward.length === 0 && columnSums.every((c) => c.matches);
   return { status: ok ? 'ok' : 'mismatch', rowCount: parsed.length, toleranceUsd: cents(sumTolerance), rowsNotRollingForward, columnSums };
@@ -317,8 +344,7 @@ export function validateNav(inputs: NavInputs): NavOutput {
   const mgmtFeeCheck = checkMgmtFee(inputs, tolerance, findings);
   const perfFeeCheck = checkPerfFee(inputs, tolerance, findings);
   const lpCheck = checkLpRows(inputs, tolerance, findings);
-  const ok =
-    rollForwardOk && mgmtFeeCheck.status !== 'mismatch' && perfFeeCheck.status === 'ok' && lpCheck.status !== 'mismatch';
+  const ok = rollForwardOk && mgmtFeeCheck.status !== 'mismatch' && perfFeeCheck.status === 'ok' && lpCheck.status !== 'mismatch';
   if (ok) findings.push({ severity: 'info', code: 'all_checks_passed', message: 'Every check that could run passed.' });
   return {
     expectedClosingNavUsd: cents(expected),
@@ -343,8 +369,16 @@ export const navValidator = defineCalculator({
   input: navValidatorInput,
   output: navValidatorOutput,
   example: {
-    periodStart: '2026-01-01', periodEnd: '2026-01-31', openingNavUsd: 10_000_000, contributionsUsd: 500_000, withdrawalsUsd: 0,
-    grossPnlUsd: 250_000, mgmtFeeUsd: 17_260.27, perfFeeUsd: 46_547.95, otherExpensesUsd: 5_000, reportedClosingNavUsd: 10_681_191.78,
+    periodStart: '2026-01-01',
+    periodEnd: '2026-01-31',
+    openingNavUsd: 10_000_000,
+    contributionsUsd: 500_000,
+    withdrawalsUsd: 0,
+    grossPnlUsd: 250_000,
+    mgmtFeeUsd: 17_260.27,
+    perfFeeUsd: 46_547.95,
+    otherExpensesUsd: 5_000,
+    reportedClosingNavUsd: 10_681_191.78,
   },
   resolve: (inputs) => ({ ...inputs, hwmUsd: startingHwmUsd(inputs) }),
   run: validateNav,

@@ -31,16 +31,7 @@ export const operatingCostInput = z.strictObject({
 export type OperatingCostInputs = z.output<typeof operatingCostInput>;
 
 /** The cost lines, in the order they are reported. */
-export const COST_LINES = [
-  'financeHire',
-  'fundAdmin',
-  'compliance',
-  'riskDesk',
-  'lpReports',
-  'audit',
-  'legal',
-  'software',
-] as const;
+export const COST_LINES = ['financeHire', 'fundAdmin', 'compliance', 'riskDesk', 'lpReports', 'audit', 'legal', 'software'] as const;
 /** One cost line's name. */
 export type CostLine = (typeof COST_LINES)[number];
 
@@ -98,8 +89,16 @@ export const operatingCostCalculator = defineCalculator({
   input: operatingCostInput,
   output: operatingCostOutput,
   example: {
-    financeHireUsd: 180_000, fundAdminUsd: 120_000, complianceUsd: 60_000, riskDeskUsd: 90_000, lpReportsPerYear: 4,
-    costPerReportUsd: 5_000, auditUsd: 45_000, legalUsd: 30_000, softwareUsd: 25_000, aumUsd: 150_000_000,
+    financeHireUsd: 180_000,
+    fundAdminUsd: 120_000,
+    complianceUsd: 60_000,
+    riskDeskUsd: 90_000,
+    lpReportsPerYear: 4,
+    costPerReportUsd: 5_000,
+    auditUsd: 45_000,
+    legalUsd: 30_000,
+    softwareUsd: 25_000,
+    aumUsd: 150_000_000,
   },
   run: computeOperatingCost,
 });

@@ -87,7 +87,10 @@ export const MAX_ACTIVE_KEYS_PER_ACCOUNT = 20;
 /** 410 `invitation_unusable`: unknown, expired or already used (one answer for all three). */
 export class InvitationUnusableError extends ApiError {
   constructor() {
-    super('invitation_unusable', 'This invitation link is not valid: it has expired or has already been used. Ask the fund operator for a new one.');
+    super(
+      'invitation_unusable',
+      'This invitation link is not valid: it has expired or has already been used. Ask the fund operator for a new one.',
+    );
     this.name = 'InvitationUnusableError';
   }
 }
@@ -159,7 +162,12 @@ export async function setPlan(kv: ConsoleKv, accountId: string, plan: AccountPla
  * @returns the account and how many keys were revoked
  * @throws {Error} when the account does not exist
  */
-export async function revokeAccount(kv: ConsoleStore, apiKeys: ApiKeyStore, accountId: string, now = new Date()): Promise<{ account: Account; keysRevoked: number }> {
+export async function revokeAccount(
+  kv: ConsoleStore,
+  apiKeys: ApiKeyStore,
+  accountId: string,
+  now = new Date(),
+): Promise<{ account: Account; keysRevoked: number }> {
   const prior = await requireAccount(kv, accountId);
   const account: Account = { ...prior, revokedAt: prior.revokedAt ?? now.toISOString() };
   await saveAccount(kv, account);
@@ -197,7 +205,11 @@ export async function createSession(kv: ConsoleKv, accountId: string, now = new 
 }
 
 /** The session and its account when the session exists, has not expired and the account is active; else null. */
-export async function readSession(kv: ConsoleKv, sessionId: string, now = new Date()): Promise<{ session: Session; account: Account } | null> {
+export async function readSession(
+  kv: ConsoleKv,
+  sessionId: string,
+  now = new Date(),
+): Promise<{ session: Session; account: Account } | null> {
   const text = await kv.get(SESSION_PREFIX + (await hashKey(sessionId)));
   if (text === null) return null;
   const session = JSON.parse(text) as Session;
@@ -256,7 +268,9 @@ export async function usableInvitation(kv: ConsoleKv, token: string, now = new D
 export async function redeemInvitation(kv: ConsoleKv, token: string, account: Account, now = new Date()): Promise<Account> {
   const invitation = await usableInvitation(kv, token, now);
   const used: Invitation = { ...invitation, usedAt: now.toISOString(), usedBy: account.accountId };
-  await kv.put(`invitation:${await hashKey(token)}`, JSON.stringify(used), { expirationTtl: ttlUntil(new Date(invitation.expiresAt), now) + 86_400 });
+  await kv.put(`invitation:${await hashKey(token)}`, JSON.stringify(used), {
+    expirationTtl: ttlUntil(new Date(invitation.expiresAt), now) + 86_400,
+  });
   const updated: Account = {
     ...account,
     fundIds: account.fundIds.includes(invitation.fundId) ? account.fundIds : [...account.fundIds, invitation.fundId],
@@ -267,14 +281,20 @@ export async function redeemInvitation(kv: ConsoleKv, token: string, account: Ac
 }
 
 /** Stores a pending WebAuthn challenge under a fresh id; @returns the id (for a short-lived cookie). */
-export async function saveChallenge(kv: ConsoleKv, challenge: { challenge: string; purpose: 'register' | 'login'; webauthnUserId?: string }): Promise<string> {
+export async function saveChallenge(
+  kv: ConsoleKv,
+  challenge: { challenge: string; purpose: 'register' | 'login'; webauthnUserId?: string },
+): Promise<string> {
   const id = randomBase62(32);
   await kv.put(`challenge:${await hashKey(id)}`, JSON.stringify(challenge), { expirationTtl: CHALLENGE_TTL_SECONDS });
   return id;
 }
 
 /** Takes (reads and deletes) a pending challenge: each can be answered once. @returns null when unknown */
-export async function takeChallenge(kv: ConsoleStore, id: string): Promise<{ challenge: string; purpose: 'register' | 'login'; webauthnUserId?: string } | null> {
+export async function takeChallenge(
+  kv: ConsoleStore,
+  id: string,
+): Promise<{ challenge: string; purpose: 'register' | 'login'; webauthnUserId?: string } | null> {
   const name = `challenge:${await hashKey(id)}`;
   const text = await kv.get(name);
   if (text === null) return null;
@@ -327,7 +347,8 @@ async function indexHash(kv: ConsoleKv, accountId: string, keyId: string): Promi
 export async function listAccountKeys(kv: ConsoleStore, apiKeys: ApiKeyStore, accountId: string): Promise<AccountKey[]> {
   const out: AccountKey[] = [];
   for (const entry of await listAll(kv, `account-key:${accountId}:`)) {
-    const hash = (entry.metadata as { hash?: string } | undefined)?.hash ?? (JSON.parse((await kv.get(entry.name)) ?? '{}') as { hash?: string }).hash;
+    const hash =
+      (entry.metadata as { hash?: string } | undefined)?.hash ?? (JSON.parse((await kv.get(entry.name)) ?? '{}') as { hash?: string }).hash;
     if (!hash) continue;
     const text = await apiKeys.get(hash);
     if (text === null) continue;
@@ -341,7 +362,13 @@ export async function listAccountKeys(kv: ConsoleStore, apiKeys: ApiKeyStore, ac
  * Revokes one key of an account.
  * @throws {ApiError} 404 `not_found` when the account has no key with that id
  */
-export async function revokeAccountKey(kv: ConsoleStore, apiKeys: ApiKeyStore, accountId: string, keyId: string, now = new Date()): Promise<KeyRecord> {
+export async function revokeAccountKey(
+  kv: ConsoleStore,
+  apiKeys: ApiKeyStore,
+  accountId: string,
+  keyId: string,
+  now = new Date(),
+): Promise<KeyRecord> {
   const hash = await indexHash(kv, accountId, keyId);
   const text = await apiKeys.get(hash);
   if (text === null) throw new ApiError('not_found', 'This account has no such key.');

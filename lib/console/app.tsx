@@ -39,7 +39,15 @@ import {
   CHALLENGE_TTL_SECONDS,
   type Account,
 } from './accounts.ts';
-import { CONSOLE_PATH, consoleHostCheck, consoleOriginCheck, consoleSettings, planDailyCalcLimit, type ConsoleConfig, type ConsoleSettings } from './config.ts';
+import {
+  CONSOLE_PATH,
+  consoleHostCheck,
+  consoleOriginCheck,
+  consoleSettings,
+  planDailyCalcLimit,
+  type ConsoleConfig,
+  type ConsoleSettings,
+} from './config.ts';
 import { DashboardPage, InvitationUnusablePage, WelcomePage } from './pages.tsx';
 import { CONSOLE_CSS, CONSOLE_JS } from './client.generated.ts';
 import { mountConsent, oauthFormAction } from '../oauth/consent.tsx';
@@ -81,7 +89,12 @@ export class SessionRequiredError extends ApiError {
 /** Body of `POST /api/keys`. */
 export const MintKeyBody = z.strictObject({
   /** A name for the key, 1..64 characters, no control characters. */
-  label: z.string().trim().min(1).max(64).regex(/^[^\p{Cc}]*$/u),
+  label: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .regex(/^[^\p{Cc}]*$/u),
   scope: z.enum(['calc', 'fund']),
   /** The fund of a `fund` key; defaults to the account's invited fund. */
   fundId: z.string().min(1).max(64).optional(),
@@ -99,7 +112,10 @@ const InvitationBody = z.strictObject({ invitation: z.string().max(64) });
 export async function csrfToken(secret: string, sessionId: string): Promise<string> {
   const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
   const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(`csrf:${sessionId}`)));
-  return btoa(String.fromCharCode(...mac)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return btoa(String.fromCharCode(...mac))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 }
 
 const cookieOptions = (config: ConsoleConfig) => ({
@@ -139,7 +155,8 @@ function csrfGuard(): MiddlewareHandler<ConsoleEnv> {
       if (err instanceof HTTPException) throw new CsrfError();
       throw err;
     }
-    if (!consoleOriginCheck({ origin: c.req.header('origin'), secFetchSite: c.req.header('sec-fetch-site') }, config)) throw new CsrfError();
+    if (!consoleOriginCheck({ origin: c.req.header('origin'), secFetchSite: c.req.header('sec-fetch-site') }, config))
+      throw new CsrfError();
     const session = c.get('session');
     if (session) {
       const sent = c.req.header('x-csrf-token') ?? '';
@@ -224,7 +241,8 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
     try {
       invitation = await usableInvitation(c.env.CONSOLE, token, clock());
     } catch (err) {
-      if (err instanceof InvitationUnusableError) return c.html(<InvitationUnusablePage docsUrl={c.get('consoleSettings').docsUrl ?? undefined} />, 410);
+      if (err instanceof InvitationUnusableError)
+        return c.html(<InvitationUnusablePage docsUrl={c.get('consoleSettings').docsUrl ?? undefined} />, 410);
       throw err;
     }
     const pending = { token, fundId: invitation.fundId, plan: invitation.plan };
@@ -241,7 +259,9 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
       const webauthn = await import('./webauthn.ts');
       const config = c.get('consoleConfig');
       const { options, challengeId } =
-        ceremony === 'register' ? await webauthn.registrationOptions(c.env.CONSOLE, config) : await webauthn.authenticationOptions(c.env.CONSOLE, config);
+        ceremony === 'register'
+          ? await webauthn.registrationOptions(c.env.CONSOLE, config)
+          : await webauthn.authenticationOptions(c.env.CONSOLE, config);
       await setChallengeCookie(c, challengeId);
       return c.json({ options });
     });
@@ -303,7 +323,11 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
   });
 
   /** The dashboard's data for a session. */
-  async function dashboard(c: ConsoleContext, session: { sessionId: string; account: Account }, invitation?: { token: string; fundId: string; plan: string }) {
+  async function dashboard(
+    c: ConsoleContext,
+    session: { sessionId: string; account: Account },
+    invitation?: { token: string; fundId: string; plan: string },
+  ) {
     const config = c.get('consoleConfig');
     const { account } = session;
     const used = await calcCallsToday(c.env.RATE_LIMITS, `account:${account.accountId}`, clock());
@@ -330,7 +354,11 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
 
   async function setChallengeCookie(c: ConsoleContext, challengeId: string): Promise<void> {
     const config = c.get('consoleConfig');
-    await setSignedCookie(c, CHALLENGE_COOKIE, challengeId, config.sessionSecret, { ...cookieOptions(config), sameSite: 'Strict', maxAge: CHALLENGE_TTL_SECONDS });
+    await setSignedCookie(c, CHALLENGE_COOKIE, challengeId, config.sessionSecret, {
+      ...cookieOptions(config),
+      sameSite: 'Strict',
+      maxAge: CHALLENGE_TTL_SECONDS,
+    });
   }
 
   async function takeChallengeCookie(c: ConsoleContext): Promise<string | undefined> {

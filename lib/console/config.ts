@@ -95,10 +95,19 @@ export function consoleHostCheck(url: URL, settings: ConsoleSettings): HostDecis
   const { publicOrigin, sessionSecret } = settings;
   if (publicOrigin) {
     if (url.host !== publicOrigin.host) throw new ConsoleHostError();
-    if (!sessionSecret) throw new ConsoleNotConfiguredError('The developer console needs the CONSOLE_SESSION_SECRET secret; it is unavailable until it is set.');
+    if (!sessionSecret)
+      throw new ConsoleNotConfiguredError(
+        'The developer console needs the CONSOLE_SESSION_SECRET secret; it is unavailable until it is set.',
+      );
     return {
       ok: true,
-      config: { rpId: publicOrigin.hostname, origin: publicOrigin.origin, local: false, secureCookies: publicOrigin.protocol === 'https:', sessionSecret },
+      config: {
+        rpId: publicOrigin.hostname,
+        origin: publicOrigin.origin,
+        local: false,
+        secureCookies: publicOrigin.protocol === 'https:',
+        sessionSecret,
+      },
     };
   }
   if (!isLoopbackHost(url.host)) throw new ConsoleHostError();
@@ -111,7 +120,13 @@ export function consoleHostCheck(url: URL, settings: ConsoleSettings): HostDecis
   isolateSecret ??= [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, '0')).join('');
   return {
     ok: true,
-    config: { rpId: 'localhost', origin: url.origin, local: true, secureCookies: url.protocol === 'https:', sessionSecret: sessionSecret ?? isolateSecret },
+    config: {
+      rpId: 'localhost',
+      origin: url.origin,
+      local: true,
+      secureCookies: url.protocol === 'https:',
+      sessionSecret: sessionSecret ?? isolateSecret,
+    },
   };
 }
 
@@ -120,6 +135,9 @@ export function consoleHostCheck(url: URL, settings: ConsoleSettings): HostDecis
  * the browser sent no `Origin` (Chromium under `Referrer-Policy: no-referrer` on a same-origin fetch),
  * `Sec-Fetch-Site` is `same-origin` (a header pages cannot set).
  */
-export function consoleOriginCheck(headers: { origin: string | undefined; secFetchSite: string | undefined }, config: ConsoleConfig): boolean {
+export function consoleOriginCheck(
+  headers: { origin: string | undefined; secFetchSite: string | undefined },
+  config: ConsoleConfig,
+): boolean {
   return headers.origin === undefined ? headers.secFetchSite === 'same-origin' : headers.origin === config.origin;
 }

@@ -30,39 +30,51 @@ export interface PageProps {
   docsUrl?: string | undefined;
 }
 
-export const Layout: FC<PropsWithChildren<{ title: string; csrfToken?: string } & PageProps>> = ({ title, csrfToken, docsUrl, children }) => (
+export const Layout: FC<PropsWithChildren<{ title: string; csrfToken?: string } & PageProps>> = ({
+  title,
+  csrfToken,
+  docsUrl,
+  children,
+}) => (
   <>
-  {raw('<!doctype html>')}
-  <html lang="en">
-    <head>
-      <meta charset="utf-8" />
-      <meta name="viewport" content="width=device-width, initial-scale=1" />
-      {csrfToken ? <meta name="csrf-token" content={csrfToken} /> : null}
-      <title>{title}</title>
-      <link rel="stylesheet" href={`${CONSOLE_PATH}/console.css`} />
-      <script src={`${CONSOLE_PATH}/console.js`} defer></script>
-    </head>
-    <body>
-      <a class="skip" href="#main">Skip to content</a>
-      <header>
-        <p class="brand">fund-edge <span>developer console</span></p>
-        <nav aria-label="Documentation">
-          <a href="/">Home</a>
-          <a href={docsUrl ?? '/docs'}>API reference</a>
-          <a href="/api/v1/openapi.json">OpenAPI 3.1</a>
-        </nav>
-      </header>
-      <main id="main" tabindex={-1}>
-        <p id="status" role="status" aria-live="polite"></p>
-        {children}
-      </main>
-    </body>
-  </html>
+    {raw('<!doctype html>')}
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        {csrfToken ? <meta name="csrf-token" content={csrfToken} /> : null}
+        <title>{title}</title>
+        <link rel="stylesheet" href={`${CONSOLE_PATH}/console.css`} />
+        <script src={`${CONSOLE_PATH}/console.js`} defer></script>
+      </head>
+      <body>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
+        <header>
+          <p class="brand">
+            fund-edge <span>developer console</span>
+          </p>
+          <nav aria-label="Documentation">
+            <a href="/">Home</a>
+            <a href={docsUrl ?? '/docs'}>API reference</a>
+            <a href="/api/v1/openapi.json">OpenAPI 3.1</a>
+          </nav>
+        </header>
+        <main id="main" tabindex={-1}>
+          <p id="status" role="status" aria-live="polite"></p>
+          {children}
+        </main>
+      </body>
+    </html>
   </>
 );
 
 /** The page for a visitor without a session: create an account or sign in, both with a passkey. */
-export const WelcomePage: FC<{ invitation?: { token: string; fundId: string; plan: string } | undefined } & PageProps> = ({ invitation, docsUrl }) => (
+export const WelcomePage: FC<{ invitation?: { token: string; fundId: string; plan: string } | undefined } & PageProps> = ({
+  invitation,
+  docsUrl,
+}) => (
   <Layout title="Developer console · fund-edge" docsUrl={docsUrl}>
     <h1>Developer console</h1>
     {invitation ? (
@@ -75,8 +87,8 @@ export const WelcomePage: FC<{ invitation?: { token: string; fundId: string; pla
       </section>
     ) : (
       <p class="lead">
-        Mint API keys for the calculators and, when a fund operator invites you, for fund data. No password and no
-        e-mail: your account is a passkey on this device.
+        Mint API keys for the calculators and, when a fund operator invites you, for fund data. No password and no e-mail: your account is a
+        passkey on this device.
       </p>
     )}
     <section class="card" aria-labelledby="start-h">
@@ -96,8 +108,8 @@ export const WelcomePage: FC<{ invitation?: { token: string; fundId: string; pla
       </div>
     </section>
     <p>
-      No account needed to try: the calculators answer 500 calls a day per network without a key, and the published demo
-      key <code>svc_dk_DemoKeyFundEdgeSyntheticFixture1</code> reads a synthetic fund.
+      No account needed to try: the calculators answer 500 calls a day per network without a key, and the published demo key{' '}
+      <code>svc_dk_DemoKeyFundEdgeSyntheticFixture1</code> reads a synthetic fund.
     </p>
   </Layout>
 );
@@ -133,18 +145,23 @@ const QuickStarts: FC<{ base: string; fund: boolean }> = ({ base, fund }) => {
         Put your key in the shell first: <code>export FUND_EDGE_KEY=svc_dk_...</code>
       </p>
       <h3>A calculator</h3>
-      <pre tabindex={0}><code data-quickstart="calc">{calc}</code></pre>
+      <pre tabindex={0}>
+        <code data-quickstart="calc">{calc}</code>
+      </pre>
       {fund ? (
         <>
           <h3>Fund data</h3>
-          <pre tabindex={0}><code data-quickstart="fund">{fundCurl}</code></pre>
+          <pre tabindex={0}>
+            <code data-quickstart="fund">{fundCurl}</code>
+          </pre>
         </>
       ) : null}
       <h3>MCP client configuration</h3>
-      <pre tabindex={0}><code data-quickstart="mcp">{mcp}</code></pre>
+      <pre tabindex={0}>
+        <code data-quickstart="mcp">{mcp}</code>
+      </pre>
       <p>
-        Without a fund key only the calculators' server applies; the fund server (<code>/api/mcp</code>) answers 403 to a
-        calculator key.
+        Without a fund key only the calculators' server applies; the fund server (<code>/api/mcp</code>) answers 403 to a calculator key.
       </p>
     </section>
   );
@@ -225,7 +242,9 @@ export const DashboardPage: FC<DashboardData> = ({ account, keys, usage, base, c
               Copy key
             </button>
           </div>
-          <pre tabindex={0}><code id="new-key-export"></code></pre>
+          <pre tabindex={0}>
+            <code id="new-key-export"></code>
+          </pre>
           <button type="button" class="secondary" data-action="reload">
             Done
           </button>
@@ -262,7 +281,13 @@ export const DashboardPage: FC<DashboardData> = ({ account, keys, usage, base, c
                       {k.revokedAt ? (
                         'revoked'
                       ) : (
-                        <button type="button" class="danger" data-action="revoke" data-key-id={k.keyId} aria-label={`Revoke key ${k.prefix} ${k.label}`}>
+                        <button
+                          type="button"
+                          class="danger"
+                          data-action="revoke"
+                          data-key-id={k.keyId}
+                          aria-label={`Revoke key ${k.prefix} ${k.label}`}
+                        >
                           Revoke
                         </button>
                       )}

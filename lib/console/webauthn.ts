@@ -21,7 +21,16 @@ import {
 import { isoBase64URL } from '@simplewebauthn/server/helpers';
 import { ApiError } from '../errors.ts';
 import type { ConsoleConfig } from './config.ts';
-import { createAccount, readAccount, readCredential, saveChallenge, saveCredential, takeChallenge, type Account, type ConsoleStore } from './accounts.ts';
+import {
+  createAccount,
+  readAccount,
+  readCredential,
+  saveChallenge,
+  saveCredential,
+  takeChallenge,
+  type Account,
+  type ConsoleStore,
+} from './accounts.ts';
 
 /** The relying party's display name. */
 export const RP_NAME = 'fund-edge developer console';
@@ -38,7 +47,10 @@ export class PasskeyRejectedError extends ApiError {
  * Options for creating a passkey for a new account, and the id of the stored challenge.
  * The user name shown by the authenticator is a generated handle (the console holds no personal data).
  */
-export async function registrationOptions(kv: ConsoleStore, config: ConsoleConfig): Promise<{ options: PublicKeyCredentialCreationOptionsJSON; challengeId: string }> {
+export async function registrationOptions(
+  kv: ConsoleStore,
+  config: ConsoleConfig,
+): Promise<{ options: PublicKeyCredentialCreationOptionsJSON; challengeId: string }> {
   const userId = crypto.getRandomValues(new Uint8Array(32));
   const webauthnUserId = isoBase64URL.fromBuffer(userId);
   const options = await generateRegistrationOptions({
@@ -58,7 +70,13 @@ export async function registrationOptions(kv: ConsoleStore, config: ConsoleConfi
  * @throws {PasskeyRejectedError} 401 for an unknown, used or expired challenge, or a response that fails
  *   verification (wrong origin, RP id, challenge or signature)
  */
-export async function verifyRegistration(kv: ConsoleStore, config: ConsoleConfig, challengeId: string | undefined, response: unknown, now = new Date()): Promise<Account> {
+export async function verifyRegistration(
+  kv: ConsoleStore,
+  config: ConsoleConfig,
+  challengeId: string | undefined,
+  response: unknown,
+  now = new Date(),
+): Promise<Account> {
   const pending = challengeId ? await takeChallenge(kv, challengeId) : null;
   if (!pending || pending.purpose !== 'register' || !pending.webauthnUserId) throw new PasskeyRejectedError();
   let verification: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
@@ -89,7 +107,10 @@ export async function verifyRegistration(kv: ConsoleStore, config: ConsoleConfig
 }
 
 /** Options for signing in with any passkey of this relying party, and the id of the stored challenge. */
-export async function authenticationOptions(kv: ConsoleStore, config: ConsoleConfig): Promise<{ options: PublicKeyCredentialRequestOptionsJSON; challengeId: string }> {
+export async function authenticationOptions(
+  kv: ConsoleStore,
+  config: ConsoleConfig,
+): Promise<{ options: PublicKeyCredentialRequestOptionsJSON; challengeId: string }> {
   const options = await generateAuthenticationOptions({ rpID: config.rpId, userVerification: 'preferred', allowCredentials: [] });
   const challengeId = await saveChallenge(kv, { challenge: options.challenge, purpose: 'login' });
   return { options, challengeId };
@@ -101,7 +122,12 @@ export async function authenticationOptions(kv: ConsoleStore, config: ConsoleCon
  * @throws {PasskeyRejectedError} 401 for an unknown challenge or passkey, a failed verification, or a
  *   revoked account
  */
-export async function verifyAuthentication(kv: ConsoleStore, config: ConsoleConfig, challengeId: string | undefined, response: unknown): Promise<Account> {
+export async function verifyAuthentication(
+  kv: ConsoleStore,
+  config: ConsoleConfig,
+  challengeId: string | undefined,
+  response: unknown,
+): Promise<Account> {
   const pending = challengeId ? await takeChallenge(kv, challengeId) : null;
   const credentialId = typeof (response as { id?: unknown } | null)?.id === 'string' ? (response as { id: string }).id : null;
   if (!pending || pending.purpose !== 'login' || credentialId === null || credentialId.length > 1024) throw new PasskeyRejectedError();

@@ -91,10 +91,13 @@ export function openDatabase(config: DatabaseConfig): Database {
       const lost = () => reject(new Error('The connection was lost.'));
       client.once('error', lost);
       client.once('end', lost);
-      client.query(text, params).then(resolve, reject).finally(() => {
-        client.off('error', lost);
-        client.off('end', lost);
-      });
+      client
+        .query(text, params)
+        .then(resolve, reject)
+        .finally(() => {
+          client.off('error', lost);
+          client.off('end', lost);
+        });
     });
   /** Closes the connection at once, even mid-statement (a late connect is closed when it arrives). */
   let destroyed = false;
@@ -102,7 +105,10 @@ export function openDatabase(config: DatabaseConfig): Database {
     destroyed = true;
     const pending = held;
     held = undefined;
-    pending?.then((client) => client.release(true), () => {});
+    pending?.then(
+      (client) => client.release(true),
+      () => {},
+    );
   };
   const release = () =>
     (ended ??= (async () => {

@@ -131,5 +131,10 @@ function index(load: IndexLoader): Promise<MiniSearch<DocPassage>> {
  */
 export async function searchDocs(query: string, limit: number, origin: string, load: IndexLoader): Promise<DocHit[]> {
   const hits = (await index(load)).search(query).slice(0, limit);
-  return hits.map((h) => ({ title: h.title as string, url: `${origin}${h.url as string}`, text: h.excerpt as string, score: Math.round(h.score * 1000) / 1000 }));
+  return hits.map((h) => ({
+    title: h.title as string,
+    url: `${origin}${h.url as string}`,
+    text: h.excerpt as string,
+    score: Math.round(h.score * 1000) / 1000,
+  }));
 }

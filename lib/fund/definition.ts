@@ -68,7 +68,14 @@ export function defineFundTool<Q extends z.ZodObject, O extends z.ZodType>(def: 
 }
 
 /** Problem codes every fund-data endpoint can answer. */
-export const FUND_PROBLEMS: ProblemCode[] = ['invalid_request', 'unauthorized', 'insufficient_scope', 'rate_limited', 'redaction_failed', 'upstream_unavailable'];
+export const FUND_PROBLEMS: ProblemCode[] = [
+  'invalid_request',
+  'unauthorized',
+  'insufficient_scope',
+  'rate_limited',
+  'redaction_failed',
+  'upstream_unavailable',
+];
 
 /**
  * Answers one tool call: validate the arguments, read, compute, redact. A redacted answer is memoized per
@@ -113,7 +120,6 @@ export async function callFundTool(
   if (key !== null) remember(key, body);
   return body;
 }
-
 
 /**
  * The REST endpoint of a fund tool: `GET /api/v1/fund/<path>` with a Bearer key. Order: key (401) → scope

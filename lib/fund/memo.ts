@@ -25,7 +25,13 @@ let chars = 0;
  * @param tool the tool's definition (its identity, not its name, is part of the key)
  * @param query the parsed (defaults applied) arguments
  */
-export function memoKey(scope: string, fundId: string, runs: readonly NavRunRow[], tool: object, query: Record<string, unknown>): string | null {
+export function memoKey(
+  scope: string,
+  fundId: string,
+  runs: readonly NavRunRow[],
+  tool: object,
+  query: Record<string, unknown>,
+): string | null {
   const latest = runs.at(-1);
   if (!latest) return null;
   const args = Object.keys(query)

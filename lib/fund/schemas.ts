@@ -6,15 +6,31 @@ import * as z from 'zod';
 import { RECON_STATUSES, RUN_STATUSES } from './rows.ts';
 
 /** Money: a decimal string with exactly 2 dp, in the fund's base currency, e.g. "1250000.00". */
-export const money = () => z.string().regex(/^-?\d+\.\d{2}$/).describe('Money in the base currency: a decimal string, 2 dp.');
+export const money = () =>
+  z
+    .string()
+    .regex(/^-?\d+\.\d{2}$/)
+    .describe('Money in the base currency: a decimal string, 2 dp.');
 /** A quantity or price: a decimal string with up to 18 dp. */
-export const decimal = () => z.string().regex(/^-?\d+(\.\d{1,18})?$/).describe('A decimal string (up to 18 dp).');
+export const decimal = () =>
+  z
+    .string()
+    .regex(/^-?\d+(\.\d{1,18})?$/)
+    .describe('A decimal string (up to 18 dp).');
 /** A percentage in percent units, 4 dp (2.5 = 2.5 %); null when its base is zero. */
 export const pct = () => z.number().nullable().describe('Percent units, 4 dp; null when the base is zero.');
 /** A date `YYYY-MM-DD` (UTC). */
-export const date = () => z.string().regex(/^\d{4}-\d{2}-\d{2}$/).describe('A date, YYYY-MM-DD (UTC).');
+export const date = () =>
+  z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/)
+    .describe('A date, YYYY-MM-DD (UTC).');
 /** The fund's base currency, ISO 4217. */
-export const currency = () => z.string().regex(/^[A-Z]{3}$/).describe("The fund's base currency (ISO 4217).");
+export const currency = () =>
+  z
+    .string()
+    .regex(/^[A-Z]{3}$/)
+    .describe("The fund's base currency (ISO 4217).");
 /** A label from the fund's data (asset, venue, source type, account name): short text, never free-form notes. */
 export const label = () => z.string().max(200);
 

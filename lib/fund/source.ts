@@ -45,7 +45,10 @@ const nothingToRelease = async () => {};
  * @throws {InsufficientScopeError} 403 for a `calc` key, or a key scoped to a fund other than the deployment's
  * @throws {FundDataNotConfiguredError} 500 for a real key when `DATABASE_URL` is set without `INVESTOR_REF_KEY`
  */
-export function fundSource(principal: Principal, config: Pick<Config, 'fundId' | 'databaseUrl' | 'databaseWsProxy' | 'investorRefKey'>): FundSource {
+export function fundSource(
+  principal: Principal,
+  config: Pick<Config, 'fundId' | 'databaseUrl' | 'databaseWsProxy' | 'investorRefKey'>,
+): FundSource {
   if (principal.kind === 'demo') {
     demoStore ??= guardedStore(embeddedStore([DEMO_FUND]));
     return { store: demoStore, fundId: DEMO_FUND.fundId, scope: 'demo', release: nothingToRelease };

@@ -136,7 +136,6 @@ function normal(r: Rand): number {
 // ---------------------------------------------------------------------------------------------------------
 // Exact integer money and formatting
 
-
 /** Integer division rounding half away from zero (decimal.js ROUND_HALF_UP). */
 function divRound(n: bigint, d: bigint): bigint {
   const neg = n < 0n;
@@ -205,7 +204,7 @@ function twoProduct(a: number, b: number): [number, number] {
   c = SPLITTER * b;
   const bh = c - (c - b);
   const bl = b - bh;
-  return [p, ((ah * bh - p) + ah * bl + al * bh) + al * bl];
+  return [p, ah * bh - p + ah * bl + al * bh + al * bl];
 }
 
 /** Below this, quotients, remainders and their corrections in {@link prorate} stay exact in doubles. */
@@ -425,14 +424,104 @@ const EXPENSE_ACCOUNT: Record<string, string> = {
 };
 
 const SHARE_CLASSES: ShareClassRow[] = [
-  { shareClassId: 'A', name: 'Class A', mgmtFeePct: '2.0000', perfFeePct: '20.0000', hurdlePct: null, hurdleType: null, hasHwm: true, crystallization: 'annual' },
-  { shareClassId: 'B', name: 'Class B (Founders)', mgmtFeePct: '1.0000', perfFeePct: '10.0000', hurdlePct: '5.0000', hurdleType: 'hard', hasHwm: true, crystallization: 'annual' },
-  { shareClassId: 'I', name: 'Class I (Institutional)', mgmtFeePct: '1.5000', perfFeePct: '15.0000', hurdlePct: '4.0000', hurdleType: 'soft', hasHwm: true, crystallization: 'quarterly' },
+  {
+    shareClassId: 'A',
+    name: 'Class A',
+    mgmtFeePct: '2.0000',
+    perfFeePct: '20.0000',
+    hurdlePct: null,
+    hurdleType: null,
+    hasHwm: true,
+    crystallization: 'annual',
+  },
+  {
+    shareClassId: 'B',
+    name: 'Class B (Founders)',
+    mgmtFeePct: '1.0000',
+    perfFeePct: '10.0000',
+    hurdlePct: '5.0000',
+    hurdleType: 'hard',
+    hasHwm: true,
+    crystallization: 'annual',
+  },
+  {
+    shareClassId: 'I',
+    name: 'Class I (Institutional)',
+    mgmtFeePct: '1.5000',
+    perfFeePct: '15.0000',
+    hurdlePct: '4.0000',
+    hurdleType: 'soft',
+    hasHwm: true,
+    crystallization: 'quarterly',
+  },
 ];
 
-const FIRST = ['Margaret', 'Tomas', 'Priya', 'Daniel', 'Aiko', 'Henrik', 'Lucia', 'Samuel', 'Noor', 'Felix', 'Ingrid', 'Mateo', 'Chiara', 'Oluwaseun', 'Elena', 'Rafael', 'Hannah', 'Kenji', 'Amara', 'Victor', 'Sofia', 'Julian', 'Yara', 'Anders'];
-const LAST = ['Okafor', 'Lindqvist', 'Raman', 'Whitcombe', 'Tanaka', 'Brandt', 'Moreau', 'Achterberg', 'Haddad', 'Castellano', 'Novak', 'Fitzgerald', 'Oyelaran', 'Vasquez', 'Kowalczyk', 'Ashworth', 'Delacroix', 'Imamura', 'Petrov', 'Sandoval'];
-const ENTITY_A = ['Alder', 'Birchwood', 'Cobalt', 'Driftstone', 'Evergreen', 'Foxhollow', 'Granite', 'Harbourview', 'Ironbark', 'Juniper', 'Kestrel', 'Larkspur', 'Moorland', 'Northgate', 'Oakridge', 'Pinecrest'];
+const FIRST = [
+  'Margaret',
+  'Tomas',
+  'Priya',
+  'Daniel',
+  'Aiko',
+  'Henrik',
+  'Lucia',
+  'Samuel',
+  'Noor',
+  'Felix',
+  'Ingrid',
+  'Mateo',
+  'Chiara',
+  'Oluwaseun',
+  'Elena',
+  'Rafael',
+  'Hannah',
+  'Kenji',
+  'Amara',
+  'Victor',
+  'Sofia',
+  'Julian',
+  'Yara',
+  'Anders',
+];
+const LAST = [
+  'Okafor',
+  'Lindqvist',
+  'Raman',
+  'Whitcombe',
+  'Tanaka',
+  'Brandt',
+  'Moreau',
+  'Achterberg',
+  'Haddad',
+  'Castellano',
+  'Novak',
+  'Fitzgerald',
+  'Oyelaran',
+  'Vasquez',
+  'Kowalczyk',
+  'Ashworth',
+  'Delacroix',
+  'Imamura',
+  'Petrov',
+  'Sandoval',
+];
+const ENTITY_A = [
+  'Alder',
+  'Birchwood',
+  'Cobalt',
+  'Driftstone',
+  'Evergreen',
+  'Foxhollow',
+  'Granite',
+  'Harbourview',
+  'Ironbark',
+  'Juniper',
+  'Kestrel',
+  'Larkspur',
+  'Moorland',
+  'Northgate',
+  'Oakridge',
+  'Pinecrest',
+];
 const ENTITY_B = ['Capital LP', 'Family Office', 'Foundation', 'Endowment Trust', 'Pension Plan', 'Partners LLC', 'Holdings Ltd'];
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 const IBAN_COUNTRIES = ['GB', 'DE', 'CH', 'NL', 'LU', 'FR', 'IE'];
@@ -785,7 +874,12 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
     } while (usedNames.has(legalName) || /^(\w+) \1 /.test(legalName));
     usedNames.add(legalName);
     if (entity) {
-      const slug = legalName.toLowerCase().replace(/[^a-z ]/g, '').split(' ').slice(0, 2).join('');
+      const slug = legalName
+        .toLowerCase()
+        .replace(/[^a-z ]/g, '')
+        .split(' ')
+        .slice(0, 2)
+        .join('');
       email = `investor.relations@${slug}.example.com`;
       taxId = `${digits(rand, 2)}-${digits(rand, 7)}`;
     } else {
@@ -870,10 +964,23 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
       const date = dateOf(t);
       const next = dateOf(t + 1);
       const monthEnd = next.slice(8) === '01';
-      if (date.slice(8) === '01') add(date, 'software_data', `Market data and portfolio system licences, ${monthName(date)}`, 345_000 + Math.round(uniform(rand, 0, 40_000)), 20);
+      if (date.slice(8) === '01')
+        add(
+          date,
+          'software_data',
+          `Market data and portfolio system licences, ${monthName(date)}`,
+          345_000 + Math.round(uniform(rand, 0, 40_000)),
+          20,
+        );
       if (monthEnd) {
         add(date, 'administration', `Fund administration fee, ${monthName(date)}`, 1_250_000, 15);
-        add(date, 'custody', `Custody fees (Anchorage Digital, BitGo), ${monthName(date)}`, 380_000 + Math.round(uniform(rand, 0, 220_000)), 18);
+        add(
+          date,
+          'custody',
+          `Custody fees (Anchorage Digital, BitGo), ${monthName(date)}`,
+          380_000 + Math.round(uniform(rand, 0, 220_000)),
+          18,
+        );
         const month = +date.slice(5, 7);
         if (month % 3 === 0) {
           add(date, 'audit', `Annual audit fee accrual, Q${month / 3} ${date.slice(0, 4)}`, 2_200_000, 45);
@@ -884,7 +991,11 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
         // A description as an administrator keys it in, quoting the e-mail it came from: redaction masks it.
         add(date, 'legal', 'Legal review of a side letter; invoice sent by counsel from billing@harbourlegal.example.com', 1_480_000, 30);
       } else if (t > 20 && rand() < 0.01) {
-        const description = pick(rand, ['Legal counsel: offering memorandum update', 'Legal counsel: regulatory filing review', 'Legal counsel: ISDA negotiation']);
+        const description = pick(rand, [
+          'Legal counsel: offering memorandum update',
+          'Legal counsel: regulatory filing review',
+          'Legal counsel: ISDA negotiation',
+        ]);
         add(date, 'legal', description, Math.round(uniform(rand, 600_000, 2_500_000)), 30);
       }
     }
@@ -934,10 +1045,11 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
       }
       const total = flows.reduce((s, f) => s + f.cents, 0);
       moveCash(bank, total);
-      for (const f of flows) post(date, `Subscription, ${f.inv.row.legalName}`, [
-        { account: ACCOUNT.cashAtBank, asset: 'USD', venue: BANK, amount: f.cents },
-        { account: ACCOUNT.capitalContributions, amount: -f.cents },
-      ]);
+      for (const f of flows)
+        post(date, `Subscription, ${f.inv.row.legalName}`, [
+          { account: ACCOUNT.cashAtBank, asset: 'USD', venue: BANK, amount: f.cents },
+          { account: ACCOUNT.capitalContributions, amount: -f.cents },
+        ]);
       for (const h of holdings) {
         if (isCash(h.spec.asset) || h.spec.book === 'paper') continue;
         const price = pu(h.spec.asset, 0);
@@ -1000,7 +1112,12 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
       // Treasury: keep the bank between 5 % and 15 % of NAV through Coinbase Prime USDC.
       const nav = investors.reduce((s, i) => s + i.capital, 0);
       const treasury = cashOf('Coinbase Prime');
-      const want = bank.mv > 0.15 * nav ? Math.round(bank.mv - 0.1 * nav) : bank.mv < 0.05 * nav ? -Math.min(treasury.mv, Math.round(0.08 * nav - bank.mv)) : 0;
+      const want =
+        bank.mv > 0.15 * nav
+          ? Math.round(bank.mv - 0.1 * nav)
+          : bank.mv < 0.05 * nav
+            ? -Math.min(treasury.mv, Math.round(0.08 * nav - bank.mv))
+            : 0;
       if (want !== 0) {
         moveCash(bank, -want);
         moveCash(treasury, want);
@@ -1115,7 +1232,8 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
 
       // Dealing on the first of the month: subscriptions (new and existing investors) and redemptions.
       if (date.slice(8) === '01') {
-        if (rand() < 0.6) flows.push({ inv: newInvestor(t, rand() < 0.75 ? 'A' : 'I'), cents: Math.round(uniform(rand, 500_000, 3_000_000)) * 100 });
+        if (rand() < 0.6)
+          flows.push({ inv: newInvestor(t, rand() < 0.75 ? 'A' : 'I'), cents: Math.round(uniform(rand, 500_000, 3_000_000)) * 100 });
         for (let k = Math.floor(rand() * 3); k > 0; k--) {
           flows.push({ inv: pick(rand, active), cents: Math.round(uniform(rand, 200_000, 1_500_000)) * 100 });
         }
@@ -1210,7 +1328,8 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
     });
     if (status === 'complete') {
       const values: number[] = [];
-      for (const inv of investors) values.push(inv.capital, inv.cum.contributions, inv.cum.withdrawals, inv.cum.pnl, inv.cum.mgmt, inv.cum.perf);
+      for (const inv of investors)
+        values.push(inv.capital, inv.cum.contributions, inv.cum.withdrawals, inv.cum.pnl, inv.cum.mgmt, inv.cum.perf);
       capital.set(date, values);
     }
   }
@@ -1226,19 +1345,19 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
     investorIds,
     capital,
     head: {
-    fund: {
-      fundId: spec.fundId,
-      name: spec.name,
-      baseCurrency: 'USD',
-      inceptionDate: inception,
-      aumTarget: money(spec.aumTargetUsd * 100),
-      reconToleranceBps: RECON_TOLERANCE_BPS.toFixed(2),
-    },
-    shareClasses: SHARE_CLASSES.map((c) => ({ ...c })),
-    runs,
-    accounts: ACCOUNTS.map((a) => ({ ...a })),
-    investors: investors.map((i) => i.row),
-    expenses,
+      fund: {
+        fundId: spec.fundId,
+        name: spec.name,
+        baseCurrency: 'USD',
+        inceptionDate: inception,
+        aumTarget: money(spec.aumTargetUsd * 100),
+        reconToleranceBps: RECON_TOLERANCE_BPS.toFixed(2),
+      },
+      shareClasses: SHARE_CLASSES.map((c) => ({ ...c })),
+      runs,
+      accounts: ACCOUNTS.map((a) => ({ ...a })),
+      investors: investors.map((i) => i.row),
+      expenses,
     },
   });
 }

@@ -222,7 +222,12 @@ async function answerMcp<C>(
   const now = (response: Response) => ({ response, streamed: Promise.resolve() });
   const version = servedProtocolVersion(c.req.header('mcp-protocol-version'));
   if (version === null) {
-    return now(rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, 'Unsupported MCP-Protocol-Version.', { supported: SUPPORTED_PROTOCOL_VERSIONS })));
+    return now(
+      rpcResponse(
+        400,
+        rpcError(null, ErrorCode.InvalidRequest, 'Unsupported MCP-Protocol-Version.', { supported: SUPPORTED_PROTOCOL_VERSIONS }),
+      ),
+    );
   }
   // The Streamable HTTP transport takes `application/json` only (the SDK would answer a `+json` type with a
   // bare JSON-RPC 415): refuse every other type here, as problem+json like every other refusal.
@@ -238,7 +243,12 @@ async function answerMcp<C>(
   if (refused !== null) return now(rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, refused)));
   const batch = Array.isArray(body);
   const requests = (batch ? (body as unknown[]) : [body]).filter(isRequest);
-  const free = new Set(spec.tools().filter((t) => t.free).map((t) => t.definition.name));
+  const free = new Set(
+    spec
+      .tools()
+      .filter((t) => t.free)
+      .map((t) => t.definition.name),
+  );
   const calls = requests.filter((m) => m.method === 'tools/call' && !free.has(toolNameOf(m))).length;
   let limitHeaders: Record<string, string> = {};
   if (calls > 0) {
@@ -246,7 +256,13 @@ async function answerMcp<C>(
       limitHeaders = await spec.charge(c, context, calls, ctx.clock());
     } catch (err) {
       if (!(err instanceof RateLimitedError)) throw err;
-      const errors = requests.map((m) => rpcError(m.id, RATE_LIMITED_RPC_CODE, err.detail, { status: 429, code: err.code, retryAfterSeconds: Number(err.headers['Retry-After']) }));
+      const errors = requests.map((m) =>
+        rpcError(m.id, RATE_LIMITED_RPC_CODE, err.detail, {
+          status: 429,
+          code: err.code,
+          retryAfterSeconds: Number(err.headers['Retry-After']),
+        }),
+      );
       return now(rpcResponse(429, batch ? errors : errors[0], err.headers));
     }
   }

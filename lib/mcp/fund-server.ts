@@ -63,14 +63,25 @@ export const fundServer: McpServerSpec<FundCaller> = {
   instructions:
     "Read-only access to one fund's shadow NAV data, reconciled against the fund administrator: overview, positions, breakdowns, exposure (and its series), P&L attribution, parametric VaR, trial balance, capital accounts, expenses, fee terms and NAV history. Money and quantities are decimal strings in the fund's base currency; percentages are numbers in percent. Investors appear only as pseudonymous investorRef values. Start with get_fund_overview.",
   auth: 'required',
-  problems: ['unauthorized', 'insufficient_scope', 'origin_not_allowed', 'misdirected_request', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'upstream_unavailable'],
+  problems: [
+    'unauthorized',
+    'insufficient_scope',
+    'origin_not_allowed',
+    'misdirected_request',
+    'payload_too_large',
+    'unsupported_media_type',
+    'rate_limited',
+    'upstream_unavailable',
+  ],
   cacheControl: 'private, no-store',
   tools: fundTools,
   async admit(c) {
     try {
       const principal = await fundPrincipal(c);
       if (principal.kind === 'demo') {
-        throw new InsufficientScopeError('The demo key reads only the demo fixture over REST; the fund MCP server needs a key minted for this fund, or OAuth.');
+        throw new InsufficientScopeError(
+          'The demo key reads only the demo fixture over REST; the fund MCP server needs a key minted for this fund, or OAuth.',
+        );
       }
       const config = c.get('config');
       return {

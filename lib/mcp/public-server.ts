@@ -37,7 +37,9 @@ export const searchDocsInput = z.strictObject({
     .trim()
     .min(1)
     .max(MAX_QUERY_LENGTH)
-    .describe(`What to look for: plain words or a question, 1..${MAX_QUERY_LENGTH} characters (e.g. "how is the performance fee computed?").`),
+    .describe(
+      `What to look for: plain words or a question, 1..${MAX_QUERY_LENGTH} characters (e.g. "how is the performance fee computed?").`,
+    ),
   limit: z.number().int().min(1).max(MAX_RESULTS).default(5).describe(`Most passages returned, 1..${MAX_RESULTS}.`),
 });
 

@@ -46,7 +46,9 @@ const UNKNOWN_TOOL_NAMED = /^Unknown tool "[a-z][a-z0-9_]{0,63}": tools\/list na
  * of a tool name (so it cannot carry arbitrary submitted text), else a generic text.
  */
 export function unknownToolMessage(name: string): string {
-  return TOOL_NAME.test(name) ? `Unknown tool "${name}": tools/list names every tool of this server.` : 'Unknown tool: tools/list names every tool of this server.';
+  return TOOL_NAME.test(name)
+    ? `Unknown tool "${name}": tools/list names every tool of this server.`
+    : 'Unknown tool: tools/list names every tool of this server.';
 }
 
 /**
@@ -141,4 +143,3 @@ export function createServer<C>(spec: McpServerSpec<C>, context: C, requestId: s
   });
   return server;
 }
-

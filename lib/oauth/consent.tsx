@@ -232,7 +232,13 @@ export function mountConsent(app: Hono<ConsoleEnv>): void {
     const session = c.get('session');
     const form = await c.req.formData();
     if (!session || !(await csrfOk(c, session.sessionId, form.get('csrf')))) {
-      return c.html(<ProblemPage title="Sign in again" text="Your console session ended or this form is stale; start connecting again from the application." />, 403);
+      return c.html(
+        <ProblemPage
+          title="Sign in again"
+          text="Your console session ended or this form is stale; start connecting again from the application."
+        />,
+        403,
+      );
     }
     const oauth = (await authorizationServer(c)).getOAuthApi(c.env);
     const handle = String(form.get('handle') ?? '');
@@ -255,7 +261,13 @@ export function mountConsent(app: Hono<ConsoleEnv>): void {
       return new Response(null, { status: 302, headers: approved.headers });
     } catch (err) {
       if (err instanceof AuthorizationError) {
-        return c.html(<ProblemPage title="This page has expired" text="The authorization page was used already, expired, or opened in another browser. Start connecting again from the application." />, 400);
+        return c.html(
+          <ProblemPage
+            title="This page has expired"
+            text="The authorization page was used already, expired, or opened in another browser. Start connecting again from the application."
+          />,
+          400,
+        );
       }
       throw err;
     }

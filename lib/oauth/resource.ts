@@ -42,7 +42,10 @@ export function withDiscovery(c: Context<AppEnv>, err: ApiError): ApiError {
   const code = /error="([a-z_]+)"/.exec(sent)?.[1];
   const params = [`realm="fund-data"`, `resource_metadata=${quoted(resourceMetadataUrl(c))}`, `scope="${FUND_READ_SCOPE}"`];
   if (code) params.push(`error="${code}"`, `error_description=${quoted(err.detail)}`);
-  return new ApiError(err.code, err.detail, { ...(err.errors ? { errors: err.errors } : {}), headers: { ...err.headers, 'WWW-Authenticate': `Bearer ${params.join(', ')}` } });
+  return new ApiError(err.code, err.detail, {
+    ...(err.errors ? { errors: err.errors } : {}),
+    headers: { ...err.headers, 'WWW-Authenticate': `Bearer ${params.join(', ')}` },
+  });
 }
 
 /**

@@ -20,7 +20,6 @@ import { LLMS_FULL_TXT, LLMS_TXT } from '../generated/docs.ts';
 import { SITE_CSS, SWAGGER_INIT_JS } from './assets.ts';
 import { publicOrigin } from '../origin.ts';
 
-
 type Directives = Record<string, string[]>;
 
 /** CSP of the home page: its own stylesheet, nothing else. */
@@ -82,7 +81,14 @@ function homePage(origin: string) {
   const mcpPublic = JSON.stringify({ mcpServers: { 'fund-edge-calculators': { url: `${origin}/api/mcp/public` } } }, null, 2);
   const mcpFundOAuth = JSON.stringify({ mcpServers: { 'fund-edge-fund-data': { url: `${origin}/api/mcp` } } }, null, 2);
   const mcpFund = JSON.stringify(
-    { mcpServers: { 'fund-edge-fund-data': { command: 'npx', args: ['mcp-remote', `${origin}/api/mcp`, '--header', 'Authorization: Bearer svc_dk_<your key>'] } } },
+    {
+      mcpServers: {
+        'fund-edge-fund-data': {
+          command: 'npx',
+          args: ['mcp-remote', `${origin}/api/mcp`, '--header', 'Authorization: Bearer svc_dk_<your key>'],
+        },
+      },
+    },
     null,
     2,
   );

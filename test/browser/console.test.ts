@@ -37,7 +37,17 @@ afterAll(async () => {
 function invite(args: string[]): string {
   return execFileSync(
     process.execPath,
-    ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', 'scripts/console.ts', 'invite', ...args, '--base', origin, '--persist-to', persistDir],
+    [
+      '--experimental-strip-types',
+      '--disable-warning=ExperimentalWarning',
+      'scripts/console.ts',
+      'invite',
+      ...args,
+      '--base',
+      origin,
+      '--persist-to',
+      persistDir,
+    ],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
   ).trim();
 }
@@ -118,7 +128,9 @@ describe('developer console in Chromium', () => {
       await screenshot(page, '04-keys-listed');
 
       await page.setViewportSize({ width: 390, height: 844 });
-      expect(await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBeLessThanOrEqual(0);
+      expect(
+        await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth'),
+      ).toBeLessThanOrEqual(0);
       await screenshot(page, '04b-dashboard-phone');
       await page.setViewportSize({ width: 1100, height: 900 });
 

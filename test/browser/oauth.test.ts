@@ -50,7 +50,13 @@ class MemoryProvider implements OAuthClientProvider {
     return CALLBACK;
   }
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'E2E MCP client', redirect_uris: [CALLBACK], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: 'E2E MCP client',
+      redirect_uris: [CALLBACK],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
   clientInformation() {
     return this.client;
@@ -86,7 +92,18 @@ function connect(provider: MemoryProvider) {
 function invite(): string {
   return execFileSync(
     process.execPath,
-    ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', 'scripts/console.ts', 'invite', '--fund', 'sample-fund', '--base', origin, '--persist-to', persistDir],
+    [
+      '--experimental-strip-types',
+      '--disable-warning=ExperimentalWarning',
+      'scripts/console.ts',
+      'invite',
+      '--fund',
+      'sample-fund',
+      '--base',
+      origin,
+      '--persist-to',
+      persistDir,
+    ],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
   ).trim();
 }
@@ -154,7 +171,11 @@ describe('an MCP client connects with OAuth, knowing only the URL', () => {
 
     const res = await fetch(`${worker.base}/api/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${provider.saved!.access_token}` },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${provider.saved!.access_token}`,
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(res.status).toBe(401);
@@ -202,11 +223,15 @@ describe('the same through mcp-remote', () => {
   it('prints the authorization URL, takes the approval, and bridges the twelve tools and get_fund_overview', async () => {
     const { context, page } = await pageWithPasskey(browser, origin);
     const configDir = mkdtempSync(join(tmpdir(), 'fund-edge-mcp-remote-'));
-    const bridge = spawn(process.execPath, ['node_modules/mcp-remote/dist/proxy.js', `${worker.base}/api/mcp`, String(await freePort()), '--transport', 'http-only'], {
-      // No browser to open (DISPLAY empty, BROWSER a no-op): mcp-remote prints the URL instead.
-      env: { ...process.env, MCP_REMOTE_CONFIG_DIR: configDir, BROWSER: '/bin/true', DISPLAY: '' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const bridge = spawn(
+      process.execPath,
+      ['node_modules/mcp-remote/dist/proxy.js', `${worker.base}/api/mcp`, String(await freePort()), '--transport', 'http-only'],
+      {
+        // No browser to open (DISPLAY empty, BROWSER a no-op): mcp-remote prints the URL instead.
+        env: { ...process.env, MCP_REMOTE_CONFIG_DIR: configDir, BROWSER: '/bin/true', DISPLAY: '' },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     let stderr = '';
     let stdout = '';
     bridge.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -226,7 +251,12 @@ describe('the same through mcp-remote', () => {
       await page.getByRole('button', { name: 'Approve' }).click();
 
       const send = (message: unknown) => bridge.stdin.write(`${JSON.stringify(message)}\n`);
-      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'desktop', version: '1.0.0' } } });
+      send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'desktop', version: '1.0.0' } },
+      });
       expect((await answer(1)).result.serverInfo).toMatchObject({ name: 'fund-edge-fund-data' });
       send({ jsonrpc: '2.0', method: 'notifications/initialized' });
       send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });

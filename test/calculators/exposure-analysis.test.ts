@@ -122,7 +122,14 @@ describe('exposure analysis: worked example', () => {
     expect(noNav.grossPctNav).toBeNull();
     expect(noNav.netPctNav).toBeNull();
     expect(noNav.largestPosition?.pctNav).toBeNull();
-    expect({ ...noNav, longPctNav: 110, shortPctNav: 35, grossPctNav: 145, netPctNav: 75, largestPosition: { ...noNav.largestPosition!, pctNav: 50 } }).toEqual(r);
+    expect({
+      ...noNav,
+      longPctNav: 110,
+      shortPctNav: 35,
+      grossPctNav: 145,
+      netPctNav: 75,
+      largestPosition: { ...noNav.largestPosition!, pctNav: 50 },
+    }).toEqual(r);
   });
 });
 
@@ -307,7 +314,8 @@ describe('exposure analysis: properties', () => {
           expect(dsum(groups.map((g) => g.grossUsd)).eq(dec(r.grossUsd))).toBe(true);
           for (const g of groups) expect(dec(g.grossUsd).eq(dec(g.longUsd).plus(g.shortUsd))).toBe(true);
           // Shares of gross: each rounded to 6 dp, so the sum is 1 within half a unit per group.
-          if (r.grossUsd > 0) expect(Math.abs(groups.reduce((a, g) => a + g.shareOfGross, 0) - 1)).toBeLessThanOrEqual(groups.length * 5e-7 + 1e-12);
+          if (r.grossUsd > 0)
+            expect(Math.abs(groups.reduce((a, g) => a + g.shareOfGross, 0) - 1)).toBeLessThanOrEqual(groups.length * 5e-7 + 1e-12);
           // Sorted by gross, largest first.
           for (let i = 1; i < groups.length; i++) expect(groups[i - 1]!.grossUsd).toBeGreaterThanOrEqual(groups[i]!.grossUsd);
         }
@@ -331,7 +339,12 @@ describe('exposure analysis: properties', () => {
           return;
         }
         // Weights are 40-significant-digit quotients: their sum is 1 to within rounding of the last digit.
-        expect(sum(c.assets.map((a) => a.weight)).minus(1).abs().lte('1e-35')).toBe(true);
+        expect(
+          sum(c.assets.map((a) => a.weight))
+            .minus(1)
+            .abs()
+            .lte('1e-35'),
+        ).toBe(true);
         const n = nonZero.length;
         const hhi = c.hhi!;
         expect(hhi.gte(dec(1).div(n).minus('1e-35'))).toBe(true);
@@ -339,7 +352,12 @@ describe('exposure analysis: properties', () => {
         // HHI = Σ e² / (Σ|e|)², computed independently in exact integers.
         const s = nonZero.reduce((a, e) => a + BigInt(Math.abs(e)), 0n);
         const sq = nonZero.reduce((a, e) => a + BigInt(e) * BigInt(e), 0n);
-        expect(hhi.minus(dec(sq.toString()).div(dec((s * s).toString()))).abs().lte('1e-30')).toBe(true);
+        expect(
+          hhi
+            .minus(dec(sq.toString()).div(dec((s * s).toString())))
+            .abs()
+            .lte('1e-30'),
+        ).toBe(true);
         expect(c.effectiveN!.times(hhi).minus(1).abs().lte('1e-30')).toBe(true);
         // Sorted by weight, largest first.
         for (let i = 1; i < c.assets.length; i++) expect(c.assets[i - 1]!.weight.gte(c.assets[i]!.weight)).toBe(true);

@@ -54,7 +54,14 @@ describe('exposure analysis in integer cents', () => {
 
   it('equals it where HHI, effective N or the top-5 sum is an exact rounding tie, or a weight is', () => {
     // Exposures 1, 1, 2 (cents): HHI = 6/16 = 0.375, effective N = 2.6666…; 1 and 7: weights 0.125 and 0.875.
-    for (const values of [['0.01', '0.01', '0.02'], ['0.01', '19.99'], ['1', '7'], ['1', '1', '1', '1', '1', '1', '1', '1'], ['3', '-1'], ['0.01', '-0.01']]) {
+    for (const values of [
+      ['0.01', '0.01', '0.02'],
+      ['0.01', '19.99'],
+      ['1', '7'],
+      ['1', '1', '1', '1', '1', '1', '1', '1'],
+      ['3', '-1'],
+      ['0.01', '-0.01'],
+    ]) {
       const rows = values.map((value, i) => ({ asset: `A${i}`, value, venue: 'V', cls: 'C' }));
       const { fast, reference } = both({ positionsCsv: csvOf(rows), navUsd: 3 });
       expect(fast).toStrictEqual(reference);
@@ -75,14 +82,20 @@ describe('quote-free CSV fast path', () => {
   const options = { bom: true, trim: true, skip_empty_lines: true, relax_column_count: false, info: true, to: MAX_CSV_ROWS + 2 } as const;
   const reference = (text: string) => {
     try {
-      return (parse(text, options) as unknown as { record: string[]; info: { lines: number } }[]).map(({ record, info }) => ({ record, lines: info.lines }));
+      return (parse(text, options) as unknown as { record: string[]; info: { lines: number } }[]).map(({ record, info }) => ({
+        record,
+        lines: info.lines,
+      }));
     } catch {
       return 'error';
     }
   };
 
   it('gives csv-parse’s records and line numbers whenever it answers (random texts)', () => {
-    const text = fc.string({ unit: fc.constantFrom('a', 'B', '1', ',', ',', ' ', '\n', '\n', '\r', '"', '\t', '\uFEFF', '.', '\u00A0'), maxLength: 60 });
+    const text = fc.string({
+      unit: fc.constantFrom('a', 'B', '1', ',', ',', ' ', '\n', '\n', '\r', '"', '\t', '\uFEFF', '.', '\u00A0'),
+      maxLength: 60,
+    });
     let answered = 0;
     fc.assert(
       fc.property(text, (t) => {
@@ -110,7 +123,12 @@ describe('quote-free CSV fast path', () => {
 describe('parseAmountCell bound without decimal.js', () => {
   it('refuses exactly the magnitudes above 1e15 (random decimal texts against decimal.js)', () => {
     const text = fc
-      .tuple(fc.constantFrom('', '-', '+'), fc.constantFrom('', '0', '00'), fc.oneof(fc.bigInt({ min: 0n, max: 2n * 10n ** 15n }), fc.constantFrom(10n ** 15n, 10n ** 15n - 1n, 10n ** 15n + 1n)), fc.constantFrom('', '.0', '.00', '.01', '.5', '.000001'))
+      .tuple(
+        fc.constantFrom('', '-', '+'),
+        fc.constantFrom('', '0', '00'),
+        fc.oneof(fc.bigInt({ min: 0n, max: 2n * 10n ** 15n }), fc.constantFrom(10n ** 15n, 10n ** 15n - 1n, 10n ** 15n + 1n)),
+        fc.constantFrom('', '.0', '.00', '.01', '.5', '.000001'),
+      )
       .map(([sign, zeros, whole, frac]) => `${sign}${zeros}${whole}${frac}`);
     fc.assert(
       fc.property(text, (t) => {

@@ -328,21 +328,23 @@ describe('fee calculator: worked examples', () => {
 const pct = (min: number, max: number) => fc.integer({ min: min * 100, max: max * 100 }).map((x) => x / 100);
 
 /** A sane request: NAV 1k..1bn, yearly returns −50..+60 %, fees 0..5 % and 0..50 %, horizons up to 10 years. */
-const request = fc.record({
-  startingNavUsd: fc.integer({ min: 100_000, max: 100_000_000_000 }).map((c) => c / 100),
-  annualGrossReturnPct: pct(-50, 60),
-  annualGrossReturnPctByYear: fc.array(pct(-50, 60), { maxLength: 10 }),
-  mgmtFeePct: pct(0, 5),
-  perfFeePct: pct(0, 50),
-  hurdlePct: fc.option(pct(0, 20), { nil: null }),
-  hasHwm: fc.boolean(),
-  crystallization: fc.constantFrom('annual' as const, 'quarterly' as const),
-  horizonYears: fc.integer({ min: 1, max: 40 }).map((q) => q / 4),
-  mgmtFeeBasis: fc.constantFrom('opening' as const, 'closing' as const, 'average' as const),
-  hurdleType: fc.constantFrom('hard' as const, 'soft' as const),
-  perfFeeNetOfMgmtFee: fc.boolean(),
-  // The input schema refuses year-by-year returns beyond the horizon, so keep only the years it covers.
-}).map((r) => ({ ...r, annualGrossReturnPctByYear: r.annualGrossReturnPctByYear.slice(0, Math.ceil(r.horizonYears)) }));
+const request = fc
+  .record({
+    startingNavUsd: fc.integer({ min: 100_000, max: 100_000_000_000 }).map((c) => c / 100),
+    annualGrossReturnPct: pct(-50, 60),
+    annualGrossReturnPctByYear: fc.array(pct(-50, 60), { maxLength: 10 }),
+    mgmtFeePct: pct(0, 5),
+    perfFeePct: pct(0, 50),
+    hurdlePct: fc.option(pct(0, 20), { nil: null }),
+    hasHwm: fc.boolean(),
+    crystallization: fc.constantFrom('annual' as const, 'quarterly' as const),
+    horizonYears: fc.integer({ min: 1, max: 40 }).map((q) => q / 4),
+    mgmtFeeBasis: fc.constantFrom('opening' as const, 'closing' as const, 'average' as const),
+    hurdleType: fc.constantFrom('hard' as const, 'soft' as const),
+    perfFeeNetOfMgmtFee: fc.boolean(),
+    // The input schema refuses year-by-year returns beyond the horizon, so keep only the years it covers.
+  })
+  .map((r) => ({ ...r, annualGrossReturnPctByYear: r.annualGrossReturnPctByYear.slice(0, Math.ceil(r.horizonYears)) }));
 
 const RUNS = { numRuns: 200 };
 
@@ -414,13 +416,11 @@ describe('fee calculator: properties', () => {
   // performance fee: hurdle 0.04 % gave 4,198.21 of fees against 4,198.20 with hurdle 0; with 60 % returns
   // over 10 years the excess reached 70 % of the starting NAV). Two-period counterexamples that can be checked
   // by hand are in the describe block after this one.
-  const singlePeriod = fc
-    .tuple(request, fc.integer({ min: 1, max: 100 }))
-    .map(([req, k]) => {
-      const tau = req.crystallization === 'annual' ? 1 : 0.25;
-      // 0 < horizon ≤ τ: one period, whole or stub, so only the first year's return can apply.
-      return { ...req, horizonYears: (tau * k) / 100, annualGrossReturnPctByYear: req.annualGrossReturnPctByYear.slice(0, 1) };
-    });
+  const singlePeriod = fc.tuple(request, fc.integer({ min: 1, max: 100 })).map(([req, k]) => {
+    const tau = req.crystallization === 'annual' ? 1 : 0.25;
+    // 0 < horizon ≤ τ: one period, whole or stub, so only the first year's return can apply.
+    return { ...req, horizonYears: (tau * k) / 100, annualGrossReturnPctByYear: req.annualGrossReturnPctByYear.slice(0, 1) };
+  });
 
   it('a soft hurdle never charges less performance fee than a hard one (single period)', () => {
     fc.assert(

@@ -15,7 +15,8 @@ type Body = Partial<Inputs>;
 const run = (body: Body) => checkFundHealth(fundHealthCheckInput.parse(body));
 type Result = ReturnType<typeof run>;
 /** Sub-score points by name. */
-const sub = (r: Result) => Object.fromEntries(r.subScores.map((s) => [s.name, s.score])) as Record<Result['subScores'][number]['name'], number>;
+const sub = (r: Result) =>
+  Object.fromEntries(r.subScores.map((s) => [s.name, s.score])) as Record<Result['subScores'][number]['name'], number>;
 
 /** Ten equal positions: largest weight 0.1 and effective N 10, the full concentration score. */
 const TEN_EQUAL = `Asset,Value\n${Array.from({ length: 10 }, (_, i) => `P${i},100000`).join('\n')}`;
@@ -136,7 +137,15 @@ describe('fund health check: extremes and defaults', () => {
       hasFundAdmin: false,
       hasAnnualAudit: false,
     });
-    expect(sub(r)).toEqual({ concentration: 0, feeTerms: 0, navFrequency: 3, reconciliation: 0, lpReporting: 2, governance: 0, staffing: 0 });
+    expect(sub(r)).toEqual({
+      concentration: 0,
+      feeTerms: 0,
+      navFrequency: 3,
+      reconciliation: 0,
+      lpReporting: 2,
+      governance: 0,
+      staffing: 0,
+    });
     expect(r.score).toBe(5);
     expect(r.grade).toBe('F');
   });
@@ -147,7 +156,15 @@ describe('fund health check: extremes and defaults', () => {
     expect(c).toMatchObject({ score: 10, maxScore: 20, assessed: false });
     // Defaults: fees 2/20 with HWM, no hurdle → 2.5 + 2 + 4 = 8.5; monthly NAV 7; monthly recon 5;
     // quarterly LP 7; no admin/audit 0; AUM 0 → needed 1, headcount 0 → 0. Total 10 + 8.5 + 7 + 5 + 7 = 37.5.
-    expect(sub(r)).toEqual({ concentration: 10, feeTerms: 8.5, navFrequency: 7, reconciliation: 5, lpReporting: 7, governance: 0, staffing: 0 });
+    expect(sub(r)).toEqual({
+      concentration: 10,
+      feeTerms: 8.5,
+      navFrequency: 7,
+      reconciliation: 5,
+      lpReporting: 7,
+      governance: 0,
+      staffing: 0,
+    });
     expect(r.score).toBe(37.5);
     expect(r.grade).toBe('F');
   });
@@ -218,8 +235,12 @@ describe('fund health check: better inputs never lower the score (property)', ()
   /** An improvement of one input, given a random step. */
   const improvements: Record<string, (b: Inputs, step: number) => Partial<Inputs>> = {
     navFrequency: (b, s) => ({ navFrequency: NAV[Math.min(NAV.length - 1, NAV.indexOf(b.navFrequency) + (s % NAV.length))]! }),
-    reconFrequency: (b, s) => ({ reconFrequency: RECON[Math.min(RECON.length - 1, RECON.indexOf(b.reconFrequency) + (s % RECON.length))]! }),
-    lpReportingFrequency: (b, s) => ({ lpReportingFrequency: LP[Math.min(LP.length - 1, LP.indexOf(b.lpReportingFrequency) + (s % LP.length))]! }),
+    reconFrequency: (b, s) => ({
+      reconFrequency: RECON[Math.min(RECON.length - 1, RECON.indexOf(b.reconFrequency) + (s % RECON.length))]!,
+    }),
+    lpReportingFrequency: (b, s) => ({
+      lpReportingFrequency: LP[Math.min(LP.length - 1, LP.indexOf(b.lpReportingFrequency) + (s % LP.length))]!,
+    }),
     hasFundAdmin: () => ({ hasFundAdmin: true }),
     hasAnnualAudit: () => ({ hasAnnualAudit: true }),
     hasHwm: () => ({ hasHwm: true }),

@@ -146,8 +146,31 @@ describe('lp report grader: checks', () => {
 
   it('appending any sentence after a space never lowers the score of any text (property)', () => {
     const word = fc.constantFrom(
-      'NAV', 'return', '5%', 'index', 'risk', 'fees', 'outlook', 'audit', 'May', '2026-06', 'confidential', 'net', 'long',
-      'the', 'and', 'x', '.', ',', '(', ')', '%', '-', '3', 'Q2', 'value',
+      'NAV',
+      'return',
+      '5%',
+      'index',
+      'risk',
+      'fees',
+      'outlook',
+      'audit',
+      'May',
+      '2026-06',
+      'confidential',
+      'net',
+      'long',
+      'the',
+      'and',
+      'x',
+      '.',
+      ',',
+      '(',
+      ')',
+      '%',
+      '-',
+      '3',
+      'Q2',
+      'value',
     );
     const text = fc.array(word, { maxLength: 30 }).map((ws) => ws.join(''));
     const sep = fc.constantFrom(' ', '\n', '\n\n', '\t');
@@ -204,14 +227,23 @@ describe('lp report grader: length fit', () => {
 
   it.each(Object.entries(LENGTH_TARGETS))('%s: within [%o] inclusive', (frequency, target) => {
     const lengthFit = (n: number) => run({ reportText: words(n), reportingFrequency: frequency }).length;
-    expect(lengthFit(target.min - 1)).toEqual({ words: target.min - 1, targetMinWords: target.min, targetMaxWords: target.max, fit: 'too short' });
+    expect(lengthFit(target.min - 1)).toEqual({
+      words: target.min - 1,
+      targetMinWords: target.min,
+      targetMaxWords: target.max,
+      fit: 'too short',
+    });
     expect(lengthFit(target.min).fit).toBe('within range');
     expect(lengthFit(target.max).fit).toBe('within range');
     expect(lengthFit(target.max + 1).fit).toBe('too long');
   });
 
   it('the targets are monthly 300–1200, quarterly 800–3000, ad hoc 150–1500', () => {
-    expect(LENGTH_TARGETS).toEqual({ monthly: { min: 300, max: 1200 }, quarterly: { min: 800, max: 3000 }, adhoc: { min: 150, max: 1500 } });
+    expect(LENGTH_TARGETS).toEqual({
+      monthly: { min: 300, max: 1200 },
+      quarterly: { min: 800, max: 3000 },
+      adhoc: { min: 150, max: 1500 },
+    });
   });
 
   it('a length outside the range adds a suggestion naming the frequency and the count', () => {

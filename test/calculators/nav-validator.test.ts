@@ -166,10 +166,7 @@ describe('nav validator: management fee day counts', () => {
     });
     expect(r.mgmtFeeCheck.days).toBe(90);
     expect(r.mgmtFeeCheck.expectedUsd).toBe(49_315.07);
-    expect(r.mgmtFeeCheck.conventions.filter((c) => c.matches).map((c) => c.convention)).toEqual([
-      'ACT/360',
-      'monthly 1/12',
-    ]);
+    expect(r.mgmtFeeCheck.conventions.filter((c) => c.matches).map((c) => c.convention)).toEqual(['ACT/360', 'monthly 1/12']);
     expect(r.mgmtFeeCheck.status).toBe('other_convention');
   });
 
@@ -280,12 +277,8 @@ describe('nav validator: LP rows CSV', () => {
     const r = run({ ...JANUARY, lpRowsCsv: [LP_HEADER, LP_A, '', brokenB].join('\n') }); // LP-B on line 4
     expect(r.lpCheck.status).toBe('mismatch');
     expect(r.lpCheck.rowsNotRollingForward).toEqual([{ line: 4, lpId: 'LP-B', differenceUsd: 100 }]);
-    expect(r.lpCheck.columnSums.filter((c) => !c.matches).map((c) => [c.column, c.differenceUsd])).toEqual([
-      ['closingNavUsd', 100],
-    ]);
-    expect(r.findings).toContainEqual(
-      expect.objectContaining({ code: 'lp_row_roll_forward', message: expect.stringContaining('line 4') }),
-    );
+    expect(r.lpCheck.columnSums.filter((c) => !c.matches).map((c) => [c.column, c.differenceUsd])).toEqual([['closingNavUsd', 100]]);
+    expect(r.findings).toContainEqual(expect.objectContaining({ code: 'lp_row_roll_forward', message: expect.stringContaining('line 4') }));
     expect(codes(r)).toContain('lp_column_sum');
     expect(r.rollForwardOk).toBe(true); // the fund itself still ties
     expect(r.ok).toBe(false);
@@ -318,7 +311,11 @@ describe('nav validator: LP rows CSV', () => {
 
   it('a header without a required column throws a ValidationError', () => {
     const header = LP_HEADER.replace(',otherExpensesUsd', '');
-    const row = (line: string) => line.split(',').filter((_, i) => i !== 7).join(',');
+    const row = (line: string) =>
+      line
+        .split(',')
+        .filter((_, i) => i !== 7)
+        .join(',');
     expect(() => run({ ...JANUARY, lpRowsCsv: [header, row(LP_A)].join('\n') })).toThrow(ValidationError);
   });
 });

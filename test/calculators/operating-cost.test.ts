@@ -13,11 +13,7 @@ import {
   operatingCostInput,
   operatingCostOutput,
 } from '../../lib/calculators/operating-cost-calculator.ts';
-import {
-  AUTOMATABLE_SHARES,
-  backOfficeSavingsOutput,
-  computeBackOfficeSavings,
-} from '../../lib/calculators/back-office-savings.ts';
+import { AUTOMATABLE_SHARES, backOfficeSavingsOutput, computeBackOfficeSavings } from '../../lib/calculators/back-office-savings.ts';
 import { dec, sum } from '../../lib/decimal.ts';
 
 const inputs = (body: Record<string, unknown>) => operatingCostInput.parse(body);
@@ -170,12 +166,23 @@ describe('back-office savings: worked example', () => {
 
   it('returns the assumptions table exactly as AUTOMATABLE_SHARES, in line order', () => {
     expect(r.assumptions).toEqual(
-      COST_LINES.map((item) => ({ item, automatableShare: Number(AUTOMATABLE_SHARES[item].share), rationale: AUTOMATABLE_SHARES[item].rationale })),
+      COST_LINES.map((item) => ({
+        item,
+        automatableShare: Number(AUTOMATABLE_SHARES[item].share),
+        rationale: AUTOMATABLE_SHARES[item].rationale,
+      })),
     );
     expect(Object.keys(AUTOMATABLE_SHARES).sort()).toEqual([...COST_LINES].sort());
     // The documented planning assumptions.
     expect(Object.fromEntries(r.assumptions.map((a) => [a.item, a.automatableShare]))).toEqual({
-      financeHire: 0.5, fundAdmin: 0.15, compliance: 0.2, riskDesk: 0.4, lpReports: 0.7, audit: 0.1, legal: 0, software: 0,
+      financeHire: 0.5,
+      fundAdmin: 0.15,
+      compliance: 0.2,
+      riskDesk: 0.4,
+      lpReports: 0.7,
+      audit: 0.1,
+      legal: 0,
+      software: 0,
     });
     for (const a of r.assumptions) {
       expect(a.automatableShare).toBeGreaterThanOrEqual(0);
@@ -209,7 +216,10 @@ describe('operating cost and back-office savings: properties', () => {
     auditUsd: usd,
     legalUsd: usd,
     softwareUsd: usd,
-    aumUsd: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 1e6 }).map((m) => m * 10_000)),
+    aumUsd: fc.oneof(
+      fc.constant(0),
+      fc.integer({ min: 1, max: 1e6 }).map((m) => m * 10_000),
+    ),
   });
 
   it('line items sum exactly to the total; lpReports = count × unit cost; bps matches', () => {
@@ -222,8 +232,14 @@ describe('operating cost and back-office savings: properties', () => {
         // Independent oracle in integer cents.
         const c = (x: number) => BigInt(Math.round(x * 100));
         const totalCents =
-          c(b.financeHireUsd) + c(b.fundAdminUsd) + c(b.complianceUsd) + c(b.riskDeskUsd) + BigInt(b.lpReportsPerYear) * c(b.costPerReportUsd) +
-          c(b.auditUsd) + c(b.legalUsd) + c(b.softwareUsd);
+          c(b.financeHireUsd) +
+          c(b.fundAdminUsd) +
+          c(b.complianceUsd) +
+          c(b.riskDeskUsd) +
+          BigInt(b.lpReportsPerYear) * c(b.costPerReportUsd) +
+          c(b.auditUsd) +
+          c(b.legalUsd) +
+          c(b.softwareUsd);
         expect(dec(r.totalAnnualCostUsd).times(100).toString()).toBe(totalCents.toString());
         if (b.aumUsd === 0) expect(r.costBpsOfAum).toBeNull();
         else expect(r.costBpsOfAum!).toBeCloseTo((r.totalAnnualCostUsd / b.aumUsd) * 10_000, 1);
@@ -249,7 +265,9 @@ describe('operating cost and back-office savings: properties', () => {
           expect(l.automatableAnnualUsd).toBeGreaterThanOrEqual(0);
           expect(l.automatableAnnualUsd).toBeLessThanOrEqual(l.annualCostUsd);
           // Within half a cent of line × share.
-          expect(dec(l.automatableAnnualUsd).minus(dec(l.annualCostUsd).times(AUTOMATABLE_SHARES[l.item].share)).abs().lte('0.005')).toBe(true);
+          expect(dec(l.automatableAnnualUsd).minus(dec(l.annualCostUsd).times(AUTOMATABLE_SHARES[l.item].share)).abs().lte('0.005')).toBe(
+            true,
+          );
         }
         // The operating cost total is the same.
         expect(r.totalAnnualCostUsd).toBe(computeOperatingCost(inputs(b)).totalAnnualCostUsd);

@@ -23,7 +23,14 @@ import {
   setPlan,
   usableInvitation,
 } from '../../lib/console/accounts.ts';
-import { consoleHostCheck as hostCheck, consoleOriginCheck, consoleSettings, ConsoleHostError, ConsoleNotConfiguredError, PLAN_DAILY_CALC_LIMITS } from '../../lib/console/config.ts';
+import {
+  consoleHostCheck as hostCheck,
+  consoleOriginCheck,
+  consoleSettings,
+  ConsoleHostError,
+  ConsoleNotConfiguredError,
+  PLAN_DAILY_CALC_LIMITS,
+} from '../../lib/console/config.ts';
 import { KEY_USE_NOTE_INTERVAL_MS, noteKeyUse } from '../../lib/console/standing.ts';
 import { authenticate, createKey } from '../../lib/keys.ts';
 import { calcCaller } from '../../lib/rate-limit.ts';
@@ -103,7 +110,9 @@ describe('keys of an account', () => {
     const { token } = await createInvitation(kv, { fundId: 'sample-fund', now: T0 });
     const invited = await redeemInvitation(kv, token, account, T0);
     expect((await mintAccountKey(kv, apiKeys, invited, { scope: 'fund', label: 'c' })).record.fundId).toBe('sample-fund');
-    expect(await rejected(() => mintAccountKey(kv, apiKeys, invited, { scope: 'fund', fundId: 'other', label: 'd' }))).toMatchObject({ code: 'insufficient_scope' });
+    expect(await rejected(() => mintAccountKey(kv, apiKeys, invited, { scope: 'fund', fundId: 'other', label: 'd' }))).toMatchObject({
+      code: 'insufficient_scope',
+    });
     expect((await listAccountKeys(kv, apiKeys, account.accountId)).map((k) => k.label).sort()).toEqual(['a', 'c']);
   });
 
@@ -111,8 +120,11 @@ describe('keys of an account', () => {
     const { kv, apiKeys } = stores();
     const account = await createAccount(kv, 'h', T0);
     const ids: string[] = [];
-    for (let i = 0; i < MAX_ACTIVE_KEYS_PER_ACCOUNT; i++) ids.push((await mintAccountKey(kv, apiKeys, account, { scope: 'calc', label: `k${i}` })).record.keyId);
-    expect(await rejected(() => mintAccountKey(kv, apiKeys, account, { scope: 'calc', label: 'over' }))).toMatchObject({ code: 'invalid_request' });
+    for (let i = 0; i < MAX_ACTIVE_KEYS_PER_ACCOUNT; i++)
+      ids.push((await mintAccountKey(kv, apiKeys, account, { scope: 'calc', label: `k${i}` })).record.keyId);
+    expect(await rejected(() => mintAccountKey(kv, apiKeys, account, { scope: 'calc', label: 'over' }))).toMatchObject({
+      code: 'invalid_request',
+    });
     await revokeAccountKey(kv, apiKeys, account.accountId, ids[0]!);
     expect((await mintAccountKey(kv, apiKeys, account, { scope: 'calc', label: 'again' })).record.label).toBe('again');
   });
@@ -122,7 +134,10 @@ describe('keys of an account', () => {
     const a = await createAccount(kv, 'a', T0);
     const b = await createAccount(kv, 'b', T0);
     const { record } = await mintAccountKey(kv, apiKeys, a, { scope: 'calc', label: 'a' });
-    expect(await rejected(() => revokeAccountKey(kv, apiKeys, b.accountId, record.keyId))).toMatchObject({ code: 'not_found', status: 404 });
+    expect(await rejected(() => revokeAccountKey(kv, apiKeys, b.accountId, record.keyId))).toMatchObject({
+      code: 'not_found',
+      status: 404,
+    });
   });
 
   it('authenticate at the plan limit, counted per account, and stop at once when the account is revoked', async () => {
@@ -182,8 +197,14 @@ describe('host check and configuration', () => {
       ok: true,
       config: { rpId: 'localhost', origin: 'http://localhost:8787', local: true, secureCookies: false },
     });
-    expect(consoleHostCheck(new URL('http://127.0.0.1:8787/developers/console?x=1'), {})).toEqual({ ok: false, redirect: 'http://localhost:8787/developers/console?x=1' });
-    expect(consoleHostCheck(new URL('http://[::1]:8787/developers/console'), {})).toEqual({ ok: false, redirect: 'http://localhost:8787/developers/console' });
+    expect(consoleHostCheck(new URL('http://127.0.0.1:8787/developers/console?x=1'), {})).toEqual({
+      ok: false,
+      redirect: 'http://localhost:8787/developers/console?x=1',
+    });
+    expect(consoleHostCheck(new URL('http://[::1]:8787/developers/console'), {})).toEqual({
+      ok: false,
+      redirect: 'http://localhost:8787/developers/console',
+    });
     expect(thrown(() => consoleHostCheck(new URL('http://evil.example/developers/console'), {}))).toBeInstanceOf(ConsoleHostError);
   });
 
@@ -195,7 +216,9 @@ describe('host check and configuration', () => {
     });
     expect(thrown(() => consoleHostCheck(new URL('https://other.example.com/developers/console'), env))).toBeInstanceOf(ConsoleHostError);
     expect(thrown(() => consoleHostCheck(new URL('http://localhost:8787/developers/console'), env))).toBeInstanceOf(ConsoleHostError);
-    const unconfigured = thrown(() => consoleHostCheck(new URL('https://fund-edge.example.com/developers/console'), { PUBLIC_ORIGIN: env.PUBLIC_ORIGIN }));
+    const unconfigured = thrown(() =>
+      consoleHostCheck(new URL('https://fund-edge.example.com/developers/console'), { PUBLIC_ORIGIN: env.PUBLIC_ORIGIN }),
+    );
     expect(unconfigured).toBeInstanceOf(ConsoleNotConfiguredError);
     expect((unconfigured as ConsoleNotConfiguredError).status).toBe(503);
   });
@@ -210,20 +233,27 @@ describe('host check and configuration', () => {
       }),
     );
     fc.assert(
-      fc.property(fc.constantFrom('127.0.0.1', '[::1]'), fc.integer({ min: 1, max: 65535 }), fc.webPath(), fc.webQueryParameters(), (host, port, path, query) => {
-        const from = new URL(`http://${host}:${port}${path}${query ? `?${query}` : ''}`);
-        const decision = consoleHostCheck(from, {});
-        expect(decision.ok).toBe(false);
-        const to = new URL((decision as { redirect: string }).redirect);
-        expect([to.hostname, to.port, to.pathname, to.search]).toEqual(['localhost', from.port, from.pathname, from.search]);
-      }),
+      fc.property(
+        fc.constantFrom('127.0.0.1', '[::1]'),
+        fc.integer({ min: 1, max: 65535 }),
+        fc.webPath(),
+        fc.webQueryParameters(),
+        (host, port, path, query) => {
+          const from = new URL(`http://${host}:${port}${path}${query ? `?${query}` : ''}`);
+          const decision = consoleHostCheck(from, {});
+          expect(decision.ok).toBe(false);
+          const to = new URL((decision as { redirect: string }).redirect);
+          expect([to.hostname, to.port, to.pathname, to.search]).toEqual(['localhost', from.port, from.pathname, from.search]);
+        },
+      ),
     );
   });
 
   it("accepts only the console's Origin, or no Origin with Sec-Fetch-Site: same-origin", () => {
     const decision = consoleHostCheck(new URL('http://localhost:8787/'), secret);
     if (!decision.ok) throw new Error('expected a config');
-    const check = (origin: string | undefined, secFetchSite: string | undefined) => consoleOriginCheck({ origin, secFetchSite }, decision.config);
+    const check = (origin: string | undefined, secFetchSite: string | undefined) =>
+      consoleOriginCheck({ origin, secFetchSite }, decision.config);
     expect(check('http://localhost:8787', undefined)).toBe(true);
     expect(check('http://localhost:8787', 'cross-site')).toBe(true);
     expect(check(undefined, 'same-origin')).toBe(true);

@@ -38,7 +38,11 @@ type Env = ReturnType<typeof setup>['env'];
 function post(env: Env, path: string, body: unknown, headers: Record<string, string> = {}) {
   return app.request(
     `${ORIGIN}/developers/console/api${path}`,
-    { method: 'POST', headers: { origin: ORIGIN, 'content-type': 'application/json', 'cf-connecting-ip': '192.0.2.7', ...headers }, body: JSON.stringify(body) },
+    {
+      method: 'POST',
+      headers: { origin: ORIGIN, 'content-type': 'application/json', 'cf-connecting-ip': '192.0.2.7', ...headers },
+      body: JSON.stringify(body),
+    },
     env,
   );
 }
@@ -87,7 +91,11 @@ describe('console pages', () => {
     await expectProblem(other, 403, 'origin_not_allowed');
     expect(other.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     const deployed = fakeEnv({ PUBLIC_ORIGIN: 'https://fund-edge.example.com' }).env;
-    const { problem } = await expectProblem(await app.request('https://fund-edge.example.com/developers/console', {}, deployed), 503, 'not_configured');
+    const { problem } = await expectProblem(
+      await app.request('https://fund-edge.example.com/developers/console', {}, deployed),
+      503,
+      'not_configured',
+    );
     expect(problem.detail).toContain('CONSOLE_SESSION_SECRET');
   });
 
@@ -112,7 +120,11 @@ describe('console pages', () => {
     const s = await signIn(CONSOLE);
     const { key } = (await (await mint(env, s)).json()) as { key: string };
     for (let i = 0; i < 3; i++) {
-      const res = await app.request('/api/v1/calc/fee-calculator', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' }, env);
+      const res = await app.request(
+        '/api/v1/calc/fee-calculator',
+        { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' },
+        env,
+      );
       expect(res.headers.get('ratelimit-policy')).toBe(`"daily";q=${PLAN_DAILY_CALC_LIMITS.free};w=86400`);
     }
     const page = await (await app.request(`${ORIGIN}/developers/console`, { headers: { cookie: s.cookie } }, env)).text();
@@ -155,10 +167,23 @@ describe('sessions and CSRF', () => {
     const s = await signIn(CONSOLE);
     await expectProblem(await mint(env, { ...s, token: s.token.slice(0, -1) + (s.token.endsWith('A') ? 'B' : 'A') }), 403, 'csrf_failed');
     await expectProblem(await post(env, '/keys', { label: 'a', scope: 'calc' }, { cookie: s.cookie }), 403, 'csrf_failed');
-    await expectProblem(await post(env, '/keys', { label: 'a', scope: 'calc' }, { cookie: s.cookie, 'x-csrf-token': s.token, origin: 'https://evil.example' }), 403, 'csrf_failed');
+    await expectProblem(
+      await post(
+        env,
+        '/keys',
+        { label: 'a', scope: 'calc' },
+        { cookie: s.cookie, 'x-csrf-token': s.token, origin: 'https://evil.example' },
+      ),
+      403,
+      'csrf_failed',
+    );
     const form = await app.request(
       `${ORIGIN}/developers/console/api/logout`,
-      { method: 'POST', headers: { cookie: s.cookie, 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' }, body: 'a=1' },
+      {
+        method: 'POST',
+        headers: { cookie: s.cookie, 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' },
+        body: 'a=1',
+      },
       env,
     );
     await expectProblem(form, 403, 'csrf_failed');
@@ -167,7 +192,11 @@ describe('sessions and CSRF', () => {
     const noOrigin = (site: string) =>
       app.request(
         `${ORIGIN}/developers/console/api/keys`,
-        { method: 'POST', headers: { cookie: s.cookie, 'x-csrf-token': s.token, 'content-type': 'application/json', 'sec-fetch-site': site }, body: JSON.stringify({ label: 'a', scope: 'calc' }) },
+        {
+          method: 'POST',
+          headers: { cookie: s.cookie, 'x-csrf-token': s.token, 'content-type': 'application/json', 'sec-fetch-site': site },
+          body: JSON.stringify({ label: 'a', scope: 'calc' }),
+        },
         env,
       );
     await expectProblem(await noOrigin('cross-site'), 403, 'csrf_failed');
@@ -201,7 +230,11 @@ describe('logging', () => {
       const { env, CONSOLE } = setup();
       const s = await signIn(CONSOLE);
       const { key, keyId } = (await (await mint(env, s)).json()) as { key: string; keyId: string };
-      await app.request('/api/v1/calc/fee-calculator', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' }, env);
+      await app.request(
+        '/api/v1/calc/fee-calculator',
+        { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' },
+        env,
+      );
       await app.request('/api/v1/fund/overview', { headers: { authorization: `Bearer ${key}` } }, env);
       await post(env, `/keys/${keyId}/revoke`, {}, { cookie: s.cookie, 'x-csrf-token': s.token });
       await post(env, '/login/verify', { response: { id: 'credential-id', response: {} } });
@@ -228,7 +261,11 @@ describe('keys and scopes', () => {
     expect(problem.detail).toContain('calculators');
     const mcp = await app.request(
       '/api/mcp',
-      { method: 'POST', headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) },
+      {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      },
       env,
     );
     expect(mcp.status).toBe(403);
@@ -261,14 +298,23 @@ describe('keys and scopes', () => {
     const fresh = await createInvitation(CONSOLE, { fundId: 'sample-fund', ttlSeconds: 3600, now });
     expect((await app.request(`${ORIGIN}/developers/console/invite/${fresh.token}`, {}, env)).status).toBe(200);
     now = new Date(NOW.getTime() + 3600 * 1000);
-    await expectProblem(await post(env, '/invitations/accept', { invitation: fresh.token }, { cookie: s.cookie, 'x-csrf-token': s.token }), 410, 'invitation_unusable');
+    await expectProblem(
+      await post(env, '/invitations/accept', { invitation: fresh.token }, { cookie: s.cookie, 'x-csrf-token': s.token }),
+      410,
+      'invitation_unusable',
+    );
   });
 
   it("a revoked account's keys and session stop at once (401)", async () => {
     const { env, CONSOLE, API_KEYS } = setup();
     const s = await signIn(CONSOLE);
     const { key } = (await (await mint(env, s)).json()) as { key: string };
-    const call = () => app.request('/api/v1/calc/fee-calculator', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' }, env);
+    const call = () =>
+      app.request(
+        '/api/v1/calc/fee-calculator',
+        { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' },
+        env,
+      );
     expect((await call()).status).toBe(200);
     await revokeAccount(CONSOLE, API_KEYS, s.account.accountId);
     await expectProblem(await call(), 401, 'unauthorized');

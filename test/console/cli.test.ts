@@ -42,7 +42,17 @@ describe('npm run console', () => {
     const kv = wranglerKv('CONSOLE', { remote: false, persistTo: persistDir });
     const apiKeys = wranglerKv('API_KEYS', { remote: false, persistTo: persistDir });
 
-    const invited = cli(['invite', '--fund', 'sample-fund', '--plan', 'paid', '--expires', '2d', '--base', 'https://fund-edge.example.com/']);
+    const invited = cli([
+      'invite',
+      '--fund',
+      'sample-fund',
+      '--plan',
+      'paid',
+      '--expires',
+      '2d',
+      '--base',
+      'https://fund-edge.example.com/',
+    ]);
     expect(invited.status).toBe(0);
     const link = invited.stdout.trim();
     expect(link).toMatch(/^https:\/\/fund-edge\.example\.com\/developers\/console\/invite\/[0-9A-Za-z]{32}$/);

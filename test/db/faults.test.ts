@@ -108,9 +108,28 @@ function expectUnavailable(err: unknown): void {
 function expectNothingInside(text: string): void {
   const lower = text.toLowerCase();
   for (const marker of [
-    'marketvalue', 'btc', 'eth', 'meridian', 'navdate', 'positions', '"asset"', // fund data
-    'econnrefused', 'econnreset', 'websocket', 'postgres', 'neon', 'socket', 'terminated', 'timeout', 'lock',
-    'select', 'stack', '    at ', 'error:', '127.0.0.1', 'localhost', // internals
+    'marketvalue',
+    'btc',
+    'eth',
+    'meridian',
+    'navdate',
+    'positions',
+    '"asset"', // fund data
+    'econnrefused',
+    'econnreset',
+    'websocket',
+    'postgres',
+    'neon',
+    'socket',
+    'terminated',
+    'timeout',
+    'lock',
+    'select',
+    'stack',
+    '    at ',
+    'error:',
+    '127.0.0.1',
+    'localhost', // internals
   ]) {
     expect(lower, marker).not.toContain(marker);
   }
@@ -120,7 +139,10 @@ function expectNothingInside(text: string): void {
 async function appWith(url = database.url, wsProxy = database.proxy.wsProxy): Promise<AppSetup> {
   const plain = fakeEnv();
   const { key } = await createKey(plain.API_KEYS, { fundId: FUND });
-  return { key, env: { ...plain.env, DATABASE_URL: url, DATABASE_WS_PROXY: wsProxy, INVESTOR_REF_KEY: 'test-investor-ref-key-0123456789' } };
+  return {
+    key,
+    env: { ...plain.env, DATABASE_URL: url, DATABASE_WS_PROXY: wsProxy, INVESTOR_REF_KEY: 'test-investor-ref-key-0123456789' },
+  };
 }
 
 interface AppSetup {
@@ -166,7 +188,10 @@ async function callGetPositions(setup: AppSetup): Promise<Response> {
 async function expectToolUnavailable(res: Response): Promise<void> {
   const text = await res.text();
   expect(res.status, text).toBe(200);
-  const body = JSON.parse(text) as { id: number; result?: { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: unknown } };
+  const body = JSON.parse(text) as {
+    id: number;
+    result?: { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: unknown };
+  };
   expect(body.id).toBe(7);
   expect(body.result?.isError).toBe(true);
   expect(body.result?.structuredContent).toBeUndefined();
@@ -517,20 +542,23 @@ describe('a statement that fails on its own is not a 503', () => {
   it.each([
     ['an unknown table', 'SELECT * FROM no_such_table', [], '42P01'],
     ['a parameter of the wrong type', 'SELECT $1::int AS n', ['not a number'], '22P02'],
-  ])('%s: a plain Error "A database statement failed." with the driver error as cause; the connection still serves', async (_label, sql, params, code) => {
-    const db = database.open();
-    try {
-      const err = await rejection(db.query(sql, params));
-      expect(err).toBeInstanceOf(Error);
-      expect(err).not.toBeInstanceOf(ApiError);
-      expect((err as Error).message).toBe('A database statement failed.');
-      expect(((err as Error).cause as { code?: string }).code).toBe(code);
-      expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
-    } finally {
-      await db.release();
-    }
-    await released(database.proxy);
-  });
+  ])(
+    '%s: a plain Error "A database statement failed." with the driver error as cause; the connection still serves',
+    async (_label, sql, params, code) => {
+      const db = database.open();
+      try {
+        const err = await rejection(db.query(sql, params));
+        expect(err).toBeInstanceOf(Error);
+        expect(err).not.toBeInstanceOf(ApiError);
+        expect((err as Error).message).toBe('A database statement failed.');
+        expect(((err as Error).cause as { code?: string }).code).toBe(code);
+        expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+      } finally {
+        await db.release();
+      }
+      await released(database.proxy);
+    },
+  );
 });
 
 describe('isUnavailable', () => {

@@ -35,7 +35,16 @@ const LABELS = MIGRATIONS.map((m) => `${m.version} ${m.name}`);
 
 /** The tables of the fund schema, and the migrator's own. */
 const DATA_TABLES = [
-  'accounts', 'capital_accounts', 'expenses', 'fee_terms', 'funds', 'investors', 'ledger_lines', 'nav_runs', 'positions', 'prices',
+  'accounts',
+  'capital_accounts',
+  'expenses',
+  'fee_terms',
+  'funds',
+  'investors',
+  'ledger_lines',
+  'nav_runs',
+  'positions',
+  'prices',
   'share_classes',
 ];
 const TABLES = [...DATA_TABLES, 'schema_migrations'].sort();
@@ -93,7 +102,9 @@ interface Recorded {
 }
 
 async function recorded(db: Database): Promise<Recorded[]> {
-  const { rows } = await db.query<Recorded>('SELECT version, name, checksum, applied_at::text AS applied_at FROM schema_migrations ORDER BY version');
+  const { rows } = await db.query<Recorded>(
+    'SELECT version, name, checksum, applied_at::text AS applied_at FROM schema_migrations ORDER BY version',
+  );
   return rows;
 }
 
@@ -137,7 +148,9 @@ describe('the first migrate, on an empty database', () => {
   });
 
   it('applies every file of db/migrations, in version order, and records each with its checksum', async () => {
-    const files = readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort();
+    const files = readdirSync(MIGRATIONS_DIR)
+      .filter((f) => f.endsWith('.sql'))
+      .sort();
     expect(files.length).toBeGreaterThan(0);
     expect(LABELS).toEqual(files.map((f) => `${Number(f.slice(0, 4))} ${f.slice(5, -4)}`));
     expect(first).toEqual({ applied: LABELS, alreadyApplied: [] });
@@ -154,13 +167,23 @@ describe('the first migrate, on an empty database', () => {
 
   it('stores money, quantities, prices and rates as NUMERIC without a fixed precision or scale', async () => {
     const { rows } = await withDb((db) =>
-      db.query<{ table_name: string; column_name: string; data_type: string; numeric_precision: number | null; numeric_scale: number | null }>(
+      db.query<{
+        table_name: string;
+        column_name: string;
+        data_type: string;
+        numeric_precision: number | null;
+        numeric_scale: number | null;
+      }>(
         `SELECT table_name::text, column_name::text, data_type::text, numeric_precision, numeric_scale
            FROM information_schema.columns WHERE table_schema = current_schema() AND data_type = 'numeric'`,
       ),
     );
     const numeric = rows.map((r) => `${r.table_name}.${r.column_name}`).sort();
-    expect(numeric).toEqual(Object.entries(NUMERIC_COLUMNS).flatMap(([t, cs]) => cs.map((c) => `${t}.${c}`)).sort());
+    expect(numeric).toEqual(
+      Object.entries(NUMERIC_COLUMNS)
+        .flatMap(([t, cs]) => cs.map((c) => `${t}.${c}`))
+        .sort(),
+    );
     for (const r of rows) expect([r.numeric_precision, r.numeric_scale], `${r.table_name}.${r.column_name}`).toEqual([null, null]);
   });
 
@@ -236,7 +259,9 @@ describe('migrate again', () => {
       try {
         expect(await migrate(db, [...MIGRATIONS, v3])).toEqual({ applied: ['9003 applied_then_edited'], alreadyApplied: LABELS });
         const before = await recorded(db);
-        await expect(migrate(db, [...MIGRATIONS, v2, { ...v3, sql: `${v3.sql} -- edited` }])).rejects.toThrow(/was applied with different text/);
+        await expect(migrate(db, [...MIGRATIONS, v2, { ...v3, sql: `${v3.sql} -- edited` }])).rejects.toThrow(
+          /was applied with different text/,
+        );
         expect(await recorded(db)).toEqual(before);
         expect(await tables(db)).not.toContain('merged_late_marker');
       } finally {
@@ -417,8 +442,9 @@ describe('seeding', () => {
   });
 
   it('NUMERIC values read back with the scale they were written with', async () => {
-    const position = sample.positions.find((p) => /\.\d*0$/.test(p.marketValue) && p.quantity.startsWith('-'))
-      ?? sample.positions.find((p) => /\.\d*0$/.test(p.marketValue))!;
+    const position =
+      sample.positions.find((p) => /\.\d*0$/.test(p.marketValue) && p.quantity.startsWith('-')) ??
+      sample.positions.find((p) => /\.\d*0$/.test(p.marketValue))!;
     const capital = sample.capital.find((c) => c.withdrawals === '0.00' && c.capital.endsWith('00'))!;
     await withDb(async (db) => {
       const p = await db.query<{ market_value: string; quantity: string; price: string }>(

@@ -69,17 +69,20 @@ describe('a fund the database does not hold', () => {
 });
 
 describe('the app with DATABASE_URL', () => {
-  it.each(FUND_TOOLS.map((def) => [def.path, def] as const))('GET /api/v1/fund/%s reads Postgres for a real key, as the embedded store would', async (path, def) => {
-    const query = def.tool === 'get_pnl_attribution' ? '?date=2026-10-20' : '';
-    const app = createApp();
-    const plain = fakeEnv();
-    const { key } = await createKey(plain.API_KEYS, { fundId: SAMPLE_FUND.fundId });
-    // INVESTOR_REF_KEY is required with DATABASE_URL; the embedded store is given the same key.
-    const embedded = { ...plain.env, INVESTOR_REF_KEY: 'test-investor-ref-key-0123456789' };
-    const withDb = { ...embedded, DATABASE_URL: database.url, DATABASE_WS_PROXY: database.proxy.wsProxy };
-    const fromDb = await app.request(`/api/v1/fund/${path}${query}`, { headers: { authorization: `Bearer ${key}` } }, withDb);
-    const fromEmbedded = await app.request(`/api/v1/fund/${path}${query}`, { headers: { authorization: `Bearer ${key}` } }, embedded);
-    expect(fromDb.status).toBe(200);
-    expect(await fromDb.text()).toBe(await fromEmbedded.text());
-  });
+  it.each(FUND_TOOLS.map((def) => [def.path, def] as const))(
+    'GET /api/v1/fund/%s reads Postgres for a real key, as the embedded store would',
+    async (path, def) => {
+      const query = def.tool === 'get_pnl_attribution' ? '?date=2026-10-20' : '';
+      const app = createApp();
+      const plain = fakeEnv();
+      const { key } = await createKey(plain.API_KEYS, { fundId: SAMPLE_FUND.fundId });
+      // INVESTOR_REF_KEY is required with DATABASE_URL; the embedded store is given the same key.
+      const embedded = { ...plain.env, INVESTOR_REF_KEY: 'test-investor-ref-key-0123456789' };
+      const withDb = { ...embedded, DATABASE_URL: database.url, DATABASE_WS_PROXY: database.proxy.wsProxy };
+      const fromDb = await app.request(`/api/v1/fund/${path}${query}`, { headers: { authorization: `Bearer ${key}` } }, withDb);
+      const fromEmbedded = await app.request(`/api/v1/fund/${path}${query}`, { headers: { authorization: `Bearer ${key}` } }, embedded);
+      expect(fromDb.status).toBe(200);
+      expect(await fromDb.text()).toBe(await fromEmbedded.text());
+    },
+  );
 });

@@ -368,7 +368,9 @@ describe('localDatabaseUrl', () => {
   });
 
   it('reads .dev.vars when the environment has none: comments and other lines skipped, quotes and spaces removed', () => {
-    devVars('# DATABASE_URL=postgres://commented@127.0.0.1/x\r\nOTHER=1\r\n  DATABASE_URL = "postgres://file@127.0.0.1:5432/from_file"  \r\n');
+    devVars(
+      '# DATABASE_URL=postgres://commented@127.0.0.1/x\r\nOTHER=1\r\n  DATABASE_URL = "postgres://file@127.0.0.1:5432/from_file"  \r\n',
+    );
     expect(localDatabaseUrl(root)).toBe('postgres://file@127.0.0.1:5432/from_file');
     devVars("DATABASE_URL='postgres://single@127.0.0.1/x'\n");
     expect(localDatabaseUrl(root)).toBe('postgres://single@127.0.0.1/x');

@@ -62,11 +62,16 @@ describe('/docs in a browser', () => {
     page.on('request', (r) => requests.push(r.url()));
     // Runs in the page before its scripts (injected by the browser, so the page's CSP does not apply to it).
     await page.addInitScript({
-      content: "window.cspViolations = []; document.addEventListener('securitypolicyviolation', (e) => window.cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));",
+      content:
+        "window.cspViolations = []; document.addEventListener('securitypolicyviolation', (e) => window.cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));",
     });
     await page.goto(`${worker.base}/docs`, { waitUntil: 'networkidle' });
-    const doc = (await (await fetch(`${worker.base}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId?: string }>> };
-    const operationIds = Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op) => (op.operationId ? [op.operationId] : []))).sort();
+    const doc = (await (await fetch(`${worker.base}/api/v1/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { operationId?: string }>>;
+    };
+    const operationIds = Object.values(doc.paths)
+      .flatMap((item) => Object.values(item).flatMap((op) => (op.operationId ? [op.operationId] : [])))
+      .sort();
     await page.waitForSelector('.opblock-summary-operation-id');
     const shown = (await page.locator('.opblock-summary-operation-id').allTextContents()).map((t) => t.trim()).sort();
     expect(shown).toEqual(operationIds);

@@ -93,7 +93,10 @@ describe('public server through the SDK client', () => {
   });
 
   it('search_docs answers "how is the performance fee computed here?" in workerd, with URLs on the origin', async () => {
-    const result = await client.callTool({ name: 'search_docs', arguments: { query: 'how is the performance fee computed here?', limit: 2 } });
+    const result = await client.callTool({
+      name: 'search_docs',
+      arguments: { query: 'how is the performance fee computed here?', limit: 2 },
+    });
     expect(result.isError).toBeFalsy();
     const { results } = result.structuredContent as { results: { url: string; text: string }[] };
     expect(results[0]!.url).toBe(`${worker.base}/docs#/Calculators/calcFeeCalculator`);
@@ -118,7 +121,9 @@ describe('fund server through the SDK client', () => {
     const args = FUND_ARGS[name] ?? {};
     const result = await client.callTool({ name, arguments: args });
     const query = new URLSearchParams(Object.entries(args).map(([k, v]) => [k, String(v)])).toString();
-    const rest = await fetch(`${worker.base}/api/v1/fund/${path}${query ? `?${query}` : ''}`, { headers: { authorization: `Bearer ${sampleKey}` } });
+    const rest = await fetch(`${worker.base}/api/v1/fund/${path}${query ? `?${query}` : ''}`, {
+      headers: { authorization: `Bearer ${sampleKey}` },
+    });
     expect(rest.status).toBe(200);
     const text = (result.content as TextContent[])[0]!.text;
     expect(result.isError).toBeFalsy();
@@ -139,7 +144,11 @@ describe('raw JSON-RPC with the headers and body of docs/mcp.md', () => {
   const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_fund_overview', arguments: {} } };
 
   it('initializes with 2026-06-18 and is answered with the newest revision implemented', async () => {
-    const res = await fetch(`${worker.base}/api/mcp`, { method: 'POST', headers: { ...headers, Authorization: `Bearer ${sampleKey}` }, body: JSON.stringify(initialize) });
+    const res = await fetch(`${worker.base}/api/mcp`, {
+      method: 'POST',
+      headers: { ...headers, Authorization: `Bearer ${sampleKey}` },
+      body: JSON.stringify(initialize),
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     const body = (await res.json()) as { id: number; result: { protocolVersion: string; serverInfo: { name: string } } };
@@ -148,20 +157,20 @@ describe('raw JSON-RPC with the headers and body of docs/mcp.md', () => {
     expect(body.result.serverInfo.name).toBe('fund-edge-fund-data');
   });
 
-  it.each([['with MCP-Protocol-Version: 2026-06-18', { 'MCP-Protocol-Version': '2026-06-18' }], ['without a version header', {}]])(
-    'serves get_fund_overview %s',
-    async (_label, extra) => {
-      const res = await fetch(`${worker.base}/api/mcp`, {
-        method: 'POST',
-        headers: { ...headers, ...extra, Authorization: `Bearer ${sampleKey}` },
-        body: JSON.stringify(call),
-      });
-      expect(res.status).toBe(200);
-      const body = (await res.json()) as { id: number; result: { structuredContent: { name: string; baseCurrency: string } } };
-      expect(body.id).toBe(2);
-      expect(body.result.structuredContent.baseCurrency).toBe('USD');
-    },
-  );
+  it.each([
+    ['with MCP-Protocol-Version: 2026-06-18', { 'MCP-Protocol-Version': '2026-06-18' }],
+    ['without a version header', {}],
+  ])('serves get_fund_overview %s', async (_label, extra) => {
+    const res = await fetch(`${worker.base}/api/mcp`, {
+      method: 'POST',
+      headers: { ...headers, ...extra, Authorization: `Bearer ${sampleKey}` },
+      body: JSON.stringify(call),
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { id: number; result: { structuredContent: { name: string; baseCurrency: string } } };
+    expect(body.id).toBe(2);
+    expect(body.result.structuredContent.baseCurrency).toBe('USD');
+  });
 
   it('answers GET and DELETE with 405 and Allow: POST', async () => {
     for (const method of ['GET', 'DELETE']) {
@@ -174,7 +183,11 @@ describe('raw JSON-RPC with the headers and body of docs/mcp.md', () => {
   });
 
   it('refuses a foreign Origin with 403', async () => {
-    const res = await fetch(`${worker.base}/api/mcp/public`, { method: 'POST', headers: { ...headers, Origin: 'https://evil.example' }, body: JSON.stringify(initialize) });
+    const res = await fetch(`${worker.base}/api/mcp/public`, {
+      method: 'POST',
+      headers: { ...headers, Origin: 'https://evil.example' },
+      body: JSON.stringify(initialize),
+    });
     expect(res.status).toBe(403);
     expect(((await res.json()) as { code: string }).code).toBe('origin_not_allowed');
   });
@@ -219,7 +232,11 @@ describe('DNS-rebinding guard in workerd', () => {
   });
 
   it('refuses a foreign Origin on a loopback Host with 403', async () => {
-    const res = await rawPost('/api/mcp/public', { ...SPEC_MCP_HEADERS, host: new URL(worker.base).host, origin: 'http://evil.example' }, init);
+    const res = await rawPost(
+      '/api/mcp/public',
+      { ...SPEC_MCP_HEADERS, host: new URL(worker.base).host, origin: 'http://evil.example' },
+      init,
+    );
     expect(res.status).toBe(403);
     expect(JSON.parse(res.text)).toMatchObject({ code: 'origin_not_allowed' });
   });
@@ -240,10 +257,13 @@ describe('DNS-rebinding guard in workerd with PUBLIC_ORIGIN set (a deployment)',
   const post = (headers: Record<string, string>) => {
     const url = new URL(`${published.base}/api/mcp/public`);
     return new Promise<number>((resolve, reject) => {
-      const req = request({ hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { ...SPEC_MCP_HEADERS, ...headers } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
+      const req = request(
+        { hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { ...SPEC_MCP_HEADERS, ...headers } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.on('error', reject);
       req.end(JSON.stringify(specInitialize('published')));
     });

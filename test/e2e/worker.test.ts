@@ -26,7 +26,9 @@ let base: string;
 async function start(): Promise<void> {
   // The burst guard (60/min) is the production setting; here it is raised so that one test can make
   // 600 calls in a few seconds and reach the daily quota, which is what these tests are about.
-  worker = await startWorker(persistDir, { CALC_BURST: { type: 'ratelimit', namespace_id: '1001', simple: { limit: 100_000, period: 60 } } });
+  worker = await startWorker(persistDir, {
+    CALC_BURST: { type: 'ratelimit', namespace_id: '1001', simple: { limit: 100_000, period: 60 } },
+  });
   base = worker.base;
 }
 
@@ -68,16 +70,20 @@ describe('calculators over HTTP', () => {
   });
 
   it('reproduces the CFA Kettleside example through the whole stack', async () => {
-    const res = await post('/api/v1/calc/fee-calculator', {
-      startingNavUsd: 100,
-      annualGrossReturnPct: 30,
-      mgmtFeePct: 1,
-      perfFeePct: 20,
-      horizonYears: 1,
-      mgmtFeeBasis: 'closing',
-      perfFeeNetOfMgmtFee: true,
-      hurdlePct: 6,
-    }, { 'cf-connecting-ip': '198.51.100.2' });
+    const res = await post(
+      '/api/v1/calc/fee-calculator',
+      {
+        startingNavUsd: 100,
+        annualGrossReturnPct: 30,
+        mgmtFeePct: 1,
+        perfFeePct: 20,
+        horizonYears: 1,
+        mgmtFeeBasis: 'closing',
+        perfFeeNetOfMgmtFee: true,
+        hurdlePct: 6,
+      },
+      { 'cf-connecting-ip': '198.51.100.2' },
+    );
     const body = (await res.json()) as { totalFeesUsd: number; netCumulativeReturnPct: number };
     expect(body.totalFeesUsd).toBe(5.84);
     expect(body.netCumulativeReturnPct).toBe(24.16);
@@ -106,16 +112,19 @@ describe('fund data over HTTP', () => {
     fetch(`${base}/api/v1/fund/${path}`, { headers: key ? { authorization: `Bearer ${key}`, 'cf-connecting-ip': '198.51.100.50' } : {} });
   const sample = (path: string) => (path === 'pnl/attribution' ? `${path}?date=2026-10-20` : path);
 
-  it.each(FUND_TOOLS.map((t) => [t.path, t] as const))('%s answers the demo key with its redacted, schema-valid body', async (path, tool) => {
-    const res = await get(sample(path), DEMO_API_KEY);
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(res.headers.get('cache-control')).toBe('private, no-store');
-    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
-    const text = await res.text();
-    expect(() => tool.output.parse(JSON.parse(text))).not.toThrow();
-    expect(text).not.toMatch(/@|svc_dk_|PEPE|Hyperliquid/);
-  });
+  it.each(FUND_TOOLS.map((t) => [t.path, t] as const))(
+    '%s answers the demo key with its redacted, schema-valid body',
+    async (path, tool) => {
+      const res = await get(sample(path), DEMO_API_KEY);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(res.headers.get('cache-control')).toBe('private, no-store');
+      expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      const text = await res.text();
+      expect(() => tool.output.parse(JSON.parse(text))).not.toThrow();
+      expect(text).not.toMatch(/@|svc_dk_|PEPE|Hyperliquid/);
+    },
+  );
 
   it.each(FUND_TOOLS.map((t) => [t.path, t] as const))('%s answers a key minted for the local sample fund', async (path, tool) => {
     const res = await get(sample(path), sampleKey);
@@ -213,7 +222,11 @@ describe('daily quota over HTTP with persisted KV', () => {
 
   it('answers an unknown key with 401 and does not count it', async () => {
     const ip = '203.0.113.40';
-    const bad = await post('/api/v1/calc/lp-report-grader', {}, { authorization: `Bearer svc_dk_${'x'.repeat(32)}`, 'cf-connecting-ip': ip });
+    const bad = await post(
+      '/api/v1/calc/lp-report-grader',
+      {},
+      { authorization: `Bearer svc_dk_${'x'.repeat(32)}`, 'cf-connecting-ip': ip },
+    );
     expect(bad.status).toBe(401);
     expect(bad.headers.get('www-authenticate')).toBe('Bearer realm="fund-data", error="invalid_token"');
     const ok = await post('/api/v1/calc/lp-report-grader', {}, { 'cf-connecting-ip': ip });

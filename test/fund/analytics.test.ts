@@ -82,7 +82,13 @@ function position(p: Partial<PositionRow> & Pick<PositionRow, 'asset' | 'marketV
 }
 
 /** A ledger line dated 2026-01-02; `amount` > 0 is a debit, < 0 a credit. */
-function line(entryId: string, accountCode: string, amount: string, asset: string | null = null, venue: string | null = null): LedgerLineRow {
+function line(
+  entryId: string,
+  accountCode: string,
+  amount: string,
+  asset: string | null = null,
+  venue: string | null = null,
+): LedgerLineRow {
   const a = dec(amount);
   return {
     entryId,
@@ -200,7 +206,13 @@ describe('holdings', () => {
       const other = dec(run.shadowNav!).minus(total(own.map((p) => p.marketValue)));
       expect(money(dec(point.net).plus(point.cash).plus(other))).toBe(run.shadowNav);
       const snap = exposureSnapshot(run, own);
-      expect([point.long, point.short, point.gross, point.net, point.cash]).toEqual([snap.long, snap.short, snap.gross, snap.net, snap.cash]);
+      expect([point.long, point.short, point.gross, point.net, point.cash]).toEqual([
+        snap.long,
+        snap.short,
+        snap.gross,
+        snap.net,
+        snap.cash,
+      ]);
     }
   });
 
@@ -213,23 +225,27 @@ describe('holdings', () => {
       cents: fc.integer({ min: -5_000_000_000, max: 5_000_000_000 }),
     });
     fc.assert(
-      fc.property(fc.array(positionArb, { maxLength: 12 }), fc.integer({ min: -1_000_000_000, max: 100_000_000_000 }), (specs, navCents) => {
-        const run = runRow('2026-01-02', money(dec(navCents).div(100)));
-        const positions = specs.map((s) => position({ ...s, marketValue: money(dec(s.cents).div(100)) }));
-        const sumMv = total(positions.map((p) => p.marketValue));
-        for (const key of [(p: PositionRow) => p.asset, (p: PositionRow) => p.sourceType, (p: PositionRow) => p.venue]) {
-          const rows = breakdownBy(run, positions, key);
-          expect(money(total(rows.map((r) => r.marketValue)))).toBe(run.shadowNav);
-          expect(rows.at(-1)!.marketValue).toBe(money(dec(run.shadowNav!).minus(sumMv)));
-        }
-        const e = exposureOf(positions);
-        expect(e.long.gte(0) && e.short.gte(0)).toBe(true);
-        expect(e.long.minus(e.short).eq(e.net)).toBe(true);
-        expect(e.long.plus(e.short).eq(e.gross)).toBe(true);
-        expect(e.net.plus(e.cash).eq(sumMv)).toBe(true);
-        const s = exposureSnapshot(run, positions);
-        expect(money(dec(s.net).plus(s.cash).plus(dec(run.shadowNav!).minus(sumMv)))).toBe(run.shadowNav);
-      }),
+      fc.property(
+        fc.array(positionArb, { maxLength: 12 }),
+        fc.integer({ min: -1_000_000_000, max: 100_000_000_000 }),
+        (specs, navCents) => {
+          const run = runRow('2026-01-02', money(dec(navCents).div(100)));
+          const positions = specs.map((s) => position({ ...s, marketValue: money(dec(s.cents).div(100)) }));
+          const sumMv = total(positions.map((p) => p.marketValue));
+          for (const key of [(p: PositionRow) => p.asset, (p: PositionRow) => p.sourceType, (p: PositionRow) => p.venue]) {
+            const rows = breakdownBy(run, positions, key);
+            expect(money(total(rows.map((r) => r.marketValue)))).toBe(run.shadowNav);
+            expect(rows.at(-1)!.marketValue).toBe(money(dec(run.shadowNav!).minus(sumMv)));
+          }
+          const e = exposureOf(positions);
+          expect(e.long.gte(0) && e.short.gte(0)).toBe(true);
+          expect(e.long.minus(e.short).eq(e.net)).toBe(true);
+          expect(e.long.plus(e.short).eq(e.gross)).toBe(true);
+          expect(e.net.plus(e.cash).eq(sumMv)).toBe(true);
+          const s = exposureSnapshot(run, positions);
+          expect(money(dec(s.net).plus(s.cash).plus(dec(run.shadowNav!).minus(sumMv)))).toBe(run.shadowNav);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -248,7 +264,9 @@ describe('P&L attribution', () => {
       covered++;
       if (addDays(previous.navDate, 1) !== run.navDate) overGaps++;
       // Through the endpoint's own path (store read, analytics, redaction), as a client receives it.
-      const a = JSON.parse(await callFundTool(pnlAttributionTool, { store, fundId: FUND }, {}, { date: run.navDate })) as ReturnType<typeof pnlAttribution>;
+      const a = JSON.parse(await callFundTool(pnlAttributionTool, { store, fundId: FUND }, {}, { date: run.navDate })) as ReturnType<
+        typeof pnlAttribution
+      >;
       const fail = (what: string) => failures.push(`${run.navDate} (from ${previous.navDate}): ${what}`);
       const assetTotal = total(a.byAsset.map((r) => r.total));
       if (a.openingNav !== previous.shadowNav || a.closingNav !== run.shadowNav) fail('opening/closing NAV');
@@ -256,7 +274,8 @@ describe('P&L attribution', () => {
       if (a.residual !== '0.00') fail(`residual ${a.residual}`);
       if (money(assetTotal.plus(a.fees).plus(a.expenses).plus(a.residual)) !== a.totalPnl) fail('components ≠ totalPnl');
       if (money(dec(a.closingNav).minus(a.openingNav).minus(a.flows)) !== a.totalPnl) fail('totalPnl ≠ ΔNAV − flows');
-      if (!total(a.bySourceType.map((r) => r.total)).eq(assetTotal) || !total(a.byVenue.map((r) => r.total)).eq(assetTotal)) fail('lists differ');
+      if (!total(a.bySourceType.map((r) => r.total)).eq(assetTotal) || !total(a.byVenue.map((r) => r.total)).eq(assetTotal))
+        fail('lists differ');
       for (const r of [...a.byAsset, ...a.bySourceType, ...a.byVenue]) {
         if (!dec(r.priceEffect).plus(r.quantityEffect).eq(r.total)) fail(`price + quantity ≠ total in ${JSON.stringify(r)}`);
       }
@@ -295,7 +314,15 @@ describe('P&L attribution', () => {
   const previous = runRow('2026-01-01', '1000.00');
   const opening = [
     position({ navDate: '2026-01-01', asset: 'BTC', venue: 'Coinbase', quantity: '2', price: '100', marketValue: '200.00' }),
-    position({ navDate: '2026-01-01', asset: 'ETH', venue: 'Anchorage', sourceType: 'custodian', quantity: '10', price: '10', marketValue: '100.00' }),
+    position({
+      navDate: '2026-01-01',
+      asset: 'ETH',
+      venue: 'Anchorage',
+      sourceType: 'custodian',
+      quantity: '10',
+      price: '10',
+      marketValue: '100.00',
+    }),
     position({ navDate: '2026-01-01', asset: 'USD', assetClass: 'fiat', venue: 'Coinbase', marketValue: '700.00' }),
   ];
   const closing = [
@@ -318,7 +345,15 @@ describe('P&L attribution', () => {
   ];
 
   it('a hand example, to the cent', () => {
-    const a = pnlAttribution({ run: runRow('2026-01-02', '1045.00'), previous, opening, closing, accounts: HAND_ACCOUNTS, ledger: handLedger, currency: USD });
+    const a = pnlAttribution({
+      run: runRow('2026-01-02', '1045.00'),
+      previous,
+      opening,
+      closing,
+      accounts: HAND_ACCOUNTS,
+      ledger: handLedger,
+      currency: USD,
+    });
     expect(a).toEqual({
       date: '2026-01-02',
       previousDate: '2026-01-01',
@@ -356,7 +391,10 @@ describe('P&L attribution', () => {
     const a = pnlAttribution({
       run: runRow('2026-01-02', '1150.50'),
       previous: runRow('2026-01-01', '1100.00'),
-      opening: [...opening, position({ navDate: '2026-01-01', asset: 'SOL', venue: 'Kraken', quantity: '5', price: '20', marketValue: '100.00' })],
+      opening: [
+        ...opening,
+        position({ navDate: '2026-01-01', asset: 'SOL', venue: 'Kraken', quantity: '5', price: '20', marketValue: '100.00' }),
+      ],
       closing: [...closing, position({ asset: 'USD', assetClass: 'fiat', venue: 'Kraken', marketValue: '105.00' })],
       accounts: HAND_ACCOUNTS,
       ledger: [...handLedger, line('JE6', 'INV', '-105.00', 'SOL', 'Kraken'), line('JE6', 'CASH', '105.00', 'USD', 'Kraken')],
@@ -387,8 +425,14 @@ describe('P&L attribution', () => {
     const a = pnlAttribution({
       run: runRow('2026-01-02', '1000.00'),
       previous: runRow('2026-01-01', '1000.00'),
-      opening: [at('2026-01-01', 'LINK', 'crypto', '0.5', '100.01', '50.01'), at('2026-01-01', 'LINK-PERP', 'perpetual', '-0.5', '100.01', '-50.01')],
-      closing: [at('2026-01-02', 'LINK', 'crypto', '0.5', '100.02', '50.01'), at('2026-01-02', 'LINK-PERP', 'perpetual', '-0.5', '100.02', '-50.01')],
+      opening: [
+        at('2026-01-01', 'LINK', 'crypto', '0.5', '100.01', '50.01'),
+        at('2026-01-01', 'LINK-PERP', 'perpetual', '-0.5', '100.01', '-50.01'),
+      ],
+      closing: [
+        at('2026-01-02', 'LINK', 'crypto', '0.5', '100.02', '50.01'),
+        at('2026-01-02', 'LINK-PERP', 'perpetual', '-0.5', '100.02', '-50.01'),
+      ],
       accounts: HAND_ACCOUNTS,
       ledger: [],
       currency: USD,
@@ -407,7 +451,13 @@ describe('P&L attribution', () => {
 describe('value at risk', () => {
   const Z95 = Z_SCORES[0.95];
   const Z99 = Z_SCORES[0.99];
-  const options = (o: Partial<VarOptions> = {}): VarOptions => ({ confidence: 0.95, horizonDays: 1, method: 'sample', windowDays: 250, ...o });
+  const options = (o: Partial<VarOptions> = {}): VarOptions => ({
+    confidence: 0.95,
+    horizonDays: 1,
+    method: 'sample',
+    windowDays: 250,
+    ...o,
+  });
 
   /**
    * One asset, exposure 1,000,000.00, closes 100, 101, 99.99, 101.9898, 99.950004 (2026-01-01 .. 05):
@@ -456,7 +506,13 @@ describe('value at risk', () => {
   it('ignores prices after the run date and cash positions', () => {
     const later = priceSeries('AAA', '2026-01-06', ['150', '50']);
     const cash = position({ navDate: '2026-01-05', asset: 'USDC', assetClass: 'stablecoin', marketValue: '500000.00' });
-    const v = valueAtRisk(oneAssetRun, [...oneAsset, cash], [...oneAssetPrices, ...later, ...priceSeries('USDC', '2026-01-01', [1, 1, 1, 1, 1])], options(), USD);
+    const v = valueAtRisk(
+      oneAssetRun,
+      [...oneAsset, cash],
+      [...oneAssetPrices, ...later, ...priceSeries('USDC', '2026-01-01', [1, 1, 1, 1, 1])],
+      options(),
+      USD,
+    );
     expect([v.observationsUsed, v.var, v.componentVar]).toEqual([4, '30030.78', [{ asset: 'AAA', var: '30030.78' }]]);
   });
 
@@ -481,7 +537,10 @@ describe('value at risk', () => {
       position({ navDate: '2026-01-04', asset: 'AAA', marketValue: '1000000.00' }),
       position({ navDate: '2026-01-04', asset: 'BBB', assetClass: 'perpetual', marketValue: '-500000.00' }),
     ];
-    const prices = [...priceSeries('AAA', '2026-01-01', ['100', '101', '99.99', '101.9898']), ...priceSeries('BBB', '2026-01-01', ['50', '51', '51', '49.98'])];
+    const prices = [
+      ...priceSeries('AAA', '2026-01-01', ['100', '101', '99.99', '101.9898']),
+      ...priceSeries('BBB', '2026-01-01', ['50', '51', '51', '49.98']),
+    ];
     const v = valueAtRisk(run, positions, prices, options({ method: 'ewma' }), USD);
     expect(v.lambda).toBe(EWMA_LAMBDA);
     expect(v.observationsUsed).toBe(3);
@@ -518,7 +577,9 @@ describe('value at risk', () => {
     beforeAll(async () => {
       positions = await positionsAt(latest.navDate);
       for (const windowDays of [20, 250, 500, 1000]) {
-        const read = await store.read(FUND, { prices: { heldAt: latest.navDate, from: addDays(latest.navDate, -windowDays), through: latest.navDate } });
+        const read = await store.read(FUND, {
+          prices: { heldAt: latest.navDate, from: addDays(latest.navDate, -windowDays), through: latest.navDate },
+        });
         pricesFor.set(windowDays, read.prices);
       }
     });
@@ -550,7 +611,12 @@ describe('value at risk', () => {
         const one = dec(demoVar({ method, windowDays }).var);
         const ten = dec(demoVar({ method, windowDays, horizonDays: 10 }).var);
         // Each VaR is rounded to cents on its own: |VaR10 − √10 VaR1| ≤ 0.005 (1 + √10) ≈ 0.0208.
-        expect(ten.minus(one.times(dec(10).sqrt())).abs().toNumber()).toBeLessThanOrEqual(0.005 * (1 + Math.sqrt(10)));
+        expect(
+          ten
+            .minus(one.times(dec(10).sqrt()))
+            .abs()
+            .toNumber(),
+        ).toBeLessThanOrEqual(0.005 * (1 + Math.sqrt(10)));
         const v99 = dec(demoVar({ method, windowDays, confidence: 0.99 }).var);
         const ratio = dec(Z99).div(Z95);
         const slack = 1e-6 * v99.toNumber() + 0.005 * (1 + ratio.toNumber());
@@ -581,9 +647,17 @@ describe('value at risk', () => {
         fc.constantFrom(1, 10),
         (assets, method, confidence, horizonDays) => {
           const run = runRow('2026-03-01', '100000000.00');
-          const positions = assets.map((a, i) => position({ navDate: run.navDate, asset: `A${i}`, assetClass: a.assetClass, marketValue: money(dec(a.cents).div(100)) }));
+          const positions = assets.map((a, i) =>
+            position({ navDate: run.navDate, asset: `A${i}`, assetClass: a.assetClass, marketValue: money(dec(a.cents).div(100)) }),
+          );
           const start = addDays(run.navDate, -(assets[0]!.closes.length - 1));
-          const prices = assets.flatMap((a, i) => priceSeries(`A${i}`, start, a.closes.map((c) => dec(c).div(100).toFixed(2))));
+          const prices = assets.flatMap((a, i) =>
+            priceSeries(
+              `A${i}`,
+              start,
+              a.closes.map((c) => dec(c).div(100).toFixed(2)),
+            ),
+          );
           const v = valueAtRisk(run, positions, prices, { method, confidence, horizonDays, windowDays: 20 }, USD);
           expect(dec(v.var).gte(0)).toBe(true);
           expect(money(total(v.componentVar.map((c) => c.var)))).toBe(v.var);
@@ -651,7 +725,11 @@ describe('capital accounts', () => {
     const openingDate = openingRunDate(runs, run);
     const data = await store.read(FUND, { capital: { navDates: openingDate ? [openingDate, run.navDate] : [run.navDate] } });
     const refs = new Map(data.investors.map((inv, i) => [inv.investorId, refOf(i)]));
-    return { openingDate, data, result: capitalAccounts({ run, openingDate, investors: data.investors, rows: data.capital, refs, currency: USD }) };
+    return {
+      openingDate,
+      data,
+      result: capitalAccounts({ run, openingDate, investors: data.investors, rows: data.capital, refs, currency: USD }),
+    };
   }
 
   it('the latest complete run: closing capital sums to NAV, each investor rolls forward, ownership sums to 100 %', async () => {
@@ -670,7 +748,12 @@ describe('capital accounts', () => {
     expect(result.investors.length).toBeGreaterThanOrEqual(30);
     for (const inv of result.investors) {
       expect(inv.investorRef).toMatch(/^inv_[0-9a-f]{16}$/);
-      const rolled = dec(inv.openingCapital).plus(inv.contributions).minus(inv.withdrawals).plus(inv.pnlAllocation).minus(inv.mgmtFee).minus(inv.perfFee);
+      const rolled = dec(inv.openingCapital)
+        .plus(inv.contributions)
+        .minus(inv.withdrawals)
+        .plus(inv.pnlAllocation)
+        .minus(inv.mgmtFee)
+        .minus(inv.perfFee);
       expect(money(rolled), inv.investorRef).toBe(inv.closingCapital);
     }
     for (const f of ['openingCapital', 'contributions', 'withdrawals', 'pnlAllocation', 'mgmtFee', 'perfFee', 'closingCapital'] as const) {
@@ -757,7 +840,12 @@ describe('NAV runs', () => {
   it('navHistory: the trailing window, newest first, with usable flags', () => {
     for (const days of [1, 30, 90]) {
       const history = navHistory(runs, days);
-      expect(history.map((h) => h.navDate)).toEqual(runs.slice(-days).map((r) => r.navDate).reverse());
+      expect(history.map((h) => h.navDate)).toEqual(
+        runs
+          .slice(-days)
+          .map((r) => r.navDate)
+          .reverse(),
+      );
       for (const h of history) {
         const run = runs.find((r) => r.navDate === h.navDate)!;
         expect(h.usable).toBe(run.status === 'complete' && run.reconStatus === 'matched');

@@ -47,7 +47,11 @@ function tool(path: string): FundToolDefinition {
   return def;
 }
 
-function get(pathAndQuery: string, options: { auth?: string | null; ip?: string; method?: string; headers?: Record<string, string> } = {}, env = fakeEnv().env) {
+function get(
+  pathAndQuery: string,
+  options: { auth?: string | null; ip?: string; method?: string; headers?: Record<string, string> } = {},
+  env = fakeEnv().env,
+) {
   const headers: Record<string, string> = { 'cf-connecting-ip': options.ip ?? IP, ...options.headers };
   const auth = options.auth === undefined ? DEMO : options.auth;
   if (auth !== null) headers.authorization = auth;
@@ -75,7 +79,6 @@ async function okJson(res: Response, def: FundToolDefinition): Promise<unknown> 
 // Which endpoints exist is the files under functions/ (test/routes.test.ts) and what the README lists of
 // them is test/readme.test.ts; this file exercises every declared one.
 describe('every endpoint with the demo key', () => {
-
   it.each(FUND_TOOLS.map((t) => [t.path, t] as const))('GET %s answers 200 with a body its output schema accepts', async (path, def) => {
     const body = await okJson(await get(`${path}${defaultQuery(path, DEMO_LATEST.navDate)}`), def);
     if (path === 'exposure/series') expect(Array.isArray(body)).toBe(true);
@@ -86,7 +89,10 @@ describe('every endpoint with the demo key', () => {
     const last = demoData.runs[demoData.runs.length - 1]!;
     expect(last).toMatchObject({ navDate: '2026-10-31', status: 'complete', reconStatus: 'break' });
     const body = (await okJson(await get('overview'), tool('overview'))) as {
-      name: string; currency: string; inceptionDate: string; shareClasses: { id: string }[];
+      name: string;
+      currency: string;
+      inceptionDate: string;
+      shareClasses: { id: string }[];
       latestNav: { navDate: string; nav: string; reconStatus: string };
     };
     expect(body.name).toContain('Northstar');
@@ -101,7 +107,9 @@ describe('every endpoint with the demo key', () => {
 
   it('positions are the live book of 2026-10-30 only: never PEPE or Hyperliquid', async () => {
     const body = (await okJson(await get('positions'), tool('positions'))) as {
-      asOf: string; nav: string; positions: { asset: string; venue: string; quantity: string }[];
+      asOf: string;
+      nav: string;
+      positions: { asset: string; venue: string; quantity: string }[];
     };
     expect(body.asOf).toBe('2026-10-30');
     expect(body.nav).toBe(DEMO_LATEST.shadowNav);
@@ -137,21 +145,39 @@ describe('every endpoint with the demo key', () => {
 
   it('capital accounts close at the latest complete run and sum to its NAV; the trial balance balances', async () => {
     const capital = (await okJson(await get('capital-accounts'), tool('capital-accounts'))) as {
-      navRunDate: string; totals: { closingCapital: string };
+      navRunDate: string;
+      totals: { closingCapital: string };
     };
     expect(capital.navRunDate).toBe('2026-10-31');
     expect(capital.totals.closingCapital).toBe(demoData.runs[demoData.runs.length - 1]!.shadowNav);
-    const tb = (await okJson(await get('trial-balance'), tool('trial-balance'))) as { asOf: string; balanced: boolean; totalDebit: string; totalCredit: string };
+    const tb = (await okJson(await get('trial-balance'), tool('trial-balance'))) as {
+      asOf: string;
+      balanced: boolean;
+      totalDebit: string;
+      totalCredit: string;
+    };
     expect(tb.asOf).toBe('2026-10-30');
     expect(tb.balanced).toBe(true);
     expect(tb.totalDebit).toBe(tb.totalCredit);
   });
 
   it('fee terms, VaR defaults and expenses match the fund', async () => {
-    const fees = (await okJson(await get('fee-terms'), tool('fee-terms'))) as { shareClasses: { id: string; mgmtFeePct: number; perfFeePct: number }[] };
-    expect(fees.shareClasses.map((c) => [c.id, c.mgmtFeePct, c.perfFeePct])).toEqual([['A', 2, 20], ['B', 1, 10], ['I', 1.5, 15]]);
+    const fees = (await okJson(await get('fee-terms'), tool('fee-terms'))) as {
+      shareClasses: { id: string; mgmtFeePct: number; perfFeePct: number }[];
+    };
+    expect(fees.shareClasses.map((c) => [c.id, c.mgmtFeePct, c.perfFeePct])).toEqual([
+      ['A', 2, 20],
+      ['B', 1, 10],
+      ['I', 1.5, 15],
+    ]);
     const v = (await okJson(await get('risk/var'), tool('risk/var'))) as {
-      asOf: string; confidence: number; horizonDays: number; method: string; windowDays: number; lambda: number | null; componentVar: { asset: string }[];
+      asOf: string;
+      confidence: number;
+      horizonDays: number;
+      method: string;
+      windowDays: number;
+      lambda: number | null;
+      componentVar: { asset: string }[];
     };
     expect(v).toMatchObject({ asOf: '2026-10-30', confidence: 0.95, horizonDays: 1, method: 'ewma', windowDays: 250, lambda: 0.94 });
     for (const c of v.componentVar) expect(['PEPE', 'WIF', 'BONK', 'JUP']).not.toContain(c.asset);
@@ -163,7 +189,10 @@ describe('every endpoint with the demo key', () => {
 
   it('pnl/attribution of the latest usable run attributes from the usable run before it, with no residual', async () => {
     const body = (await okJson(await get('pnl/attribution?date=2026-10-30'), tool('pnl/attribution'))) as {
-      date: string; previousDate: string; closingNav: string; residual: string;
+      date: string;
+      previousDate: string;
+      closingNav: string;
+      residual: string;
     };
     const previous = [...demoData.runs].reverse().find((r) => r.navDate < '2026-10-30' && isUsableRun(r))!;
     expect(body).toMatchObject({ date: '2026-10-30', previousDate: previous.navDate, closingNav: DEMO_LATEST.shadowNav, residual: '0.00' });
@@ -183,7 +212,11 @@ describe('a real key', () => {
     const { key } = await createKey(API_KEYS, { fundId: 'sample-fund' });
     const real = await get('overview', { auth: `Bearer ${key}` }, env);
     const realText = await real.clone().text();
-    const body = (await okJson(real, tool('overview'))) as { name: string; inceptionDate: string; latestNav: { navDate: string; nav: string } };
+    const body = (await okJson(real, tool('overview'))) as {
+      name: string;
+      inceptionDate: string;
+      latestNav: { navDate: string; nav: string };
+    };
     expect(body.name).toContain('Meridian');
     expect(body.inceptionDate).toBe(sampleData.fund.inceptionDate);
     expect(body.latestNav.nav).toBe(SAMPLE_LATEST.shadowNav);
@@ -347,9 +380,10 @@ describe('query validation', () => {
     ['trial-balance?asOf=bad', '/query/asOf'],
     ['trial-balance?asOf=2026-13-01', '/query/asOf'],
     // Query numbers are plain decimals (docs/api.md#conventions): no hex, exponent, sign, space or leading zero.
-    ...['0x10', '1e1', '%205', '5%20', '+5', '5.0', '05', '-0x1', 'Infinity', '1_0', '３０'].map(
-      (v): [string, string] => [`exposure/series?days=${v}`, '/query/days'],
-    ),
+    ...['0x10', '1e1', '%205', '5%20', '+5', '5.0', '05', '-0x1', 'Infinity', '1_0', '３０'].map((v): [string, string] => [
+      `exposure/series?days=${v}`,
+      '/query/days',
+    ]),
     ['nav-history?days=0x10', '/query/days'],
     ['expenses?limit=0x1F', '/query/limit'],
     ['expenses?limit=1e1', '/query/limit'],
@@ -375,8 +409,14 @@ describe('query validation', () => {
 
   it('accepts every boundary value', async () => {
     for (const url of [
-      'exposure/series?days=1', 'exposure/series?days=366', 'nav-history?days=1', 'nav-history?days=3660', 'expenses?limit=1',
-      'expenses?limit=500', 'risk/var?confidence=0.99&horizonDays=10&method=sample&windowDays=20', 'risk/var?windowDays=1000',
+      'exposure/series?days=1',
+      'exposure/series?days=366',
+      'nav-history?days=1',
+      'nav-history?days=3660',
+      'expenses?limit=1',
+      'expenses?limit=500',
+      'risk/var?confidence=0.99&horizonDays=10&method=sample&windowDays=20',
+      'risk/var?windowDays=1000',
       'trial-balance?asOf=2026-10-30',
     ]) {
       expect((await get(url)).status, url).toBe(200);
@@ -429,7 +469,9 @@ describe('404 and 409', () => {
   ] as const)('pnl/attribution for a %s run is 409 not_usable', async (_kind, run) => {
     const date = run().navDate;
     const { problem, text } = await expectProblem(await get(`pnl/attribution?date=${date}`), 409, 'not_usable');
-    expect(problem.detail).toMatch(/^The NAV run of that day (is (failed|partial), not complete|did not reconcile with the administrator)\.$/);
+    expect(problem.detail).toMatch(
+      /^The NAV run of that day (is (failed|partial), not complete|did not reconcile with the administrator)\.$/,
+    );
     expect(text).not.toContain(date);
     for (const figure of [run().shadowNav, run().adminNav]) if (figure !== null) expect(text).not.toContain(figure);
   });
@@ -446,7 +488,10 @@ describe('404 and 409', () => {
     const i = runs.indexOf(failed);
     const next = runs[i + 1]!;
     expect(isUsableRun(next)).toBe(true);
-    const body = (await okJson(await get(`pnl/attribution?date=${next.navDate}`), tool('pnl/attribution'))) as { previousDate: string; residual: string };
+    const body = (await okJson(await get(`pnl/attribution?date=${next.navDate}`), tool('pnl/attribution'))) as {
+      previousDate: string;
+      residual: string;
+    };
     expect(body.previousDate).toBe(runs[i - 1]!.navDate);
     expect(body.residual).toBe('0.00');
   });
@@ -461,7 +506,11 @@ describe('404 and 409', () => {
 
   it.each(['2025-08-28', '2026-03-13', '2026-06-30', '2026-10-31'])('trial-balance as of %s balances', async (asOf) => {
     const body = (await okJson(await get(`trial-balance?asOf=${asOf}`), tool('trial-balance'))) as {
-      asOf: string; balanced: boolean; totalDebit: string; totalCredit: string; accounts: unknown[];
+      asOf: string;
+      balanced: boolean;
+      totalDebit: string;
+      totalCredit: string;
+      accounts: unknown[];
     };
     expect(body.asOf).toBe(asOf);
     expect(body.balanced).toBe(true);
@@ -485,7 +534,14 @@ describe('methods, preflight and deployment', () => {
     for (const def of FUND_TOOLS) {
       const res = await app.request(
         `/api/v1/fund/${def.path}`,
-        { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } },
+        {
+          method: 'OPTIONS',
+          headers: {
+            origin: 'https://app.example',
+            'access-control-request-method': 'GET',
+            'access-control-request-headers': 'authorization',
+          },
+        },
         env,
       );
       expect(res.status).toBe(204);
@@ -499,7 +555,11 @@ describe('methods, preflight and deployment', () => {
   it.each(FUND_TOOLS.map((t) => [t.path] as const))('GET %s is 404 when the store does not hold the deployment fund', async (path) => {
     const { env, API_KEYS } = fakeEnv({ FUND_ID: 'ghost-fund' });
     const { key } = await createKey(API_KEYS, { fundId: 'ghost-fund' });
-    const { text } = await expectProblem(await get(`${path}${defaultQuery(path, DEMO_LATEST.navDate)}`, { auth: `Bearer ${key}` }, env), 404, 'not_found');
+    const { text } = await expectProblem(
+      await get(`${path}${defaultQuery(path, DEMO_LATEST.navDate)}`, { auth: `Bearer ${key}` }, env),
+      404,
+      'not_found',
+    );
     expectNoFundData(text);
     // A sample-fund key is another fund's key for this deployment.
     const sample = await createKey(API_KEYS, { fundId: 'sample-fund' });

@@ -68,7 +68,10 @@ describe('memoized fund answers', () => {
     const { store } = countingStore();
     const source = { store, fundId: DEMO_FUND.fundId, scope: 'demo' as const };
     const def = tool('positions');
-    const leaky: FundToolDefinition = { ...def, run: async (ctx, q) => ({ ...((await def.run(ctx, q)) as object), note: 'ops@northstar.example.com' }) };
+    const leaky: FundToolDefinition = {
+      ...def,
+      run: async (ctx, q) => ({ ...((await def.run(ctx, q)) as object), note: 'ops@northstar.example.com' }),
+    };
     for (let i = 0; i < 2; i++) await expect(callFundTool(leaky, source, {}, {})).rejects.toBeInstanceOf(RedactionFailedError);
     expect(memoStats().entries).toBe(0);
     expect(await callFundTool(def, source, {}, {})).not.toContain('ops@');

@@ -65,7 +65,11 @@ function scaledProductBig(a: number, b: number, e: number): number {
 
 describe('exact integer helpers', () => {
   it('scaledProduct equals BigInt arithmetic, including products beyond 2^53 and exact halves', () => {
-    const int = fc.oneof(fc.integer({ min: -1e6, max: 1e6 }), fc.maxSafeInteger().map((x) => Math.trunc(x / 2 ** 12)), fc.integer().map((x) => x * 10 ** 6));
+    const int = fc.oneof(
+      fc.integer({ min: -1e6, max: 1e6 }),
+      fc.maxSafeInteger().map((x) => Math.trunc(x / 2 ** 12)),
+      fc.integer().map((x) => x * 10 ** 6),
+    );
     fc.assert(
       fc.property(int, fc.integer({ min: 1, max: 1e14 }), fc.integer({ min: 0, max: 14 }), (a, b, e) => {
         const want = scaledProductBig(a, b, e);
@@ -94,20 +98,28 @@ describe('exact integer helpers', () => {
       return parts.map((p) => (total < 0 ? -Number(p) : Number(p)));
     };
     fc.assert(
-      fc.property(fc.integer({ min: -1e12, max: 1e12 }), fc.array(fc.integer({ min: 0, max: 1e12 }), { minLength: 1, maxLength: 40 }), (total, weights) => {
-        const parts = prorate(total, weights);
-        expect(parts).toEqual(reference(total, weights));
-        if (weights.some((w) => w > 0)) expect(parts.reduce((s, p) => s + p, 0)).toBe(total);
-      }),
+      fc.property(
+        fc.integer({ min: -1e12, max: 1e12 }),
+        fc.array(fc.integer({ min: 0, max: 1e12 }), { minLength: 1, maxLength: 40 }),
+        (total, weights) => {
+          const parts = prorate(total, weights);
+          expect(parts).toEqual(reference(total, weights));
+          if (weights.some((w) => w > 0)) expect(parts.reduce((s, p) => s + p, 0)).toBe(total);
+        },
+      ),
       { numRuns: 2000 },
     );
     // Near the bounds of the exact double path (2^50) and past them (BigInt).
     const big = fc.integer({ min: 0, max: Math.floor(2 ** 50 / 40) });
     fc.assert(
-      fc.property(fc.oneof(fc.integer({ min: -(2 ** 50) + 1, max: 2 ** 50 - 1 }), fc.maxSafeInteger()), fc.array(fc.oneof(big, fc.integer({ min: 0, max: 2 ** 52 })), { minLength: 1, maxLength: 40 }), (total, weights) => {
-        if (!Number.isSafeInteger(weights.reduce((s, w) => s + w, 0))) return;
-        expect(prorate(total, weights)).toEqual(reference(total, weights));
-      }),
+      fc.property(
+        fc.oneof(fc.integer({ min: -(2 ** 50) + 1, max: 2 ** 50 - 1 }), fc.maxSafeInteger()),
+        fc.array(fc.oneof(big, fc.integer({ min: 0, max: 2 ** 52 })), { minLength: 1, maxLength: 40 }),
+        (total, weights) => {
+          if (!Number.isSafeInteger(weights.reduce((s, w) => s + w, 0))) return;
+          expect(prorate(total, weights)).toEqual(reference(total, weights));
+        },
+      ),
       { numRuns: 2000 },
     );
   });

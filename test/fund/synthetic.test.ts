@@ -220,7 +220,8 @@ describe.each([DEMO_FUND, SAMPLE_FUND].map((spec) => [spec.fundId, spec] as cons
   describe('accounting identities', () => {
     it('every position: marketValue = quantity × price, rounded half-up to cents', () => {
       const wrong = data().positions.filter(
-        (p) => !dec(p.quantity).times(p.price).toDecimalPlaces(2, D.ROUND_HALF_UP).eq(p.marketValue) || !/^-?\d+\.\d\d$/.test(p.marketValue),
+        (p) =>
+          !dec(p.quantity).times(p.price).toDecimalPlaces(2, D.ROUND_HALF_UP).eq(p.marketValue) || !/^-?\d+\.\d\d$/.test(p.marketValue),
       );
       expect(wrong).toEqual([]);
     });
@@ -228,7 +229,9 @@ describe.each([DEMO_FUND, SAMPLE_FUND].map((spec) => [spec.fundId, spec] as cons
     it('every journal entry balances, and each line is on exactly one side', () => {
       const { ledger } = data();
       expect(ledger.length).toBeGreaterThan(0);
-      const oneSided = ledger.filter((l) => dec(l.debit).isZero() === dec(l.credit).isZero() || dec(l.debit).isNegative() || dec(l.credit).isNegative());
+      const oneSided = ledger.filter(
+        (l) => dec(l.debit).isZero() === dec(l.credit).isZero() || dec(l.debit).isNegative() || dec(l.credit).isNegative(),
+      );
       expect(oneSided).toEqual([]);
       const unbalanced: string[] = [];
       for (const [entryId, lines] of Map.groupBy(ledger, (l) => l.entryId)) {
@@ -259,8 +262,10 @@ describe.each([DEMO_FUND, SAMPLE_FUND].map((spec) => [spec.fundId, spec] as cons
         const fromLedger = ledgerNetAssets(b);
         // A partial run's snapshot misses one venue: the identity holds over what it holds, and it falls short
         // of the full books the ledger keeps.
-        if (money(fromPositions) !== run.shadowNav) mismatches.push(`${run.navDate} ${run.status}: positions ${money(fromPositions)} ≠ ${run.shadowNav}`);
-        if (run.status === 'complete' && money(fromLedger) !== run.shadowNav) mismatches.push(`${run.navDate}: ledger ${money(fromLedger)} ≠ ${run.shadowNav}`);
+        if (money(fromPositions) !== run.shadowNav)
+          mismatches.push(`${run.navDate} ${run.status}: positions ${money(fromPositions)} ≠ ${run.shadowNav}`);
+        if (run.status === 'complete' && money(fromLedger) !== run.shadowNav)
+          mismatches.push(`${run.navDate}: ledger ${money(fromLedger)} ≠ ${run.shadowNav}`);
         if (run.status === 'partial' && !fromLedger.gt(run.shadowNav)) mismatches.push(`${run.navDate}: partial NAV not below the books`);
         if (run.status === 'complete') checked++;
       }

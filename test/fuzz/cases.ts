@@ -109,7 +109,8 @@ export function buildModel(openapi: { paths: Record<string, Record<string, Recor
       const documented = openapi.paths[route.path]?.[method.toLowerCase()];
       if (!documented) throw new Error(`the OpenAPI document lacks ${method} ${route.path}`);
       const params = (documented.parameters as { name: string; required: boolean; schema: Schema }[] | undefined) ?? [];
-      const body = (documented.requestBody as { content: Record<string, { schema: Schema }> } | undefined)?.content['application/json']?.schema;
+      const body = (documented.requestBody as { content: Record<string, { schema: Schema }> } | undefined)?.content['application/json']
+        ?.schema;
       operations.push({
         path: route.path,
         method: method as 'GET' | 'POST',
@@ -150,28 +151,49 @@ function auth(keys: FuzzKeys, scope: 'fund' | 'mcp-fund' | 'calc'): fc.Arbitrary
     fc.constantFrom('bearer', 'BEARER', 'Bearer  ').map((scheme): Auth => ({ headers: [['authorization', `${scheme} ${keys.sample}`]] })),
   ];
   if (scope !== 'mcp-fund') accepted.push(fc.constant<Auth>({ headers: [['authorization', `Bearer ${DEMO_API_KEY}`]] }));
-  if (scope === 'calc') accepted.push(fc.constant<Auth>({ headers: [] }), fc.constant<Auth>({ headers: [['authorization', `Bearer ${keys.other}`]] }));
+  if (scope === 'calc')
+    accepted.push(fc.constant<Auth>({ headers: [] }), fc.constant<Auth>({ headers: [['authorization', `Bearer ${keys.other}`]] }));
   const refused: fc.Arbitrary<Auth>[] = [
     fc.constant<Auth>({ headers: [['authorization', keys.sample]], reject: 'a key without the Bearer scheme' }),
     fc.constant<Auth>({ headers: [['authorization', `Bearer ${keys.revoked}`]], reject: 'a revoked key' }),
-    fc.constant<Auth>({ headers: [['authorization', `Bearer ${keys.sample}`], ['authorization', `Bearer ${keys.other}`]], reject: 'two Authorization headers' }),
-    fc.constant<Auth>({ headers: [['authorization', `Bearer ${keys.sample}`], ['authorization', `Bearer ${keys.sample}`]], reject: 'two Authorization headers' }),
+    fc.constant<Auth>({
+      headers: [
+        ['authorization', `Bearer ${keys.sample}`],
+        ['authorization', `Bearer ${keys.other}`],
+      ],
+      reject: 'two Authorization headers',
+    }),
+    fc.constant<Auth>({
+      headers: [
+        ['authorization', `Bearer ${keys.sample}`],
+        ['authorization', `Bearer ${keys.sample}`],
+      ],
+      reject: 'two Authorization headers',
+    }),
     canary.map((c): Auth => ({ headers: [['authorization', `Bearer svc_dk_${c}${'A'.repeat(32 - c.length)}`]], reject: 'an unknown key' })),
     canary.map((c): Auth => ({ headers: [['authorization', `Bearer ${c}`]], reject: 'a malformed key' })),
     canary.map((c): Auth => ({ headers: [['authorization', `Basic ${c}`]], reject: 'a Basic credential' })),
-    fc.constantFrom('Bearer', 'Bearer ', `Bearer ${keys.sample}x`).map((v): Auth => ({ headers: [['authorization', v]], reject: 'a malformed Authorization header' })),
+    fc
+      .constantFrom('Bearer', 'Bearer ', `Bearer ${keys.sample}x`)
+      .map((v): Auth => ({ headers: [['authorization', v]], reject: 'a malformed Authorization header' })),
   ];
   if (scope === 'calc') accepted.push(fc.constant<Auth>({ headers: [['authorization', '']] }));
   if (scope !== 'calc') {
     refused.push(fc.constantFrom<Headers>([], [['authorization', '']]).map((headers) => ({ headers, reject: 'no key' })));
     refused.push(fc.constant<Auth>({ headers: [['authorization', `Bearer ${keys.other}`]], reject: "another fund's key" }));
   }
-  if (scope === 'mcp-fund') refused.push(fc.constant<Auth>({ headers: [['authorization', `Bearer ${DEMO_API_KEY}`]], reject: 'the demo key on the fund MCP server' }));
+  if (scope === 'mcp-fund')
+    refused.push(
+      fc.constant<Auth>({ headers: [['authorization', `Bearer ${DEMO_API_KEY}`]], reject: 'the demo key on the fund MCP server' }),
+    );
   return fc.oneof({ weight: 4, arbitrary: fc.oneof(...accepted) }, { weight: 1, arbitrary: fc.oneof(...refused) });
 }
 
 /** Fields not in any schema, with canary values (their names may be echoed as pointers; their values never). */
-const unknownField = fc.tuple(fc.constantFrom('extra', '__proto__', 'constructor', 'Days', 'inputs', 'prototype', 'ünïcode', ''), fc.oneof(canary, hostileValue({})));
+const unknownField = fc.tuple(
+  fc.constantFrom('extra', '__proto__', 'constructor', 'Days', 'inputs', 'prototype', 'ünïcode', ''),
+  fc.oneof(canary, hostileValue({})),
+);
 
 /**
  * A JSON object for an input schema: each field omitted, valid (at or near its bounds) or hostile, plus
@@ -180,11 +202,13 @@ const unknownField = fc.tuple(fc.constantFrom('extra', '__proto__', 'constructor
 export function argumentsFor(s: Schema): fc.Arbitrary<Record<string, unknown>> {
   const props = Object.entries((s.properties as Record<string, Schema>) ?? {});
   const fields = props.map(([name, schema]) =>
-    fc.oneof(
-      { weight: 5, arbitrary: fc.constant(undefined) },
-      { weight: 5, arbitrary: validValue(schema, name) },
-      { weight: 2, arbitrary: hostileValue(schema) },
-    ).map((v) => [name, v] as const),
+    fc
+      .oneof(
+        { weight: 5, arbitrary: fc.constant(undefined) },
+        { weight: 5, arbitrary: validValue(schema, name) },
+        { weight: 2, arbitrary: hostileValue(schema) },
+      )
+      .map((v) => [name, v] as const),
   );
   return fc.tuple(fc.tuple(...fields), sometimes(unknownField, 8)).map(([entries, extra]) => {
     const out: Record<string, unknown> = {};
@@ -202,19 +226,54 @@ function bodyText(value: unknown): fc.Arbitrary<{ text: string; parsed?: unknown
     { weight: 1, arbitrary: fc.constantFrom(' \n\t', '\r\n').map((ws) => ({ text: `${ws}${json}${ws}`, parsed: value })) },
     // RFC 8259 §8.1: a parser may ignore a leading byte order mark, so it is not judged either way.
     { weight: 1, arbitrary: fc.constant({ text: `\uFEFF${json}` }).map((b) => ({ ...b, unsure: true })) },
-    { weight: 1, arbitrary: fc.constantFrom(json.slice(0, -1), `${json}x`, `${json}${json}`, '', 'null', '[]', '"x"', '5', 'true', "{'a':1}", '{"a":1,}', '\u0000').map((text) => ({ text })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom(
+          json.slice(0, -1),
+          `${json}x`,
+          `${json}${json}`,
+          '',
+          'null',
+          '[]',
+          '"x"',
+          '5',
+          'true',
+          "{'a':1}",
+          '{"a":1,}',
+          '\u0000',
+        )
+        .map((text) => ({ text })),
+    },
     { weight: 1, arbitrary: canary.map((c) => ({ text: `{"horizonYears":"${c}"` })) },
   );
 }
 
 /** Content-Type variants: JSON ones, and ones that are not JSON (415). */
 const contentType: fc.Arbitrary<{ headers: Headers; reject?: string }> = fc.oneof(
-  { weight: 8, arbitrary: fc.constantFrom<Headers>([['content-type', 'application/json']], [['content-type', 'application/json; charset=utf-8']], [['content-type', 'Application/JSON']], [['content-type', 'application/vnd.api+json']]).map((headers) => ({ headers })) },
+  {
+    weight: 8,
+    arbitrary: fc
+      .constantFrom<Headers>(
+        [['content-type', 'application/json']],
+        [['content-type', 'application/json; charset=utf-8']],
+        [['content-type', 'Application/JSON']],
+        [['content-type', 'application/vnd.api+json']],
+      )
+      .map((headers) => ({ headers })),
+  },
   {
     weight: 1,
     arbitrary: fc
       .oneof(
-        fc.constantFrom<Headers>([], [['content-type', 'text/plain']], [['content-type', 'application/x-www-form-urlencoded']], [['content-type', 'multipart/form-data; boundary=x']], [['content-type', 'application/json, text/plain']], [['content-type', 'application/jsonx']]),
+        fc.constantFrom<Headers>(
+          [],
+          [['content-type', 'text/plain']],
+          [['content-type', 'application/x-www-form-urlencoded']],
+          [['content-type', 'multipart/form-data; boundary=x']],
+          [['content-type', 'application/json, text/plain']],
+          [['content-type', 'application/jsonx']],
+        ),
         canary.map((c): Headers => [['content-type', `application/${c}`]]),
       )
       .map((headers) => ({ headers, reject: 'a Content-Type that is not JSON' })),
@@ -225,13 +284,39 @@ const contentType: fc.Arbitrary<{ headers: Headers; reject?: string }> = fc.oneo
 function queryValue(p: QueryParameter): fc.Arbitrary<string> {
   return fc.oneof(
     { weight: 4, arbitrary: validValue(p.schema, p.name).map(String) },
-    { weight: 2, arbitrary: fc.constantFrom('0x10', '0x1F', '0b11', '0o17', '1e2', '1E1', '+5', ' 5', '5 ', '05', '5.0', '-1', '0', '1.5', 'Infinity', 'NaN', '', '9'.repeat(400), '0.950', '1_0') },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        '0x10',
+        '0x1F',
+        '0b11',
+        '0o17',
+        '1e2',
+        '1E1',
+        '+5',
+        ' 5',
+        '5 ',
+        '05',
+        '5.0',
+        '-1',
+        '0',
+        '1.5',
+        'Infinity',
+        'NaN',
+        '',
+        '9'.repeat(400),
+        '0.950',
+        '1_0',
+      ),
+    },
     { weight: 1, arbitrary: fc.oneof(hostileText, canary) },
   );
 }
 
 function encodeQuery(pairs: [string, string][]): string {
-  return pairs.length ? `?${pairs.map(([k, v]) => `${encodeURIComponent(k.toWellFormed())}=${encodeURIComponent(v.toWellFormed())}`).join('&')}` : '';
+  return pairs.length
+    ? `?${pairs.map(([k, v]) => `${encodeURIComponent(k.toWellFormed())}=${encodeURIComponent(v.toWellFormed())}`).join('&')}`
+    : '';
 }
 
 /** Why a query must be refused (an invalid or unknown parameter, a repeated one, a required one missing), or nothing. */
@@ -249,11 +334,16 @@ function queryRejection(op: RestOperation, pairs: [string, string][]): string | 
 
 /** A query string for an operation, and why it must be refused (if it must). */
 function queryFor(op: RestOperation): fc.Arbitrary<{ query: string; reject?: string; unsure: boolean }> {
-  const declared = op.query.map((p) => fc.option(queryValue(p), { freq: 3 }).map((v) => (v === null ? [] : [[p.name, v] as [string, string]])));
+  const declared = op.query.map((p) =>
+    fc.option(queryValue(p), { freq: 3 }).map((v) => (v === null ? [] : [[p.name, v] as [string, string]])),
+  );
   return fc
     .tuple(
       fc.tuple(...declared),
-      sometimes(fc.tuple(fc.constantFrom(...(op.query.length ? op.query.map((q) => q.name) : ['days'])), fc.oneof(canary, fc.constant('1'))), 8),
+      sometimes(
+        fc.tuple(fc.constantFrom(...(op.query.length ? op.query.map((q) => q.name) : ['days'])), fc.oneof(canary, fc.constant('1'))),
+        8,
+      ),
       sometimes(fc.tuple(fc.constantFrom('x', 'DAYS', 'days[]', '__proto__', 'callback', ''), canary), 8),
     )
     .map(([lists, duplicate, unknown]) => {
@@ -281,12 +371,19 @@ function restCalc(model: FuzzModel, keys: FuzzKeys): fc.Arbitrary<FuzzCase> {
         type: contentType,
         who: auth(keys, 'calc'),
         ip: clientIp,
-        query: sometimes(canary.map((c) => `?x=${c}`), 15),
+        query: sometimes(
+          canary.map((c) => `?x=${c}`),
+          15,
+        ),
       }),
     )
     .map(({ op, body, type, who, ip, query }) => {
       const bodyOk = body.parsed !== undefined && jsonVerdict(op.body!, body.parsed);
-      const reject = who.reject ?? type.reject ?? (query ? 'a query parameter on a calculator' : undefined) ?? (bodyOk || body.unsure ? undefined : 'a body that breaks the input schema');
+      const reject =
+        who.reject ??
+        type.reject ??
+        (query ? 'a query parameter on a calculator' : undefined) ??
+        (bodyOk || body.unsure ? undefined : 'a body that breaks the input schema');
       return {
         family: 'rest-calc',
         route: op.path,
@@ -302,7 +399,15 @@ function restFund(model: FuzzModel, keys: FuzzKeys): fc.Arbitrary<FuzzCase> {
   const ops = model.operations.filter((o) => o.method === 'GET' && o.auth === 'required');
   return fc
     .constantFrom(...ops)
-    .chain((op) => fc.record({ op: fc.constant(op), q: queryFor(op), who: auth(keys, 'fund'), ip: clientIp, method: fc.constantFrom('GET', 'GET', 'GET', 'HEAD') }))
+    .chain((op) =>
+      fc.record({
+        op: fc.constant(op),
+        q: queryFor(op),
+        who: auth(keys, 'fund'),
+        ip: clientIp,
+        method: fc.constantFrom('GET', 'GET', 'GET', 'HEAD'),
+      }),
+    )
     .map(({ op, q, who, ip, method }) => {
       const reject = who.reject ?? q.reject;
       return {
@@ -331,13 +436,23 @@ function message(tools: ToolModel[], otherTools: ToolModel[]): fc.Arbitrary<Mess
       ),
       clientName: fc.oneof(fc.constant('fuzz'), hostileText),
     })
-    .map(({ id, version, clientName }): Message => ({
-      value: { jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: clientName, version: '1.0.0' } } },
-      ...(typeof version === 'string' ? {} : { rpc: { codes: [-32602] } }),
-    }));
+    .map(
+      ({ id, version, clientName }): Message => ({
+        value: {
+          jsonrpc: '2.0',
+          id,
+          method: 'initialize',
+          params: { protocolVersion: version, capabilities: {}, clientInfo: { name: clientName, version: '1.0.0' } },
+        },
+        ...(typeof version === 'string' ? {} : { rpc: { codes: [-32602] } }),
+      }),
+    );
   const list = rpcId.map((id): Message => ({ value: { jsonrpc: '2.0', id, method: 'tools/list' } }));
   const call = fc
-    .record({ id: rpcId, tool: fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...tools) }, { weight: 1, arbitrary: fc.constantFrom(...otherTools) }) })
+    .record({
+      id: rpcId,
+      tool: fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...tools) }, { weight: 1, arbitrary: fc.constantFrom(...otherTools) }),
+    })
     .chain(({ id, tool }) => argumentsFor(tool.input).map((args) => ({ id, tool, args })))
     .map(({ id, tool, args }): Message => {
       const own = tools.includes(tool);
@@ -372,10 +487,23 @@ function message(tools: ToolModel[], otherTools: ToolModel[]): fc.Arbitrary<Mess
     canary.map((c): Message => ({ value: { jsonrpc: '2.0', id: 1, method: c }, rpc: { codes: [-32601] } })),
     // An unknown tool is named in the error only when it has a tool name's shape (an identifier, like a
     // field name in a pointer); a canary with another shape must never come back.
-    canary.map((c): Message => ({ value: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: `${c}-${c}`, arguments: {} } }, rpc: { codes: [-32602] } })),
-    fc.constantFrom<unknown>([], 'x', 1, null, []).map((args) => ({ value: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tools[0]!.name, arguments: args } }, rpc: { codes: [-32602] } })),
+    canary.map(
+      (c): Message => ({
+        value: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: `${c}-${c}`, arguments: {} } },
+        rpc: { codes: [-32602] },
+      }),
+    ),
+    fc.constantFrom<unknown>([], 'x', 1, null, []).map((args) => ({
+      value: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tools[0]!.name, arguments: args } },
+      rpc: { codes: [-32602] },
+    })),
   );
-  return fc.oneof({ weight: 2, arbitrary: initialize }, { weight: 2, arbitrary: list }, { weight: 6, arbitrary: call }, { weight: 3, arbitrary: malformed });
+  return fc.oneof(
+    { weight: 2, arbitrary: initialize },
+    { weight: 2, arbitrary: list },
+    { weight: 6, arbitrary: call },
+    { weight: 3, arbitrary: malformed },
+  );
 }
 
 /** What the oracle needs to know of a batch (see {@link FuzzCase.batch}). */
@@ -383,7 +511,11 @@ function batchOf(values: unknown[], revisionHasBatches: boolean): NonNullable<Fu
   const ids = values
     .filter((v): v is { id: string | number; method: string } => {
       const m = v as Record<string, unknown>;
-      return typeof m.method === 'string' && m.jsonrpc === '2.0' && (typeof m.id === 'string' || (typeof m.id === 'number' && Number.isInteger(m.id)));
+      return (
+        typeof m.method === 'string' &&
+        m.jsonrpc === '2.0' &&
+        (typeof m.id === 'string' || (typeof m.id === 'number' && Number.isInteger(m.id)))
+      );
     })
     .map((m) => m.id);
   return { size: values.length, requests: ids.length, repeatedIds: new Set(ids).size !== ids.length, revisionHasBatches };
@@ -392,8 +524,18 @@ function batchOf(values: unknown[], revisionHasBatches: boolean): NonNullable<Fu
 /** A protocol revision header: none, implemented ones, a later one (served as the newest), and invalid ones (400). */
 const versionHeader: fc.Arbitrary<{ headers: Headers; hasBatches: boolean; reject?: string }> = fc.oneof(
   { weight: 3, arbitrary: fc.constant({ headers: [] as Headers, hasBatches: true }) },
-  { weight: 4, arbitrary: fc.constantFrom(...SUPPORTED_PROTOCOL_VERSIONS, '2026-06-18').map((v) => ({ headers: [['mcp-protocol-version', v]] as Headers, hasBatches: v < '2025-06-18' })) },
-  { weight: 1, arbitrary: fc.oneof(canary, fc.constantFrom('2025-13-01', '', 'latest', '2025-11-25, 2025-06-18')).map((v) => ({ headers: [['mcp-protocol-version', v]] as Headers, hasBatches: true, reject: 'an unsupported MCP-Protocol-Version' })) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .constantFrom(...SUPPORTED_PROTOCOL_VERSIONS, '2026-06-18')
+      .map((v) => ({ headers: [['mcp-protocol-version', v]] as Headers, hasBatches: v < '2025-06-18' })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .oneof(canary, fc.constantFrom('2025-13-01', '', 'latest', '2025-11-25, 2025-06-18'))
+      .map((v) => ({ headers: [['mcp-protocol-version', v]] as Headers, hasBatches: true, reject: 'an unsupported MCP-Protocol-Version' })),
+  },
 );
 
 const acceptHeader: fc.Arbitrary<Headers> = fc.constantFrom<Headers>(
@@ -410,7 +552,12 @@ const acceptHeader: fc.Arbitrary<Headers> = fc.constantFrom<Headers>(
 const originHeader: fc.Arbitrary<{ headers: Headers; reject?: string }> = fc.oneof(
   { weight: 8, arbitrary: fc.constant({ headers: [] as Headers }) },
   { weight: 1, arbitrary: fc.constant({ headers: [['origin', SELF_ORIGIN]] as Headers }) },
-  { weight: 1, arbitrary: fc.constantFrom('https://evil.example', 'null', 'http://localhost.evil.example', 'http://127.0.0.1.nip.io').map((o) => ({ headers: [['origin', o]] as Headers, reject: 'a foreign Origin' })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom('https://evil.example', 'null', 'http://localhost.evil.example', 'http://127.0.0.1.nip.io')
+      .map((o) => ({ headers: [['origin', o]] as Headers, reject: 'a foreign Origin' })),
+  },
 );
 
 /** MCP: one message or a batch to one server, with its headers, key, Origin and revision. */
@@ -420,12 +567,32 @@ function mcp(model: FuzzModel, keys: FuzzKeys, server: 'public' | 'fund'): fc.Ar
   const path = server === 'public' ? '/api/mcp/public' : '/api/mcp';
   const body = fc.oneof(
     { weight: 8, arbitrary: message(tools, other).map((m) => ({ messages: [m], batch: false })) },
-    { weight: 2, arbitrary: fc.array(message(tools, other), { minLength: 1, maxLength: 4 }).map((messages) => ({ messages, batch: true })) },
+    {
+      weight: 2,
+      arbitrary: fc.array(message(tools, other), { minLength: 1, maxLength: 4 }).map((messages) => ({ messages, batch: true })),
+    },
   );
   return fc
     .record({
       body,
-      raw: sometimes(fc.oneof(fc.constantFrom('', '{', '[', '{"jsonrpc":"2.0",', '\u0000', 'null', '5', '"x"', '[]', '\uFEFF{"jsonrpc":"2.0","id":1,"method":"tools/list"}'), canary), 10),
+      raw: sometimes(
+        fc.oneof(
+          fc.constantFrom(
+            '',
+            '{',
+            '[',
+            '{"jsonrpc":"2.0",',
+            '\u0000',
+            'null',
+            '5',
+            '"x"',
+            '[]',
+            '\uFEFF{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+          ),
+          canary,
+        ),
+        10,
+      ),
       type: contentType,
       who: auth(keys, server === 'fund' ? 'mcp-fund' : 'calc'),
       version: versionHeader,
@@ -445,7 +612,13 @@ function mcp(model: FuzzModel, keys: FuzzKeys, server: 'public' | 'fund'): fc.Ar
         } catch {
           ok = false;
         }
-        rpc = ok ? (Array.isArray(parsed) && parsed.length === 0) || typeof parsed !== 'object' || parsed === null ? { codes: [-32600] } : undefined : raw.startsWith('\uFEFF') ? undefined : { codes: [-32700] };
+        rpc = ok
+          ? (Array.isArray(parsed) && parsed.length === 0) || typeof parsed !== 'object' || parsed === null
+            ? { codes: [-32600] }
+            : undefined
+          : raw.startsWith('\uFEFF')
+            ? undefined
+            : { codes: [-32700] };
       } else if (!body.batch) {
         rpc = body.messages[0]!.rpc;
       }
@@ -453,10 +626,22 @@ function mcp(model: FuzzModel, keys: FuzzKeys, server: 'public' | 'fund'): fc.Ar
         family: `mcp-${server}`,
         route: path,
         surface: 'mcp',
-        request: { method: 'POST', path, headers: [...type.headers, ...accept, ...version.headers, ...origin.headers, ...who.headers, ...ip], body: text },
+        request: {
+          method: 'POST',
+          path,
+          headers: [...type.headers, ...accept, ...version.headers, ...origin.headers, ...who.headers, ...ip],
+          body: text,
+        },
         ...(reject ? { mustReject: reject } : {}),
         ...(rpc ? { rpc } : {}),
-        ...(raw === null && body.batch ? { batch: batchOf(body.messages.map((m) => m.value), version.hasBatches) } : {}),
+        ...(raw === null && body.batch
+          ? {
+              batch: batchOf(
+                body.messages.map((m) => m.value),
+                version.hasBatches,
+              ),
+            }
+          : {}),
       };
     });
 }
@@ -476,7 +661,14 @@ function methodConfusion(model: FuzzModel, keys: FuzzKeys): fc.Arbitrary<FuzzCas
       method: fc.constantFrom(...METHODS),
       who: auth(keys, 'fund'),
       type: contentType,
-      body: fc.option(fc.oneof(fc.constant('{}'), canary.map((c) => JSON.stringify({ days: c })), canary.map((c) => `a=${c}`)), { freq: 2 }),
+      body: fc.option(
+        fc.oneof(
+          fc.constant('{}'),
+          canary.map((c) => JSON.stringify({ days: c })),
+          canary.map((c) => `a=${c}`),
+        ),
+        { freq: 2 },
+      ),
     })
     .map(({ path, method, who, type, body }): FuzzCase => {
       const allowed = model.allow.get(path)!;
@@ -492,7 +684,14 @@ function methodConfusion(model: FuzzModel, keys: FuzzKeys): fc.Arbitrary<FuzzCas
 }
 
 const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]', 'localhost:8787', '127.0.0.1:9', '[::1]:8787'];
-const HOSTILE_HOSTS = ['evil.example', 'evil.example:8787', 'localhost.evil.example', '127.0.0.1.nip.io', 'attacker.test:80', 'xn--80ak6aa92e.com'];
+const HOSTILE_HOSTS = [
+  'evil.example',
+  'evil.example:8787',
+  'localhost.evil.example',
+  '127.0.0.1.nip.io',
+  'attacker.test:80',
+  'xn--80ak6aa92e.com',
+];
 
 /**
  * `Host` and `Origin` headers of a DNS-rebinding attacker against the Worker on loopback: the MCP servers
@@ -509,9 +708,18 @@ function hostHeaders(keys: FuzzKeys): fc.Arbitrary<FuzzCase> {
     })
     .map(({ host, origin, target, id }): FuzzCase => {
       const hostile = HOSTILE_HOSTS.includes(host);
-      const originHeaders: Headers = origin === 'same' ? [['origin', `http://${host}`]] : origin === 'self' ? [['origin', SELF_ORIGIN]] : [];
-      const init = JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } } });
-      const json: Headers = [['content-type', 'application/json'], ['accept', 'application/json, text/event-stream']];
+      const originHeaders: Headers =
+        origin === 'same' ? [['origin', `http://${host}`]] : origin === 'self' ? [['origin', SELF_ORIGIN]] : [];
+      const init = JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } },
+      });
+      const json: Headers = [
+        ['content-type', 'application/json'],
+        ['accept', 'application/json, text/event-stream'],
+      ];
       const base = { family: 'host', surface: 'rest' as const, ...(hostile ? { hostileHost: host } : {}) };
       switch (target) {
         case 'public':
@@ -519,14 +727,41 @@ function hostHeaders(keys: FuzzKeys): fc.Arbitrary<FuzzCase> {
           const path = target === 'public' ? '/api/mcp/public' : '/api/mcp';
           const key: Headers = target === 'fund' ? [['authorization', `Bearer ${keys.sample}`]] : [];
           const reject = hostile ? 'a non-loopback Host on the MCP server (DNS rebinding)' : undefined;
-          return { ...base, surface: 'mcp', route: path, request: { method: 'POST', path, headers: [['host', host], ...originHeaders, ...json, ...key], body: init }, ...(reject ? { mustReject: reject } : {}) };
+          return {
+            ...base,
+            surface: 'mcp',
+            route: path,
+            request: { method: 'POST', path, headers: [['host', host], ...originHeaders, ...json, ...key], body: init },
+            ...(reject ? { mustReject: reject } : {}),
+          };
         }
         case 'openapi':
-          return { ...base, route: '/api/v1/openapi.json', request: { method: 'GET', path: '/api/v1/openapi.json', headers: [['host', host], ...originHeaders] } };
+          return {
+            ...base,
+            route: '/api/v1/openapi.json',
+            request: { method: 'GET', path: '/api/v1/openapi.json', headers: [['host', host], ...originHeaders] },
+          };
         case 'calc':
-          return { ...base, route: '/api/v1/calc/fee-calculator', request: { method: 'POST', path: '/api/v1/calc/fee-calculator', headers: [['host', host], ...originHeaders, ...json, ['authorization', `Bearer ${keys.sample}`]], body: '{}' } };
+          return {
+            ...base,
+            route: '/api/v1/calc/fee-calculator',
+            request: {
+              method: 'POST',
+              path: '/api/v1/calc/fee-calculator',
+              headers: [['host', host], ...originHeaders, ...json, ['authorization', `Bearer ${keys.sample}`]],
+              body: '{}',
+            },
+          };
         default:
-          return { ...base, route: '/api/v1/fund/overview', request: { method: 'GET', path: '/api/v1/fund/overview', headers: [['host', host], ...originHeaders, ['authorization', `Bearer ${keys.sample}`]] } };
+          return {
+            ...base,
+            route: '/api/v1/fund/overview',
+            request: {
+              method: 'GET',
+              path: '/api/v1/fund/overview',
+              headers: [['host', host], ...originHeaders, ['authorization', `Bearer ${keys.sample}`]],
+            },
+          };
       }
     });
 }
@@ -561,13 +796,29 @@ const OTHER_PATHS = [
 /** Paths outside the route table, on the edges of it (trailing slashes, dot segments, encodings, case). */
 function otherPaths(keys: FuzzKeys): fc.Arbitrary<FuzzCase> {
   return fc
-    .record({ path: fc.constantFrom(...OTHER_PATHS), method: fc.constantFrom('GET', 'POST', 'HEAD', 'DELETE'), who: auth(keys, 'fund'), c: canary })
-    .map(({ path, method, who, c }): FuzzCase => ({
-      family: 'path',
-      route: '(other path)',
-      surface: SITE_PAGES.has(new URL(path, 'http://x').pathname) ? 'page' : new URL(path, 'http://x').pathname === '/api/mcp' ? 'mcp' : 'rest',
-      request: { method, path: path.includes('?') ? `${path}&c=${c}` : `${path}?c=${c}`, headers: [...who.headers, ['content-type', 'application/json']], body: method === 'POST' ? '{}' : undefined },
-    }));
+    .record({
+      path: fc.constantFrom(...OTHER_PATHS),
+      method: fc.constantFrom('GET', 'POST', 'HEAD', 'DELETE'),
+      who: auth(keys, 'fund'),
+      c: canary,
+    })
+    .map(
+      ({ path, method, who, c }): FuzzCase => ({
+        family: 'path',
+        route: '(other path)',
+        surface: SITE_PAGES.has(new URL(path, 'http://x').pathname)
+          ? 'page'
+          : new URL(path, 'http://x').pathname === '/api/mcp'
+            ? 'mcp'
+            : 'rest',
+        request: {
+          method,
+          path: path.includes('?') ? `${path}&c=${c}` : `${path}?c=${c}`,
+          headers: [...who.headers, ['content-type', 'application/json']],
+          body: method === 'POST' ? '{}' : undefined,
+        },
+      }),
+    );
 }
 
 /** Built once per process: the large payloads are shared by every case that sends them. */
@@ -596,10 +847,22 @@ function big(keys: FuzzKeys): fc.Arbitrary<FuzzCase> {
       ? {
           method: 'POST',
           path: '/api/mcp/public',
-          headers: [['content-type', 'application/json'], ['accept', 'application/json, text/event-stream'], ['authorization', `Bearer ${keys.sample}`]],
+          headers: [
+            ['content-type', 'application/json'],
+            ['accept', 'application/json, text/event-stream'],
+            ['authorization', `Bearer ${keys.sample}`],
+          ],
           body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"calc_${slug.replace(/-/g, '_')}","arguments":${body}}}`,
         }
-      : { method: 'POST', path: `/api/v1/calc/${slug}`, headers: [['content-type', 'application/json'], ['authorization', `Bearer ${keys.sample}`]], body },
+      : {
+          method: 'POST',
+          path: `/api/v1/calc/${slug}`,
+          headers: [
+            ['content-type', 'application/json'],
+            ['authorization', `Bearer ${keys.sample}`],
+          ],
+          body,
+        },
     ...(reject ? { mustReject: reject } : {}),
   });
   return fc.oneof(
@@ -622,7 +885,15 @@ function big(keys: FuzzKeys): fc.Arbitrary<FuzzCase> {
       family: 'big',
       route: '/api/mcp',
       surface: 'mcp',
-      request: { method: 'POST', path: '/api/mcp', headers: [['content-type', 'application/json'], ['authorization', `Bearer ${keys.sample}`]], body: BIG.mcpDeep },
+      request: {
+        method: 'POST',
+        path: '/api/mcp',
+        headers: [
+          ['content-type', 'application/json'],
+          ['authorization', `Bearer ${keys.sample}`],
+        ],
+        body: BIG.mcpDeep,
+      },
     }),
   );
 }

@@ -21,7 +21,11 @@ import type { FuzzAnswer } from './http.ts';
 const SLICE_SEED = 20_261_125;
 const SLICE_RUNS = 400;
 
-const keys = { sample: 'svc_dk_SampleSampleSampleSampleSampleSamp', other: 'svc_dk_OtherOtherOtherOtherOtherOtherOthe', revoked: 'svc_dk_RevokedRevokedRevokedRevokedRevo' };
+const keys = {
+  sample: 'svc_dk_SampleSampleSampleSampleSampleSamp',
+  other: 'svc_dk_OtherOtherOtherOtherOtherOtherOthe',
+  revoked: 'svc_dk_RevokedRevokedRevokedRevokedRevo',
+};
 const model = buildModel(openApiDocument(ROUTES, 'http://127.0.0.1:8787') as Parameters<typeof buildModel>[0]);
 
 describe('the generator', () => {
@@ -42,21 +46,34 @@ describe('the generator', () => {
 
   it('marks the known spellings that must be refused and leaves the undecided ones alone', () => {
     const days = { type: 'integer', minimum: 1, maximum: 366 };
-    expect(['0x10', '0x1F', '0b11', 'Infinity', '', 'abc', '1.5', '0', '367'].map((v) => queryVerdict(days, v))).toEqual(Array(9).fill('invalid'));
+    expect(['0x10', '0x1F', '0b11', 'Infinity', '', 'abc', '1.5', '0', '367'].map((v) => queryVerdict(days, v))).toEqual(
+      Array(9).fill('invalid'),
+    );
     expect(['1', '366', '30'].map((v) => queryVerdict(days, v))).toEqual(['valid', 'valid', 'valid']);
     expect(['+5', ' 5', '1e1', '5.0'].map((v) => queryVerdict(days, v))).toEqual(['unsure', 'unsure', 'unsure', 'unsure']);
   });
 });
 
 describe('the oracle', () => {
-  const problem = (status: number, code: string, requestId = 'r'): string => JSON.stringify({ type: `/problems/${code}`, title: 't', status, detail: 'd', code, requestId });
+  const problem = (status: number, code: string, requestId = 'r'): string =>
+    JSON.stringify({ type: `/problems/${code}`, title: 't', status, detail: 'd', code, requestId });
   const answer = (status: number, body: string, headers: Record<string, string> = {}): FuzzAnswer => ({
     status,
     body,
     ms: 1,
-    headers: { 'x-request-id': '00000000-0000-0000-0000-000000000000', 'content-type': 'application/problem+json', 'cache-control': 'no-store', ...headers },
+    headers: {
+      'x-request-id': '00000000-0000-0000-0000-000000000000',
+      'content-type': 'application/problem+json',
+      'cache-control': 'no-store',
+      ...headers,
+    },
   });
-  const rest: FuzzCase = { family: 't', route: '/api/v1/calc/fee-calculator', surface: 'rest', request: { method: 'POST', path: '/api/v1/calc/fee-calculator', headers: [], body: '{"horizonYears":"kzabcdefghijq"}' } };
+  const rest: FuzzCase = {
+    family: 't',
+    route: '/api/v1/calc/fee-calculator',
+    surface: 'rest',
+    request: { method: 'POST', path: '/api/v1/calc/fee-calculator', headers: [], body: '{"horizonYears":"kzabcdefghijq"}' },
+  };
   const kinds = (c: FuzzCase, a: FuzzAnswer) => judge(c, a).map((v) => v.kind);
 
   it('accepts a well-formed refusal', () => {
@@ -67,22 +84,42 @@ describe('the oracle', () => {
     expect(kinds(rest, answer(500, problem(500, 'internal_error', '00000000-0000-0000-0000-000000000000')))).toContain('HTTP 500');
     expect(kinds(rest, answer(400, problem(422, 'invalid_request')))).toContain('problem status differs from the HTTP status');
     expect(kinds(rest, answer(400, problem(400, 'invalid_request'), { 'x-request-id': '' }))).toContain('no X-Request-Id');
-    expect(kinds(rest, answer(400, problem(400, 'invalid_request').replace('"d"', '"kzabcdefghijq"')))).toContain('submitted value echoed in an error');
-    expect(kinds({ ...rest, mustReject: 'a bad body' }, answer(200, '{}', { 'content-type': 'application/json' }))).toContain('accepted: a bad body');
+    expect(kinds(rest, answer(400, problem(400, 'invalid_request').replace('"d"', '"kzabcdefghijq"')))).toContain(
+      'submitted value echoed in an error',
+    );
+    expect(kinds({ ...rest, mustReject: 'a bad body' }, answer(200, '{}', { 'content-type': 'application/json' }))).toContain(
+      'accepted: a bad body',
+    );
   });
 
   it('wants private, no-store on fund answers, errors included', () => {
-    const fund: FuzzCase = { family: 't', route: '/api/v1/fund/overview', surface: 'rest', request: { method: 'GET', path: '/api/v1/fund/overview', headers: [] } };
-    expect(kinds(fund, answer(401, problem(401, 'unauthorized', '00000000-0000-0000-0000-000000000000')))).toContain('fund answer 401 without Cache-Control: private, no-store');
+    const fund: FuzzCase = {
+      family: 't',
+      route: '/api/v1/fund/overview',
+      surface: 'rest',
+      request: { method: 'GET', path: '/api/v1/fund/overview', headers: [] },
+    };
+    expect(kinds(fund, answer(401, problem(401, 'unauthorized', '00000000-0000-0000-0000-000000000000')))).toContain(
+      'fund answer 401 without Cache-Control: private, no-store',
+    );
     expect(kinds(fund, answer(200, '{}', { 'content-type': 'application/json', 'cache-control': 'private, no-store' }))).toEqual([]);
   });
 
   it('wants an array for a batch and the right JSON-RPC code for a malformed message', () => {
-    const mcp: FuzzCase = { family: 't', route: '/api/mcp/public', surface: 'mcp', request: { method: 'POST', path: '/api/mcp/public', headers: [], body: '[]' } };
+    const mcp: FuzzCase = {
+      family: 't',
+      route: '/api/mcp/public',
+      surface: 'mcp',
+      request: { method: 'POST', path: '/api/mcp/public', headers: [], body: '[]' },
+    };
     const json = { 'content-type': 'application/json' };
     const error = (code: number) => JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code, message: 'm' } });
-    expect(kinds({ ...mcp, batch: { size: 1, requests: 1, repeatedIds: false, revisionHasBatches: true } }, answer(200, error(-32601), json))).toContain('MCP: a batch of one answered without an array');
-    expect(kinds({ ...mcp, rpc: { codes: [-32602] } }, answer(200, error(-32603), json))).toContain('MCP: JSON-RPC error code -32603 where -32602 is due');
+    expect(
+      kinds({ ...mcp, batch: { size: 1, requests: 1, repeatedIds: false, revisionHasBatches: true } }, answer(200, error(-32601), json)),
+    ).toContain('MCP: a batch of one answered without an array');
+    expect(kinds({ ...mcp, rpc: { codes: [-32602] } }, answer(200, error(-32603), json))).toContain(
+      'MCP: JSON-RPC error code -32603 where -32602 is due',
+    );
     expect(kinds({ ...mcp, rpc: { codes: [-32602] } }, answer(200, error(-32602), json))).toEqual([]);
   });
 });
@@ -99,6 +136,9 @@ describe(`a slice of npm run fuzz: seed ${SLICE_SEED}, ${SLICE_RUNS} requests ag
   it('breaks no rule', async () => {
     const report = await runFuzz(target, { seed: SLICE_SEED, runs: SLICE_RUNS, timeoutMs: 5_000, concurrency: 4 });
     expect(report.sent).toBe(SLICE_RUNS);
-    expect(report.classes.map((c) => `${c.kind} (${c.count}×)`), formatReport(report, target.keys)).toEqual([]);
+    expect(
+      report.classes.map((c) => `${c.kind} (${c.count}×)`),
+      formatReport(report, target.keys),
+    ).toEqual([]);
   }, 240_000);
 });

@@ -56,7 +56,15 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
   const keys: FuzzKeys = { sample: mint('sample-fund'), other: mint('fuzz-other-fund'), revoked: mint('sample-fund') };
   execFileSync(
     process.execPath,
-    ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', 'scripts/keys.ts', 'revoke', keys.revoked.slice(0, 12), '--persist-to', persistDir],
+    [
+      '--experimental-strip-types',
+      '--disable-warning=ExperimentalWarning',
+      'scripts/keys.ts',
+      'revoke',
+      keys.revoked.slice(0, 12),
+      '--persist-to',
+      persistDir,
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let worker: TestWorker = await startWorker(persistDir, RAISED_BURST);
@@ -122,7 +130,12 @@ export interface FuzzReport {
 }
 
 /** The cases `[from, to)` of a seed. */
-export function casesOf(target: Pick<FuzzTarget, 'model' | 'keys'>, seed: number, from: number, to: number): { index: number; fuzzCase: FuzzCase }[] {
+export function casesOf(
+  target: Pick<FuzzTarget, 'model' | 'keys'>,
+  seed: number,
+  from: number,
+  to: number,
+): { index: number; fuzzCase: FuzzCase }[] {
   const out: { index: number; fuzzCase: FuzzCase }[] = [];
   const arb = fuzzCase(target.model, target.keys);
   for (let chunk = Math.floor(from / CHUNK); chunk * CHUNK < to; chunk++) {
@@ -141,7 +154,11 @@ function materialize(request: FuzzRequest, base: string): FuzzRequest {
 
 function size(c: FuzzCase): number {
   const body = c.request.body;
-  return c.request.path.length + c.request.headers.reduce((n, [k, v]) => n + k.length + v.length, 0) + (body === undefined ? 0 : typeof body === 'string' ? body.length : body.byteLength);
+  return (
+    c.request.path.length +
+    c.request.headers.reduce((n, [k, v]) => n + k.length + v.length, 0) +
+    (body === undefined ? 0 : typeof body === 'string' ? body.length : body.byteLength)
+  );
 }
 
 /**
@@ -155,7 +172,9 @@ export async function runFuzz(target: FuzzTarget, options: FuzzOptions): Promise
   let gate: Promise<void> = Promise.resolve();
 
   const attempt = (c: FuzzCase): Promise<FuzzAnswer | Error> =>
-    send(target.base, materialize(c.request, target.base), options.timeoutMs).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+    send(target.base, materialize(c.request, target.base), options.timeoutMs).catch((err: unknown) =>
+      err instanceof Error ? err : new Error(String(err)),
+    );
 
   async function exchange(c: FuzzCase): Promise<FuzzAnswer | Error> {
     for (let tries = 0; ; tries++) {
@@ -243,7 +262,8 @@ export function reproduction(failure: FuzzFailure, keys: FuzzKeys, seed: number)
   ];
   const name = (v: string) => names.reduce((s, [key, label]) => s.split(key).join(label), v);
   const { request } = failure.fuzzCase;
-  const body = request.body === undefined ? '' : typeof request.body === 'string' ? request.body : Buffer.from(request.body).toString('utf8');
+  const body =
+    request.body === undefined ? '' : typeof request.body === 'string' ? request.body : Buffer.from(request.body).toString('utf8');
   return [
     `    replay: FUZZ_SEED=${seed} FUZZ_ONLY=${failure.index} npm run fuzz`,
     `    ${request.method} ${JSON.stringify(request.path).slice(1, -1)}`,
@@ -258,15 +278,22 @@ export function reproduction(failure: FuzzFailure, keys: FuzzKeys, seed: number)
 /** The report as printed: seed, counts, then every failure class with its smallest reproduction. */
 export function formatReport(report: FuzzReport, keys: FuzzKeys): string {
   const lines = [
-    `fuzz: seed ${report.seed}, ${report.sent} requests, answers ${Object.entries(report.statuses).sort().map(([s, n]) => `${s}×${n}`).join(' ')}` +
-      (report.recovered ? `, ${report.recovered} timeouts or dropped connections that answered when sent again alone` : ''),
+    `fuzz: seed ${report.seed}, ${report.sent} requests, answers ${Object.entries(report.statuses)
+      .sort()
+      .map(([s, n]) => `${s}×${n}`)
+      .join(' ')}` + (report.recovered ? `, ${report.recovered} timeouts or dropped connections that answered when sent again alone` : ''),
   ];
   if (!report.classes.length) lines.push('fuzz: no failures');
   else {
     lines.push(`fuzz: ${report.classes.length} failure classes (broken rules), seed ${report.seed}:`);
     for (const c of report.classes) {
       const routes = [...c.routes].sort(([a], [b]) => a.localeCompare(b)).map(([r, n]) => `${r} ${n}×`);
-      lines.push(`\n  ✗ ${c.kind} (${c.count}×)`, `    on ${routes.join(', ')}`, '    smallest:', reproduction(c.smallest, keys, report.seed));
+      lines.push(
+        `\n  ✗ ${c.kind} (${c.count}×)`,
+        `    on ${routes.join(', ')}`,
+        '    smallest:',
+        reproduction(c.smallest, keys, report.seed),
+      );
     }
   }
   return lines.join('\n');

@@ -21,14 +21,19 @@ export interface Violation {
 }
 
 /** True for a JSON-RPC 2.0 error code: the standard ones, or the implementation-defined server range (-32000..-32099). */
-const isRpcCode = (code: unknown): boolean => [-32700, -32600, -32601, -32602, -32603].includes(code as number) || (Number.isInteger(code) && (code as number) <= -32000 && (code as number) >= -32099);
+const isRpcCode = (code: unknown): boolean =>
+  [-32700, -32600, -32601, -32602, -32603].includes(code as number) ||
+  (Number.isInteger(code) && (code as number) <= -32000 && (code as number) >= -32099);
 
 /** HTTP refusals the MCP servers make before reading JSON-RPC, which are problem+json like every endpoint's (README "MCP servers"). */
 const HTTP_REFUSALS = new Set([401, 403, 404, 405, 413, 415]);
 
 /** True when a Cache-Control value has both `private` and `no-store` (an SSE answer adds `no-transform`). */
 export function isPrivateNoStore(value: string | undefined): boolean {
-  const directives = (value ?? '').toLowerCase().split(',').map((d) => d.trim());
+  const directives = (value ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((d) => d.trim());
   return directives.includes('private') && directives.includes('no-store');
 }
 
@@ -63,7 +68,12 @@ function rpcMessages(answer: FuzzAnswer): { messages: unknown[]; array: boolean 
   return { messages: Array.isArray(body) ? body : [body], array: Array.isArray(body) };
 }
 
-type Rpc = { jsonrpc?: unknown; id?: unknown; error?: { code?: unknown; message?: unknown }; result?: { isError?: unknown; content?: { text?: unknown }[] } };
+type Rpc = {
+  jsonrpc?: unknown;
+  id?: unknown;
+  error?: { code?: unknown; message?: unknown };
+  result?: { isError?: unknown; content?: { text?: unknown }[] };
+};
 
 /** The parts of an answer that are errors (whose text may not carry a canary). */
 function errorTexts(c: FuzzCase, answer: FuzzAnswer): string[] {
@@ -89,12 +99,17 @@ function checkProblem(answer: FuzzAnswer, out: Violation[]): void {
     out.push({ kind: 'problem body is not a JSON object', detail: answer.body.slice(0, 120) });
     return;
   }
-  if (body.status !== answer.status) out.push({ kind: 'problem status differs from the HTTP status', detail: `body ${String(body.status)}, HTTP ${answer.status}` });
+  if (body.status !== answer.status)
+    out.push({ kind: 'problem status differs from the HTTP status', detail: `body ${String(body.status)}, HTTP ${answer.status}` });
   const code = body.code as keyof typeof PROBLEMS;
   if (!(code in PROBLEMS) || PROBLEMS[code].status !== answer.status || body.type !== `/problems/${String(code)}`) {
-    out.push({ kind: 'problem code, type and status disagree', detail: `code ${String(body.code)}, type ${String(body.type)}, HTTP ${answer.status}` });
+    out.push({
+      kind: 'problem code, type and status disagree',
+      detail: `code ${String(body.code)}, type ${String(body.type)}, HTTP ${answer.status}`,
+    });
   }
-  if (body.requestId !== answer.headers['x-request-id']) out.push({ kind: 'problem requestId differs from X-Request-Id', detail: String(body.requestId) });
+  if (body.requestId !== answer.headers['x-request-id'])
+    out.push({ kind: 'problem requestId differs from X-Request-Id', detail: String(body.requestId) });
 }
 
 function checkRpc(c: FuzzCase, answer: FuzzAnswer, out: Violation[]): void {
@@ -118,7 +133,7 @@ function checkRpc(c: FuzzCase, answer: FuzzAnswer, out: Violation[]): void {
     return;
   }
   for (const m of rpc.messages as (Rpc | undefined)[]) {
-    if (!m || typeof m !== 'object' || m.jsonrpc !== '2.0' || !('id' in m) || ('error' in m) === ('result' in m)) {
+    if (!m || typeof m !== 'object' || m.jsonrpc !== '2.0' || !('id' in m) || 'error' in m === 'result' in m) {
       out.push({ kind: 'MCP: malformed JSON-RPC response', detail: JSON.stringify(m)?.slice(0, 160) ?? String(m) });
       continue;
     }
@@ -132,9 +147,13 @@ function checkRpc(c: FuzzCase, answer: FuzzAnswer, out: Violation[]): void {
     const what = c.batch.size === 1 ? 'one' : c.batch.repeatedIds ? 'several with a repeated id' : 'several';
     // Over SSE each response is an event of its own (Streamable HTTP); only a JSON answer must be an array.
     const sse = type.startsWith('text/event-stream');
-    if (!rpc.array && !refusedWhole && !sse) out.push({ kind: `MCP: a batch of ${what} answered without an array`, detail: answer.body.slice(0, 160) });
+    if (!rpc.array && !refusedWhole && !sse)
+      out.push({ kind: `MCP: a batch of ${what} answered without an array`, detail: answer.body.slice(0, 160) });
     else if ((rpc.array || sse) && !refusedWhole && rpc.messages.length < c.batch.requests) {
-      out.push({ kind: 'MCP: a batch answered with fewer responses than it had requests', detail: `${c.batch.requests} requests, ${rpc.messages.length} responses` });
+      out.push({
+        kind: 'MCP: a batch answered with fewer responses than it had requests',
+        detail: `${c.batch.requests} requests, ${rpc.messages.length} responses`,
+      });
     }
   }
   const expect = c.rpc;
@@ -142,7 +161,10 @@ function checkRpc(c: FuzzCase, answer: FuzzAnswer, out: Violation[]): void {
   const m = rpc.messages[0] as Rpc;
   const code = m?.error?.code as number | undefined;
   if (expect.codes && !(code !== undefined && expect.codes.includes(code))) {
-    out.push({ kind: `MCP: JSON-RPC error code ${code ?? '(success)'} where ${expect.codes.join(' or ')} is due`, detail: answer.body.slice(0, 160) });
+    out.push({
+      kind: `MCP: JSON-RPC error code ${code ?? '(success)'} where ${expect.codes.join(' or ')} is due`,
+      detail: answer.body.slice(0, 160),
+    });
   }
   if (expect.notCodes && code !== undefined && expect.notCodes.includes(code)) {
     out.push({ kind: `MCP: JSON-RPC error code ${code} for well-formed JSON`, detail: answer.body.slice(0, 160) });
@@ -157,11 +179,15 @@ function checkRpc(c: FuzzCase, answer: FuzzAnswer, out: Violation[]): void {
  * @returns every broken rule; empty when the answer is acceptable
  */
 export function judge(c: FuzzCase, answer: FuzzAnswer | Error): Violation[] {
-  if (answer instanceof FuzzTimeoutError) return [{ kind: `no answer within ${answer.timeoutMs} ms (hang detector)`, detail: answer.message }];
+  if (answer instanceof FuzzTimeoutError)
+    return [{ kind: `no answer within ${answer.timeoutMs} ms (hang detector)`, detail: answer.message }];
   if (answer instanceof Error) return [{ kind: 'connection failed or reset', detail: answer.message }];
   const out: Violation[] = [];
   const head = c.request.method === 'HEAD';
-  const problem = (answer.headers['content-type'] ?? '') === 'application/problem+json' ? (parseJson(answer.body) as Record<string, unknown> | undefined) : undefined;
+  const problem =
+    (answer.headers['content-type'] ?? '') === 'application/problem+json'
+      ? (parseJson(answer.body) as Record<string, unknown> | undefined)
+      : undefined;
 
   if (answer.status >= 500 && !(answer.status === 503 && (head || problem?.code === 'upstream_unavailable'))) {
     out.push({ kind: `HTTP ${answer.status}`, detail: answer.body.slice(0, 160) });
@@ -177,24 +203,37 @@ export function judge(c: FuzzCase, answer: FuzzAnswer | Error): Violation[] {
       }
     } else if (answer.status === 200 && c.surface === 'rest' && c.request.method !== 'OPTIONS') {
       if (!(answer.headers['content-type'] ?? '').startsWith('application/json') || parseJson(answer.body) === undefined) {
-        out.push({ kind: 'REST 200 that is not JSON', detail: `${answer.headers['content-type'] ?? '(no Content-Type)'}: ${answer.body.slice(0, 120)}` });
+        out.push({
+          kind: 'REST 200 that is not JSON',
+          detail: `${answer.headers['content-type'] ?? '(no Content-Type)'}: ${answer.body.slice(0, 120)}`,
+        });
       }
     }
   }
 
-  const planted = new Set([c.request.path, ...c.request.headers.map(([, v]) => v), typeof c.request.body === 'string' ? c.request.body : ''].flatMap((t) => t.match(CANARY_PATTERN) ?? []));
+  const planted = new Set(
+    [c.request.path, ...c.request.headers.map(([, v]) => v), typeof c.request.body === 'string' ? c.request.body : ''].flatMap(
+      (t) => t.match(CANARY_PATTERN) ?? [],
+    ),
+  );
   if (planted.size) {
     for (const text of errorTexts(c, answer)) {
       const echoed = [...planted].find((p) => text.includes(p));
       if (echoed) {
-        out.push({ kind: 'submitted value echoed in an error', detail: `${echoed} in ${text.slice(Math.max(0, text.indexOf(echoed) - 80), text.indexOf(echoed) + 40)}` });
+        out.push({
+          kind: 'submitted value echoed in an error',
+          detail: `${echoed} in ${text.slice(Math.max(0, text.indexOf(echoed) - 80), text.indexOf(echoed) + 40)}`,
+        });
         break;
       }
     }
   }
 
   if (c.request.method !== 'OPTIONS' && isFundDataPath(c.request.path) && !isPrivateNoStore(answer.headers['cache-control'])) {
-    out.push({ kind: `fund answer ${answer.status < 400 ? '2xx' : answer.status} without Cache-Control: private, no-store`, detail: `Cache-Control: ${answer.headers['cache-control'] ?? '(none)'}` });
+    out.push({
+      kind: `fund answer ${answer.status < 400 ? '2xx' : answer.status} without Cache-Control: private, no-store`,
+      detail: `Cache-Control: ${answer.headers['cache-control'] ?? '(none)'}`,
+    });
   }
 
   if (c.mustReject) {
@@ -209,7 +248,10 @@ export function judge(c: FuzzCase, answer: FuzzAnswer | Error): Violation[] {
     const cacheControl = answer.headers['cache-control'] ?? '';
     const vary = (answer.headers.vary ?? '').toLowerCase().split(/\s*,\s*/);
     if (answer.body.includes(c.hostileHost) && !/private|no-store/.test(cacheControl) && !vary.includes('host') && !vary.includes('*')) {
-      out.push({ kind: "OpenAPI: the request's Host in a shared-cacheable body without Vary: Host", detail: `Cache-Control: ${cacheControl}` });
+      out.push({
+        kind: "OpenAPI: the request's Host in a shared-cacheable body without Vary: Host",
+        detail: `Cache-Control: ${cacheControl}`,
+      });
     }
   }
   return out;

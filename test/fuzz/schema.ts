@@ -101,14 +101,35 @@ export function queryVerdict(s: Schema, value: string): 'valid' | 'invalid' | 'u
 export const hostileText = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 40 }),
-  fc.constantFrom('\u0000', 'a\u0000b', '\uFEFF', '\r\n', '\u202Eevil', '\uD800', '=1+1', '@SUM(A1)', '+cmd|x', '-2+3', '\t=x', '%', '...', '∞', 'NaN', 'null', '1e309', '0x10'),
+  fc.constantFrom(
+    '\u0000',
+    'a\u0000b',
+    '\uFEFF',
+    '\r\n',
+    '\u202Eevil',
+    '\uD800',
+    '=1+1',
+    '@SUM(A1)',
+    '+cmd|x',
+    '-2+3',
+    '\t=x',
+    '%',
+    '...',
+    '∞',
+    'NaN',
+    'null',
+    '1e309',
+    '0x10',
+  ),
   canary,
   canary.map((c) => `=HYPERLINK("http://x/?${c}")`),
 );
 
 /** A date `YYYY-MM-DD` near the synthetic funds' data, or a well-shaped one that does not exist. */
 export const dateText = fc.oneof(
-  fc.date({ min: new Date('2024-01-01T00:00:00Z'), max: new Date('2027-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)),
+  fc
+    .date({ min: new Date('2024-01-01T00:00:00Z'), max: new Date('2027-12-31T00:00:00Z'), noInvalidDate: true })
+    .map((d) => d.toISOString().slice(0, 10)),
   fc.constantFrom('2026-02-30', '0000-00-00', '9999-12-31', '2026-10-20', '2026-09-30', '1970-01-01'),
 );
 
@@ -131,9 +152,15 @@ export function validValue(s: Schema, name = ''): fc.Arbitrary<unknown> {
       const b = bounds(s);
       const min = b.min ?? -1e15;
       const max = b.max ?? 1e15;
-      const edges = [b.minExcl ? min + Number.EPSILON * Math.max(1, Math.abs(min)) : min, b.maxExcl ? max - 1 : max, 0, 1, 0.01, -0.01, 1e-9].filter(
-        (v) => jsonVerdict(s, v),
-      );
+      const edges = [
+        b.minExcl ? min + Number.EPSILON * Math.max(1, Math.abs(min)) : min,
+        b.maxExcl ? max - 1 : max,
+        0,
+        1,
+        0.01,
+        -0.01,
+        1e-9,
+      ].filter((v) => jsonVerdict(s, v));
       return fc.oneof(
         fc.double({ min, max, noNaN: true, noDefaultInfinity: true, minExcluded: b.minExcl, maxExcluded: b.maxExcl }),
         fc.integer({ min: Math.ceil(Math.max(min, -1e6)), max: Math.floor(Math.min(max, 1e6)) }).filter((v) => jsonVerdict(s, v)),
@@ -169,7 +196,11 @@ export function hostileValue(s: Schema): fc.Arbitrary<unknown> {
       Number.MAX_SAFE_INTEGER + 2,
       5e-324,
     ];
-    extra.push(fc.constantFrom(...outside), fc.constantFrom('90', '0x10', '1e2', ' 5', 'Infinity', 'NaN', ''), validValue(numeric).map((v) => [v]));
+    extra.push(
+      fc.constantFrom(...outside),
+      fc.constantFrom('90', '0x10', '1e2', ' 5', 'Infinity', 'NaN', ''),
+      validValue(numeric).map((v) => [v]),
+    );
   }
   return fc.oneof(
     canary,
@@ -182,15 +213,28 @@ export function hostileValue(s: Schema): fc.Arbitrary<unknown> {
 /** Header row of a CSV field as its description documents it: the NAV validator's LP rows, else positions. */
 function csvHeader(name: string): string[] {
   return /^lp/i.test(name)
-    ? ['lpId', 'openingNavUsd', 'contributionsUsd', 'withdrawalsUsd', 'grossPnlUsd', 'mgmtFeeUsd', 'perfFeeUsd', 'otherExpensesUsd', 'closingNavUsd']
+    ? [
+        'lpId',
+        'openingNavUsd',
+        'contributionsUsd',
+        'withdrawalsUsd',
+        'grossPnlUsd',
+        'mgmtFeeUsd',
+        'perfFeeUsd',
+        'otherExpensesUsd',
+        'closingNavUsd',
+      ]
     : ['Asset', 'Value', 'Venue', 'Class'];
 }
 
 const csvCell = fc.oneof(
-  { weight: 4, arbitrary: fc.double({ min: -1e9, max: 1e9, noNaN: true, noDefaultInfinity: true }).map((n) => String(Math.round(n * 100) / 100)) },
+  {
+    weight: 4,
+    arbitrary: fc.double({ min: -1e9, max: 1e9, noNaN: true, noDefaultInfinity: true }).map((n) => String(Math.round(n * 100) / 100)),
+  },
   { weight: 2, arbitrary: fc.constantFrom('BTC', 'ETH', 'Coinbase', 'Crypto', '"250,000"', '', ' ', '1,000', '$5', '(100)', '1e3', '-0') },
   { weight: 2, arbitrary: hostileText.map((t) => (/[",\r\n]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t)) },
-  { weight: 1, arbitrary: fc.constantFrom('"unterminated', 'a"b', '""', '"x""y"', '\u0000', '=cmd|\' /C calc\'!A0') },
+  { weight: 1, arbitrary: fc.constantFrom('"unterminated', 'a"b', '""', '"x""y"', '\u0000', "=cmd|' /C calc'!A0") },
 );
 
 /**
@@ -203,11 +247,17 @@ export function csvText(name: string): fc.Arbitrary<string> {
     .record({
       bom: fc.boolean(),
       eol: fc.constantFrom('\n', '\r\n', '\r'),
-      head: fc.oneof({ weight: 5, arbitrary: fc.constant(header) }, { weight: 1, arbitrary: fc.shuffledSubarray(header).map((h) => h.map((x) => x.toUpperCase())) }),
+      head: fc.oneof(
+        { weight: 5, arbitrary: fc.constant(header) },
+        { weight: 1, arbitrary: fc.shuffledSubarray(header).map((h) => h.map((x) => x.toUpperCase())) },
+      ),
       rows: fc.array(fc.array(csvCell, { minLength: header.length - 1, maxLength: header.length + 1 }), { maxLength: 12 }),
       trailing: fc.boolean(),
     })
-    .map(({ bom, eol, head, rows, trailing }) => `${bom ? '\uFEFF' : ''}${[head.join(','), ...rows.map((r) => r.join(','))].join(eol)}${trailing ? eol : ''}`);
+    .map(
+      ({ bom, eol, head, rows, trailing }) =>
+        `${bom ? '\uFEFF' : ''}${[head.join(','), ...rows.map((r) => r.join(','))].join(eol)}${trailing ? eol : ''}`,
+    );
 }
 
 /** A CSV of exactly `rows` data rows (10,000 is the documented cap; 10,001 must be refused). */

@@ -28,7 +28,10 @@ describe('JSON-RPC framing', () => {
       const { options, RATE_LIMITS, FUND_BURST } = await admitted(kind);
       for (const body of [
         { jsonrpc: '2.0', method: 'notifications/initialized' },
-        [{ jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }],
+        [
+          { jsonrpc: '2.0', method: 'notifications/initialized' },
+          { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } },
+        ],
       ]) {
         const res = await post(path, body, options);
         expect(res.status).toBe(202);
@@ -61,7 +64,9 @@ describe('JSON-RPC framing', () => {
       ['a request and a notification', [{ jsonrpc: '2.0', method: 'notifications/initialized' }, toolsList(5)]],
     ])('answers a batch of %s under 2025-03-26 with an array of one response', async (_label, batch) => {
       const { options } = await admitted(kind);
-      const { body } = await okJson<RpcMessage[]>(await post(path, batch, { ...options, headers: { 'mcp-protocol-version': '2025-03-26' } }));
+      const { body } = await okJson<RpcMessage[]>(
+        await post(path, batch, { ...options, headers: { 'mcp-protocol-version': '2025-03-26' } }),
+      );
       expect(Array.isArray(body)).toBe(true);
       expect(body).toHaveLength(1);
       expect(body[0]).toMatchObject({ jsonrpc: '2.0', id: 5, result: { tools: expect.any(Array) } });
@@ -81,17 +86,20 @@ describe('JSON-RPC framing', () => {
     // MCP removed JSON-RPC batching in revision 2025-06-18: batches are refused under it and every later one,
     // whether named by the header or negotiated by an initialize in the batch, and served under earlier ones
     // (no header: the SDK's assumption, 2025-03-26).
-    it.each([['2025-06-18'], ['2025-11-25'], ['2026-06-18']])('refuses any batch under MCP-Protocol-Version %s with 400 -32600, counting nothing', async (version) => {
-      const { options, RATE_LIMITS, FUND_BURST, CALC_BURST } = await admitted(kind);
-      for (const batch of [[toolsList(1)], [toolsList(1), CHEAP_CALL[kind]], [{ jsonrpc: '2.0', method: 'notifications/initialized' }]]) {
-        const res = await post(path, batch, { ...options, headers: { 'mcp-protocol-version': version } });
-        const { body } = await rpcError(res, 400, -32600);
-        expect(body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/batch/i) } });
-      }
-      expect(RATE_LIMITS.puts).toEqual([]);
-      expect(CALC_BURST.counts.size).toBe(0);
-      expect(FUND_BURST.counts.size).toBe(0);
-    });
+    it.each([['2025-06-18'], ['2025-11-25'], ['2026-06-18']])(
+      'refuses any batch under MCP-Protocol-Version %s with 400 -32600, counting nothing',
+      async (version) => {
+        const { options, RATE_LIMITS, FUND_BURST, CALC_BURST } = await admitted(kind);
+        for (const batch of [[toolsList(1)], [toolsList(1), CHEAP_CALL[kind]], [{ jsonrpc: '2.0', method: 'notifications/initialized' }]]) {
+          const res = await post(path, batch, { ...options, headers: { 'mcp-protocol-version': version } });
+          const { body } = await rpcError(res, 400, -32600);
+          expect(body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/batch/i) } });
+        }
+        expect(RATE_LIMITS.puts).toEqual([]);
+        expect(CALC_BURST.counts.size).toBe(0);
+        expect(FUND_BURST.counts.size).toBe(0);
+      },
+    );
 
     it('refuses a batch holding an initialize that negotiates 2025-06-18 or later, and serves one negotiating 2025-03-26', async () => {
       const { options } = await admitted(kind);
@@ -110,7 +118,10 @@ describe('JSON-RPC framing', () => {
       const { options, RATE_LIMITS, FUND_BURST, CALC_BURST } = await admitted(kind);
       for (const batch of [
         [toolsList(1), { jsonrpc: '2.0', id: 1, method: 'ping' }],
-        [{ ...CHEAP_CALL[kind], id: 'a' }, { ...CHEAP_CALL[kind], id: 'a' }],
+        [
+          { ...CHEAP_CALL[kind], id: 'a' },
+          { ...CHEAP_CALL[kind], id: 'a' },
+        ],
       ]) {
         const { body } = await rpcError(await post(path, batch, options), 400, -32600);
         expect(body.id).toBeNull();
@@ -119,7 +130,16 @@ describe('JSON-RPC framing', () => {
       expect(CALC_BURST.counts.size).toBe(0);
       expect(FUND_BURST.counts.size).toBe(0);
       // Ids equal as text but of different types are distinct (JSON-RPC compares them as values).
-      const { body } = await okJson<RpcMessage[]>(await post(path, [{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: '1', method: 'ping' }], options));
+      const { body } = await okJson<RpcMessage[]>(
+        await post(
+          path,
+          [
+            { jsonrpc: '2.0', id: 1, method: 'ping' },
+            { jsonrpc: '2.0', id: '1', method: 'ping' },
+          ],
+          options,
+        ),
+      );
       expect(body.map((m) => m.id).sort()).toEqual([1, '1']);
     });
 
@@ -218,8 +238,17 @@ describe('JSON-RPC framing', () => {
 
     it('answers a ping, and an initialize without optional members, as the SDK does', async () => {
       const { options } = await admitted(kind);
-      expect((await okJson(await post(path, { jsonrpc: '2.0', id: 1, method: 'ping' }, options))).body).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
-      const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'c', version: '1' } } };
+      expect((await okJson(await post(path, { jsonrpc: '2.0', id: 1, method: 'ping' }, options))).body).toEqual({
+        jsonrpc: '2.0',
+        id: 1,
+        result: {},
+      });
+      const init = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+      };
       expect((await okJson(await post(path, init, options))).body.result?.protocolVersion).toBe('2025-03-26');
     });
 

@@ -42,7 +42,13 @@ describe('fund server keys', () => {
       'Bearer realm="fund-data", error="invalid_token"',
     ],
     ['another scheme', async () => 'Basic dXNlcjpwYXNz', 401, 'unauthorized', 'Bearer realm="fund-data"'],
-    ['the demo key', async () => `Bearer ${DEMO_API_KEY}`, 403, 'insufficient_scope', 'Bearer realm="fund-data", error="insufficient_scope"'],
+    [
+      'the demo key',
+      async () => `Bearer ${DEMO_API_KEY}`,
+      403,
+      'insufficient_scope',
+      'Bearer realm="fund-data", error="insufficient_scope"',
+    ],
     [
       "another fund's key",
       async (f) => `Bearer ${(await createKey(f.API_KEYS, { fundId: 'other-fund' })).key}`,
@@ -61,7 +67,9 @@ describe('fund server keys', () => {
       // The RFC 6750 challenge, plus the OAuth discovery parameters (lib/oauth/resource.ts).
       const header = res.headers.get('www-authenticate')!;
       expect(header.replace(/, (resource_metadata|scope|error_description)="(?:[^"\\]|\\.)*"/g, '')).toBe(challenge);
-      expect(header).toMatch(/^Bearer realm="fund-data", resource_metadata="http:\/\/[^"]+\/\.well-known\/oauth-protected-resource\/api\/mcp", scope="fund:read"/);
+      expect(header).toMatch(
+        /^Bearer realm="fund-data", resource_metadata="http:\/\/[^"]+\/\.well-known\/oauth-protected-resource\/api\/mcp", scope="fund:read"/,
+      );
       const token = auth?.split(' ')[1];
       expectNoInternals(text, token ? [token, fixture.key] : [fixture.key]);
       expect(text.toLowerCase()).not.toMatch(/meridian|northstar|shadownav|investor/);
@@ -133,13 +141,16 @@ describe('public server keys and quota', () => {
   it('refuses a batch whose tools/calls do not all fit, answering every request of it', async () => {
     const { env, RATE_LIMITS } = fakeEnv();
     await RATE_LIMITS.put(QUOTA_KEY, '499');
-    const res = await post(PUBLIC, [toolsList(1), toolsCall('calc_fee_calculator', {}, 2), toolsCall('calc_fee_calculator', {}, 3)], { env });
+    const res = await post(PUBLIC, [toolsList(1), toolsCall('calc_fee_calculator', {}, 2), toolsCall('calc_fee_calculator', {}, 3)], {
+      env,
+    });
     const text = await res.text();
     expect(res.status).toBe(429);
     expect(res.headers.get('ratelimit')).toBe(`"daily";r=1;t=${T}`);
     const body = JSON.parse(text) as RpcMessage[];
     expect(body.map((m) => m.id)).toEqual([1, 2, 3]);
-    for (const m of body) expect(m.error).toMatchObject({ code: -32029, data: { status: 429, code: 'rate_limited', retryAfterSeconds: T } });
+    for (const m of body)
+      expect(m.error).toMatchObject({ code: -32029, data: { status: 429, code: 'rate_limited', retryAfterSeconds: T } });
     expect(await RATE_LIMITS.get(QUOTA_KEY)).toBe('499');
     // One call still fits.
     const one = await post(PUBLIC, toolsCall('calc_fee_calculator'), { env });
@@ -150,7 +161,11 @@ describe('public server keys and quota', () => {
   it('counts the calls of one IP on the same quota as REST, and other IPs separately', async () => {
     const { env, RATE_LIMITS } = fakeEnv();
     await RATE_LIMITS.put(QUOTA_KEY, '500');
-    const rest = await app.request('/api/v1/calc/fee-calculator', { method: 'POST', headers: { 'content-type': 'application/json', 'cf-connecting-ip': IP }, body: '{}' }, env);
+    const rest = await app.request(
+      '/api/v1/calc/fee-calculator',
+      { method: 'POST', headers: { 'content-type': 'application/json', 'cf-connecting-ip': IP }, body: '{}' },
+      env,
+    );
     expect(rest.status).toBe(429);
     const other = await post(PUBLIC, toolsCall('calc_fee_calculator'), { env, ip: '198.51.100.9' });
     expect(other.status).toBe(200);
@@ -174,7 +189,9 @@ describe('public server keys and quota', () => {
     expect(refused.status).toBe(429);
     expect(refused.headers.get('ratelimit-policy')).toBe('"daily";q=1;w=86400');
     const refusedText = await refused.text();
-    expect((JSON.parse(refusedText) as RpcMessage).error?.message).toBe('The daily calculator quota of 1 calls is used up; it resets at 00:00 UTC.');
+    expect((JSON.parse(refusedText) as RpcMessage).error?.message).toBe(
+      'The daily calculator quota of 1 calls is used up; it resets at 00:00 UTC.',
+    );
     expectNoInternals(refusedText, [small.key, key]);
   });
 
@@ -220,7 +237,11 @@ describe('fund server burst guard', () => {
     expect(JSON.parse(text)).toEqual({
       jsonrpc: '2.0',
       id: 3,
-      error: { code: -32029, message: 'Too many calls in a short time; slow down.', data: { status: 429, code: 'rate_limited', retryAfterSeconds: 60 } },
+      error: {
+        code: -32029,
+        message: 'Too many calls in a short time; slow down.',
+        data: { status: 429, code: 'rate_limited', retryAfterSeconds: 60 },
+      },
     });
     expectNoInternals(text, [key]);
     expect(text.toLowerCase()).not.toMatch(/meridian|shareclasses|mgmtfeepct/);

@@ -17,7 +17,11 @@ const ORIGIN = 'https://fund-edge.example';
 async function rpc(body: unknown): Promise<{ result?: any; error?: { code: number; message: string } }> {
   const res = await app.request(
     `${ORIGIN}/api/mcp/public`,
-    { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', 'cf-connecting-ip': '192.0.2.9' }, body: JSON.stringify(body) },
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'cf-connecting-ip': '192.0.2.9' },
+      body: JSON.stringify(body),
+    },
     fakeEnv({ PUBLIC_ORIGIN: ORIGIN }).env,
   );
   expect(res.status).toBe(200);
@@ -32,7 +36,12 @@ describe('serverInfo', () => {
       method: 'initialize',
       params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
     });
-    expect(result.serverInfo).toEqual({ name: 'fund-edge-calculators', title: 'fund-edge calculators', version: '1.0.0', websiteUrl: `${ORIGIN}/` });
+    expect(result.serverInfo).toEqual({
+      name: 'fund-edge-calculators',
+      title: 'fund-edge calculators',
+      version: '1.0.0',
+      websiteUrl: `${ORIGIN}/`,
+    });
   });
 });
 
@@ -55,7 +64,12 @@ describe('tool schemas', () => {
   });
 
   it('withNullAsAnyOf keeps the type keywords in the branch and the annotations outside', () => {
-    expect(withNullAsAnyOf({ type: 'object', properties: { a: { type: ['number', 'null'], minimum: 0, description: 'A, USD.', default: null } } })).toEqual({
+    expect(
+      withNullAsAnyOf({
+        type: 'object',
+        properties: { a: { type: ['number', 'null'], minimum: 0, description: 'A, USD.', default: null } },
+      }),
+    ).toEqual({
       type: 'object',
       properties: { a: { description: 'A, USD.', default: null, anyOf: [{ type: 'number', minimum: 0 }, { type: 'null' }] } },
     });
@@ -67,10 +81,13 @@ describe('tool schemas', () => {
 });
 
 describe('tool descriptions say their units', () => {
-  it.each([...publicServer.tools(), ...fundServer.tools()].map((t) => [t.definition.name, t.definition.description!] as const))('%s', (_name, description) => {
-    expect(description).toMatch(/USD|base currency/);
-    expect(description).toMatch(/percent/);
-  });
+  it.each([...publicServer.tools(), ...fundServer.tools()].map((t) => [t.definition.name, t.definition.description!] as const))(
+    '%s',
+    (_name, description) => {
+      expect(description).toMatch(/USD|base currency/);
+      expect(description).toMatch(/percent/);
+    },
+  );
 });
 
 describe('an unknown tool', () => {

@@ -15,7 +15,11 @@ const ORIGIN = 'https://fund-edge.example';
 function rpc(body: unknown, env = fakeEnv({ PUBLIC_ORIGIN: ORIGIN }).env) {
   return app.request(
     `${ORIGIN}/api/mcp/public`,
-    { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'cf-connecting-ip': '192.0.2.7' }, body: JSON.stringify(body) },
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'cf-connecting-ip': '192.0.2.7' },
+      body: JSON.stringify(body),
+    },
     env,
   );
 }
@@ -26,7 +30,9 @@ type Hit = { title: string; url: string; text: string; score: number };
 async function search(query: string, limit?: number, env = fakeEnv({ PUBLIC_ORIGIN: ORIGIN }).env): Promise<Hit[]> {
   const res = await rpc(call('search_docs', limit === undefined ? { query } : { query, limit }), env);
   expect(res.status).toBe(200);
-  const { result } = (await res.json()) as { result: { isError?: boolean; structuredContent: { results: Hit[] }; content: { text: string }[] } };
+  const { result } = (await res.json()) as {
+    result: { isError?: boolean; structuredContent: { results: Hit[] }; content: { text: string }[] };
+  };
   expect(result.isError).toBeUndefined();
   expect(JSON.parse(result.content[0]!.text)).toEqual(result.structuredContent);
   return searchDocsOutput.parse(result.structuredContent).results;
@@ -50,7 +56,10 @@ describe('search_docs answers plain questions', () => {
   it('"how is the performance fee computed here?" leads to the fee calculator and its hurdle rule', async () => {
     const hits = await search('how is the performance fee computed here?');
     expect(hits[0]!.url).toBe(`${ORIGIN}/docs#/Calculators/calcFeeCalculator`);
-    const text = hits.slice(0, 2).map((h) => h.text).join('\n');
+    const text = hits
+      .slice(0, 2)
+      .map((h) => h.text)
+      .join('\n');
     expect(text).toContain('fee = p·max(0, X − H) (hard) | p·X if X > H else 0 (soft)');
     expect(text).toMatch(/high-water mark/i);
   });

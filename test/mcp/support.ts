@@ -1,8 +1,8 @@
 /** Shared setup of the MCP server tests (test/mcp/*.test.ts): the app on a fixed clock, requests, fixtures and assertions. */
-import { expect, } from 'vitest';
+import { expect } from 'vitest';
 import { createApp } from '../../lib/app.ts';
 import type { Env } from '../../lib/env.ts';
-import { createKey, } from '../../lib/keys.ts';
+import { createKey } from '../../lib/keys.ts';
 import { fakeEnv } from '../support/fakes.ts';
 import { SPEC_MCP_HEADERS, specInitialize } from '../support/contract.ts';
 

@@ -10,7 +10,7 @@ import { FUND_TOOLS } from '../../lib/fund/tools/index.ts';
 import { SAMPLE_FUND, generateFund } from '../../lib/fund/synthetic.ts';
 import { quotaWritesSettled } from '../../lib/rate-limit.ts';
 import { fakeEnv } from '../support/fakes.ts';
-import { FUND_TOOL_NAMES, PUBLIC_TOOL_NAMES, } from '../support/contract.ts';
+import { FUND_TOOL_NAMES, PUBLIC_TOOL_NAMES } from '../support/contract.ts';
 import { fundExample } from '../support/examples.ts';
 import {
   T,
@@ -137,12 +137,19 @@ describe('public server tools/call', () => {
   it('names the field of a cross-field rule', async () => {
     const res = await post(PUBLIC, toolsCall('calc_fee_calculator', { horizonYears: 2, annualGrossReturnPctByYear: [5, 6, 7] }));
     const { result } = await toolResult(res);
-    expect(toolProblem(result, res).errors).toEqual([{ pointer: '/arguments/annualGrossReturnPctByYear', detail: 'has more years than horizonYears covers' }]);
+    expect(toolProblem(result, res).errors).toEqual([
+      { pointer: '/arguments/annualGrossReturnPctByYear', detail: 'has more years than horizonYears covers' },
+    ]);
   });
 
   // A CSV is checked by the calculator, not its schema; the core names the field, the edge adds where it came from.
   it.each([
-    ['calc_exposure_analysis', { positionsCsv: 'Asset,Value\nBTC,lots' }, '/arguments/positionsCsv', 'line 2: Value is not a number within ±1e15'],
+    [
+      'calc_exposure_analysis',
+      { positionsCsv: 'Asset,Value\nBTC,lots' },
+      '/arguments/positionsCsv',
+      'line 2: Value is not a number within ±1e15',
+    ],
     ['calc_exposure_analysis', { positionsCsv: 'Asset\nBTC' }, '/arguments/positionsCsv', 'header lacks the column Value'],
     ['calc_fund_health_check', { positionsCsv: 'Asset,Value\n"BTC,1' }, '/arguments/positionsCsv', undefined],
     ['calc_nav_validator', { lpRowsCsv: 'nope\n1' }, '/arguments/lpRowsCsv', undefined],

@@ -8,7 +8,7 @@ import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcont
 import type { Env } from '../../lib/env.ts';
 import { fakeEnv } from '../support/fakes.ts';
 import { expectProblem } from '../support/problems.ts';
-import { SPEC_MCP_HEADERS, } from '../support/contract.ts';
+import { SPEC_MCP_HEADERS } from '../support/contract.ts';
 import {
   T,
   app,
@@ -40,26 +40,29 @@ describe('initialize', () => {
   it.each([
     ['public', PUBLIC, 'fund-edge-calculators', 'fund-edge calculators', 'no-store', /quota/],
     ['fund', FUND, 'fund-edge-fund-data', 'fund-edge fund data', 'private, no-store', /get_fund_overview/],
-  ] as const)('%s server answers the spec initialize with exactly the spec headers', async (kind, path, name, title, cacheControl, hint) => {
-    const { env, auth } = await fundFixture();
-    const headers: Record<string, string> = { ...SPEC_MCP_HEADERS };
-    if (kind === 'fund') headers.authorization = auth;
-    const res = await app.request(path, { method: 'POST', headers, body: JSON.stringify(INITIALIZE) }, env);
-    const { body } = await okJson(res);
-    expect(body).toEqual({
-      jsonrpc: '2.0',
-      id: 1,
-      result: {
-        protocolVersion: LATEST_PROTOCOL_VERSION,
-        capabilities: { tools: { listChanged: false } },
-        serverInfo: { name, title, version: '1.0.0', websiteUrl: 'http://localhost/' },
-        instructions: expect.stringMatching(hint),
-      },
-    });
-    expect(res.headers.get('cache-control')).toBe(cacheControl);
-    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(res.headers.get('ratelimit')).toBeNull();
-  });
+  ] as const)(
+    '%s server answers the spec initialize with exactly the spec headers',
+    async (kind, path, name, title, cacheControl, hint) => {
+      const { env, auth } = await fundFixture();
+      const headers: Record<string, string> = { ...SPEC_MCP_HEADERS };
+      if (kind === 'fund') headers.authorization = auth;
+      const res = await app.request(path, { method: 'POST', headers, body: JSON.stringify(INITIALIZE) }, env);
+      const { body } = await okJson(res);
+      expect(body).toEqual({
+        jsonrpc: '2.0',
+        id: 1,
+        result: {
+          protocolVersion: LATEST_PROTOCOL_VERSION,
+          capabilities: { tools: { listChanged: false } },
+          serverInfo: { name, title, version: '1.0.0', websiteUrl: 'http://localhost/' },
+          instructions: expect.stringMatching(hint),
+        },
+      });
+      expect(res.headers.get('cache-control')).toBe(cacheControl);
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('ratelimit')).toBeNull();
+    },
+  );
 
   it.each(SERVERS)('%s server answers an initialize asking for a supported revision with that revision', async (kind, path) => {
     const { options } = await admitted(kind);
@@ -90,22 +93,25 @@ describe('MCP-Protocol-Version header', () => {
       expect((body.result!.tools as ToolDefinition[]).length).toBe(kind === 'public' ? 8 : 12);
     });
 
-    it.each(['banana', '1999-01-01', '2025-06-18x', 'secret-value-123'])('refuses header %s with a 400 JSON-RPC error that does not echo it', async (version) => {
-      const { options, RATE_LIMITS, FUND_BURST, CALC_BURST } = await admitted(kind);
-      const res = await post(path, CHEAP_CALL[kind], { ...options, headers: { 'mcp-protocol-version': version } });
-      const { body, text } = await rpcError(res, 400, -32600);
-      expect(body).toEqual({
-        jsonrpc: '2.0',
-        id: null,
-        error: { code: -32600, message: 'Unsupported MCP-Protocol-Version.', data: { supported: SUPPORTED_PROTOCOL_VERSIONS } },
-      });
-      expect(text).not.toContain(version);
-      for (const [, value] of res.headers) expect(value).not.toContain(version);
-      // Refused before the body is read: nothing was counted.
-      expect(RATE_LIMITS.puts).toEqual([]);
-      expect(CALC_BURST.counts.size).toBe(0);
-      expect(FUND_BURST.counts.size).toBe(0);
-    });
+    it.each(['banana', '1999-01-01', '2025-06-18x', 'secret-value-123'])(
+      'refuses header %s with a 400 JSON-RPC error that does not echo it',
+      async (version) => {
+        const { options, RATE_LIMITS, FUND_BURST, CALC_BURST } = await admitted(kind);
+        const res = await post(path, CHEAP_CALL[kind], { ...options, headers: { 'mcp-protocol-version': version } });
+        const { body, text } = await rpcError(res, 400, -32600);
+        expect(body).toEqual({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32600, message: 'Unsupported MCP-Protocol-Version.', data: { supported: SUPPORTED_PROTOCOL_VERSIONS } },
+        });
+        expect(text).not.toContain(version);
+        for (const [, value] of res.headers) expect(value).not.toContain(version);
+        // Refused before the body is read: nothing was counted.
+        expect(RATE_LIMITS.puts).toEqual([]);
+        expect(CALC_BURST.counts.size).toBe(0);
+        expect(FUND_BURST.counts.size).toBe(0);
+      },
+    );
   });
 });
 
@@ -236,7 +242,11 @@ describe('DNS-rebinding guard: Host and Origin', () => {
     ])('served locally, refuses Host %s (Origin %s) with 421 before the key, counting nothing', async (host, origin) => {
       const { options, key, RATE_LIMITS, CALC_BURST, FUND_BURST } = await admitted(kind);
       const headers: Record<string, string> = { host, ...(origin === undefined ? {} : { origin }) };
-      const { problem, text } = await expectProblem(await post(path, CHEAP_CALL[kind], { ...options, headers }), 421, 'misdirected_request');
+      const { problem, text } = await expectProblem(
+        await post(path, CHEAP_CALL[kind], { ...options, headers }),
+        421,
+        'misdirected_request',
+      );
       expect(problem.detail).toMatch(/localhost, 127\.0\.0\.1 or \[::1\]/);
       expect(text).not.toContain(host);
       expectNoInternals(text, [key]);
@@ -265,18 +275,22 @@ describe('DNS-rebinding guard: Host and Origin', () => {
       },
     );
 
-    it.each(['https://evil.example', 'null', 'http://localhost.evil.example', 'https://127.0.0.1.evil.example', 'http://localhost:8787/path', 'file://'])(
-      'served locally, refuses Origin %s with 403 origin_not_allowed (even with a valid key), counting nothing',
-      async (origin) => {
-        const { options, key, RATE_LIMITS, CALC_BURST, FUND_BURST } = await admitted(kind);
-        const res = await post(path, CHEAP_CALL[kind], { ...options, headers: { host: '127.0.0.1:8787', origin } });
-        const { text } = await expectProblem(res, 403, 'origin_not_allowed');
-        expectNoInternals(text, [key]);
-        expect(RATE_LIMITS.puts).toEqual([]);
-        expect(CALC_BURST.counts.size).toBe(0);
-        expect(FUND_BURST.counts.size).toBe(0);
-      },
-    );
+    it.each([
+      'https://evil.example',
+      'null',
+      'http://localhost.evil.example',
+      'https://127.0.0.1.evil.example',
+      'http://localhost:8787/path',
+      'file://',
+    ])('served locally, refuses Origin %s with 403 origin_not_allowed (even with a valid key), counting nothing', async (origin) => {
+      const { options, key, RATE_LIMITS, CALC_BURST, FUND_BURST } = await admitted(kind);
+      const res = await post(path, CHEAP_CALL[kind], { ...options, headers: { host: '127.0.0.1:8787', origin } });
+      const { text } = await expectProblem(res, 403, 'origin_not_allowed');
+      expectNoInternals(text, [key]);
+      expect(RATE_LIMITS.puts).toEqual([]);
+      expect(CALC_BURST.counts.size).toBe(0);
+      expect(FUND_BURST.counts.size).toBe(0);
+    });
 
     it('refuses a foreign Origin before asking for a key', async () => {
       const res = await post(path, INITIALIZE, { headers: { origin: 'https://evil.example' } });
@@ -302,26 +316,41 @@ describe('DNS-rebinding guard: Host and Origin', () => {
 
     it('with a loopback PUBLIC_ORIGIN, runs locally: a foreign Host is 421', async () => {
       const { options } = await admittedWith(kind, { PUBLIC_ORIGIN: 'http://127.0.0.1:8787' });
-      await expectProblem(await post(path, toolsList(), { ...options, headers: { host: 'evil.example', origin: 'http://evil.example' } }), 421, 'misdirected_request');
-      expect((await post(path, toolsList(), { ...options, headers: { host: '127.0.0.1:8787', origin: 'http://127.0.0.1:8787' } })).status).toBe(200);
-      expect((await post(path, toolsList(), { ...options, headers: { host: 'localhost:8787', origin: 'http://localhost:5173' } })).status).toBe(200);
+      await expectProblem(
+        await post(path, toolsList(), { ...options, headers: { host: 'evil.example', origin: 'http://evil.example' } }),
+        421,
+        'misdirected_request',
+      );
+      expect(
+        (await post(path, toolsList(), { ...options, headers: { host: '127.0.0.1:8787', origin: 'http://127.0.0.1:8787' } })).status,
+      ).toBe(200);
+      expect(
+        (await post(path, toolsList(), { ...options, headers: { host: 'localhost:8787', origin: 'http://localhost:5173' } })).status,
+      ).toBe(200);
     });
 
-    it.each(['fund-edge.example.com', 'https://fund-edge.example.com/mcp', 'ftp://fund-edge.example.com', 'https://user:pw@fund-edge.example.com', 'not a url'])(
-      'with a malformed PUBLIC_ORIGIN %s, refuses every request with 500 (a configuration error, fail closed)',
-      async (value) => {
-        const { options } = await admittedWith(kind, { PUBLIC_ORIGIN: value });
-        for (const host of ['127.0.0.1:8787', 'fund-edge.example.com']) {
-          const { text } = await expectProblem(await post(path, toolsList(), { ...options, headers: { host } }), 500, 'internal_error');
-          expect(text).not.toContain(value === 'not a url' ? 'not a url' : 'pw@');
-        }
-      },
-    );
+    it.each([
+      'fund-edge.example.com',
+      'https://fund-edge.example.com/mcp',
+      'ftp://fund-edge.example.com',
+      'https://user:pw@fund-edge.example.com',
+      'not a url',
+    ])('with a malformed PUBLIC_ORIGIN %s, refuses every request with 500 (a configuration error, fail closed)', async (value) => {
+      const { options } = await admittedWith(kind, { PUBLIC_ORIGIN: value });
+      for (const host of ['127.0.0.1:8787', 'fund-edge.example.com']) {
+        const { text } = await expectProblem(await post(path, toolsList(), { ...options, headers: { host } }), 500, 'internal_error');
+        expect(text).not.toContain(value === 'not a url' ? 'not a url' : 'pw@');
+      }
+    });
 
-    it('an empty PUBLIC_ORIGIN (wrangler.toml\'s default) is local', async () => {
+    it("an empty PUBLIC_ORIGIN (wrangler.toml's default) is local", async () => {
       const { options } = await admittedWith(kind, { PUBLIC_ORIGIN: ' ' });
       expect((await post(path, toolsList(), { ...options, headers: { host: 'localhost:8787' } })).status).toBe(200);
-      await expectProblem(await post(path, toolsList(), { ...options, headers: { host: 'fund-edge.acct.workers.dev' } }), 421, 'misdirected_request');
+      await expectProblem(
+        await post(path, toolsList(), { ...options, headers: { host: 'fund-edge.acct.workers.dev' } }),
+        421,
+        'misdirected_request',
+      );
     });
 
     it('serves an Origin listed in MCP_ALLOWED_ORIGINS and refuses others', async () => {

@@ -8,7 +8,20 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../lib/app.ts';
 import { revokeAccount } from '../../lib/console/accounts.ts';
 import { SPEC_MCP_HEADERS, specInitialize } from '../support/contract.ts';
-import { MCP_URL, ORIGIN, REDIRECT_URI, authorizeUrl, codeFor, decide, developer, oauthEnv, openConsent, pkce, register, token } from '../support/oauth.ts';
+import {
+  MCP_URL,
+  ORIGIN,
+  REDIRECT_URI,
+  authorizeUrl,
+  codeFor,
+  decide,
+  developer,
+  oauthEnv,
+  openConsent,
+  pkce,
+  register,
+  token,
+} from '../support/oauth.ts';
 
 const app = createApp();
 
@@ -18,7 +31,11 @@ afterEach(() => {
 
 /** Posts a JSON-RPC message to the fund MCP server at 127.0.0.1. */
 function mcp(env: object, body: unknown, auth?: string) {
-  return app.request(MCP_URL, { method: 'POST', headers: { ...SPEC_MCP_HEADERS, ...(auth ? { authorization: auth } : {}) }, body: JSON.stringify(body) }, env);
+  return app.request(
+    MCP_URL,
+    { method: 'POST', headers: { ...SPEC_MCP_HEADERS, ...(auth ? { authorization: auth } : {}) }, body: JSON.stringify(body) },
+    env,
+  );
 }
 
 /** A signed-in developer's tokens after a full code flow. */
@@ -26,7 +43,14 @@ async function tokens(options: { calcOnly?: boolean } = {}) {
   const f = oauthEnv();
   const session = await developer(f.CONSOLE, options);
   const { clientId, verifier, code } = await codeFor(app, f.env, session);
-  const res = await token(app, f.env, { grant_type: 'authorization_code', code: code!, redirect_uri: REDIRECT_URI, client_id: clientId, code_verifier: verifier, resource: MCP_URL });
+  const res = await token(app, f.env, {
+    grant_type: 'authorization_code',
+    code: code!,
+    redirect_uri: REDIRECT_URI,
+    client_id: clientId,
+    code_verifier: verifier,
+    resource: MCP_URL,
+  });
   expect(res.status).toBe(200);
   const body = (await res.json()) as { access_token: string; refresh_token: string; token_type: string; expires_in: number; scope: string };
   return { ...f, session, clientId, body };
@@ -42,7 +66,11 @@ describe('the code flow', () => {
     expect(list.status).toBe(200);
     const tools = ((await list.json()) as { result: { tools: { name: string }[] } }).result.tools;
     expect(tools).toHaveLength(12);
-    const call = await mcp(env, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_fund_overview', arguments: {} } }, `Bearer ${body.access_token}`);
+    const call = await mcp(
+      env,
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_fund_overview', arguments: {} } },
+      `Bearer ${body.access_token}`,
+    );
     const result = ((await call.json()) as { result: { isError?: boolean; structuredContent: { fund?: { name: string } } } }).result;
     expect(result.isError).toBeFalsy();
     expect(JSON.stringify(result.structuredContent)).toContain('"currency"');
@@ -55,7 +83,9 @@ describe('discovery', () => {
     const res = await mcp(env, specInitialize());
     expect(res.status).toBe(401);
     const challenge = res.headers.get('www-authenticate')!;
-    expect(challenge).toBe('Bearer realm="fund-data", resource_metadata="http://127.0.0.1:8787/.well-known/oauth-protected-resource/api/mcp", scope="fund:read"');
+    expect(challenge).toBe(
+      'Bearer realm="fund-data", resource_metadata="http://127.0.0.1:8787/.well-known/oauth-protected-resource/api/mcp", scope="fund:read"',
+    );
     for (const path of ['/.well-known/oauth-protected-resource/api/mcp', '/.well-known/oauth-protected-resource']) {
       const doc = await app.request(`http://127.0.0.1:8787${path}`, {}, env);
       expect(doc.status).toBe(200);
@@ -74,7 +104,10 @@ describe('discovery', () => {
     const doc = await app.request('https://fund.example.com/.well-known/oauth-protected-resource/api/mcp', {}, env);
     expect(doc.headers.get('cache-control')).toBe('public, max-age=300');
     expect(((await doc.json()) as { resource: string }).resource).toBe('https://fund.example.com/api/mcp');
-    const as = (await (await app.request('https://fund.example.com/.well-known/oauth-authorization-server', {}, env)).json()) as Record<string, unknown>;
+    const as = (await (await app.request('https://fund.example.com/.well-known/oauth-authorization-server', {}, env)).json()) as Record<
+      string,
+      unknown
+    >;
     expect(as.issuer).toBe('https://fund.example.com');
     expect(as.authorization_endpoint).toBe('https://fund.example.com/developers/console/oauth/authorize');
   });
@@ -113,7 +146,11 @@ describe('registration (RFC 7591)', () => {
     expect(await register(app, env)).toMatch(/\S{8,}/);
     const bad = await app.request(
       `${ORIGIN}/oauth/register`,
-      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: ['http://evil.example/cb'], token_endpoint_auth_method: 'none' }) },
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: ['http://evil.example/cb'], token_endpoint_auth_method: 'none' }),
+      },
       env,
     );
     expect(bad.status).toBe(400);
@@ -128,7 +165,15 @@ describe('refusals of the code flow', () => {
     return { ...f, session, ...(await codeFor(app, f.env, session)) };
   }
   const exchange = (env: object, r: { code: string | null; clientId: string; verifier: string }, over: Record<string, string> = {}) =>
-    token(app, env as never, { grant_type: 'authorization_code', code: r.code!, redirect_uri: REDIRECT_URI, client_id: r.clientId, code_verifier: r.verifier, resource: MCP_URL, ...over });
+    token(app, env as never, {
+      grant_type: 'authorization_code',
+      code: r.code!,
+      redirect_uri: REDIRECT_URI,
+      client_id: r.clientId,
+      code_verifier: r.verifier,
+      resource: MCP_URL,
+      ...over,
+    });
 
   it('redirects back with the code, the state and the issuer (RFC 9207)', async () => {
     const r = await approved();
@@ -173,7 +218,11 @@ describe('refusals of the code flow', () => {
     const f = oauthEnv();
     const session = await developer(f.CONSOLE);
     const clientId = await register(app, f.env);
-    const res = await app.request(authorizeUrl(clientId, (await pkce()).challenge, { redirect_uri: 'http://127.0.0.1:9999/evil' }), { headers: { cookie: session.cookie } }, f.env);
+    const res = await app.request(
+      authorizeUrl(clientId, (await pkce()).challenge, { redirect_uri: 'http://127.0.0.1:9999/evil' }),
+      { headers: { cookie: session.cookie } },
+      f.env,
+    );
     expect(res.status).toBe(400);
     expect(res.headers.get('location')).toBeNull();
   });
@@ -182,7 +231,11 @@ describe('refusals of the code flow', () => {
     const f = oauthEnv();
     const session = await developer(f.CONSOLE);
     const clientId = await register(app, f.env);
-    const res = await app.request(authorizeUrl(clientId, (await pkce()).challenge, { resource: 'https://elsewhere.example/api/mcp' }), { headers: { cookie: session.cookie } }, f.env);
+    const res = await app.request(
+      authorizeUrl(clientId, (await pkce()).challenge, { resource: 'https://elsewhere.example/api/mcp' }),
+      { headers: { cookie: session.cookie } },
+      f.env,
+    );
     expect(res.status).toBe(302);
     expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('invalid_target');
     const r = await approved();
@@ -193,7 +246,15 @@ describe('refusals of the code flow', () => {
 
   it('a token for http://127.0.0.1:8787/api/mcp is refused at http://localhost:8787/api/mcp (RFC 8707 audience)', async () => {
     const { env, body } = await tokens();
-    const res = await app.request(`${ORIGIN}/api/mcp`, { method: 'POST', headers: { ...SPEC_MCP_HEADERS, authorization: `Bearer ${body.access_token}` }, body: JSON.stringify(specInitialize()) }, env);
+    const res = await app.request(
+      `${ORIGIN}/api/mcp`,
+      {
+        method: 'POST',
+        headers: { ...SPEC_MCP_HEADERS, authorization: `Bearer ${body.access_token}` },
+        body: JSON.stringify(specInitialize()),
+      },
+      env,
+    );
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
   });
@@ -237,7 +298,7 @@ describe('the consent page', () => {
     expect(page.res.status).toBe(200);
     expect(page.html).toContain('&lt;b&gt;Evil&lt;/b&gt; Client');
     expect(page.html).toContain('<strong id="redirect-host">127.0.0.1</strong>');
-    expect(page.html).toContain("read this fund&#39;s data");
+    expect(page.html).toContain('read this fund&#39;s data');
     expect(page.html).toContain('value="approve"');
     expect(page.res.headers.get('content-security-policy')).toContain("form-action 'self' http://127.0.0.1:9999");
     expect(page.binding).toHaveLength(1);
@@ -261,7 +322,12 @@ describe('the consent page', () => {
 describe('refresh, revocation and grants', () => {
   it('rotates the refresh token: the new one works, the one before the previous is refused', async () => {
     const { env, body, clientId } = await tokens();
-    const first = await token(app, env, { grant_type: 'refresh_token', refresh_token: body.refresh_token, client_id: clientId, resource: MCP_URL });
+    const first = await token(app, env, {
+      grant_type: 'refresh_token',
+      refresh_token: body.refresh_token,
+      client_id: clientId,
+      resource: MCP_URL,
+    });
     expect(first.status).toBe(200);
     const one = (await first.json()) as { access_token: string; refresh_token: string };
     expect(one.refresh_token).not.toBe(body.refresh_token);
@@ -282,19 +348,39 @@ describe('refresh, revocation and grants', () => {
 
   it('lists the grant in the console and revokes it there; its tokens stop at once', async () => {
     const { env, body, session } = await tokens();
-    const page = await (await app.request(`${ORIGIN}/developers/console/oauth/applications`, { headers: { cookie: session.cookie } }, env)).text();
+    const page = await (
+      await app.request(`${ORIGIN}/developers/console/oauth/applications`, { headers: { cookie: session.cookie } }, env)
+    ).text();
     expect(page).toContain('Test Client');
     expect(page).toContain('127.0.0.1:9999');
     const grant = /name="grant" value="([^"]+)"/.exec(page)![1]!;
-    const forged = await app.request(`${ORIGIN}/developers/console/oauth/applications/revoke`, { method: 'POST', headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant, csrf: 'x' }) }, env);
+    const forged = await app.request(
+      `${ORIGIN}/developers/console/oauth/applications/revoke`,
+      {
+        method: 'POST',
+        headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant, csrf: 'x' }),
+      },
+      env,
+    );
     expect(forged.status).toBe(403);
     expect((await mcp(env, specInitialize(), `Bearer ${body.access_token}`)).status).toBe(200);
-    const res = await app.request(`${ORIGIN}/developers/console/oauth/applications/revoke`, { method: 'POST', headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant, csrf: session.csrf }) }, env);
+    const res = await app.request(
+      `${ORIGIN}/developers/console/oauth/applications/revoke`,
+      {
+        method: 'POST',
+        headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant, csrf: session.csrf }),
+      },
+      env,
+    );
     expect(res.status).toBe(303);
     const refused = await mcp(env, specInitialize(), `Bearer ${body.access_token}`);
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
-    expect(await (await app.request(`${ORIGIN}/developers/console/oauth/applications`, { headers: { cookie: session.cookie } }, env)).text()).toContain('No application is authorized');
+    expect(
+      await (await app.request(`${ORIGIN}/developers/console/oauth/applications`, { headers: { cookie: session.cookie } }, env)).text(),
+    ).toContain('No application is authorized');
   });
 });
 
@@ -330,7 +416,10 @@ describe('scope refusals of /api/mcp', () => {
     const calc = await mcp(env, specInitialize(), `Bearer ${(await createKey(API_KEYS, { fundId: null, scope: 'calc' })).key}`);
     expect(calc.status).toBe(403);
     expect(((await calc.json()) as { detail: string }).detail).toContain('calculators');
-    for (const res of [demo, calc]) expect(res.headers.get('www-authenticate')).toMatch(/resource_metadata="[^"]+", scope="fund:read", error="insufficient_scope", error_description="/);
+    for (const res of [demo, calc])
+      expect(res.headers.get('www-authenticate')).toMatch(
+        /resource_metadata="[^"]+", scope="fund:read", error="insufficient_scope", error_description="/,
+      );
     expect((await mcp(env, specInitialize(), `Bearer ${(await createKey(API_KEYS, { fundId: 'sample-fund' })).key}`)).status).toBe(200);
   });
 });

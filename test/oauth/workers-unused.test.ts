@@ -13,7 +13,12 @@ const LIBRARY = 'node_modules/@cloudflare/workers-oauth-provider/dist/oauth-prov
 describe('the cloudflare:workers stand-in', () => {
   it('exports the names the installed library imports from cloudflare:workers', () => {
     const source = readFileSync(LIBRARY, 'utf8');
-    const imports = [...source.matchAll(/import\s*\{([^}]*)\}\s*from\s*["']cloudflare:workers["']/g)].flatMap((m) => m[1]!.split(',').map((n) => n.trim()).filter(Boolean));
+    const imports = [...source.matchAll(/import\s*\{([^}]*)\}\s*from\s*["']cloudflare:workers["']/g)].flatMap((m) =>
+      m[1]!
+        .split(',')
+        .map((n) => n.trim())
+        .filter(Boolean),
+    );
     expect(imports).toEqual(['WorkerEntrypoint']);
     expect(source).not.toMatch(/import\s*\*\s*as\s*\w+\s*from\s*["']cloudflare:workers["']|import\(["']cloudflare:workers["']\)/);
     expect(Object.keys(standIn).sort()).toEqual(imports.sort());

@@ -45,25 +45,41 @@ afterEach(() => vi.restoreAllMocks());
 describe('item 5: fund-data answers are private, no-store, errors included', () => {
   it.each([
     ['401 without a key', async () => app.request('/api/v1/fund/overview', {}, fakeEnv().env), 401],
-    ['403 for a key of another fund', async () => {
-      const { env, auth } = await withKey({ FUND_ID: 'ghost-fund' });
-      return app.request('/api/v1/fund/overview', { headers: { authorization: auth } }, env);
-    }, 403],
-    ['400 for a bad query', async () => {
-      const { env, auth } = await withKey();
-      return app.request('/api/v1/fund/nav-history?days=0x10', { headers: { authorization: auth } }, env);
-    }, 400],
+    [
+      '403 for a key of another fund',
+      async () => {
+        const { env, auth } = await withKey({ FUND_ID: 'ghost-fund' });
+        return app.request('/api/v1/fund/overview', { headers: { authorization: auth } }, env);
+      },
+      403,
+    ],
+    [
+      '400 for a bad query',
+      async () => {
+        const { env, auth } = await withKey();
+        return app.request('/api/v1/fund/nav-history?days=0x10', { headers: { authorization: auth } }, env);
+      },
+      400,
+    ],
     ['404 for an unknown fund path', async () => app.request('/api/v1/fund/nope', {}, fakeEnv().env), 404],
     ['404 for /api/v1/fund itself', async () => app.request('/api/v1/fund', {}, fakeEnv().env), 404],
     ['405 for POST', async () => app.request('/api/v1/fund/overview', { method: 'POST' }, fakeEnv().env), 405],
-    ['429 over the burst limit', async () => {
-      const { env, auth } = await withKey({ fundBurst: new FakeBurst(0) });
-      return app.request('/api/v1/fund/overview', { headers: { authorization: auth } }, env);
-    }, 429],
-    ['200', async () => {
-      const { env, auth } = await withKey();
-      return app.request('/api/v1/fund/overview', { headers: { authorization: auth } }, env);
-    }, 200],
+    [
+      '429 over the burst limit',
+      async () => {
+        const { env, auth } = await withKey({ fundBurst: new FakeBurst(0) });
+        return app.request('/api/v1/fund/overview', { headers: { authorization: auth } }, env);
+      },
+      429,
+    ],
+    [
+      '200',
+      async () => {
+        const { env, auth } = await withKey();
+        return app.request('/api/v1/fund/overview', { headers: { authorization: auth } }, env);
+      },
+      200,
+    ],
   ] as const)('REST %s', async (_label, request, status) => {
     const res = await request();
     expect(res.status).toBe(status);
@@ -71,18 +87,46 @@ describe('item 5: fund-data answers are private, no-store, errors included', () 
   });
 
   it.each([
-    ['401 without a key', async () => app.request('/api/mcp', { method: 'POST', headers: SPEC_MCP_HEADERS, body: rpc('tools/list') }, fakeEnv().env), 401],
-    ['403 for the demo key', async () =>
-      app.request('/api/mcp', { method: 'POST', headers: { ...SPEC_MCP_HEADERS, authorization: `Bearer ${DEMO_API_KEY}` }, body: rpc('tools/list') }, fakeEnv().env), 403],
+    [
+      '401 without a key',
+      async () => app.request('/api/mcp', { method: 'POST', headers: SPEC_MCP_HEADERS, body: rpc('tools/list') }, fakeEnv().env),
+      401,
+    ],
+    [
+      '403 for the demo key',
+      async () =>
+        app.request(
+          '/api/mcp',
+          { method: 'POST', headers: { ...SPEC_MCP_HEADERS, authorization: `Bearer ${DEMO_API_KEY}` }, body: rpc('tools/list') },
+          fakeEnv().env,
+        ),
+      403,
+    ],
     ['405 for GET', async () => app.request('/api/mcp', { method: 'GET' }, fakeEnv().env), 405],
-    ['400 for a body that is not JSON', async () => {
-      const { env, auth } = await withKey();
-      return app.request('/api/mcp', { method: 'POST', headers: { ...SPEC_MCP_HEADERS, authorization: auth }, body: '{' }, env);
-    }, 400],
-    ['429 over the burst limit (a JSON-RPC error)', async () => {
-      const { env, auth } = await withKey({ fundBurst: new FakeBurst(0) });
-      return app.request('/api/mcp', { method: 'POST', headers: { ...SPEC_MCP_HEADERS, authorization: auth }, body: rpc('tools/call', { name: 'get_fee_terms', arguments: {} }) }, env);
-    }, 429],
+    [
+      '400 for a body that is not JSON',
+      async () => {
+        const { env, auth } = await withKey();
+        return app.request('/api/mcp', { method: 'POST', headers: { ...SPEC_MCP_HEADERS, authorization: auth }, body: '{' }, env);
+      },
+      400,
+    ],
+    [
+      '429 over the burst limit (a JSON-RPC error)',
+      async () => {
+        const { env, auth } = await withKey({ fundBurst: new FakeBurst(0) });
+        return app.request(
+          '/api/mcp',
+          {
+            method: 'POST',
+            headers: { ...SPEC_MCP_HEADERS, authorization: auth },
+            body: rpc('tools/call', { name: 'get_fee_terms', arguments: {} }),
+          },
+          env,
+        );
+      },
+      429,
+    ],
   ] as const)('fund MCP server %s', async (_label, request, status) => {
     const res = await request();
     expect(res.status).toBe(status);
@@ -117,9 +161,18 @@ describe('item 7: DATABASE_URL without INVESTOR_REF_KEY fails closed', () => {
     expect(res.headers.get('cache-control')).toBe(PRIVATE);
     for (const secret of ['INVESTOR_REF_KEY', 'DATABASE_URL', PASSWORD, 'db.example.net', key]) expect(text).not.toContain(secret);
     expect(log.lines()).toHaveLength(1);
-    expect(JSON.parse(log.lines()[0]!)).toMatchObject({ level: 'error', event: 'internal_error', requestId: problem.requestId, error: { name: 'FundDataNotConfiguredError' } });
+    expect(JSON.parse(log.lines()[0]!)).toMatchObject({
+      level: 'error',
+      event: 'internal_error',
+      requestId: problem.requestId,
+      error: { name: 'FundDataNotConfiguredError' },
+    });
 
-    const mcp = await app.request('/api/mcp', { method: 'POST', headers: { ...SPEC_MCP_HEADERS, authorization: auth }, body: rpc('tools/list') }, env);
+    const mcp = await app.request(
+      '/api/mcp',
+      { method: 'POST', headers: { ...SPEC_MCP_HEADERS, authorization: auth }, body: rpc('tools/list') },
+      env,
+    );
     await expectProblem(mcp, 500, 'internal_error');
     expect(log.lines()).toHaveLength(2);
   });
@@ -128,27 +181,57 @@ describe('item 7: DATABASE_URL without INVESTOR_REF_KEY fails closed', () => {
     const { env } = await withKey({}, { DATABASE_URL });
     const demo = await app.request('/api/v1/fund/overview', { headers: { authorization: `Bearer ${DEMO_API_KEY}` } }, env);
     expect(demo.status).toBe(200);
-    const calc = await app.request('/api/v1/calc/operating-cost-calculator', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }, env);
+    const calc = await app.request(
+      '/api/v1/calc/operating-cost-calculator',
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' },
+      env,
+    );
     expect(calc.status).toBe(200);
   });
 });
 
 describe('item 8: one structured log line per unexpected failure', () => {
   const SECRET_BODY = 'body-secret-7731';
-  const failing = (thrown: () => unknown): Route[] => [
-    ...ROUTES,
-    { path: '/api/v1/boom', endpoint: { methods: { POST: { ...ROUTES[0]!.endpoint.methods.GET!, handle: async (c) => { await c.req.text(); throw thrown(); } } } } },
-  ] as Route[];
+  const failing = (thrown: () => unknown): Route[] =>
+    [
+      ...ROUTES,
+      {
+        path: '/api/v1/boom',
+        endpoint: {
+          methods: {
+            POST: {
+              ...ROUTES[0]!.endpoint.methods.GET!,
+              handle: async (c) => {
+                await c.req.text();
+                throw thrown();
+              },
+            },
+          },
+        },
+      },
+    ] as Route[];
 
   it('a forced 500 logs exactly one JSON line: request id, route, method, error name; no key, body, query or dependency message', async () => {
     const log = captureLog();
-    const boom = createApp({ clock: () => NOW, routes: failing(() => new TypeError(`relation "investors" does not exist: SELECT * WHERE tax_id = '${SECRET_BODY}'`, { cause: new UpstreamUnavailableError() })) });
+    const boom = createApp({
+      clock: () => NOW,
+      routes: failing(
+        () =>
+          new TypeError(`relation "investors" does not exist: SELECT * WHERE tax_id = '${SECRET_BODY}'`, {
+            cause: new UpstreamUnavailableError(),
+          }),
+      ),
+    });
     const { env, key } = await withKey();
-    const res = await boom.request('/api/v1/boom?token=query-secret-99', {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ note: SECRET_BODY }),
-    }, env);
+    const res = await boom.request(
+      '/api/v1/boom?token=query-secret-99',
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ note: SECRET_BODY }),
+      },
+      env,
+    );
     const { problem, text } = await expectProblem(res, 500, 'internal_error');
     expect(text).not.toContain(SECRET_BODY);
     expect(log.lines()).toHaveLength(1);
@@ -162,7 +245,13 @@ describe('item 8: one structured log line per unexpected failure', () => {
       route: '/api/v1/boom',
       status: 500,
       error: { name: 'TypeError' },
-      causes: [{ name: 'UpstreamUnavailableError', code: 'upstream_unavailable', message: 'The fund database is unavailable right now; retry shortly.' }],
+      causes: [
+        {
+          name: 'UpstreamUnavailableError',
+          code: 'upstream_unavailable',
+          message: 'The fund database is unavailable right now; retry shortly.',
+        },
+      ],
     });
     for (const secret of [key, SECRET_BODY, 'query-secret-99', 'SELECT', 'investors']) expect(line).not.toContain(secret);
   });
@@ -172,7 +261,9 @@ describe('item 8: one structured log line per unexpected failure', () => {
     const boom = createApp({ clock: () => NOW, routes: failing(() => new RedactionFailedError('identity_value')) });
     const res = await boom.request('/api/v1/boom', { method: 'POST', body: '{}' }, fakeEnv().env);
     await expectProblem(res, 500, 'redaction_failed');
-    expect(log.lines().map((l) => JSON.parse(l))).toEqual([expect.objectContaining({ event: 'redaction_failed', reason: 'identity_value', status: 500 })]);
+    expect(log.lines().map((l) => JSON.parse(l))).toEqual([
+      expect.objectContaining({ event: 'redaction_failed', reason: 'identity_value', status: 500 }),
+    ]);
     await app.request('/api/v1/fund/overview', {}, fakeEnv().env);
     expect(log.lines()).toHaveLength(1);
   });
@@ -183,16 +274,25 @@ describe('item 8: one structured log line per unexpected failure', () => {
     vi.spyOn(def, 'run').mockImplementation(() => {
       throw new RangeError(`internal detail ${SECRET_BODY}`);
     });
-    const res = await app.request('/api/mcp/public', {
-      method: 'POST',
-      headers: SPEC_MCP_HEADERS,
-      body: rpc('tools/call', { name: 'calc_operating_cost_calculator', arguments: {} }),
-    }, fakeEnv().env);
+    const res = await app.request(
+      '/api/mcp/public',
+      {
+        method: 'POST',
+        headers: SPEC_MCP_HEADERS,
+        body: rpc('tools/call', { name: 'calc_operating_cost_calculator', arguments: {} }),
+      },
+      fakeEnv().env,
+    );
     const body = (await res.json()) as { result: { isError: boolean; content: { text: string }[] } };
     expect(body.result.isError).toBe(true);
     expect(JSON.parse(body.result.content[0]!.text)).toMatchObject({ code: 'internal_error' });
     expect(log.lines()).toHaveLength(1);
-    expect(JSON.parse(log.lines()[0]!)).toMatchObject({ event: 'unexpected_error', route: '/api/mcp/public', error: { name: 'RangeError' }, requestId: res.headers.get('x-request-id') });
+    expect(JSON.parse(log.lines()[0]!)).toMatchObject({
+      event: 'unexpected_error',
+      route: '/api/mcp/public',
+      error: { name: 'RangeError' },
+      requestId: res.headers.get('x-request-id'),
+    });
     expect(log.lines()[0]).not.toContain(SECRET_BODY);
   });
 });
@@ -208,7 +308,14 @@ describe('item 9: configuration parsed once with zod', () => {
       mcpAllowedOrigins: [],
       publicOrigin: undefined,
     });
-    expect(configOf({ CORS_ORIGINS: ' https://a.example , https://b.example:8443 ', MCP_ALLOWED_ORIGINS: '*', FUND_ID: 'fund_2.a-b', PUBLIC_ORIGIN: 'https://x.example' })).toMatchObject({
+    expect(
+      configOf({
+        CORS_ORIGINS: ' https://a.example , https://b.example:8443 ',
+        MCP_ALLOWED_ORIGINS: '*',
+        FUND_ID: 'fund_2.a-b',
+        PUBLIC_ORIGIN: 'https://x.example',
+      }),
+    ).toMatchObject({
       fundId: 'fund_2.a-b',
       corsOrigins: ['https://a.example', 'https://b.example:8443'],
       mcpAllowedOrigins: '*',

@@ -19,19 +19,22 @@ const n = (x: number) => x.toLocaleString('en-US');
 
 describe('limits live in lib/limits.ts', () => {
   it('the enforcing modules re-export the same values', () => {
-    expect([ANONYMOUS_DAILY_CALC_LIMIT, BURST_LIMIT, FUND_BURST_LIMIT, MAX_BODY_BYTES, MAX_CSV_ROWS, DEFAULT_KEY_DAILY_CALC_LIMIT]).toEqual([
-      limits.ANONYMOUS_DAILY_CALC_LIMIT,
-      limits.BURST_LIMIT,
-      limits.FUND_BURST_LIMIT,
-      limits.MAX_BODY_BYTES,
-      limits.MAX_CSV_ROWS,
-      limits.DEFAULT_KEY_DAILY_CALC_LIMIT,
-    ]);
+    expect([ANONYMOUS_DAILY_CALC_LIMIT, BURST_LIMIT, FUND_BURST_LIMIT, MAX_BODY_BYTES, MAX_CSV_ROWS, DEFAULT_KEY_DAILY_CALC_LIMIT]).toEqual(
+      [
+        limits.ANONYMOUS_DAILY_CALC_LIMIT,
+        limits.BURST_LIMIT,
+        limits.FUND_BURST_LIMIT,
+        limits.MAX_BODY_BYTES,
+        limits.MAX_CSV_ROWS,
+        limits.DEFAULT_KEY_DAILY_CALC_LIMIT,
+      ],
+    );
   });
 
   it("wrangler.toml's burst bindings are the limits", () => {
     const toml = readFileSync(join(ROOT, 'wrangler.toml'), 'utf8');
-    const binding = (name: string) => new RegExp(`name = "${name}"\\s*\\nnamespace_id = "\\d+"\\s*\\nsimple = \\{ limit = (\\d+), period = (\\d+) \\}`).exec(toml);
+    const binding = (name: string) =>
+      new RegExp(`name = "${name}"\\s*\\nnamespace_id = "\\d+"\\s*\\nsimple = \\{ limit = (\\d+), period = (\\d+) \\}`).exec(toml);
     expect(binding('CALC_BURST')?.slice(1).map(Number)).toEqual([limits.BURST_LIMIT, limits.BURST_PERIOD_SECONDS]);
     expect(binding('FUND_BURST')?.slice(1).map(Number)).toEqual([limits.FUND_BURST_LIMIT, limits.BURST_PERIOD_SECONDS]);
   });

@@ -137,7 +137,10 @@ describe('ReDoS: the same text through REST and the public MCP server', () => {
   const fill = (ch: string) => `up ${ch.repeat(MiB - envelope('up ').length - 1)}`;
 
   it('calc_lp_report_grader grades ~1 MiB of digits and ~1 MiB of dots', async () => {
-    for (const [ch, performance] of [['1', false], ['.', false]] as const) {
+    for (const [ch, performance] of [
+      ['1', false],
+      ['.', false],
+    ] as const) {
       const body = envelope(fill(ch));
       expect(body.length).toBeLessThanOrEqual(MiB);
       const res = await app.request('/api/mcp/public', { method: 'POST', headers: SPEC_MCP_HEADERS, body }, fakeEnv());
@@ -150,8 +153,15 @@ describe('ReDoS: the same text through REST and the public MCP server', () => {
 
   it('POST /api/v1/calc/lp-report-grader grades ~1 MiB of digits followed by %', async () => {
     const body = JSON.stringify({ reportText: `up ${'1'.repeat(MiB - 40)}%` });
-    const res = await app.request('/api/v1/calc/lp-report-grader', { method: 'POST', headers: { 'content-type': 'application/json' }, body }, fakeEnv());
+    const res = await app.request(
+      '/api/v1/calc/lp-report-grader',
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body },
+      fakeEnv(),
+    );
     expect(res.status).toBe(200);
-    expect(((await res.json()) as { checks: { id: string; passed: boolean }[] }).checks[0]).toMatchObject({ id: 'performance', passed: true });
+    expect(((await res.json()) as { checks: { id: string; passed: boolean }[] }).checks[0]).toMatchObject({
+      id: 'performance',
+      passed: true,
+    });
   });
 });

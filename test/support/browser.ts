@@ -17,7 +17,12 @@ export async function launchChromium(): Promise<Browser> {
   return playwright.launch({
     executablePath: await chromium.executablePath(),
     // --single-process (meant for one-page Lambda runs) ends the whole browser when a context closes.
-    args: [...chromium.args.filter((a) => a !== '--single-process'), '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    args: [
+      ...chromium.args.filter((a) => a !== '--single-process'),
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
     headless: true,
   });
 }
@@ -33,7 +38,14 @@ export async function pageWithPasskey(browser: Browser, origin: string): Promise
   const cdp = await context.newCDPSession(page);
   await cdp.send('WebAuthn.enable');
   await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
   });
   return { context, page };
 }

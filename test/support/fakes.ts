@@ -45,7 +45,10 @@ export class MemoryKv {
 
   async list(options: { prefix?: string } = {}): Promise<{ keys: { name: string; metadata?: unknown }[]; list_complete: true }> {
     const prefix = options.prefix ?? '';
-    return { keys: [...this.data].filter(([name]) => name.startsWith(prefix)).map(([name, v]) => ({ name, metadata: v.metadata })), list_complete: true };
+    return {
+      keys: [...this.data].filter(([name]) => name.startsWith(prefix)).map(([name, v]) => ({ name, metadata: v.metadata })),
+      list_complete: true,
+    };
   }
 }
 

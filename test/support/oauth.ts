@@ -46,7 +46,11 @@ export function oauthEnv(overrides: Parameters<typeof fakeEnv>[0] = {}) {
 
 /** A PKCE verifier and its S256 challenge (RFC 7636 §4). */
 export async function pkce(): Promise<{ verifier: string; challenge: string }> {
-  const b64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  const b64url = (bytes: Uint8Array) =>
+    btoa(String.fromCharCode(...bytes))
+      .replace(/\+/g, '-')
+      .replace(/\//g, '_')
+      .replace(/=+$/, '');
   const verifier = b64url(crypto.getRandomValues(new Uint8Array(32)));
   const challenge = b64url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))));
   return { verifier, challenge };
@@ -111,18 +115,34 @@ export async function openConsent(app: App, env: Env, url: string, session: { co
 }
 
 /** Posts the consent form. */
-export async function decide(app: App, env: Env, url: string, session: { cookie: string; csrf: string }, handle: string, binding: string[], decision: 'approve' | 'deny') {
+export async function decide(
+  app: App,
+  env: Env,
+  url: string,
+  session: { cookie: string; csrf: string },
+  handle: string,
+  binding: string[],
+  decision: 'approve' | 'deny',
+) {
   const body = new URLSearchParams({ handle, csrf: session.csrf, decision });
   return app.request(
     url,
-    { method: 'POST', headers: { cookie: [session.cookie, ...binding].join('; '), 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN }, body },
+    {
+      method: 'POST',
+      headers: { cookie: [session.cookie, ...binding].join('; '), 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN },
+      body,
+    },
     env,
   );
 }
 
 /** Posts to the token endpoint (form-encoded). */
 export async function token(app: App, env: Env, params: Record<string, string>): Promise<Response> {
-  return app.request(`${ORIGIN}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params) }, env);
+  return app.request(
+    `${ORIGIN}/oauth/token`,
+    { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params) },
+    env,
+  );
 }
 
 /** Registration, consent (approved) and the code: everything up to the token request. */

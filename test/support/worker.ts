@@ -44,7 +44,15 @@ export async function startWorker(persistDir: string, bindings: Record<string, u
 export function mintKey(persistDir: string, args: string[]): string {
   return execFileSync(
     process.execPath,
-    ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', 'scripts/keys.ts', 'create', ...args, '--persist-to', persistDir],
+    [
+      '--experimental-strip-types',
+      '--disable-warning=ExperimentalWarning',
+      'scripts/keys.ts',
+      'create',
+      ...args,
+      '--persist-to',
+      persistDir,
+    ],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
   ).trim();
 }

@@ -82,14 +82,18 @@ export function pnlAttribution(input: {
   const byVenue = new Map<string, Effects>();
   const add = (map: Map<string, Effects>, key: string, e: Effects) => {
     const prior = map.get(key);
-    map.set(key, prior ? { price: prior.price.plus(e.price), quantity: prior.quantity.plus(e.quantity), total: prior.total.plus(e.total) } : e);
+    map.set(
+      key,
+      prior ? { price: prior.price.plus(e.price), quantity: prior.quantity.plus(e.quantity), total: prior.total.plus(e.total) } : e,
+    );
   };
   for (const [key, { open, close }] of positions) {
     const any = (close ?? open)!;
     const mv0 = dec(open?.marketValue ?? '0');
     const mv1 = dec(close?.marketValue ?? '0');
     const total = mv1.minus(mv0).minus(purchases.get(key) ?? 0);
-    const price = open && close ? dec(open.quantity).times(dec(close.price).minus(open.price)).toDecimalPlaces(2, D.ROUND_HALF_UP) : new D(0);
+    const price =
+      open && close ? dec(open.quantity).times(dec(close.price).minus(open.price)).toDecimalPlaces(2, D.ROUND_HALF_UP) : new D(0);
     const effects = { price, quantity: total.minus(price), total };
     add(byAsset, any.asset, effects);
     add(bySourceType, any.sourceType, effects);
@@ -99,7 +103,9 @@ export function pnlAttribution(input: {
   const openingNav = navOf(previous);
   const closingNav = navOf(run);
   const totalPnl = closingNav.minus(openingNav).minus(flows);
-  const explained = sum([...byAsset.values()].map((e) => e.total)).plus(fees).plus(expenses);
+  const explained = sum([...byAsset.values()].map((e) => e.total))
+    .plus(fees)
+    .plus(expenses);
   const rows = (map: Map<string, Effects>) =>
     [...map]
       .sort(([ka, a], [kb, b]) => b.total.cmp(a.total) || (ka < kb ? -1 : 1))

@@ -18,7 +18,6 @@ export const CASH_CLASSES: ReadonlySet<string> = new Set(['fiat', 'stablecoin'])
 /** Key of the breakdown row that reconciles the positions' market value to NAV. */
 export const OTHER_ASSETS_LESS_LIABILITIES = 'Other assets less liabilities';
 
-
 /** Positions of a run, largest absolute market value first (then asset, venue). weightPct = MV / NAV × 100. */
 export function positionsView(run: NavRunRow, positions: readonly PositionRow[]): PositionView[] {
   const nav = navOf(run);
@@ -40,7 +39,6 @@ export function positionsView(run: NavRunRow, positions: readonly PositionRow[])
 function cmpText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
-
 
 /**
  * Market value grouped by `key`, largest first, plus the "Other assets less liabilities" row; the rows'

@@ -44,7 +44,9 @@ export function usableRunOn(runs: readonly NavRunRow[], date: string): NavRunRow
   if (!run) throw new NotFoundError('No NAV run is dated on that day.');
   if (!isUsable(run)) {
     throw new NotUsableError(
-      run.status !== 'complete' ? `The NAV run of that day is ${run.status}, not complete.` : 'The NAV run of that day did not reconcile with the administrator.',
+      run.status !== 'complete'
+        ? `The NAV run of that day is ${run.status}, not complete.`
+        : 'The NAV run of that day did not reconcile with the administrator.',
     );
   }
   return run;
@@ -113,7 +115,6 @@ export function timeWeightedReturnPct(runs: readonly NavRunRow[], run: NavRunRow
   }
   return pct4(growth.minus(1).times(100));
 }
-
 
 /**
  * Runs of the trailing `days` calendar days ending at the latest run (any status), newest first.

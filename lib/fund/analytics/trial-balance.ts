@@ -48,9 +48,22 @@ function trialBalanceInCents(accounts: readonly AccountRow[], ledger: readonly L
     totalCredit = addCents(totalCredit, credit);
     if (totalDebit === null || totalCredit === null) return null;
     const account = known.get(code);
-    rows.push({ code, name: account?.name ?? 'Unknown account', type: account?.type ?? 'asset', debit: moneyOfCents(debit), credit: moneyOfCents(credit) });
+    rows.push({
+      code,
+      name: account?.name ?? 'Unknown account',
+      type: account?.type ?? 'asset',
+      debit: moneyOfCents(debit),
+      credit: moneyOfCents(credit),
+    });
   }
-  return { asOf, currency, accounts: rows, totalDebit: moneyOfCents(totalDebit), totalCredit: moneyOfCents(totalCredit), balanced: totalDebit === totalCredit };
+  return {
+    asOf,
+    currency,
+    accounts: rows,
+    totalDebit: moneyOfCents(totalDebit),
+    totalCredit: moneyOfCents(totalCredit),
+    balanced: totalDebit === totalCredit,
+  };
 }
 
 /** {@link trialBalance} in decimal.js (any decimal strings); exported as the reference of its property test. */
@@ -74,7 +87,13 @@ export function trialBalanceInDecimals(accounts: readonly AccountRow[], ledger: 
       totalDebit = totalDebit.plus(debit);
       totalCredit = totalCredit.plus(credit);
       const account = known.get(code);
-      return { code, name: account?.name ?? 'Unknown account', type: account?.type ?? 'asset', debit: toMoney(debit), credit: toMoney(credit) };
+      return {
+        code,
+        name: account?.name ?? 'Unknown account',
+        type: account?.type ?? 'asset',
+        debit: toMoney(debit),
+        credit: toMoney(credit),
+      };
     });
   return {
     asOf,

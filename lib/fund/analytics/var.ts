@@ -36,7 +36,9 @@ export interface VarOptions {
 function allocateCents(totalCents: number, shares: readonly number[]): number[] {
   const floors = shares.map((s) => Math.floor(s));
   let left = totalCents - floors.reduce((a, b) => a + b, 0);
-  const order = shares.map((s, i) => [s - Math.floor(s), i] as const).sort((a, b) => (left >= 0 ? b[0] - a[0] : a[0] - b[0]) || a[1] - b[1]);
+  const order = shares
+    .map((s, i) => [s - Math.floor(s), i] as const)
+    .sort((a, b) => (left >= 0 ? b[0] - a[0] : a[0] - b[0]) || a[1] - b[1]);
   for (let k = 0; left !== 0 && order.length > 0; k = (k + 1) % order.length) {
     floors[order[k]![1]]! += Math.sign(left);
     left -= Math.sign(left);
@@ -49,7 +51,13 @@ function allocateCents(totalCents: number, shares: readonly number[]): number[] 
  * @param prices closes of the held assets on dates up to `run.navDate` (any order)
  * @throws {NotUsableError} 409 when fewer than two daily returns are available for every held asset
  */
-export function valueAtRisk(run: NavRunRow, positions: readonly PositionRow[], prices: readonly PriceRow[], options: VarOptions, currency: string) {
+export function valueAtRisk(
+  run: NavRunRow,
+  positions: readonly PositionRow[],
+  prices: readonly PriceRow[],
+  options: VarOptions,
+  currency: string,
+) {
   const exposure = new Map<string, number>();
   for (const p of positions) {
     if (CASH_CLASSES.has(p.assetClass)) continue;
@@ -150,7 +158,13 @@ export function valueAtRisk(run: NavRunRow, positions: readonly PositionRow[], p
   const z = Z_SCORES[options.confidence];
   const scale = z * Math.sqrt(options.horizonDays);
   const varCents = Math.round(scale * sigma * 100);
-  const components = sigma > 0 ? allocateCents(varCents, cov.map((c) => (scale * c * 100) / sigma)) : cov.map(() => 0);
+  const components =
+    sigma > 0
+      ? allocateCents(
+          varCents,
+          cov.map((c) => (scale * c * 100) / sigma),
+        )
+      : cov.map(() => 0);
   const value = navOf(run);
   const varMoney = new D(varCents).div(100);
   return {

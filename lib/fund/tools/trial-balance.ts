@@ -17,7 +17,13 @@ export const trialBalanceTool = defineFundTool({
     asOf: date(),
     currency: currency(),
     accounts: z.array(
-      z.strictObject({ code: label(), name: label(), type: z.enum(['asset', 'liability', 'equity', 'income', 'expense']), debit: money(), credit: money() }),
+      z.strictObject({
+        code: label(),
+        name: label(),
+        type: z.enum(['asset', 'liability', 'equity', 'income', 'expense']),
+        debit: money(),
+        credit: money(),
+      }),
     ),
     totalDebit: money(),
     totalCredit: money(),
