@@ -148,7 +148,8 @@ const RPC_RESPONSE = z.looseObject({
  * anything is charged: an empty batch; a batch over the SDK's `MAX_BATCH_SIZE` (100) messages; any element
  * that is not a JSON-RPC message ({@link isJsonRpcMessage}); any batch under a revision without batching
  * ({@link batchRevision}, {@link BATCHING_REMOVED_IN}); an `initialize` with other messages; two requests
- * with one id. The SDK refuses the oversized batch and the batched `initialize` too, and answers only one
+ * with one id; a `notifications/cancelled` of a request in the same batch (the SDK leaves that request
+ * unanswered, and the JSON answer, which waits for every response, would hang). The SDK refuses the oversized batch and the batched `initialize` too, and answers only one
  * of two requests with one id, but only after the batch's tools/calls were charged.
  * @param body the parsed body: one message, or an array of them (a batch)
  * @param served what {@link servedProtocolVersion} made of the `MCP-Protocol-Version` header
@@ -167,7 +168,14 @@ export function invalidRequestReason(body: unknown, served: string | undefined):
     return 'Invalid Request: initialize must be sent alone, not in a batch with other messages.';
   }
   // The SDK matches responses to requests by id: of two requests with one id, one would go unanswered.
-  if (new Set(requests.map((m) => m.id)).size !== requests.length) return 'Invalid Request: the requests of a batch need distinct ids.';
+  const ids = new Set(requests.map((m) => m.id));
+  if (ids.size !== requests.length) return 'Invalid Request: the requests of a batch need distinct ids.';
+  // A cancellation of a request in the same batch: the SDK would never answer that request, and the JSON
+  // answer, which waits for every response, would hang until the runtime ended it (found by the fuzz suite).
+  const cancels = messages.filter((m) => (m as { method?: unknown }).method === 'notifications/cancelled');
+  if (batch && cancels.some((m) => ids.has((m as { params?: { requestId?: unknown } }).params?.requestId as string | number))) {
+    return 'Invalid Request: a batch may not cancel its own requests.';
+  }
   return null;
 }
 

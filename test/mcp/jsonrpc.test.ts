@@ -112,6 +112,22 @@ describe('JSON-RPC framing', () => {
       expect(body).toEqual([expect.objectContaining({ id: 1, result: expect.objectContaining({ protocolVersion: '2025-03-26' }) })]);
     });
 
+    // Found by the fuzz suite: the SDK never answers a request cancelled in its own batch, and the JSON
+    // answer waited for it until the runtime ended the request (a hang, then a bare 500).
+    it('refuses a batch that cancels one of its own requests with 400 -32600, and serves a cancellation of another', async () => {
+      const { options } = await admitted(kind);
+      const cancel = (requestId: unknown) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } });
+      for (const batch of [
+        [toolsList('I'), cancel(1), { ...CHEAP_CALL[kind], id: 1 }],
+        [cancel('I'), toolsList('I')],
+      ]) {
+        const { body } = await rpcError(await post(path, batch, options), 400, -32600);
+        expect(body.id).toBeNull();
+      }
+      const { body } = await okJson<RpcMessage[]>(await post(path, [toolsList('I'), cancel(99)], options));
+      expect(body).toEqual([expect.objectContaining({ id: 'I' })]);
+    });
+
     // The SDK matches responses to requests by id: of two requests sharing one, only one was answered (and
     // both tools/calls were charged).
     it('refuses a batch of two requests with the same id with 400 -32600, counting nothing', async () => {
