@@ -20,3 +20,9 @@ export const BURST_LIMIT = 60;
 export const BURST_PERIOD_SECONDS = 60;
 /** Fund-data requests the `FUND_BURST` binding allows per period and key (wrangler.toml `[[ratelimits]]`). */
 export const FUND_BURST_LIMIT = 120;
+/**
+ * The longest an MCP server may take to complete a JSON answer, milliseconds. Past it the request answers
+ * 500 `internal_error` (logged) instead of hanging until the runtime ends it: a response the SDK never
+ * completes is a defect of ours, never a wait worth keeping a client on.
+ */
+export const MCP_ANSWER_TIMEOUT_MS = 10_000;

@@ -43,6 +43,7 @@ import * as z from 'zod';
 import type { AppEnv } from '../env.ts';
 import { RateLimitedError, UnsupportedMediaTypeError } from '../errors.ts';
 import { isJsonObject, operationIdOf, type Endpoint, type RequestContext } from '../endpoint.ts';
+import { MCP_ANSWER_TIMEOUT_MS } from '../limits.ts';
 import { checkHostAndOrigin, publicOrigin, requestHost } from '../origin.ts';
 import { createServer, withOwnErrorText } from './sdk-adapter.ts';
 import { RATE_LIMITED_RPC_CODE, type McpServerSpec } from './tools.ts';
@@ -220,6 +221,32 @@ async function handleMcp<C>(spec: McpServerSpec<C>, c: Context<AppEnv>, ctx: Req
   }
 }
 
+/** An MCP answer that did not complete within {@link MCP_ANSWER_TIMEOUT_MS}: a 500, logged as unexpected. */
+export class McpAnswerTimeoutError extends Error {
+  constructor() {
+    super('The MCP server did not complete its answer in time.');
+    this.name = 'McpAnswerTimeoutError';
+  }
+}
+
+/**
+ * Settles as `work` does, or rejects with {@link McpAnswerTimeoutError} after `ms` milliseconds, so that an
+ * answer the SDK never completes cannot hang the request (the timer is cleared either way).
+ */
+export async function withinTime<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new McpAnswerTimeoutError()), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Everything after admission; `streamed` settles when an SSE body has been sent in full. */
 async function answerMcp<C>(
   spec: McpServerSpec<C>,
@@ -285,7 +312,16 @@ async function answerMcp<C>(
   headers.set('accept', 'application/json, text/event-stream');
   if (version === undefined) headers.delete('mcp-protocol-version');
   else headers.set('mcp-protocol-version', version);
-  const answer = await transport.handleRequest(new Request(c.req.url, { method: 'POST', headers }), { parsedBody: body });
+  let answer: Response;
+  try {
+    answer = await withinTime(
+      transport.handleRequest(new Request(c.req.url, { method: 'POST', headers }), { parsedBody: body }),
+      MCP_ANSWER_TIMEOUT_MS,
+    );
+  } catch (err) {
+    void server.close();
+    throw err;
+  }
 
   let streamed: Promise<unknown> = Promise.resolve();
   let out: BodyInit | null = answer.body;

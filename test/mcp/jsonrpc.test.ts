@@ -2,7 +2,9 @@
  * The MCP servers' JSON-RPC framing (docs/mcp.md#json-rpc-errors-and-batches): notifications, batches by
  * protocol revision, malformed JSON, non-JSON-RPC JSON, 413 and 415, never echoing a submitted value.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { MCP_ANSWER_TIMEOUT_MS } from '../../lib/limits.ts';
+import { McpAnswerTimeoutError, withinTime } from '../../lib/mcp/dispatch.ts';
 import { expectProblem } from '../support/problems.ts';
 import {
   T,
@@ -327,5 +329,22 @@ describe('JSON-RPC framing', () => {
       expectNoInternals(text, [SECRET]);
       expect(body.error?.code).toBe(-32602);
     });
+  });
+});
+
+describe('an MCP answer that never completes', () => {
+  it('is cut at the time limit with McpAnswerTimeoutError (a logged 500), not left to hang', async () => {
+    vi.useFakeTimers();
+    try {
+      const never = new Promise<never>(() => {});
+      const late = withinTime(never, MCP_ANSWER_TIMEOUT_MS);
+      const caught = late.catch((err: unknown) => err);
+      await vi.advanceTimersByTimeAsync(MCP_ANSWER_TIMEOUT_MS);
+      expect(await caught).toBeInstanceOf(McpAnswerTimeoutError);
+      expect(await withinTime(Promise.resolve('ok'), MCP_ANSWER_TIMEOUT_MS)).toBe('ok');
+      expect(vi.getTimerCount()).toBe(0); // the timer is cleared once the work settles
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
