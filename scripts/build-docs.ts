@@ -3,6 +3,7 @@
  * `npm test`, `npm run bench` and `npm run deploy`). Everything is generated from the declarations and the
  * project's own Markdown, so the published docs cannot drift from the code:
  *
+ * - `README.md`: its endpoint tables, between their `<!-- generated:... -->` markers (scripts/readme-tables.ts).
  * - `lib/generated/examples.ts`: the response example of every operation, computed by running its handler
  *   on its declared request example (fund tools on the embedded demo fund), with long arrays shortened.
  * - `lib/generated/docs.ts`: `/llms.txt` (index) and `/llms-full.txt` (full reference) in Markdown, with
@@ -27,6 +28,7 @@ import { DEMO_FUND } from '../lib/fund/synthetic.ts';
 import { PROBLEMS, problemType } from '../lib/errors.ts';
 import { DEMO_API_KEY } from '../lib/keys.ts';
 import { SEARCH_INDEX_PATH, buildIndex, type DocPassage as IndexedPassage } from '../lib/docs/search.ts';
+import { withTables } from './readme-tables.ts';
 
 type DocPassage = Omit<IndexedPassage, 'excerpt'>;
 
@@ -65,6 +67,13 @@ async function responseExamples(): Promise<Record<string, Json>> {
     out[fundEndpoint(def).methods.GET!.operationId] = shorten(JSON.parse(await callFundTool(def, source, {}, def.example)));
   return out;
 }
+
+// The README's endpoint tables come from the declarations (scripts/readme-tables.ts); write them first, so
+// that everything below reads the current README.
+const readmePath = join(ROOT, 'README.md');
+const readmeBefore = readFileSync(readmePath, 'utf8');
+const readmeNow = withTables(readmeBefore);
+if (readmeNow !== readmeBefore) writeFileSync(readmePath, readmeNow);
 
 const examples = await responseExamples();
 writeModule(
