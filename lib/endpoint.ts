@@ -23,6 +23,12 @@ export function operationIdOf(name: string): string {
   return name.replace(/[-_](\w)/g, (_, ch: string) => ch.toUpperCase());
 }
 
+/** PascalCase of a tool, slug or operationId: `fee-calculator` → `FeeCalculator`, `fund_overview` → `FundOverview`. */
+export function pascalCase(name: string): string {
+  const camel = operationIdOf(name);
+  return camel.charAt(0).toUpperCase() + camel.slice(1);
+}
+
 /** HTTP methods endpoints declare (HEAD and OPTIONS are derived). */
 export type Method = 'GET' | 'POST';
 
@@ -47,6 +53,12 @@ export interface Operation {
   /** A typical request: the JSON body (with `body`) or the query parameters (with `query`); see `docs/api.md`. */
   example?: unknown;
   response: { description: string; schema: z.ZodType; rateLimited?: boolean };
+  /**
+   * Names of the OpenAPI component schemas (`components.schemas`) of the request body and the result, so
+   * generated clients get named types (e.g. `FeeCalculatorRequest`, `FeeCalculatorResult`, `FundOverview`).
+   * Default: the operationId in PascalCase with `Request` / `Response` appended.
+   */
+  schemaNames?: { body?: string; response?: string };
   /** Problem codes this operation can answer, beyond 404/405/500 which any path can. */
   problems: ProblemCode[];
   handle: (c: Context<AppEnv>, ctx: RequestContext) => Promise<Response>;
@@ -177,6 +189,7 @@ export function calculatorEndpoint<I extends z.ZodObject, O extends z.ZodObject>
         body: def.input,
         example: def.example,
         response: { description: `${def.title} result.`, schema: resultSchema(def), rateLimited: true },
+        schemaNames: { body: `${pascalCase(def.slug)}Request`, response: `${pascalCase(def.slug)}Result` },
         problems: ['invalid_request', 'malformed_json', 'unauthorized', 'payload_too_large', 'unsupported_media_type', 'rate_limited'],
         async handle(c, ctx) {
           const { result, headers } = await callCalculator(

@@ -3,11 +3,13 @@
  * body and result come from the zod schemas the endpoints validate with (zod's JSON Schema 2020-12 output,
  * which OpenAPI 3.1 uses as its schema dialect), and its problem responses from {@link PROBLEMS}. Examples:
  * the request example is the one the declaration carries; the response example was computed from it at build
- * time (`scripts/build-docs.ts` → `lib/generated/examples.ts`, keyed by operationId).
+ * time (`scripts/build-docs.ts` → `lib/generated/examples.ts`, keyed by operationId). Request bodies and
+ * results are named component schemas (`components.schemas`, names from each declaration's `schemaNames`),
+ * referenced with `$ref` from the operations, so generated clients get named types.
  */
 import * as z from 'zod';
 import { PROBLEMS, problemType, type ProblemCode } from './errors.ts';
-import { allowedMethods, type Operation, type Route } from './endpoint.ts';
+import { allowedMethods, pascalCase, type Operation, type Route } from './endpoint.ts';
 import {
   ANONYMOUS_DAILY_CALC_LIMIT,
   BURST_LIMIT,
@@ -83,7 +85,28 @@ function problemResponses(codes: ProblemCode[]): JsonObject {
   return out;
 }
 
-function operationObject(op: Operation): JsonObject {
+/**
+ * Registers a named component schema and returns the `$ref` to it. One name, one schema: a name declared
+ * twice with different schemas is a declaration error.
+ * @throws {Error} at document build time, when two operations give one name different schemas
+ */
+function componentRef(schemas: JsonObject, name: string, schema: JsonObject): JsonObject {
+  const known = schemas[name];
+  if (known !== undefined && JSON.stringify(known) !== JSON.stringify(schema)) {
+    throw new Error(`Two different schemas are named ${name} in the OpenAPI components.`);
+  }
+  schemas[name] = schema;
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+/** The component names of an operation's request body and result (declared, or from its operationId). */
+function schemaNamesOf(op: Operation): { body: string; response: string } {
+  const base = pascalCase(op.operationId);
+  return { body: op.schemaNames?.body ?? `${base}Request`, response: op.schemaNames?.response ?? `${base}Response` };
+}
+
+function operationObject(op: Operation, schemas: JsonObject): JsonObject {
+  const names = schemaNamesOf(op);
   const query = op.query ? jsonSchema(op.query, 'input') : { properties: {}, required: [] };
   const required = new Set((query.required as string[] | undefined) ?? []);
   const queryExample = op.query && isRecord(op.example) ? op.example : {};
@@ -113,7 +136,7 @@ function operationObject(op: Operation): JsonObject {
             required: true,
             content: {
               'application/json': {
-                schema: jsonSchema(op.body, 'input'),
+                schema: componentRef(schemas, names.body, jsonSchema(op.body, 'input')),
                 ...(op.example !== undefined ? { examples: { typical: { summary: 'A typical request', value: op.example } } } : {}),
               },
             },
@@ -126,7 +149,7 @@ function operationObject(op: Operation): JsonObject {
         headers: successHeaders,
         content: {
           'application/json': {
-            schema: jsonSchema(op.response.schema, 'output'),
+            schema: componentRef(schemas, names.response, jsonSchema(op.response.schema, 'output')),
             ...(responseExample !== undefined
               ? { examples: { typical: { summary: 'The answer to the typical request', value: responseExample } } }
               : {}),
@@ -191,9 +214,10 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string): Js
   let doc = cache.get(routes);
   if (!doc) {
     const paths: JsonObject = {};
+    const schemas: JsonObject = { Problem: problemSchema };
     for (const route of routes) {
       const item: JsonObject = {};
-      for (const [method, op] of Object.entries(route.endpoint.methods)) item[method.toLowerCase()] = operationObject(op);
+      for (const [method, op] of Object.entries(route.endpoint.methods)) item[method.toLowerCase()] = operationObject(op, schemas);
       item.description = `Allow: ${allowedMethods(route).join(', ')}`;
       paths[route.path] = item;
     }
@@ -231,7 +255,7 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string): Js
       ],
       paths,
       components: {
-        schemas: { Problem: problemSchema },
+        schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
         securitySchemes: {
           bearerAuth: {
             type: 'http',

@@ -125,6 +125,14 @@ const cell = (text: unknown) =>
     .replace(/\|/g, '\\|')
     .replace(/\n/g, ' ');
 
+/** A schema with a `$ref` to a component schema of the document replaced by that component. */
+function resolved(schema: JsonObject | undefined): JsonObject | undefined {
+  const ref = schema?.$ref;
+  if (typeof ref !== 'string') return schema;
+  const schemas = (doc.components as { schemas: Record<string, JsonObject> }).schemas;
+  return schemas[ref.replace('#/components/schemas/', '')];
+}
+
 /** A Markdown table of an object schema's properties. */
 function fieldTable(schema: JsonObject | undefined, required: readonly string[] = []): string {
   const props = Object.entries((schema?.properties as Record<string, JsonObject>) ?? {});
@@ -185,7 +193,7 @@ function operationSection({ method, path, op }: OperationDoc): { markdown: strin
     );
   }
   const body = (op.requestBody as JsonObject | undefined)?.content as Record<string, JsonObject> | undefined;
-  const bodySchema = body?.['application/json']?.schema as JsonObject | undefined;
+  const bodySchema = resolved(body?.['application/json']?.schema as JsonObject | undefined);
   if (bodySchema) lines.push('Request body fields (JSON, every one optional):', '', fieldTable(bodySchema));
   if (calc) {
     lines.push(

@@ -2,13 +2,18 @@
 import { describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { createApp } from '../lib/app.ts';
-import { jsonSchema, problemBodySchema } from '../lib/openapi.ts';
+import { jsonSchema, openApiDocument, problemBodySchema } from '../lib/openapi.ts';
 import { ROUTES } from '../lib/routes.ts';
 import { CALCULATORS } from '../lib/calculators/index.ts';
 import { toolName } from '../lib/calculators/definition.ts';
 import { fakeEnv } from './support/fakes.ts';
 
-type Doc = { openapi: string; servers: { url: string }[]; paths: Record<string, Record<string, any>> };
+type Doc = {
+  openapi: string;
+  servers: { url: string }[];
+  paths: Record<string, Record<string, any>>;
+  components: { schemas: Record<string, any> };
+};
 
 async function fetchDoc(): Promise<Doc> {
   const res = await createApp().request('http://api.example/api/v1/openapi.json', {}, fakeEnv().env);
@@ -36,16 +41,66 @@ describe('OpenAPI document', () => {
   });
 
   it.each(CALCULATORS.map((c) => [c.path, c] as const))('describes %s from its declaration', async (slug, def) => {
-    const op = (await fetchDoc()).paths[`/api/v1/calc/${slug}`]!.post;
-    const body = op.requestBody.content['application/json'].schema;
+    const doc = await fetchDoc();
+    const op = doc.paths[`/api/v1/calc/${slug}`]!.post;
+    const name = def.slug.replace(/(?:^|-)(\w)/g, (_: string, ch: string) => ch.toUpperCase());
+    expect(op.requestBody.content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${name}Request` });
+    expect(op.responses['200'].content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${name}Result` });
+    const body = doc.components.schemas[`${name}Request`];
     expect(Object.keys(body.properties).sort()).toEqual(Object.keys(def.input.shape).sort());
     expect(body.additionalProperties).toBe(false);
     expect(body.required ?? []).toEqual([]);
-    const result = op.responses['200'].content['application/json'].schema;
+    const result = doc.components.schemas[`${name}Result`];
     expect(Object.keys(result.properties)).toEqual(expect.arrayContaining([...Object.keys(def.output.shape), 'inputs', 'disclaimer']));
     expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '404', '405', '413', '415', '429', '500']);
     expect(op.responses['429'].headers).toHaveProperty('Retry-After');
     expect(op.operationId).toBe(toolName(def).replace(/_(\w)/g, (_: string, ch: string) => ch.toUpperCase()));
+  });
+});
+
+describe('named component schemas', () => {
+  it('every request body and 200 JSON result is a $ref to a component of the document, each component used', async () => {
+    const doc = await fetchDoc();
+    const used = new Set<string>(['Problem']);
+    for (const item of Object.values(doc.paths)) {
+      for (const op of Object.values(item)) {
+        if (typeof op !== 'object') continue;
+        const schemas = [op.responses['200'].content['application/json'].schema];
+        if (op.requestBody) schemas.push(op.requestBody.content['application/json'].schema);
+        for (const schema of schemas) {
+          expect(Object.keys(schema)).toEqual(['$ref']);
+          const name = schema.$ref.replace('#/components/schemas/', '');
+          expect(doc.components.schemas, name).toHaveProperty(name);
+          used.add(name);
+        }
+      }
+    }
+    expect(Object.keys(doc.components.schemas).sort()).toEqual([...used].sort());
+  });
+
+  it('names types as clients should see them', async () => {
+    const { components } = await fetchDoc();
+    for (const name of [
+      'FeeCalculatorRequest',
+      'FeeCalculatorResult',
+      'FundOverview',
+      'ValueAtRisk',
+      'ExposureSeries',
+      'OpenApiDocument',
+    ]) {
+      expect(components.schemas, name).toHaveProperty(name);
+    }
+    expect(components.schemas.FundOverview.type).toBe('object');
+  });
+
+  it('refuses two different schemas under one name', () => {
+    const op = ROUTES.find((r) => r.path === '/api/v1/fund/overview')!.endpoint.methods.GET!;
+    const other = ROUTES.find((r) => r.path === '/api/v1/fund/positions')!.endpoint.methods.GET!;
+    const clash = [
+      { path: '/a', endpoint: { methods: { GET: op } } },
+      { path: '/b', endpoint: { methods: { GET: { ...other, schemaNames: { response: 'FundOverview' } } } } },
+    ] as unknown as typeof ROUTES;
+    expect(() => openApiDocument(clash, '/')).toThrow('Two different schemas are named FundOverview in the OpenAPI components.');
   });
 });
 

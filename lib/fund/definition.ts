@@ -9,7 +9,7 @@ import type { Context } from 'hono';
 import { NotFoundError, UnauthorizedError, type ProblemCode } from '../errors.ts';
 import type { AppEnv } from '../env.ts';
 import type { Config } from '../config.ts';
-import { operationIdOf, queryParams, type Endpoint } from '../endpoint.ts';
+import { operationIdOf, pascalCase, queryParams, type Endpoint } from '../endpoint.ts';
 import { authenticate } from '../keys.ts';
 import { consumeFundBurst } from '../rate-limit.ts';
 import { investorRefs, redact } from '../redaction.ts';
@@ -140,6 +140,8 @@ export function fundEndpoint<Q extends z.ZodObject, O extends z.ZodType>(declare
         query: def.query,
         example: def.example,
         response: { description: `${def.title}, redacted.`, schema: def.output },
+        // `get_fund_overview` → `FundOverview`.
+        schemaNames: { response: pascalCase(def.tool.replace(/^get_/, '')) },
         problems: [...FUND_PROBLEMS, ...def.problems],
         async handle(c: Context<AppEnv>) {
           const principal = await authenticate(c.req.header('authorization'), c.env.API_KEYS, c.env.CONSOLE);

@@ -7,31 +7,38 @@
  * investors' personal data are never selected, except investors' identity columns on a capital read, which
  * the redaction step needs in order to scan the response for them. NUMERIC values leave the database as
  * text, so no amount passes through a float; identifier columns sort in the "C" collation, as the embedded
- * store does. Rows come back in the field names of `lib/fund/rows.ts` and are checked by `guardedStore`.
+ * store does. Rows come back in the field names of `lib/fund/rows.ts` and are checked by `guardedStore`; the
+ * select lists are built from the table descriptors of `lib/fund/tables.ts`, so a column is named there only.
  */
 import type { SqlClient } from '../db/client.ts';
 import type { FundIndex, FundReadRequest, FundReadResult, FundStore } from './store.ts';
 import { emptyRead } from './store.ts';
-
-/** `YYYY-MM-DD` of a DATE column. */
-const day = (column: string) => `to_char(${column}, 'YYYY-MM-DD')`;
+import {
+  ACCOUNTS,
+  CAPITAL_ACCOUNTS,
+  columnList,
+  EXPENSES,
+  FEE_TERMS,
+  FUNDS,
+  INVESTORS,
+  jsonFields,
+  LEDGER_LINES,
+  NAV_RUNS,
+  POSITIONS,
+  PRICES,
+  SHARE_CLASSES,
+} from './tables.ts';
 
 const INDEX_SQL = `
 SELECT json_build_object(
-  'fund', json_build_object(
-    'fundId', f.fund_id, 'name', f.name, 'baseCurrency', f.base_currency, 'inceptionDate', ${day('f.inception_date')},
-    'aumTarget', f.aum_target::text, 'reconToleranceBps', f.recon_tolerance_bps::text),
+  'fund', json_build_object(${jsonFields(FUNDS, 'f')}),
   'shareClasses', COALESCE((
-    SELECT json_agg(json_build_object(
-      'shareClassId', s.share_class_id, 'name', s.name, 'mgmtFeePct', t.mgmt_fee_pct::text, 'perfFeePct', t.perf_fee_pct::text,
-      'hurdlePct', t.hurdle_pct::text, 'hurdleType', t.hurdle_type, 'hasHwm', t.has_hwm, 'crystallization', t.crystallization)
+    SELECT json_agg(json_build_object(${jsonFields(SHARE_CLASSES, 's')}, ${jsonFields(FEE_TERMS, 't', ['shareClassId'])})
       ORDER BY s.share_class_id)
     FROM share_classes s JOIN fee_terms t USING (fund_id, share_class_id)
     WHERE s.fund_id = f.fund_id), '[]'::json),
   'runs', COALESCE((
-    SELECT json_agg(json_build_object(
-      'navDate', ${day('r.nav_date')}, 'status', r.status, 'shadowNav', r.shadow_nav::text, 'adminNav', r.admin_nav::text,
-      'reconStatus', r.recon_status, 'netFlows', r.net_flows::text)
+    SELECT json_agg(json_build_object(${jsonFields(NAV_RUNS, 'r')})
       ORDER BY r.nav_date)
     FROM nav_runs r WHERE r.fund_id = f.fund_id), '[]'::json)
 ) AS index
@@ -39,55 +46,44 @@ FROM funds f
 WHERE f.fund_id = $1`;
 
 const POSITIONS_SQL = (dates: string) => `
-  SELECT json_agg(json_build_object(
-    'navDate', ${day('p.nav_date')}, 'asset', p.asset, 'assetClass', p.asset_class, 'sourceType', p.source_type,
-    'venue', p.venue, 'book', p.book, 'quantity', p.quantity::text, 'price', p.price::text, 'marketValue', p.market_value::text)
+  SELECT json_agg(json_build_object(${jsonFields(POSITIONS, 'p')})
     ORDER BY array_position(${dates}, p.nav_date), p.asset, p.venue)
   FROM positions p
   WHERE p.fund_id = $1 AND p.book = 'live' AND p.nav_date = ANY(${dates})`;
 
 const PRICES_SQL = (heldAt: string, from: string, through: string) => `
-  SELECT json_agg(json_build_object('asset', x.asset, 'priceDate', ${day('x.price_date')}, 'price', x.price::text)
+  SELECT json_agg(json_build_object(${jsonFields(PRICES, 'x')})
     ORDER BY x.asset, x.price_date)
   FROM prices x
   WHERE x.fund_id = $1 AND x.price_date BETWEEN ${from} AND ${through}
     AND x.asset IN (SELECT p.asset FROM positions p WHERE p.fund_id = $1 AND p.book = 'live' AND p.nav_date = ${heldAt})`;
 
 const ACCOUNTS_SQL = `
-  SELECT json_agg(json_build_object('code', a.code, 'name', a.name, 'type', a.type, 'role', a.role) ORDER BY a.code)
+  SELECT json_agg(json_build_object(${jsonFields(ACCOUNTS, 'a')}) ORDER BY a.code)
   FROM accounts a WHERE a.fund_id = $1`;
 
 const LEDGER_SQL = (after: string, through: string) => `
-  SELECT json_agg(json_build_object(
-    'entryId', l.entry_id, 'entryDate', ${day('l.entry_date')}, 'accountCode', l.account_code, 'asset', l.asset,
-    'venue', l.venue, 'debit', l.debit::text, 'credit', l.credit::text)
+  SELECT json_agg(json_build_object(${jsonFields(LEDGER_LINES, 'l')})
     ORDER BY l.entry_date, l.entry_id, l.line_no)
   FROM ledger_lines l
   WHERE l.fund_id = $1 AND (${after}::date IS NULL OR l.entry_date > ${after}) AND l.entry_date <= ${through}`;
 
 const INVESTORS_SQL = `
-  SELECT json_agg(json_build_object(
-    'investorId', i.investor_id, 'shareClassId', i.share_class_id, 'legalName', i.legal_name, 'email', i.email,
-    'taxId', i.tax_id, 'bankAccount', i.bank_account)
+  SELECT json_agg(json_build_object(${jsonFields(INVESTORS, 'i')})
     ORDER BY i.investor_id)
   FROM investors i WHERE i.fund_id = $1`;
 
 const CAPITAL_SQL = (dates: string) => `
-  SELECT json_agg(json_build_object(
-    'navDate', ${day('c.nav_date')}, 'investorId', c.investor_id, 'capital', c.capital::text,
-    'contributions', c.contributions::text, 'withdrawals', c.withdrawals::text, 'pnlAllocation', c.pnl_allocation::text,
-    'mgmtFee', c.mgmt_fee::text, 'perfFee', c.perf_fee::text)
+  SELECT json_agg(json_build_object(${jsonFields(CAPITAL_ACCOUNTS, 'c')})
     ORDER BY array_position(${dates}, c.nav_date), c.investor_id)
   FROM capital_accounts c
   WHERE c.fund_id = $1 AND c.nav_date = ANY(${dates})`;
 
 const EXPENSES_SQL = (limit: string) => `
-  SELECT json_agg(json_build_object(
-    'id', e.expense_id, 'date', ${day('e.expense_date')}, 'category', e.category, 'description', e.description,
-    'amount', e.amount::text, 'status', e.status, 'paidDate', ${day('e.paid_date')})
+  SELECT json_agg(json_build_object(${jsonFields(EXPENSES, 'e')})
     ORDER BY e.expense_date DESC, e.expense_id DESC)
   FROM (
-    SELECT expense_id, expense_date, category, description, amount, status, paid_date FROM expenses
+    SELECT ${columnList(EXPENSES)} FROM expenses
     WHERE fund_id = $1 ORDER BY expense_date DESC, expense_id DESC LIMIT ${limit}) e`;
 
 /**

@@ -9,150 +9,66 @@
  * returns more than it was asked for fails closed (500 `redaction_failed`), like the output scan does.
  */
 import { RedactionFailedError } from '../errors.ts';
+import {
+  ACCOUNTS,
+  CAPITAL_ACCOUNTS,
+  EXPENSES,
+  FEE_TERMS,
+  FUNDS,
+  INVESTORS,
+  LEDGER_LINES,
+  NAV_RUNS,
+  POSITIONS,
+  PRICES,
+  type RowOf,
+  SHARE_CLASSES,
+  type Table,
+} from './tables.ts';
 
-/** The fund itself. `aumTarget` in the base currency; `reconToleranceBps`: shadow vs administrator tolerance. */
-export interface FundRow {
-  fundId: string;
-  name: string;
-  baseCurrency: string;
-  inceptionDate: string;
-  aumTarget: string;
-  reconToleranceBps: string;
-}
+export {
+  type AccountRole,
+  CRYSTALLIZATIONS,
+  type Crystallization,
+  EXPENSE_STATUSES,
+  type ExpenseStatus,
+  HURDLE_TYPES,
+  type HurdleType,
+  RECON_STATUSES,
+  type ReconStatus,
+  RUN_STATUSES,
+  type RunStatus,
+} from './tables.ts';
 
-/** A share class and its fee terms. Fee rates in percent per year (`"2.0000"` = 2 %). */
-export interface ShareClassRow {
-  shareClassId: string;
-  name: string;
-  mgmtFeePct: string;
-  perfFeePct: string;
-  /** Annual hurdle rate in percent, or null for none. */
-  hurdlePct: string | null;
-  hurdleType: HurdleType | null;
-  hasHwm: boolean;
-  crystallization: Crystallization;
-}
+// Each row type is derived from its table descriptor in lib/fund/tables.ts (field meanings and units there).
 
-/** Hurdle types: a hard hurdle charges only above it, a soft one on the whole return once passed. */
-export const HURDLE_TYPES = ['hard', 'soft'] as const;
-export type HurdleType = (typeof HURDLE_TYPES)[number];
-/** How often a performance fee crystallizes. */
-export const CRYSTALLIZATIONS = ['annual', 'quarterly'] as const;
-export type Crystallization = (typeof CRYSTALLIZATIONS)[number];
-/** Status of a daily NAV run. */
-export const RUN_STATUSES = ['complete', 'partial', 'failed'] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
-/** Reconciliation of the shadow NAV against the administrator's: within tolerance, or not (a run without a shadow NAV has none: null). */
-export const RECON_STATUSES = ['matched', 'break'] as const;
-export type ReconStatus = (typeof RECON_STATUSES)[number];
-/** Status of an expense. */
-export const EXPENSE_STATUSES = ['accrued', 'paid'] as const;
-export type ExpenseStatus = (typeof EXPENSE_STATUSES)[number];
-
-/**
- * One daily NAV run. `shadowNav` is null when the run failed; `netFlows` are the subscriptions less
- * redemptions dealt at this NAV date (included in its NAV).
- */
-export interface NavRunRow {
-  navDate: string;
-  status: RunStatus;
-  shadowNav: string | null;
-  adminNav: string | null;
-  reconStatus: ReconStatus | null;
-  netFlows: string;
-}
-
+/** The fund itself. */
+export type FundRow = RowOf<typeof FUNDS>;
+/** A share class and its fee terms (share_classes joined with fee_terms). */
+export type ShareClassRow = RowOf<typeof SHARE_CLASSES> & RowOf<typeof FEE_TERMS>;
+/** One daily NAV run. */
+export type NavRunRow = RowOf<typeof NAV_RUNS>;
 /** A position of a NAV run's snapshot. `book` `paper` rows exist in the data and never leave the service. */
-export interface PositionRow {
-  navDate: string;
-  asset: string;
-  /** `crypto`, `perpetual`, `stablecoin` or `fiat`. */
-  assetClass: string;
-  /** `exchange`, `custodian`, `onchain_wallet`, `defi` or `bank`. */
-  sourceType: string;
-  venue: string;
-  book: 'live' | 'paper';
-  /** Signed: negative for a short. */
-  quantity: string;
-  /** Price in the base currency. */
-  price: string;
-  /** quantity × price, rounded half-up to cents; negative for a short. */
-  marketValue: string;
-}
-
+export type PositionRow = RowOf<typeof POSITIONS>;
 /** A daily closing price of an asset in the base currency. */
-export interface PriceRow {
-  asset: string;
-  priceDate: string;
-  price: string;
-}
-
-/**
- * What an account is for, so analytics read any chart of accounts: `fee_expense` (management and
- * performance fees), `operating_expense` (administration, audit, ...), `capital_contributions` and
- * `capital_withdrawals` (investor flows), or `other`.
- */
-export type AccountRole = 'fee_expense' | 'operating_expense' | 'capital_contributions' | 'capital_withdrawals' | 'other';
-
+export type PriceRow = RowOf<typeof PRICES>;
 /** An account of the chart of accounts. */
-export interface AccountRow {
-  code: string;
-  name: string;
-  type: 'asset' | 'liability' | 'equity' | 'income' | 'expense';
-  role: AccountRole;
-}
-
+export type AccountRow = RowOf<typeof ACCOUNTS>;
 /**
  * One line of a balanced journal entry (amounts in the base currency). The position sub-ledger convention
  * P&L attribution relies on: a line carrying a non-cash position's `asset` and `venue` is a purchase
  * (debit − credit > 0) or sale of that position at cost; marks to market carry no asset; cash legs carry the
  * cash position's asset and venue.
  */
-export interface LedgerLineRow {
-  entryId: string;
-  entryDate: string;
-  accountCode: string;
-  asset: string | null;
-  venue: string | null;
-  debit: string;
-  credit: string;
-}
-
+export type LedgerLineRow = RowOf<typeof LEDGER_LINES>;
 /** An investor with the identity data the store holds (PII; read only so redaction can scan for it). */
-export interface InvestorRow {
-  investorId: string;
-  shareClassId: string;
-  legalName: string;
-  email: string;
-  taxId: string;
-  bankAccount: string;
-}
-
+export type InvestorRow = RowOf<typeof INVESTORS>;
 /**
  * An investor's capital account at a complete NAV run, cumulative since inception: `capital` is the closing
  * balance, and capital = contributions − withdrawals + pnlAllocation − mgmtFee − perfFee.
  */
-export interface CapitalRow {
-  navDate: string;
-  investorId: string;
-  capital: string;
-  contributions: string;
-  withdrawals: string;
-  pnlAllocation: string;
-  mgmtFee: string;
-  perfFee: string;
-}
-
+export type CapitalRow = RowOf<typeof CAPITAL_ACCOUNTS>;
 /** An expense accrual and, once settled, its payment. */
-export interface ExpenseRow {
-  id: string;
-  date: string;
-  category: string;
-  description: string;
-  amount: string;
-  status: ExpenseStatus;
-  paidDate: string | null;
-}
+export type ExpenseRow = RowOf<typeof EXPENSES>;
 
 /** Every kind of row a store returns, by name. */
 export interface RowKinds {
@@ -168,19 +84,24 @@ export interface RowKinds {
   expenses: ExpenseRow;
 }
 
-/** The exact field list of each row kind: a store row with any other field is refused. */
-export const ROW_FIELDS: { [K in keyof RowKinds]: readonly (keyof RowKinds[K])[] } = {
-  fund: ['fundId', 'name', 'baseCurrency', 'inceptionDate', 'aumTarget', 'reconToleranceBps'],
-  shareClasses: ['shareClassId', 'name', 'mgmtFeePct', 'perfFeePct', 'hurdlePct', 'hurdleType', 'hasHwm', 'crystallization'],
-  runs: ['navDate', 'status', 'shadowNav', 'adminNav', 'reconStatus', 'netFlows'],
-  positions: ['navDate', 'asset', 'assetClass', 'sourceType', 'venue', 'book', 'quantity', 'price', 'marketValue'],
-  prices: ['asset', 'priceDate', 'price'],
-  accounts: ['code', 'name', 'type', 'role'],
-  ledger: ['entryId', 'entryDate', 'accountCode', 'asset', 'venue', 'debit', 'credit'],
-  investors: ['investorId', 'shareClassId', 'legalName', 'email', 'taxId', 'bankAccount'],
-  capital: ['navDate', 'investorId', 'capital', 'contributions', 'withdrawals', 'pnlAllocation', 'mgmtFee', 'perfFee'],
-  expenses: ['id', 'date', 'category', 'description', 'amount', 'status', 'paidDate'],
+/** The stored table(s) each row kind is read from (a share class row joins its fee terms). */
+export const ROW_TABLES: { [K in keyof RowKinds]: readonly Table[] } = {
+  fund: [FUNDS],
+  shareClasses: [SHARE_CLASSES, FEE_TERMS],
+  runs: [NAV_RUNS],
+  positions: [POSITIONS],
+  prices: [PRICES],
+  accounts: [ACCOUNTS],
+  ledger: [LEDGER_LINES],
+  investors: [INVESTORS],
+  capital: [CAPITAL_ACCOUNTS],
+  expenses: [EXPENSES],
 };
+
+/** The exact field list of each row kind (its tables' fields, once each): a store row with any other field is refused. */
+export const ROW_FIELDS = Object.fromEntries(
+  Object.entries(ROW_TABLES).map(([kind, tables]) => [kind, [...new Set(tables.flatMap((t) => Object.keys(t.columns)))]]),
+) as unknown as { [K in keyof RowKinds]: readonly (keyof RowKinds[K])[] };
 
 const FIELD_SETS = Object.fromEntries(
   Object.entries(ROW_FIELDS).map(([kind, fields]) => [kind, new Set<string>(fields as readonly string[])]),

@@ -8,6 +8,7 @@
  * - the schema it builds: the twelve tables, money and quantity columns as NUMERIC without a fixed
  *   precision or scale (no float column anywhere), the two secondary indexes, and the investors' personal
  *   data in the investors table only;
+ * - the table descriptors of `lib/fund/tables.ts` match the migrated columns (names, types, nullability);
  * - a second `migrate` is a no-op; a migration whose text changed after it was applied is refused, with
  *   nothing applied and the session left clean (no open transaction, no advisory lock);
  * - two migrators at once (PostgreSQL only: PGlite is one session, see the tests);
@@ -26,6 +27,7 @@ import type { Database } from '../../lib/db/client.ts';
 import { MIGRATION_LOCK, checksum, migrate, migrationsFrom, type Migration, type MigrationReport } from '../../lib/db/migrate.ts';
 import { seedFund, type SeedReport } from '../../lib/db/seed.ts';
 import { DEMO_FUND, SAMPLE_FUND, generateFund } from '../../lib/fund/synthetic.ts';
+import { FUND_KEY, TABLES as FUND_TABLES, type Table } from '../../lib/fund/tables.ts';
 import { fundSpec, loadMigrations } from '../../scripts/db.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
@@ -221,6 +223,28 @@ describe('the first migrate, on an empty database', () => {
       ),
     );
     expect(rows).toEqual(PII_COLUMNS.map((column_name) => ({ table_name: 'investors', column_name })));
+  });
+});
+
+describe('the table descriptors of lib/fund/tables.ts', () => {
+  // Every column the service selects or seeds is named once, in a descriptor; here the descriptors are held to
+  // the migrated schema: same tables, same columns (fund_id besides), same SQL types and nullability.
+  it('name exactly the columns of each fund table, with their SQL types and nullability', async () => {
+    const { rows } = await withDb((db) =>
+      db.query<{ table_name: string; column_name: string; data_type: string; is_nullable: string }>(
+        `SELECT table_name::text, column_name::text, data_type::text, is_nullable::text FROM information_schema.columns
+          WHERE table_schema = current_schema() AND table_name <> 'schema_migrations'`,
+      ),
+    );
+    const migrated = rows.map((r) => `${r.table_name}.${r.column_name} ${r.data_type}${r.is_nullable === 'YES' ? ' null' : ''}`).sort();
+    const described = FUND_TABLES.flatMap((t) => {
+      const columns = Object.values({ ...t.columns, ...(t as Table).unselected });
+      const key = columns.some((c) => c.column === FUND_KEY) ? [] : [`${t.table}.${FUND_KEY} text`];
+      return [...key, ...columns.map((c) => `${t.table}.${c.column} ${c.type}${c.nullable ? ' null' : ''}`)];
+    }).sort();
+    expect(described.length).toBeGreaterThan(DATA_TABLES.length);
+    expect(migrated).toEqual(described);
+    expect(FUND_TABLES.map((t) => t.table).sort()).toEqual(DATA_TABLES);
   });
 });
 

@@ -11,6 +11,7 @@ const endpoint: Endpoint = {
       tags: ['Meta'],
       auth: 'none',
       response: { description: 'The OpenAPI 3.1 document.', schema: openApiDocumentSchema },
+      schemaNames: { response: 'OpenApiDocument' },
       problems: ['invalid_request'],
       async handle(c, ctx) {
         parseQuery(c, undefined);

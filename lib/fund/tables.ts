@@ -1,0 +1,255 @@
+/**
+ * Table descriptors: one per stored table of `db/migrations/`, naming each column once — its SQL name, the
+ * row field it maps to (the key), its SQL type and whether it may be NULL. Everything else that names a
+ * column is derived from these: the row types and the store-row field guard of `lib/fund/rows.ts`, the
+ * select lists of `lib/fund/postgres-store.ts` and the insert column lists of `lib/db/seed.ts`. The DDL stays
+ * SQL (migrations are history); test/db/migrations.test.ts checks the descriptors against the migrated schema.
+ *
+ * A row type is derived with {@link RowOf}: a column's TypeScript type is the one given to its constructor
+ * (`text<HurdleType>(...)`), `| null` when nullable. Money and quantities (NUMERIC) and dates (DATE) are
+ * strings: decimal text with the scale they were written with, and `YYYY-MM-DD` (UTC).
+ */
+
+/** SQL types the fund tables use. */
+export type SqlType = 'text' | 'date' | 'numeric' | 'boolean' | 'integer';
+
+declare const ROW_TYPE: unique symbol;
+
+/** A column: its SQL name, SQL type and nullability; `T` is the field's TypeScript type (type-level only). */
+export interface Column<T> {
+  readonly column: string;
+  readonly type: SqlType;
+  readonly nullable: boolean;
+  /** Carries `T` for {@link RowOf}; never present at run time. */
+  readonly [ROW_TYPE]?: T;
+}
+
+/** A stored table: its SQL name and its columns by row field. */
+export interface Table<C extends Record<string, Column<unknown>> = Record<string, Column<unknown>>> {
+  readonly table: string;
+  readonly columns: C;
+  /** Columns written by the seed but never selected (e.g. ledger memos, which may name an investor). */
+  readonly unselected?: Record<string, Column<unknown>>;
+}
+
+/** The row type of a table's columns: each field with its column's TypeScript type. */
+export type RowOf<T extends Table> = { -readonly [K in keyof T['columns']]: T['columns'][K] extends Column<infer V> ? V : never };
+
+const column =
+  <T>(type: SqlType) =>
+  (name: string): Column<T> => ({ column: name, type, nullable: false });
+
+/** A `text` column (optionally narrowed to a union of its allowed values). */
+const text = <T extends string = string>(name: string) => column<T>('text')(name);
+/** A `date` column, read as `YYYY-MM-DD`. */
+const date = column<string>('date');
+/** A `numeric` column (money, quantity, price or rate), read as decimal text. */
+const numeric = column<string>('numeric');
+const boolean = column<boolean>('boolean');
+const integer = column<number>('integer');
+/** The same column, NULL allowed. */
+const nullable = <T>(c: Column<T>): Column<T | null> => ({ ...c, nullable: true });
+
+/** Hurdle types: a hard hurdle charges only above it, a soft one on the whole return once passed. */
+export const HURDLE_TYPES = ['hard', 'soft'] as const;
+export type HurdleType = (typeof HURDLE_TYPES)[number];
+/** How often a performance fee crystallizes. */
+export const CRYSTALLIZATIONS = ['annual', 'quarterly'] as const;
+export type Crystallization = (typeof CRYSTALLIZATIONS)[number];
+/** Status of a daily NAV run. */
+export const RUN_STATUSES = ['complete', 'partial', 'failed'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+/** Reconciliation of the shadow NAV against the administrator's: within tolerance, or not (a run without a shadow NAV has none: null). */
+export const RECON_STATUSES = ['matched', 'break'] as const;
+export type ReconStatus = (typeof RECON_STATUSES)[number];
+/** Status of an expense. */
+export const EXPENSE_STATUSES = ['accrued', 'paid'] as const;
+export type ExpenseStatus = (typeof EXPENSE_STATUSES)[number];
+/**
+ * What an account is for, so analytics read any chart of accounts: `fee_expense` (management and
+ * performance fees), `operating_expense` (administration, audit, ...), `capital_contributions` and
+ * `capital_withdrawals` (investor flows), or `other`.
+ */
+export type AccountRole = 'fee_expense' | 'operating_expense' | 'capital_contributions' | 'capital_withdrawals' | 'other';
+
+/** The fund. `aumTarget` in the base currency; `reconToleranceBps`: shadow vs administrator tolerance (basis points). */
+export const FUNDS = {
+  table: 'funds',
+  columns: {
+    fundId: text('fund_id'),
+    name: text('name'),
+    baseCurrency: text('base_currency'),
+    inceptionDate: date('inception_date'),
+    aumTarget: numeric('aum_target'),
+    reconToleranceBps: numeric('recon_tolerance_bps'),
+  },
+} as const satisfies Table;
+
+/** A share class (its fee terms are {@link FEE_TERMS}). */
+export const SHARE_CLASSES = {
+  table: 'share_classes',
+  columns: { shareClassId: text('share_class_id'), name: text('name') },
+} as const satisfies Table;
+
+/** Fee terms of a share class: rates in percent per year (`"2.0000"` = 2 %); `hurdlePct` null for no hurdle. */
+export const FEE_TERMS = {
+  table: 'fee_terms',
+  columns: {
+    shareClassId: text('share_class_id'),
+    mgmtFeePct: numeric('mgmt_fee_pct'),
+    perfFeePct: numeric('perf_fee_pct'),
+    hurdlePct: nullable(numeric('hurdle_pct')),
+    hurdleType: nullable(text<HurdleType>('hurdle_type')),
+    hasHwm: boolean('has_hwm'),
+    crystallization: text<Crystallization>('crystallization'),
+  },
+} as const satisfies Table;
+
+/** One daily NAV run: `shadowNav` null when the run failed; `netFlows` dealt at this NAV date (base currency). */
+export const NAV_RUNS = {
+  table: 'nav_runs',
+  columns: {
+    navDate: date('nav_date'),
+    status: text<RunStatus>('status'),
+    shadowNav: nullable(numeric('shadow_nav')),
+    adminNav: nullable(numeric('admin_nav')),
+    reconStatus: nullable(text<ReconStatus>('recon_status')),
+    netFlows: numeric('net_flows'),
+  },
+} as const satisfies Table;
+
+/**
+ * A position of a run's snapshot: `quantity` signed (negative for a short), `price` in the base currency,
+ * `marketValue` = quantity × price rounded half-up to cents. `assetClass`: `crypto`, `perpetual`,
+ * `stablecoin` or `fiat`; `sourceType`: `exchange`, `custodian`, `onchain_wallet`, `defi` or `bank`.
+ */
+export const POSITIONS = {
+  table: 'positions',
+  columns: {
+    navDate: date('nav_date'),
+    asset: text('asset'),
+    assetClass: text('asset_class'),
+    sourceType: text('source_type'),
+    venue: text('venue'),
+    book: text<'live' | 'paper'>('book'),
+    quantity: numeric('quantity'),
+    price: numeric('price'),
+    marketValue: numeric('market_value'),
+  },
+} as const satisfies Table;
+
+/** A daily closing price of an asset in the base currency. */
+export const PRICES = {
+  table: 'prices',
+  columns: { asset: text('asset'), priceDate: date('price_date'), price: numeric('price') },
+} as const satisfies Table;
+
+/** An account of the chart of accounts. */
+export const ACCOUNTS = {
+  table: 'accounts',
+  columns: {
+    code: text('code'),
+    name: text('name'),
+    type: text<'asset' | 'liability' | 'equity' | 'income' | 'expense'>('type'),
+    role: text<AccountRole>('role'),
+  },
+} as const satisfies Table;
+
+/** A journal line (amounts in the base currency). `lineNo` and `memo` are stored, never selected. */
+export const LEDGER_LINES = {
+  table: 'ledger_lines',
+  columns: {
+    entryId: text('entry_id'),
+    entryDate: date('entry_date'),
+    accountCode: text('account_code'),
+    asset: nullable(text('asset')),
+    venue: nullable(text('venue')),
+    debit: numeric('debit'),
+    credit: numeric('credit'),
+  },
+  unselected: { lineNo: integer('line_no'), memo: text('memo') },
+} as const satisfies Table;
+
+/** An investor and the personal data the store holds (selected only for the redaction scan). */
+export const INVESTORS = {
+  table: 'investors',
+  columns: {
+    investorId: text('investor_id'),
+    shareClassId: text('share_class_id'),
+    legalName: text('legal_name'),
+    email: text('email'),
+    taxId: text('tax_id'),
+    bankAccount: text('bank_account'),
+  },
+} as const satisfies Table;
+
+/** An investor's capital account at a complete run, cumulative since inception (base currency). */
+export const CAPITAL_ACCOUNTS = {
+  table: 'capital_accounts',
+  columns: {
+    navDate: date('nav_date'),
+    investorId: text('investor_id'),
+    capital: numeric('capital'),
+    contributions: numeric('contributions'),
+    withdrawals: numeric('withdrawals'),
+    pnlAllocation: numeric('pnl_allocation'),
+    mgmtFee: numeric('mgmt_fee'),
+    perfFee: numeric('perf_fee'),
+  },
+} as const satisfies Table;
+
+/** An expense accrual (amount in the base currency) and, once settled, its payment date. */
+export const EXPENSES = {
+  table: 'expenses',
+  columns: {
+    id: text('expense_id'),
+    date: date('expense_date'),
+    category: text('category'),
+    description: text('description'),
+    amount: numeric('amount'),
+    status: text<ExpenseStatus>('status'),
+    paidDate: nullable(date('paid_date')),
+  },
+} as const satisfies Table;
+
+/** Every stored table, in the order the seed writes them (parents before children). */
+export const TABLES = [
+  FUNDS,
+  SHARE_CLASSES,
+  FEE_TERMS,
+  NAV_RUNS,
+  POSITIONS,
+  PRICES,
+  ACCOUNTS,
+  LEDGER_LINES,
+  INVESTORS,
+  CAPITAL_ACCOUNTS,
+  EXPENSES,
+] as const satisfies readonly Table[];
+
+/** The key column every fund table has (`fund_id`), written by the seed from the fund, not from a row. */
+export const FUND_KEY = 'fund_id';
+
+/**
+ * The `json_build_object` arguments that select a table's columns under their field names: dates as
+ * `YYYY-MM-DD`, NUMERIC as text (never a float), others as stored.
+ * @param alias the table's alias in the query
+ * @param omit fields selected elsewhere (e.g. a join key)
+ */
+export function jsonFields(t: Table, alias: string, omit: readonly string[] = []): string {
+  return Object.entries(t.columns)
+    .filter(([field]) => !omit.includes(field))
+    .map(([field, c]) => {
+      const ref = `${alias}.${c.column}`;
+      const value = c.type === 'date' ? `to_char(${ref}, 'YYYY-MM-DD')` : c.type === 'numeric' ? `${ref}::text` : ref;
+      return `'${field}', ${value}`;
+    })
+    .join(', ');
+}
+
+/** The SQL names of a table's selected columns, comma-separated. */
+export function columnList(t: Table): string {
+  return Object.values(t.columns)
+    .map((c) => c.column)
+    .join(', ');
+}
