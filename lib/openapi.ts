@@ -20,17 +20,14 @@ import {
   MAX_CSV_ROWS,
 } from './limits.ts';
 import { RESPONSE_EXAMPLES } from './generated/examples.ts';
+import { jsonSchema } from './json-schema.ts';
 
 /** Loose schema of the document itself (for the endpoint's own response declaration). */
 export const openApiDocumentSchema = z.record(z.string(), z.unknown()).describe('An OpenAPI 3.1 document.');
 
 type JsonObject = Record<string, unknown>;
 
-/** JSON Schema (2020-12) of a zod schema, as seen by a client sending it (`input`) or receiving it (`output`). */
-export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonObject;
-  return rest;
-}
+export { jsonSchema } from './json-schema.ts';
 
 /**
  * RFC 9457 problem details as the service writes them (`problemOf` in lib/errors.ts), declared once in zod;

@@ -10,7 +10,7 @@
 import { CALCULATORS } from '../lib/calculators/index.ts';
 import { toolName } from '../lib/calculators/definition.ts';
 import { FUND_TOOLS } from '../lib/fund/tools/index.ts';
-import { jsonSchema } from '../lib/openapi.ts';
+import { jsonSchema } from '../lib/json-schema.ts';
 
 type Json = Record<string, unknown>;
 

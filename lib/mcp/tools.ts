@@ -7,7 +7,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type * as z from 'zod';
 import type { AppEnv } from '../env.ts';
 import type { ProblemCode } from '../errors.ts';
-import { jsonSchema } from '../openapi.ts';
+import { jsonSchema } from '../json-schema.ts';
 import { withNullAsAnyOf } from './portable-schema.ts';
 /** The version this service reports in `serverInfo`. */
 export const SERVER_VERSION = '1.0.0';
