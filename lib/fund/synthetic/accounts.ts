@@ -3,7 +3,6 @@
  */
 import type { AccountRow, ShareClassRow } from '../rows.ts';
 
-/** Chart of accounts. */
 /** The chart of accounts' codes by name: the generator's journal entries and {@link ACCOUNTS} use these. */
 export const ACCOUNT = {
   cashAtBank: '1000',
@@ -26,6 +25,7 @@ export const ACCOUNT = {
   directorsFees: '5250',
 } as const;
 
+/** The chart of accounts as stored rows: code, name, type and role. */
 export const ACCOUNTS: AccountRow[] = [
   { code: ACCOUNT.cashAtBank, name: 'Cash at bank', type: 'asset', role: 'other' },
   { code: ACCOUNT.cashAtVenues, name: 'Cash and stablecoins at exchanges and wallets', type: 'asset', role: 'other' },
@@ -46,6 +46,7 @@ export const ACCOUNTS: AccountRow[] = [
   { code: ACCOUNT.softwareAndData, name: 'Software and data', type: 'expense', role: 'operating_expense' },
   { code: ACCOUNT.directorsFees, name: "Directors' fees", type: 'expense', role: 'operating_expense' },
 ];
+/** The expense account of each expense category (an expense row's `category`). */
 export const EXPENSE_ACCOUNT: Record<string, string> = {
   administration: ACCOUNT.administrationFees,
   custody: ACCOUNT.custodyFees,
@@ -55,6 +56,7 @@ export const EXPENSE_ACCOUNT: Record<string, string> = {
   directors: ACCOUNT.directorsFees,
 };
 
+/** The share classes and their fee terms (percent per year), hurdle and crystallization. */
 export const SHARE_CLASSES: ShareClassRow[] = [
   {
     shareClassId: 'A',

@@ -4,7 +4,7 @@
 import { ASSET } from './market.ts';
 
 /** Integer division rounding half away from zero (decimal.js ROUND_HALF_UP). */
-export function divRound(n: bigint, d: bigint): bigint {
+function divRound(n: bigint, d: bigint): bigint {
   const neg = n < 0n;
   const a = neg ? -n : n;
   const q = (a + d / 2n) / d;
@@ -53,17 +53,18 @@ export function scaled(n: number, dp: number): string {
   const text = dp === 0 ? digits : `${digits.slice(0, -dp)}.${digits.slice(-dp)}`;
   return neg ? `-${text}` : text;
 }
+/** Cents as a decimal string with two places, e.g. -12345 → "-123.45". */
 export const money = (c: number) => scaled(c, 2);
 
 /** 2^27 + 1: Veltkamp's splitter for doubles. */
-export const SPLITTER = 134_217_729;
+const SPLITTER = 134_217_729;
 
 /**
  * a × b as an unevaluated sum p + e of two doubles, exactly (Dekker's TwoProduct with Veltkamp's split;
  * T. J. Dekker, "A floating-point technique for extending the available precision", 1971). Exact for
  * finite products far from overflow and underflow, such as products of integers below 2^53.
  */
-export function twoProduct(a: number, b: number): [number, number] {
+function twoProduct(a: number, b: number): [number, number] {
   const p = a * b;
   let c = SPLITTER * a;
   const ah = c - (c - a);
@@ -75,7 +76,7 @@ export function twoProduct(a: number, b: number): [number, number] {
 }
 
 /** Below this, quotients, remainders and their corrections in {@link prorate} stay exact in doubles. */
-export const PRORATE_EXACT_BELOW = 2 ** 50;
+const PRORATE_EXACT_BELOW = 2 ** 50;
 
 /**
  * Largest-remainder split of `total` cents by non-negative integer weights; the parts sum to `total` exactly.

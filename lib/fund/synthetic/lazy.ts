@@ -35,7 +35,7 @@ export function dateRange(start: string, count: number): string[] {
 }
 
 /** Price rows of a day come in this order: assets with their own series, then those following another's. */
-export const PRICE_ORDER = [...ASSETS.filter((a) => !a.follows), ...ASSETS.filter((a) => a.follows)];
+const PRICE_ORDER = [...ASSETS.filter((a) => !a.follows), ...ASSETS.filter((a) => a.follows)];
 
 /** A daily price series: integer units of 1e-8, the decimals each price is quoted with, and texts made on demand. */
 export interface PriceSeries {
@@ -54,7 +54,8 @@ export interface Snapshot {
 
 /** Per investor (in id order): capital, contributions, withdrawals, P&L allocation, management and performance fees, cents. */
 export type CapitalSnapshot = number[];
-export const CAPITAL_FIELDS = 6;
+/** Numbers per investor in a {@link CapitalSnapshot}. */
+const CAPITAL_FIELDS = 6;
 
 /** A posted journal line: the entry's sequence number, signed amount in cents (debit > 0). */
 export interface JournalLine {
@@ -68,7 +69,7 @@ export interface JournalLine {
 }
 
 /** The small parts of a dataset, made at once. */
-export type DatasetHead = Pick<FundDataset, 'fund' | 'shareClasses' | 'runs' | 'accounts' | 'investors' | 'expenses'>;
+type DatasetHead = Pick<FundDataset, 'fund' | 'shareClasses' | 'runs' | 'accounts' | 'investors' | 'expenses'>;
 
 /**
  * A simulated fund: the small tables made, the bulk rows made on first request and kept (at most one

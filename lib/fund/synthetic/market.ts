@@ -2,7 +2,7 @@
  * The fund's universe: the assets it trades (with their price dynamics) and the positions it holds, by venue and book.
  */
 
-export interface AssetSpec {
+interface AssetSpec {
   asset: string;
   assetClass: 'crypto' | 'perpetual' | 'stablecoin' | 'fiat';
   price: number;
@@ -14,7 +14,9 @@ export interface AssetSpec {
   qdp: number;
 }
 
+/** Daily volatility of the common market factor (a fraction, 0.02 = 2% a day). */
 export const MARKET_VOL = 0.02;
+/** The assets the fund trades: starting price in USD, daily volatility, market beta, quantity decimals `qdp`. */
 export const ASSETS: AssetSpec[] = [
   { asset: 'BTC', assetClass: 'crypto', price: 61_250, vol: 0.028, beta: 1.0, qdp: 4 },
   { asset: 'ETH', assetClass: 'crypto', price: 2_950, vol: 0.036, beta: 1.15, qdp: 4 },
@@ -45,12 +47,15 @@ export const ASSETS: AssetSpec[] = [
   { asset: 'BONK', assetClass: 'crypto', price: 0.0000215, vol: 0.09, beta: 1.6, qdp: 0 },
   { asset: 'JUP', assetClass: 'crypto', price: 0.83, vol: 0.08, beta: 1.5, qdp: 0 },
 ];
+/** {@link ASSETS} by asset code. */
 export const ASSET = new Map(ASSETS.map((a) => [a.asset, a]));
+/** Whether `asset` is cash (fiat or a stablecoin): no price risk, its quantity is in cents. */
 export const isCash = (asset: string) => {
   const c = ASSET.get(asset)!.assetClass;
   return c === 'stablecoin' || c === 'fiat';
 };
 
+/** A holding the fund keeps: asset, venue, source type, book (live or paper) and its target weight. */
 export interface PositionSpec {
   asset: string;
   venue: string;
@@ -60,14 +65,16 @@ export interface PositionSpec {
   book: 'live' | 'paper';
 }
 
+/** The fund's bank: the venue of its USD bank account (`cashAtBank`), through which capital flows. */
 export const BANK = 'Northwind Bank';
-export const live = (asset: string, venue: string, sourceType: PositionSpec['sourceType'], weight: number): PositionSpec => ({
+const live = (asset: string, venue: string, sourceType: PositionSpec['sourceType'], weight: number): PositionSpec => ({
   asset,
   venue,
   sourceType,
   weight,
   book: 'live',
 });
+/** Every holding, live and paper, in the order snapshots and position rows list them. */
 export const POSITIONS: PositionSpec[] = [
   live('BTC', 'Binance', 'exchange', 0.06),
   live('ETH', 'Binance', 'exchange', 0.05),

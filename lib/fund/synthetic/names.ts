@@ -3,6 +3,7 @@
  */
 import type { Rand } from './random.ts';
 
+/** First names of individual investors. */
 export const FIRST = [
   'Margaret',
   'Tomas',
@@ -29,6 +30,7 @@ export const FIRST = [
   'Yara',
   'Anders',
 ];
+/** Surnames of individual investors. */
 export const LAST = [
   'Okafor',
   'Lindqvist',
@@ -51,6 +53,7 @@ export const LAST = [
   'Petrov',
   'Sandoval',
 ];
+/** Words that make an entity investor's name (two of them, then an {@link ENTITY_B} suffix). */
 export const ENTITY_A = [
   'Alder',
   'Birchwood',
@@ -69,7 +72,9 @@ export const ENTITY_A = [
   'Oakridge',
   'Pinecrest',
 ];
+/** Suffixes of an entity investor's name. */
 export const ENTITY_B = ['Capital LP', 'Family Office', 'Foundation', 'Endowment Trust', 'Pension Plan', 'Partners LLC', 'Holdings Ltd'];
+/** Month names, January first, for expense descriptions. */
 export const MONTHS = [
   'January',
   'February',
@@ -84,7 +89,10 @@ export const MONTHS = [
   'November',
   'December',
 ];
+/** Country codes of investors' bank accounts (IBAN prefixes). */
 export const IBAN_COUNTRIES = ['GB', 'DE', 'CH', 'NL', 'LU', 'FR', 'IE'];
 
+/** `n` random decimal digits. */
 export const digits = (r: Rand, n: number) => Array.from({ length: n }, () => Math.floor(r() * 10)).join('');
+/** `n` random capital letters A–Z. */
 export const letters = (r: Rand, n: number) => Array.from({ length: n }, () => String.fromCharCode(65 + Math.floor(r() * 26))).join('');

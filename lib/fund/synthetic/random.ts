@@ -29,8 +29,11 @@ export function prng(seed: number): () => number {
   return next;
 }
 
+/** A random source: uniform in [0, 1). */
 export type Rand = () => number;
+/** Uniform in [lo, hi). */
 export const uniform = (r: Rand, lo: number, hi: number) => lo + (hi - lo) * r();
+/** One of `items`, uniformly. */
 export const pick = <T>(r: Rand, items: readonly T[]): T => items[Math.floor(r() * items.length)]!;
 /** Standard normal by the Irwin–Hall sum of 12 uniforms (additions only, so engine-independent). */
 export function normal(r: Rand): number {

@@ -5,14 +5,15 @@
 import type { ExpenseRow, InvestorRow, NavRunRow, ShareClassRow } from '../rows.ts';
 import { addDays } from '../analytics/runs.ts';
 import { ACCOUNT, ACCOUNTS, EXPENSE_ACCOUNT, SHARE_CLASSES } from './accounts.ts';
-import { POW10, marketValueCents, money, prorate } from './arithmetic.ts';
-import { type CapitalSnapshot, type JournalLine, type PriceSeries, type Snapshot, SyntheticFund, dateRange } from './lazy.ts';
-import { ASSET, ASSETS, BANK, FLAKY_VENUES, MARKET_VOL, POSITIONS, type PositionSpec, TRADING_CASH, isCash } from './market.ts';
+import { marketValueCents, money, prorate } from './arithmetic.ts';
+import { type CapitalSnapshot, type JournalLine, type Snapshot, SyntheticFund, dateRange } from './lazy.ts';
+import { ASSET, BANK, FLAKY_VENUES, POSITIONS, type PositionSpec, TRADING_CASH, isCash } from './market.ts';
 import { ENTITY_A, ENTITY_B, FIRST, IBAN_COUNTRIES, LAST, MONTHS, digits, letters } from './names.ts';
-import { normal, pick, prng, uniform } from './random.ts';
+import { pick, prng, uniform } from './random.ts';
+import { simulatePrices } from './prices.ts';
 import type { FundDataset, SyntheticFundSpec } from './spec.ts';
 
-export interface Investor {
+interface Investor {
   row: InvestorRow;
   cls: ShareClassRow;
   /** Capital (net of accrued performance fee), cents. */
@@ -26,7 +27,7 @@ export interface Investor {
   cum: { contributions: number; withdrawals: number; pnl: number; mgmt: number; perf: number };
 }
 
-export interface Holding {
+interface Holding {
   spec: PositionSpec;
   /** Quantity in lots of 10^-qdp (signed; cash positions: cents). */
   qu: number;
@@ -64,36 +65,7 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
   const calendar = dateRange(priceStart, spec.priceDays + 1);
   const dateOf = (t: number) => calendar[t + offset]!;
 
-  // Prices: a common market factor and idiosyncratic noise, daily; perpetuals follow their underlying. Kept
-  // as integer units of 1e-8 with their decimals; the text of a price is made when a row needs it.
-  const base = ASSETS.filter((a) => !a.follows);
-  const baseUnits = base.map(() => new Float64Array(spec.priceDays));
-  const baseDecimals = base.map(() => new Uint8Array(spec.priceDays));
-  const floatPrice = base.map((a) => a.price);
-  const idio = base.map((a) => Math.sqrt(Math.max(a.vol * a.vol - a.beta * a.beta * MARKET_VOL * MARKET_VOL, 0.0001)));
-  for (let t = 0; t < spec.priceDays; t++) {
-    const m = MARKET_VOL * normal(rand);
-    for (let k = 0; k < base.length; k++) {
-      const a = base[k]!;
-      let p = floatPrice[k]!;
-      if (a.vol > 0 && t > 0) {
-        // A mild pull towards the starting level keeps a three-year path plausible for every seed.
-        const pull = -0.008 * (p / a.price - 1);
-        const r = Math.min(0.5, Math.max(-0.35, a.beta * m + idio[k]! * normal(rand) + pull));
-        p = p * (1 + r);
-        floatPrice[k] = p;
-      }
-      // Decimals of a price: max(2, 6 − digits of its integer part), 8 below 1.
-      const dp = a.vol === 0 ? 2 : p < 1 ? 8 : p < 10 ? 5 : p < 100 ? 4 : p < 1_000 ? 3 : 2;
-      baseUnits[k]![t] = Math.max(1, Math.round(p * POW10[dp]!)) * POW10[8 - dp]!;
-      baseDecimals[k]![t] = dp;
-    }
-  }
-  const series = new Map<string, PriceSeries>();
-  base.forEach((a, k) => {
-    series.set(a.asset, { units: baseUnits[k]!, decimals: baseDecimals[k]!, texts: [] });
-  });
-  for (const a of ASSETS) if (a.follows) series.set(a.asset, series.get(a.follows)!);
+  const series = simulatePrices(rand, spec.priceDays);
   const pu = (asset: string, day: number) => series.get(asset)!.units[day + offset]!;
 
   // Investors
