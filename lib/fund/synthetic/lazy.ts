@@ -1,0 +1,247 @@
+/**
+ * Compact results and the rows made from them: the calendar, the compact simulation results, and
+ * {@link SyntheticFund}, which makes the bulk rows per date on first request.
+ */
+import type { CapitalRow, PositionRow, PriceRow } from '../rows.ts';
+import { POW10, money, scaled } from './arithmetic.ts';
+import { ASSET, ASSETS, type PositionSpec, isCash } from './market.ts';
+import type { FundDataset, LedgerLineRecord, SyntheticFundSpec } from './spec.ts';
+
+/** `count` consecutive dates from `start` (`YYYY-MM-DD`, UTC), by integer civil-calendar arithmetic. */
+export function dateRange(start: string, count: number): string[] {
+  // Days since 1970-01-01 ↔ proleptic Gregorian date: H. Hinnant, "chrono-Compatible Low-Level Date Algorithms".
+  const y0 = +start.slice(0, 4);
+  const m0 = +start.slice(5, 7);
+  const d0 = +start.slice(8, 10);
+  const y = m0 <= 2 ? y0 - 1 : y0;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (m0 + (m0 > 2 ? -3 : 9)) + 2) / 5) + d0 - 1;
+  const first = era * 146_097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy - 719_468;
+  const out: string[] = new Array(count);
+  for (let i = 0; i < count; i++) {
+    const z = first + i + 719_468;
+    const e = Math.floor(z / 146_097);
+    const doe = z - e * 146_097;
+    const ye = Math.floor((doe - Math.floor(doe / 1_460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+    const dy = doe - (365 * ye + Math.floor(ye / 4) - Math.floor(ye / 100));
+    const mp = Math.floor((5 * dy + 2) / 153);
+    const day = dy - Math.floor((153 * mp + 2) / 5) + 1;
+    const month = mp < 10 ? mp + 3 : mp - 9;
+    const year = ye + e * 400 + (month <= 2 ? 1 : 0);
+    out[i] = `${year}-${month < 10 ? '0' : ''}${month}-${day < 10 ? '0' : ''}${day}`;
+  }
+  return out;
+}
+
+/** Price rows of a day come in this order: assets with their own series, then those following another's. */
+const PRICE_ORDER = [...ASSETS.filter((a) => !a.follows), ...ASSETS.filter((a) => a.follows)];
+
+/** A daily price series: integer units of 1e-8, the decimals each price is quoted with, and texts made on demand. */
+export interface PriceSeries {
+  units: Float64Array;
+  decimals: Uint8Array;
+  texts: string[];
+}
+
+/** A run's snapshot of every holding (quantity in lots, market value in cents), and the venue its feed missed. */
+export interface Snapshot {
+  day: number;
+  flaky: string | null;
+  qu: number[];
+  mv: number[];
+}
+
+/** Per investor (in id order): capital, contributions, withdrawals, P&L allocation, management and performance fees, cents. */
+export type CapitalSnapshot = number[];
+/** Numbers per investor in a {@link CapitalSnapshot}. */
+const CAPITAL_FIELDS = 6;
+
+/** A posted journal line: the entry's sequence number, signed amount in cents (debit > 0). */
+export interface JournalLine {
+  entry: number;
+  date: string;
+  account: string;
+  asset: string | null;
+  venue: string | null;
+  amount: number;
+  memo: string;
+}
+
+/** The small parts of a dataset, made at once. */
+type DatasetHead = Pick<FundDataset, 'fund' | 'shareClasses' | 'runs' | 'accounts' | 'investors' | 'expenses'>;
+
+/**
+ * A simulated fund: the small tables made, the bulk rows made on first request and kept (at most one
+ * copy of each row). Rows are those of {@link generateFund}, byte for byte, in the same order.
+ */
+export class SyntheticFund {
+  /** Fund, share classes, NAV runs (oldest first), chart of accounts, investors and expenses. */
+  readonly head: DatasetHead;
+  readonly #spec: SyntheticFundSpec;
+  readonly #calendar: string[];
+  readonly #series: Map<string, PriceSeries>;
+  readonly #holdings: PositionSpec[];
+  readonly #snapshots: Map<string, Snapshot>;
+  readonly #journal: JournalLine[];
+  readonly #investorIds: string[];
+  readonly #capital: Map<string, CapitalSnapshot>;
+  readonly #positionRows = new Map<string, PositionRow[]>();
+  readonly #capitalRows = new Map<string, CapitalRow[]>();
+  readonly #priceRows = new Map<string, PriceRow[]>();
+  #ledger: LedgerLineRecord[] | undefined;
+
+  constructor(parts: {
+    spec: SyntheticFundSpec;
+    calendar: string[];
+    series: Map<string, PriceSeries>;
+    holdings: PositionSpec[];
+    snapshots: Map<string, Snapshot>;
+    ledger: JournalLine[];
+    investorIds: string[];
+    capital: Map<string, CapitalSnapshot>;
+    head: DatasetHead;
+  }) {
+    this.head = parts.head;
+    this.#spec = parts.spec;
+    this.#calendar = parts.calendar;
+    this.#series = parts.series;
+    this.#holdings = parts.holdings;
+    this.#snapshots = parts.snapshots;
+    this.#journal = parts.ledger;
+    this.#investorIds = parts.investorIds;
+    this.#capital = parts.capital;
+  }
+
+  /** The text of `asset`'s price on calendar index `i` (made once). */
+  #priceText(asset: string, i: number): string {
+    const s = this.#series.get(asset)!;
+    let text = s.texts[i];
+    if (text === undefined) {
+      const dp = s.decimals[i]!;
+      text = scaled(s.units[i]! / POW10[8 - dp]!, dp);
+      s.texts[i] = text;
+    }
+    return text;
+  }
+
+  /** Every position (live and paper) of the run on `date`, in holding order; empty when that run struck no NAV. */
+  positionsOn(date: string): PositionRow[] {
+    let rows = this.#positionRows.get(date);
+    if (rows) return rows;
+    rows = [];
+    const snap = this.#snapshots.get(date);
+    if (snap) {
+      const i = snap.day + this.#spec.priceDays - this.#spec.runDays;
+      this.#holdings.forEach((h, k) => {
+        if (h.venue === snap.flaky) return;
+        const a = ASSET.get(h.asset)!;
+        rows!.push({
+          navDate: date,
+          asset: h.asset,
+          assetClass: a.assetClass,
+          sourceType: h.sourceType,
+          venue: h.venue,
+          book: h.book,
+          quantity: scaled(snap.qu[k]!, a.qdp),
+          price: isCash(h.asset) ? '1.00' : this.#priceText(h.asset, i),
+          marketValue: money(snap.mv[k]!),
+        });
+      });
+    }
+    this.#positionRows.set(date, rows);
+    return rows;
+  }
+
+  /** Calendar index of the first date ≥ `date` (or > `date` when not `inclusive`). */
+  #dateIndex(date: string, inclusive: boolean): number {
+    const c = this.#calendar;
+    let lo = 0;
+    let hi = c.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (c[mid]! < date || (!inclusive && c[mid] === date)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** `asset`'s daily prices dated `from` through `through` (inclusive), oldest first; empty for an unknown asset. Each row is made once. */
+  pricesOf(asset: string, from: string, through: string): PriceRow[] {
+    if (!this.#series.has(asset)) return [];
+    let made = this.#priceRows.get(asset);
+    if (!made) {
+      made = [];
+      this.#priceRows.set(asset, made);
+    }
+    const rows: PriceRow[] = [];
+    const end = this.#dateIndex(through, false);
+    for (let i = this.#dateIndex(from, true); i < end; i++) {
+      made[i] ??= { asset, priceDate: this.#calendar[i]!, price: this.#priceText(asset, i) };
+      rows.push(made[i]!);
+    }
+    return rows;
+  }
+
+  /** The whole ledger in posting (and date) order, memos included (made once). */
+  ledger(): LedgerLineRecord[] {
+    this.#ledger ??= this.#journal.map((l) => ({
+      entryId: `JE-${String(l.entry).padStart(6, '0')}`,
+      entryDate: l.date,
+      accountCode: l.account,
+      asset: l.asset,
+      venue: l.venue,
+      debit: money(l.amount > 0 ? l.amount : 0),
+      credit: money(l.amount < 0 ? -l.amount : 0),
+      memo: l.memo,
+    }));
+    return this.#ledger;
+  }
+
+  /** Every investor's capital account at the complete run on `date`, in investor order; empty for any other date. */
+  capitalOn(date: string): CapitalRow[] {
+    let rows = this.#capitalRows.get(date);
+    if (rows) return rows;
+    rows = [];
+    const values = this.#capital.get(date);
+    if (values) {
+      for (let i = 0; i * CAPITAL_FIELDS < values.length; i++) {
+        const at = i * CAPITAL_FIELDS;
+        rows.push({
+          navDate: date,
+          investorId: this.#investorIds[i]!,
+          capital: money(values[at]!),
+          contributions: money(values[at + 1]!),
+          withdrawals: money(values[at + 2]!),
+          pnlAllocation: money(values[at + 3]!),
+          mgmtFee: money(values[at + 4]!),
+          perfFee: money(values[at + 5]!),
+        });
+      }
+    }
+    this.#capitalRows.set(date, rows);
+    return rows;
+  }
+
+  /** The whole dataset, every row made (as {@link generateFund} returns it). */
+  dataset(): FundDataset {
+    const dates = [...this.#snapshots.keys()];
+    const prices: PriceRow[] = [];
+    for (let i = 0; i < this.#calendar.length; i++) {
+      for (const a of PRICE_ORDER) prices.push({ asset: a.asset, priceDate: this.#calendar[i]!, price: this.#priceText(a.asset, i) });
+    }
+    const { fund, shareClasses, runs, accounts, investors, expenses } = this.head;
+    return {
+      fund,
+      shareClasses,
+      runs,
+      positions: dates.flatMap((d) => this.positionsOn(d)),
+      prices,
+      accounts,
+      ledger: this.ledger(),
+      investors,
+      capital: [...this.#capital.keys()].flatMap((d) => this.capitalOn(d)),
+      expenses,
+    };
+  }
+}
