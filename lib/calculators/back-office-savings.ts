@@ -12,7 +12,14 @@
 import * as z from 'zod';
 import { cents, dec, pct4, roundCents, sum } from '../decimal.ts';
 import { defineCalculator } from './definition.ts';
-import { COST_LINES, costLines, operatingCostInput, type CostLine, type OperatingCostInputs } from './operating-cost-calculator.ts';
+import {
+  COST_LINES,
+  costLines,
+  operatingCostExample,
+  operatingCostInput,
+  type CostLine,
+  type OperatingCostInputs,
+} from './operating-cost-calculator.ts';
 
 /** Automatable share (fraction 0..1) of each cost line, with the reason. */
 export const AUTOMATABLE_SHARES: Record<CostLine, { share: string; rationale: string }> = {
@@ -91,17 +98,6 @@ export const backOfficeSavings = defineCalculator({
   description: "The automatable share of a fund's yearly back-office cost, by line, with the assumptions used.",
   input: operatingCostInput,
   output: backOfficeSavingsOutput,
-  example: {
-    financeHireUsd: 180_000,
-    fundAdminUsd: 120_000,
-    complianceUsd: 60_000,
-    riskDeskUsd: 90_000,
-    lpReportsPerYear: 4,
-    costPerReportUsd: 5_000,
-    auditUsd: 45_000,
-    legalUsd: 30_000,
-    softwareUsd: 25_000,
-    aumUsd: 150_000_000,
-  },
+  example: operatingCostExample,
   run: computeBackOfficeSavings,
 });

@@ -82,23 +82,29 @@ export function computeOperatingCost(inputs: OperatingCostInputs): z.output<type
 }
 
 /** The operating cost calculator, `POST /api/v1/calc/operating-cost-calculator`. */
+/**
+ * A typical small fund's yearly costs (USD; AUM 150 M USD): the request example of this calculator and of
+ * back-office savings, which takes the same body.
+ */
+export const operatingCostExample = {
+  financeHireUsd: 180_000,
+  fundAdminUsd: 120_000,
+  complianceUsd: 60_000,
+  riskDeskUsd: 90_000,
+  lpReportsPerYear: 4,
+  costPerReportUsd: 5_000,
+  auditUsd: 45_000,
+  legalUsd: 30_000,
+  softwareUsd: 25_000,
+  aumUsd: 150_000_000,
+};
+
 export const operatingCostCalculator = defineCalculator({
   slug: 'operating-cost-calculator',
   title: 'Operating cost calculator',
   description: 'Yearly back-office cost of running a fund, by line, and in basis points of AUM.',
   input: operatingCostInput,
   output: operatingCostOutput,
-  example: {
-    financeHireUsd: 180_000,
-    fundAdminUsd: 120_000,
-    complianceUsd: 60_000,
-    riskDeskUsd: 90_000,
-    lpReportsPerYear: 4,
-    costPerReportUsd: 5_000,
-    auditUsd: 45_000,
-    legalUsd: 30_000,
-    softwareUsd: 25_000,
-    aumUsd: 150_000_000,
-  },
+  example: operatingCostExample,
   run: computeOperatingCost,
 });

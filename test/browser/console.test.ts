@@ -6,14 +6,13 @@
  * fund key, read fund data with it, revoke it in the page and get 401; a calc key on fund data gets 403.
  * Screenshots of each main screen go to test-results/screenshots/ (git-ignored).
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLAN_DAILY_CALC_LIMITS } from '../../lib/console/config.ts';
-import { launchChromium, pageWithPasskey, screenshot } from '../support/browser.ts';
+import { launchChromium, operatorInvite, pageWithPasskey, screenshot } from '../support/browser.ts';
 import { startWorker, type TestWorker } from '../support/worker.ts';
 
 const persistDir = mkdtempSync(join(tmpdir(), 'fund-edge-console-'));
@@ -35,21 +34,7 @@ afterAll(async () => {
 
 /** An operator invitation link from the real CLI, into the worker's local KV. */
 function invite(args: string[]): string {
-  return execFileSync(
-    process.execPath,
-    [
-      '--experimental-strip-types',
-      '--disable-warning=ExperimentalWarning',
-      'scripts/console.ts',
-      'invite',
-      ...args,
-      '--base',
-      origin,
-      '--persist-to',
-      persistDir,
-    ],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
-  ).trim();
+  return operatorInvite(args, origin, persistDir);
 }
 
 /** Waits for the dashboard after a navigation, and for its script (so that buttons act). */

@@ -8,7 +8,7 @@
  * a clear refusal. The same through `mcp-remote` (the stdio bridge desktop clients run), with no browser of
  * its own: the test opens the URL it prints. Screenshots go to test-results/screenshots/ (git-ignored).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +19,7 @@ import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotoc
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, pageWithPasskey, screenshot } from '../support/browser.ts';
+import { launchChromium, operatorInvite, pageWithPasskey, screenshot } from '../support/browser.ts';
 import { startWorker, type TestWorker } from '../support/worker.ts';
 
 const persistDir = mkdtempSync(join(tmpdir(), 'fund-edge-oauth-'));
@@ -90,22 +90,7 @@ function connect(provider: MemoryProvider) {
 
 /** An operator invitation link to the served fund, from the real CLI into the worker's local KV. */
 function invite(): string {
-  return execFileSync(
-    process.execPath,
-    [
-      '--experimental-strip-types',
-      '--disable-warning=ExperimentalWarning',
-      'scripts/console.ts',
-      'invite',
-      '--fund',
-      'sample-fund',
-      '--base',
-      origin,
-      '--persist-to',
-      persistDir,
-    ],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
-  ).trim();
+  return operatorInvite(['--fund', 'sample-fund'], origin, persistDir);
 }
 
 /** Signs up with the page's passkey from the page it is on, and waits for the dashboard. */

@@ -4,6 +4,7 @@
  * tests run offline). Pages get a CDP virtual authenticator (a platform passkey with user verification)
  * and screenshots go to `test-results/screenshots/` (git-ignored).
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import chromium from '@sparticuz/chromium';
@@ -56,4 +57,26 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const path = join(SCREENSHOT_DIR, `${name}.png`);
   await page.screenshot({ path, fullPage: true });
   return path;
+}
+
+/**
+ * An operator invitation link from the real CLI (`npm run console -- invite ...`), written into the local KV
+ * of a worker started with `persistDir`; the link points at `origin`.
+ */
+export function operatorInvite(args: readonly string[], origin: string, persistDir: string): string {
+  return execFileSync(
+    process.execPath,
+    [
+      '--experimental-strip-types',
+      '--disable-warning=ExperimentalWarning',
+      'scripts/console.ts',
+      'invite',
+      ...args,
+      '--base',
+      origin,
+      '--persist-to',
+      persistDir,
+    ],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+  ).trim();
 }
