@@ -51,6 +51,13 @@ export const positionViewSchema = z.strictObject({
 });
 export type PositionView = z.output<typeof positionViewSchema>;
 
+/**
+ * The exposure amounts of one NAV run (money as decimal strings in the fund's base currency): NAV, long
+ * (Σ positive non-cash market values), short (Σ |negative| ones), gross = long + short, net = long − short,
+ * and cash. The one shape of the exposure snapshot's and each exposure-series row's amounts.
+ */
+export const exposureAmounts = () => ({ nav: money(), long: money(), short: money(), gross: money(), net: money(), cash: money() });
+
 /** One breakdown row: a group's market value and its weight in NAV. */
 export const breakdownRowSchema = z.strictObject({ key: label(), marketValue: money(), weightPct: pct() });
 export type BreakdownRow = z.output<typeof breakdownRowSchema>;

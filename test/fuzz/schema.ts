@@ -7,6 +7,7 @@
  * - {@link queryVerdict}: does a query-string value match it under the documented grammar (decimal numbers).
  */
 import fc from 'fast-check';
+import { LP_COLUMNS } from '../../lib/calculators/nav-validator.ts';
 
 /** A JSON Schema object (as zod's `toJSONSchema` writes it). */
 export type Schema = Record<string, unknown>;
@@ -212,19 +213,7 @@ export function hostileValue(s: Schema): fc.Arbitrary<unknown> {
 
 /** Header row of a CSV field as its description documents it: the NAV validator's LP rows, else positions. */
 function csvHeader(name: string): string[] {
-  return /^lp/i.test(name)
-    ? [
-        'lpId',
-        'openingNavUsd',
-        'contributionsUsd',
-        'withdrawalsUsd',
-        'grossPnlUsd',
-        'mgmtFeeUsd',
-        'perfFeeUsd',
-        'otherExpensesUsd',
-        'closingNavUsd',
-      ]
-    : ['Asset', 'Value', 'Venue', 'Class'];
+  return /^lp/i.test(name) ? [...LP_COLUMNS] : ['Asset', 'Value', 'Venue', 'Class'];
 }
 
 const csvCell = fc.oneof(

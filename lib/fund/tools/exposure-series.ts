@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { defineFundTool } from '../definition.ts';
 import { exposureSeries as series } from '../analytics/holdings.ts';
 import { addDays, isUsable, latestUsableRun } from '../analytics/runs.ts';
-import { currency, date, money } from '../schemas.ts';
+import { currency, date, exposureAmounts } from '../schemas.ts';
 
 export const exposureSeries = defineFundTool({
   tool: 'get_exposure_series',
@@ -23,12 +23,7 @@ export const exposureSeries = defineFundTool({
     z.strictObject({
       date: date(),
       currency: currency(),
-      nav: money(),
-      long: money(),
-      short: money(),
-      gross: money(),
-      net: money(),
-      cash: money(),
+      ...exposureAmounts(),
     }),
   ),
   example: { days: '7' },

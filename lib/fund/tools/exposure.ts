@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { defineFundTool } from '../definition.ts';
 import { exposureSnapshot } from '../analytics/holdings.ts';
 import { latestUsableRun } from '../analytics/runs.ts';
-import { currency, date, money, pct } from '../schemas.ts';
+import { currency, date, exposureAmounts, pct } from '../schemas.ts';
 
 export const exposure = defineFundTool({
   tool: 'get_exposure',
@@ -14,12 +14,7 @@ export const exposure = defineFundTool({
   output: z.strictObject({
     asOf: date(),
     currency: currency(),
-    nav: money(),
-    long: money(),
-    short: money(),
-    gross: money(),
-    net: money(),
-    cash: money(),
+    ...exposureAmounts(),
     longPct: pct(),
     shortPct: pct(),
     grossPct: pct(),
