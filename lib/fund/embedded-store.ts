@@ -114,7 +114,7 @@ export function embeddedStore(specs: readonly SyntheticFundSpec[], assets?: Fetc
       if (request.ledger) {
         const { after, through } = request.ledger;
         out.accounts = head.accounts.slice();
-        p.ledger ??= p.fund.ledger().map(({ memo: _memo, ...line }) => line);
+        p.ledger ??= p.fund.ledgerLines();
         const date = (l: LedgerLineRow) => l.entryDate;
         out.ledger = p.ledger.slice(after === null ? 0 : bound(p.ledger, after, date), bound(p.ledger, through, date));
       }

@@ -46,6 +46,7 @@ describe.each([DEMO_FUND, SAMPLE_FUND].map((spec) => [spec.fundId, spec] as cons
       expect(fund.capitalOn(run.navDate)).toEqual(capital.get(run.navDate) ?? []);
     }
     expect(fund.ledger()).toEqual(dataset.ledger);
+    expect(fund.ledgerLines()).toEqual(dataset.ledger.map(({ memo: _memo, ...line }) => line));
   });
 
   it('makes any price window of any asset exactly as the dataset has it', () => {

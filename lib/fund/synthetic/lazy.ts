@@ -2,7 +2,7 @@
  * Compact results and the rows made from them: the calendar, the compact simulation results, and
  * {@link SyntheticFund}, which makes the bulk rows per date on first request.
  */
-import type { CapitalRow, PositionRow, PriceRow } from '../rows.ts';
+import type { CapitalRow, LedgerLineRow, PositionRow, PriceRow } from '../rows.ts';
 import { POW10, money, scaled } from './arithmetic.ts';
 import { ASSET, ASSETS, type PositionSpec, isCash } from './market.ts';
 import type { FundDataset, LedgerLineRecord, SyntheticFundSpec } from './spec.ts';
@@ -118,6 +118,7 @@ export class SyntheticFund {
   readonly #capitalRows = new Map<string, CapitalRow[]>();
   readonly #priceRows = new Map<string, PriceRow[]>();
   #ledger: LedgerLineRecord[] | undefined;
+  #lines: LedgerLineRow[] | undefined;
 
   constructor(parts: FundParts) {
     this.head = parts.head;
@@ -203,24 +204,35 @@ export class SyntheticFund {
 
   /** The whole ledger in posting (and date) order, memos included (made once). */
   ledger(): LedgerLineRecord[] {
-    if (this.#ledger) return this.#ledger;
+    this.#ledger ??= this.#journalRows(true) as LedgerLineRecord[];
+    return this.#ledger;
+  }
+
+  /** The ledger as the stores return it: every line without its memo, in posting (and date) order (made once, not from {@link ledger}). */
+  ledgerLines(): LedgerLineRow[] {
+    this.#lines ??= this.#journalRows(false);
+    return this.#lines;
+  }
+
+  /** The journal's lines as rows, with or without their memos. */
+  #journalRows(memos: boolean): LedgerLineRow[] {
     const { entry, date, account, asset, venue, memo, amount, strings } = this.#journal;
     const text = (k: number) => (k < 0 ? null : strings[k]!);
-    const rows: LedgerLineRecord[] = new Array(entry.length);
+    const rows: LedgerLineRow[] = new Array(entry.length);
     for (let i = 0; i < entry.length; i++) {
       const a = amount[i]!;
-      rows[i] = {
+      const row: LedgerLineRow = {
         entryId: `JE-${String(entry[i]).padStart(6, '0')}`,
         entryDate: this.#calendar[date[i]!]!,
         accountCode: strings[account[i]!]!,
         asset: text(asset[i]!),
         venue: text(venue[i]!),
-        debit: money(a > 0 ? a : 0),
-        credit: money(a < 0 ? -a : 0),
-        memo: strings[memo[i]!]!,
+        debit: a > 0 ? money(a) : '0.00',
+        credit: a < 0 ? money(-a) : '0.00',
       };
+      if (memos) (row as LedgerLineRecord).memo = strings[memo[i]!]!;
+      rows[i] = row;
     }
-    this.#ledger = rows;
     return rows;
   }
 

@@ -50,8 +50,9 @@ export function generateFund(spec: SyntheticFundSpec): FundDataset {
 /**
  * Simulates a fund: the whole deterministic simulation, with its results kept compact (integers: prices
  * in typed arrays, snapshots in plain arrays) and its bulk rows (positions, prices, ledger lines, capital accounts) made only when asked for,
- * per date, by {@link SyntheticFund}. This is what the embedded store runs in the Worker: making every row
- * up front was most of the ~100–200 ms a new isolate spent on its first fund-data request.
+ * per date, by {@link SyntheticFund}. The build runs it once per bundled spec and stores the results
+ * (scripts/build-fund.ts, codec.ts); the embedded store runs it only when it has no usable asset (tests,
+ * scripts, a deployment fault): it costs tens of milliseconds of CPU.
  * @throws {Error} as {@link generateFund}
  */
 export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
