@@ -14,7 +14,9 @@
  *   the Worker bundled as for workerd (esbuild, wrangler's aliases; built once by the parent), then answers one
  *   request of that kind, its CPU time measured (`process.threadCpuUsage`: the main thread's, as an isolate's
  *   CPU time counts; the whole process's, with V8's background threads, in the note): every fund endpoint with
- *   the demo key, every calculator, a tools/call of each MCP server, and the OpenAPI document;
+ *   the demo key, every calculator, a tools/call of each MCP server, and the OpenAPI document; the fund
+ *   cases read the embedded fund's build-time asset from `public/_fund/` through the in-memory `ASSETS`
+ *   binding (test/support/fakes.ts reads the file: the I/O the real binding does), as a deployed isolate does;
  * - a memoized fund tool call (the same call again: served from lib/fund/memo.ts), information;
  * - information, no budget: each request of the HTTP section answered in process by the Hono app
  *   (`createApp().fetch`) with in-memory bindings (test/support/fakes.ts), so the CPU of our whole request
@@ -118,7 +120,7 @@ interface Case {
 
 /** Why the first request of an isolate still costs what it does, by kind (profiles of `--profile-first`, issue 14). */
 const COLD_WHY = {
-  fund: "The embedded demo fund is simulated on the first fund request of an isolate (simulateFund in lib/fund/synthetic.ts, a sequential 430-day loop: RNG, prices, per-investor fee accruals; 15-25% self time plus the garbage it makes, 20-25%); the rest is V8 compiling the fund tools, zod, hono and decimal.js on first use. A precomputed subset would cost the fund endpoints' size budget (README Performance).",
+  fund: "The embedded fund is no longer simulated: the first request reads its build-time asset (public/_fund/<id>.bin, 1.4 MB) through ASSETS and decodes it (one JSON.parse of a ~100 KB header, typed-array views; decodeFund a few % of self time). What remains is V8 compiling the request path on first use (hono's router, zod parsing, the fund tool, analytics and decimal.js, the store-row guard), the tool's first rows (made once, then kept), and, in Node only, the fake binding's file read and Response body copy.",
   calc: "V8 compiling the Worker's request path on first use (hono routing, zod parsing of the body, the calculator and decimal.js) and the quota's first KV read; nothing is built eagerly at import. Fits the free plan where it stays under 10 ms.",
   mcp: "The MCP SDK's server, transport and the tools' JSON Schemas (zod toJSONSchema: processSchema, withNullAsAnyOf) are built for the request (the SDK refuses reuse), and V8 compiles the SDK on first use.",
   openapi:

@@ -98,3 +98,12 @@ export function errorRecord(err: unknown, status: number, at: LogContext): Recor
 export function logFailure(err: unknown, status: number, at: LogContext): void {
   if (shouldLog(err, status)) console.error(JSON.stringify(errorRecord(err, status, at)));
 }
+
+/**
+ * Logs a deployment fault found outside any request's error path, as one JSON line
+ * `{ level: 'error', event, ...detail }` (e.g. `fund_asset_unusable`: an embedded fund's build-time asset is
+ * missing or from another build, lib/fund/embedded-store.ts). `detail` must hold no secret or personal data.
+ */
+export function logFault(event: string, detail: Record<string, string | number>): void {
+  console.error(JSON.stringify({ level: 'error', event, ...detail }));
+}

@@ -146,7 +146,7 @@ export function fundEndpoint<Q extends z.ZodObject, O extends z.ZodType>(declare
         async handle(c: Context<AppEnv>) {
           const principal = await authenticate(c.req.header('authorization'), c.env.API_KEYS, c.env.CONSOLE);
           if (!principal) throw new UnauthorizedError('Fund data needs a key: send "Authorization: Bearer svc_dk_...".', false);
-          const source = fundSource(principal, c.get('config'));
+          const source = fundSource(principal, c.get('config'), c.env.ASSETS);
           await consumeFundBurst(c.env, principal, c.req.header('cf-connecting-ip'));
           let body: string;
           try {

@@ -1,13 +1,44 @@
 /**
- * The embedded store: synthetic funds simulated in the Worker (no database). Each fund is simulated on first
- * use and kept for the life of the isolate; its rows are made only when a read asks for them (per date, per
- * price window, the ledger once) and kept. Reads select like the SQL store (explicit columns, live
+ * The embedded store: the synthetic funds the Worker holds itself (no database). Each fund is loaded on first
+ * use and kept for the life of the isolate: from its build-time asset (`/_fund/<fundId>.bin` through the
+ * `ASSETS` binding, lib/fund/synthetic/codec.ts), which costs I/O and a JSON.parse, or, without the binding
+ * (tests, scripts) or when the asset is missing or from another build, by simulating it (`simulateFund`, tens
+ * of milliseconds of CPU). Both give the same rows. Rows are made only when a read asks for them (per date,
+ * per price window, the ledger once) and kept. Reads select like the SQL store (explicit columns, live
  * positions only, ledger memos never returned).
  */
 import type { FundIndex, FundReadRequest, FundReadResult, FundStore } from './store.ts';
 import { emptyRead } from './store.ts';
 import type { LedgerLineRow, PositionRow } from './rows.ts';
-import { simulateFund, type SyntheticFund, type SyntheticFundSpec } from './synthetic.ts';
+import { SyntheticFund, simulateFund, type SyntheticFundSpec } from './synthetic.ts';
+import { FundAssetError, decodeFund, fundAssetPath } from './synthetic/codec.ts';
+import { FUND_ASSET_FINGERPRINTS } from '../generated/fund-assets.ts';
+import { logFault } from '../log.ts';
+
+/** The origin asset requests are addressed to (the binding serves by path; the host is not used). */
+const ASSETS_ORIGIN = 'https://assets.invalid';
+
+/**
+ * A fund from its build-time asset, or simulated when there is none to use. With a binding, a missing or
+ * unusable asset is a deployment fault (`npm run build` writes it before every deploy): logged as
+ * `fund_asset_unusable` with the reason, then the fund is simulated, so answers never depend on it.
+ * @param spec the fund
+ * @param assets the `ASSETS` binding, if any
+ */
+export async function loadFund(spec: SyntheticFundSpec, assets: Fetcher | undefined): Promise<SyntheticFund> {
+  if (assets) {
+    let reason: string;
+    try {
+      const res = await assets.fetch(new Request(`${ASSETS_ORIGIN}${fundAssetPath(spec.fundId)}`));
+      if (res.ok) return new SyntheticFund(decodeFund(await res.arrayBuffer(), spec, FUND_ASSET_FINGERPRINTS[spec.fundId] ?? ''));
+      reason = `status ${res.status}`;
+    } catch (err) {
+      reason = err instanceof FundAssetError ? err.reason : err instanceof Error ? err.name : 'unknown';
+    }
+    logFault('fund_asset_unusable', { fundId: spec.fundId, reason });
+  }
+  return simulateFund(spec);
+}
 
 /** A simulated fund and the store's views of it, each made on first use. */
 interface Prepared {
@@ -32,16 +63,20 @@ function bound<T>(rows: readonly T[], value: string, key: (row: T) => string, in
 
 /**
  * A store over synthetic funds.
- * @param specs the funds it holds, generated lazily by id
+ * @param specs the funds it holds, loaded lazily by id ({@link loadFund}; once per store and fund, concurrent
+ *   first reads share the load)
+ * @param assets the Worker's `ASSETS` binding, where the funds' build-time assets are; without it the funds are simulated
  */
-export function embeddedStore(specs: readonly SyntheticFundSpec[]): FundStore {
-  const prepared = new Map<string, Prepared>();
-  const load = (fundId: string): Prepared | null => {
+export function embeddedStore(specs: readonly SyntheticFundSpec[], assets?: Fetcher): FundStore {
+  const prepared = new Map<string, Promise<Prepared>>();
+  const load = (fundId: string): Promise<Prepared> | null => {
     const spec = specs.find((s) => s.fundId === fundId);
     if (!spec) return null;
     let p = prepared.get(fundId);
     if (!p) {
-      p = { fund: simulateFund(spec), livePositions: new Map() };
+      p = loadFund(spec, assets).then((fund) => ({ fund, livePositions: new Map() }));
+      // A failed load (a generator bug) is not kept: the next read tries again.
+      p.catch(() => prepared.delete(fundId));
       prepared.set(fundId, p);
     }
     return p;
@@ -57,7 +92,7 @@ export function embeddedStore(specs: readonly SyntheticFundSpec[]): FundStore {
 
   return {
     async index(fundId): Promise<FundIndex | null> {
-      const p = load(fundId);
+      const p = await load(fundId);
       if (!p) return null;
       const { fund, shareClasses, runs } = p.fund.head;
       return { fund: { ...fund }, shareClasses: shareClasses.map((c) => ({ ...c })), runs: runs.slice() };
@@ -65,7 +100,7 @@ export function embeddedStore(specs: readonly SyntheticFundSpec[]): FundStore {
 
     async read(fundId, request: FundReadRequest): Promise<FundReadResult> {
       const out = emptyRead();
-      const p = load(fundId);
+      const p = await load(fundId);
       if (!p) return out;
       const head = p.fund.head;
       if (request.positions) {
@@ -79,7 +114,7 @@ export function embeddedStore(specs: readonly SyntheticFundSpec[]): FundStore {
       if (request.ledger) {
         const { after, through } = request.ledger;
         out.accounts = head.accounts.slice();
-        p.ledger ??= p.fund.ledger().map(({ memo: _memo, ...line }) => line);
+        p.ledger ??= p.fund.ledgerLines();
         const date = (l: LedgerLineRow) => l.entryDate;
         out.ledger = p.ledger.slice(after === null ? 0 : bound(p.ledger, after, date), bound(p.ledger, through, date));
       }

@@ -43,14 +43,17 @@ const nothingToRelease = async () => {};
  * knows an internal investor id could recompute its `investorRef`). The demo key and the embedded sample
  * fund need no secret.
  * @throws {InsufficientScopeError} 403 for a `calc` key, or a key scoped to a fund other than the deployment's
+ * @param assets the Worker's `ASSETS` binding: the embedded stores read their funds' build-time assets
+ *   through it (lib/fund/embedded-store.ts; kept by the store the isolate's first request makes)
  * @throws {FundDataNotConfiguredError} 500 for a real key when `DATABASE_URL` is set without `INVESTOR_REF_KEY`
  */
 export function fundSource(
   principal: Principal,
   config: Pick<Config, 'fundId' | 'databaseUrl' | 'databaseWsProxy' | 'investorRefKey'>,
+  assets?: Fetcher,
 ): FundSource {
   if (principal.kind === 'demo') {
-    demoStore ??= guardedStore(embeddedStore([DEMO_FUND]));
+    demoStore ??= guardedStore(embeddedStore([DEMO_FUND], assets));
     return { store: demoStore, fundId: DEMO_FUND.fundId, scope: 'demo', release: nothingToRelease };
   }
   const fundId = config.fundId;
@@ -62,7 +65,7 @@ export function fundSource(
     if (!config.investorRefKey) throw new FundDataNotConfiguredError();
     return postgresSource(fundId, config.databaseUrl, config.databaseWsProxy);
   }
-  embeddedRealStore ??= guardedStore(embeddedStore([SAMPLE_FUND]));
+  embeddedRealStore ??= guardedStore(embeddedStore([SAMPLE_FUND], assets));
   return { store: embeddedRealStore, fundId, scope: 'embedded', release: nothingToRelease };
 }
 

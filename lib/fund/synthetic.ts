@@ -20,7 +20,8 @@
  * The steps live in `lib/fund/synthetic/`: `spec` (parameters and dataset shape), `random` (the seeded
  * source), `arithmetic` (exact integer money), `market` (assets and positions), `accounts` (chart of
  * accounts, share classes), `names` (investor name pools), `prices` (the market price paths), `simulate`
- * (the day-by-day simulation) and `lazy` (the rows made on demand). This module composes them; import from here.
+ * (the day-by-day simulation), `lazy` (the rows made on demand) and `codec` (the simulation's results as the
+ * build-time asset the Worker reads instead of simulating). This module composes them; import from here.
  */
 export { ACCOUNT, ACCOUNTS } from './synthetic/accounts.ts';
 export { prorate, scaledProduct } from './synthetic/arithmetic.ts';

@@ -86,7 +86,7 @@ export const fundServer: McpServerSpec<FundCaller> = {
       const config = c.get('config');
       return {
         principal,
-        source: fundSource(principal, config),
+        source: fundSource(principal, config, c.env.ASSETS),
         config,
         connectingIp: c.req.header('cf-connecting-ip'),
         at: logContextOf(c),

@@ -6,12 +6,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mintKey, startWorker, type TestWorker } from '../support/worker.ts';
 import { CALCULATORS } from '../../lib/calculators/index.ts';
 import { FUND_TOOLS } from '../../lib/fund/tools/index.ts';
 import { DEMO_API_KEY } from '../../lib/keys.ts';
 import { secondsToUtcMidnight } from '../../lib/rate-limit.ts';
+import { createApp } from '../../lib/app.ts';
+import { fakeEnv } from '../support/fakes.ts';
 
 /** The Worker counts by real UTC day: a loop of hundreds of calls must not straddle midnight. */
 async function awayFromMidnight(): Promise<void> {
@@ -23,12 +25,17 @@ const persistDir = mkdtempSync(join(tmpdir(), 'fund-edge-e2e-'));
 let worker: TestWorker;
 let base: string;
 
+/** What the Worker logged (at log level `error`, wrangler prints lib/log.ts lines in this process). */
+const workerStderr: string[] = [];
+
 async function start(): Promise<void> {
   // The burst guard (60/min) is the production setting; here it is raised so that one test can make
   // 600 calls in a few seconds and reach the daily quota, which is what these tests are about.
-  worker = await startWorker(persistDir, {
-    CALC_BURST: { type: 'ratelimit', namespace_id: '1001', simple: { limit: 100_000, period: 60 } },
-  });
+  worker = await startWorker(
+    persistDir,
+    { CALC_BURST: { type: 'ratelimit', namespace_id: '1001', simple: { limit: 100_000, period: 60 } } },
+    'error',
+  );
   base = worker.base;
 }
 
@@ -48,6 +55,21 @@ beforeAll(async () => {
   // embedded local sample fund (wrangler.toml FUND_ID), as `npm run keys -- create --fund sample-fund` makes.
   fundKey = mintKey(persistDir, ['--fund', 'e2e-fund', '--label', 'e2e', '--daily-calc-limit', '600']);
   sampleKey = mintKey(persistDir, ['--fund', 'sample-fund', '--label', 'e2e sample']);
+  // wrangler prints the Worker's errors through console.error (and vitest captures those).
+  for (const stream of ['stderr', 'stdout'] as const) {
+    const write = process[stream].write.bind(process[stream]);
+    vi.spyOn(process[stream], 'write').mockImplementation((chunk, ...rest) => {
+      workerStderr.push(String(chunk));
+      return write(chunk, ...(rest as []));
+    });
+  }
+  for (const level of ['error', 'warn', 'log'] as const) {
+    const original = console[level].bind(console);
+    vi.spyOn(console, level).mockImplementation((...args: unknown[]) => {
+      workerStderr.push(args.map(String).join(' '));
+      original(...args);
+    });
+  }
   await start();
 });
 
@@ -131,6 +153,33 @@ describe('fund data over HTTP', () => {
     expect(res.status).toBe(200);
     const body: unknown = await res.json();
     expect(() => tool.output.parse(body)).not.toThrow();
+  });
+
+  it('reads the embedded funds from their build-time assets: the answers of the simulated funds, no fault logged', async () => {
+    // In process, without an ASSETS binding, the embedded store simulates the funds (lib/fund/embedded-store.ts).
+    const { env } = fakeEnv();
+    const simulated = { ...env, ASSETS: undefined };
+    const app = createApp();
+    for (const tool of FUND_TOOLS) {
+      const path = sample(tool.path);
+      const inWorkerd = await get(path, DEMO_API_KEY);
+      const inProcess = await app.request(`/api/v1/fund/${path}`, { headers: { authorization: `Bearer ${DEMO_API_KEY}` } }, simulated);
+      expect(inWorkerd.status).toBe(200);
+      expect(await inWorkerd.text()).toBe(await inProcess.text());
+    }
+    // The sample fund (its minted key exists only in workerd's KV).
+    expect((await get('overview', sampleKey)).status).toBe(200);
+    // Without its asset the store logs `fund_asset_unusable` (and simulates): the Worker read both assets.
+    expect(workerStderr.join('')).not.toContain('fund_asset_unusable');
+  });
+
+  it.each(['demo-fund', 'sample-fund'])('never serves the asset of %s: 404 problem, no fund data', async (fundId) => {
+    const res = await fetch(`${base}/_fund/${fundId}.bin`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    const text = await res.text();
+    expect(JSON.parse(text)).toMatchObject({ code: 'not_found', status: 404 });
+    expect(text).not.toMatch(/FEFD|INV-|@example/);
   });
 
   it('serves each key its own fund', async () => {

@@ -1,14 +1,18 @@
 /**
  * The synthetic fund as the Worker holds it (`simulateFund`: compact results, rows made on demand) against
  * the whole dataset (`generateFund`), and the exact integer helpers of the generator against BigInt:
- * - the datasets of both bundled specs are pinned by SHA-256, so any change to a generated row fails here;
+ * - the datasets of both bundled specs are pinned by SHA-256, so any change to a generated row fails here,
+ *   and the fund decoded from its build-time asset (public/_fund/, scripts/build-fund.ts) makes the same dataset;
  * - every row the lazy accessors make equals the dataset's rows for that date, price window or investor;
  * - `scaledProduct` and `prorate` equal their BigInt definitions on random inputs (fast-check).
  */
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEMO_FUND, SAMPLE_FUND, generateFund, prorate, scaledProduct, simulateFund } from '../../lib/fund/synthetic.ts';
+import { DEMO_FUND, SAMPLE_FUND, SyntheticFund, generateFund, prorate, scaledProduct, simulateFund } from '../../lib/fund/synthetic.ts';
+import { decodeFund } from '../../lib/fund/synthetic/codec.ts';
+import { FUND_ASSET_FINGERPRINTS } from '../../lib/generated/fund-assets.ts';
 
 /** SHA-256 of `JSON.stringify(generateFund(spec))`, as generated before the simulation kept its rows compact. */
 const PINNED: Record<string, string> = {
@@ -23,6 +27,13 @@ describe.each([DEMO_FUND, SAMPLE_FUND].map((spec) => [spec.fundId, spec] as cons
     expect(createHash('sha256').update(JSON.stringify(dataset)).digest('hex')).toBe(PINNED[id]);
   });
 
+  it('decodes from its built asset to the pinned dataset, byte for byte', () => {
+    const bytes = readFileSync(`public/_fund/${id}.bin`);
+    const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+    const fund = new SyntheticFund(decodeFund(buffer, spec, FUND_ASSET_FINGERPRINTS[id]!));
+    expect(createHash('sha256').update(JSON.stringify(fund.dataset())).digest('hex')).toBe(PINNED[id]);
+  });
+
   it('makes, per date, exactly the rows of the dataset', () => {
     const fund = simulateFund(spec);
     expect(fund.head.runs).toEqual(dataset.runs);
@@ -35,6 +46,7 @@ describe.each([DEMO_FUND, SAMPLE_FUND].map((spec) => [spec.fundId, spec] as cons
       expect(fund.capitalOn(run.navDate)).toEqual(capital.get(run.navDate) ?? []);
     }
     expect(fund.ledger()).toEqual(dataset.ledger);
+    expect(fund.ledgerLines()).toEqual(dataset.ledger.map(({ memo: _memo, ...line }) => line));
   });
 
   it('makes any price window of any asset exactly as the dataset has it', () => {

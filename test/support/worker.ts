@@ -22,8 +22,13 @@ export interface TestWorker {
  * Starts the Worker of `wrangler.toml`.
  * @param persistDir the folder local KV lives in
  * @param bindings bindings that replace wrangler.toml's (e.g. a raised burst limit)
+ * @param logLevel `error` shows the Worker's `console.error` lines (lib/log.ts) on this process's stderr
  */
-export async function startWorker(persistDir: string, bindings: Record<string, unknown> = {}): Promise<TestWorker> {
+export async function startWorker(
+  persistDir: string,
+  bindings: Record<string, unknown> = {},
+  logLevel: 'none' | 'error' = 'none',
+): Promise<TestWorker> {
   const worker = await unstable_startWorker({
     config: join(process.cwd(), 'wrangler.toml'),
     bindings,
@@ -32,7 +37,7 @@ export async function startWorker(persistDir: string, bindings: Record<string, u
       inspector: false,
       persist: persistDir,
       watch: false,
-      logLevel: 'none',
+      logLevel,
     },
   } as Parameters<typeof unstable_startWorker>[0]);
   await worker.ready;

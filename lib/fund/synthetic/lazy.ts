@@ -2,7 +2,7 @@
  * Compact results and the rows made from them: the calendar, the compact simulation results, and
  * {@link SyntheticFund}, which makes the bulk rows per date on first request.
  */
-import type { CapitalRow, PositionRow, PriceRow } from '../rows.ts';
+import type { CapitalRow, LedgerLineRow, PositionRow, PriceRow } from '../rows.ts';
 import { POW10, money, scaled } from './arithmetic.ts';
 import { ASSET, ASSETS, type PositionSpec, isCash } from './market.ts';
 import type { FundDataset, LedgerLineRecord, SyntheticFundSpec } from './spec.ts';
@@ -44,32 +44,60 @@ export interface PriceSeries {
   texts: string[];
 }
 
-/** A run's snapshot of every holding (quantity in lots, market value in cents), and the venue its feed missed. */
+/**
+ * A run's snapshot of every holding, in {@link POSITIONS} order (quantity in lots of 10^-qdp, market value in
+ * cents; integers), the run's day index from inception, and the venue its feed missed.
+ */
 export interface Snapshot {
   day: number;
   flaky: string | null;
-  qu: number[];
-  mv: number[];
+  qu: ArrayLike<number>;
+  mv: ArrayLike<number>;
 }
 
 /** Per investor (in id order): capital, contributions, withdrawals, P&L allocation, management and performance fees, cents. */
-export type CapitalSnapshot = number[];
+export type CapitalSnapshot = ArrayLike<number>;
 /** Numbers per investor in a {@link CapitalSnapshot}. */
 const CAPITAL_FIELDS = 6;
 
-/** A posted journal line: the entry's sequence number, signed amount in cents (debit > 0). */
-export interface JournalLine {
-  entry: number;
-  date: string;
-  account: string;
-  asset: string | null;
-  venue: string | null;
-  amount: number;
-  memo: string;
+/**
+ * The posted journal lines, by column (line i is element i of each): the entry's sequence number, its date
+ * as a calendar index, the account, asset, venue and memo as indices into `strings` (−1: null), and the
+ * signed amount in cents (debit > 0). Columns keep the ledger compact until it is asked for, and let the
+ * codec (codec.ts) store it as typed arrays.
+ */
+export interface Journal {
+  entry: ArrayLike<number>;
+  date: ArrayLike<number>;
+  account: ArrayLike<number>;
+  asset: ArrayLike<number>;
+  venue: ArrayLike<number>;
+  memo: ArrayLike<number>;
+  amount: ArrayLike<number>;
+  strings: string[];
+}
+
+/** The compact results of a simulation: what {@link SyntheticFund} is made from (and codec.ts stores). */
+export interface FundParts {
+  spec: SyntheticFundSpec;
+  /** Every price date, oldest first (`spec.priceDays` of them, ending at `spec.endDate`). */
+  calendar: string[];
+  /** Price series by asset; perpetuals share their underlying's series object. */
+  series: Map<string, PriceSeries>;
+  /** The holdings snapshots list, in order ({@link POSITIONS}). */
+  holdings: PositionSpec[];
+  /** Snapshots of the runs that struck a NAV, by date, oldest first. */
+  snapshots: Map<string, Snapshot>;
+  ledger: Journal;
+  /** Investor ids in the order capital snapshots list them. */
+  investorIds: string[];
+  /** Capital snapshots of the complete runs, by date, oldest first. */
+  capital: Map<string, CapitalSnapshot>;
+  head: DatasetHead;
 }
 
 /** The small parts of a dataset, made at once. */
-type DatasetHead = Pick<FundDataset, 'fund' | 'shareClasses' | 'runs' | 'accounts' | 'investors' | 'expenses'>;
+export type DatasetHead = Pick<FundDataset, 'fund' | 'shareClasses' | 'runs' | 'accounts' | 'investors' | 'expenses'>;
 
 /**
  * A simulated fund: the small tables made, the bulk rows made on first request and kept (at most one
@@ -83,25 +111,16 @@ export class SyntheticFund {
   readonly #series: Map<string, PriceSeries>;
   readonly #holdings: PositionSpec[];
   readonly #snapshots: Map<string, Snapshot>;
-  readonly #journal: JournalLine[];
+  readonly #journal: Journal;
   readonly #investorIds: string[];
   readonly #capital: Map<string, CapitalSnapshot>;
   readonly #positionRows = new Map<string, PositionRow[]>();
   readonly #capitalRows = new Map<string, CapitalRow[]>();
   readonly #priceRows = new Map<string, PriceRow[]>();
   #ledger: LedgerLineRecord[] | undefined;
+  #lines: LedgerLineRow[] | undefined;
 
-  constructor(parts: {
-    spec: SyntheticFundSpec;
-    calendar: string[];
-    series: Map<string, PriceSeries>;
-    holdings: PositionSpec[];
-    snapshots: Map<string, Snapshot>;
-    ledger: JournalLine[];
-    investorIds: string[];
-    capital: Map<string, CapitalSnapshot>;
-    head: DatasetHead;
-  }) {
+  constructor(parts: FundParts) {
     this.head = parts.head;
     this.#spec = parts.spec;
     this.#calendar = parts.calendar;
@@ -185,17 +204,36 @@ export class SyntheticFund {
 
   /** The whole ledger in posting (and date) order, memos included (made once). */
   ledger(): LedgerLineRecord[] {
-    this.#ledger ??= this.#journal.map((l) => ({
-      entryId: `JE-${String(l.entry).padStart(6, '0')}`,
-      entryDate: l.date,
-      accountCode: l.account,
-      asset: l.asset,
-      venue: l.venue,
-      debit: money(l.amount > 0 ? l.amount : 0),
-      credit: money(l.amount < 0 ? -l.amount : 0),
-      memo: l.memo,
-    }));
+    this.#ledger ??= this.#journalRows(true) as LedgerLineRecord[];
     return this.#ledger;
+  }
+
+  /** The ledger as the stores return it: every line without its memo, in posting (and date) order (made once, not from {@link ledger}). */
+  ledgerLines(): LedgerLineRow[] {
+    this.#lines ??= this.#journalRows(false);
+    return this.#lines;
+  }
+
+  /** The journal's lines as rows, with or without their memos. */
+  #journalRows(memos: boolean): LedgerLineRow[] {
+    const { entry, date, account, asset, venue, memo, amount, strings } = this.#journal;
+    const text = (k: number) => (k < 0 ? null : strings[k]!);
+    const rows: LedgerLineRow[] = new Array(entry.length);
+    for (let i = 0; i < entry.length; i++) {
+      const a = amount[i]!;
+      const row: LedgerLineRow = {
+        entryId: `JE-${String(entry[i]).padStart(6, '0')}`,
+        entryDate: this.#calendar[date[i]!]!,
+        accountCode: strings[account[i]!]!,
+        asset: text(asset[i]!),
+        venue: text(venue[i]!),
+        debit: a > 0 ? money(a) : '0.00',
+        credit: a < 0 ? money(-a) : '0.00',
+      };
+      if (memos) (row as LedgerLineRecord).memo = strings[memo[i]!]!;
+      rows[i] = row;
+    }
+    return rows;
   }
 
   /** Every investor's capital account at the complete run on `date`, in investor order; empty for any other date. */

@@ -6,7 +6,7 @@ import type { ExpenseRow, InvestorRow, NavRunRow, ShareClassRow } from '../rows.
 import { addDays } from '../analytics/runs.ts';
 import { ACCOUNT, ACCOUNTS, EXPENSE_ACCOUNT, SHARE_CLASSES } from './accounts.ts';
 import { marketValueCents, money, prorate } from './arithmetic.ts';
-import { type CapitalSnapshot, type JournalLine, type Snapshot, SyntheticFund, dateRange } from './lazy.ts';
+import { type CapitalSnapshot, type FundParts, type Snapshot, SyntheticFund, dateRange } from './lazy.ts';
 import { ASSET, BANK, FLAKY_VENUES, POSITIONS, type PositionSpec, TRADING_CASH, isCash } from './market.ts';
 import { ENTITY_A, ENTITY_B, FIRST, IBAN_COUNTRIES, LAST, MONTHS, digits, letters } from './names.ts';
 import { pick, prng, uniform } from './random.ts';
@@ -50,11 +50,21 @@ export function generateFund(spec: SyntheticFundSpec): FundDataset {
 /**
  * Simulates a fund: the whole deterministic simulation, with its results kept compact (integers: prices
  * in typed arrays, snapshots in plain arrays) and its bulk rows (positions, prices, ledger lines, capital accounts) made only when asked for,
- * per date, by {@link SyntheticFund}. This is what the embedded store runs in the Worker: making every row
- * up front was most of the ~100–200 ms a new isolate spent on its first fund-data request.
+ * per date, by {@link SyntheticFund}. The build runs it once per bundled spec and stores the results
+ * (scripts/build-fund.ts, codec.ts); the embedded store runs it only when it has no usable asset (tests,
+ * scripts, a deployment fault): it costs tens of milliseconds of CPU.
  * @throws {Error} as {@link generateFund}
  */
 export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
+  return new SyntheticFund(simulateParts(spec));
+}
+
+/**
+ * The simulation itself ({@link simulateFund}), returning the compact results rather than the fund: what the
+ * build stores as the fund's static asset (scripts/build-fund.ts, codec.ts).
+ * @throws {Error} as {@link generateFund}
+ */
+export function simulateParts(spec: SyntheticFundSpec): FundParts {
   const rand = prng(spec.seed);
   const n = spec.runDays;
   const inception = addDays(spec.endDate, -(n - 1));
@@ -119,26 +129,52 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
     return inv;
   };
 
-  // Ledger
-  const ledger: JournalLine[] = [];
+  // Ledger, by column (lazy.ts Journal); strings interned.
+  const ledger = {
+    entry: [] as number[],
+    date: [] as number[],
+    account: [] as number[],
+    asset: [] as number[],
+    venue: [] as number[],
+    memo: [] as number[],
+    amount: [] as number[],
+    strings: [] as string[],
+  };
+  const stringIds = new Map<string, number>();
+  const intern = (s: string | null | undefined): number => {
+    if (s == null) return -1;
+    let k = stringIds.get(s);
+    if (k === undefined) {
+      k = ledger.strings.push(s) - 1;
+      stringIds.set(s, k);
+    }
+    return k;
+  };
   let entrySeq = 0;
-  const post = (date: string, memo: string, lines: { account: string; asset?: string | null; venue?: string | null; amount: number }[]) => {
-    // amount > 0 debit, < 0 credit
+  /** Posts an entry on day `t`: amount > 0 debit, < 0 credit; lines of zero are left out. */
+  const post = (t: number, memo: string, lines: { account: string; asset?: string | null; venue?: string | null; amount: number }[]) => {
     const total = lines.reduce((s, l) => s + l.amount, 0);
     if (total !== 0) throw new Error('synthetic fund: unbalanced journal entry');
     if (lines.every((l) => l.amount === 0)) return;
     const entry = ++entrySeq;
+    const memoId = intern(memo);
     for (const l of lines) {
       if (l.amount === 0) continue;
-      ledger.push({ entry, date, account: l.account, asset: l.asset ?? null, venue: l.venue ?? null, amount: l.amount, memo });
+      ledger.entry.push(entry);
+      ledger.date.push(t + offset);
+      ledger.account.push(intern(l.account));
+      ledger.asset.push(intern(l.asset));
+      ledger.venue.push(intern(l.venue));
+      ledger.memo.push(memoId);
+      ledger.amount.push(l.amount);
     }
   };
   const balances = new Map<string, number>(); // debit-positive running balances by account
-  const ledgerStart = () => ledger.length;
+  const ledgerStart = () => ledger.entry.length;
   const absorb = (from: number) => {
-    for (let i = from; i < ledger.length; i++) {
-      const l = ledger[i]!;
-      balances.set(l.account, (balances.get(l.account) ?? 0) + l.amount);
+    for (let i = from; i < ledger.entry.length; i++) {
+      const account = ledger.strings[ledger.account[i]!]!;
+      balances.set(account, (balances.get(account) ?? 0) + ledger.amount[i]!);
     }
   };
 
@@ -257,7 +293,7 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
       const total = flows.reduce((s, f) => s + f.cents, 0);
       moveCash(bank, total);
       for (const f of flows)
-        post(date, `Subscription, ${f.inv.row.legalName}`, [
+        post(t, `Subscription, ${f.inv.row.legalName}`, [
           { account: ACCOUNT.cashAtBank, asset: 'USD', venue: BANK, amount: f.cents },
           { account: ACCOUNT.capitalContributions, amount: -f.cents },
         ]);
@@ -268,7 +304,7 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
         h.mv = marketValueCents(h.spec.asset, h.qu, price);
         const cash = h.mv;
         const account = h.qu >= 0 ? ACCOUNT.digitalAssetsLong : ACCOUNT.perpetualsShort;
-        post(date, `Initial position ${h.spec.asset} at ${h.spec.venue}`, [
+        post(t, `Initial position ${h.spec.asset} at ${h.spec.venue}`, [
           { account, asset: h.spec.asset, venue: h.spec.venue, amount: cash },
           { account: ACCOUNT.cashAtBank, asset: 'USD', venue: BANK, amount: -cash },
         ]);
@@ -279,7 +315,7 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
         const amount = Math.round(h.spec.weight * total);
         moveCash(h, amount);
         moveCash(bank, -amount);
-        post(date, `Transfer to ${h.spec.venue}`, [
+        post(t, `Transfer to ${h.spec.venue}`, [
           { account: ACCOUNT.cashAtVenues, asset: h.spec.asset, venue: h.spec.venue, amount },
           { account: ACCOUNT.cashAtBank, asset: 'USD', venue: BANK, amount: -amount },
         ]);
@@ -299,11 +335,11 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
     } else {
       // Payments at the start of the day.
       if (date.slice(8) === '01' && mgmtPayable + crystallizedUnpaid > 0) {
-        post(date, 'Management fees paid to the investment manager', [
+        post(t, 'Management fees paid to the investment manager', [
           { account: ACCOUNT.mgmtFeesPayable, amount: mgmtPayable },
           { account: ACCOUNT.cashAtBank, asset: 'USD', venue: BANK, amount: -mgmtPayable },
         ]);
-        post(date, 'Crystallized performance fees paid to the investment manager', [
+        post(t, 'Crystallized performance fees paid to the investment manager', [
           { account: ACCOUNT.perfFeesPayable, amount: crystallizedUnpaid },
           { account: ACCOUNT.cashAtBank, asset: 'USD', venue: BANK, amount: -crystallizedUnpaid },
         ]);
@@ -313,7 +349,7 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
       }
       for (const e of paymentsOn.get(date) ?? []) {
         const c = cents(e.amount);
-        post(date, `Payment of ${e.id}`, [
+        post(t, `Payment of ${e.id}`, [
           { account: ACCOUNT.accruedExpenses, amount: c },
           { account: ACCOUNT.cashAtBank, asset: 'USD', venue: BANK, amount: -c },
         ]);
@@ -332,7 +368,7 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
       if (want !== 0) {
         moveCash(bank, -want);
         moveCash(treasury, want);
-        post(date, 'Treasury transfer between bank and Coinbase Prime', [
+        post(t, 'Treasury transfer between bank and Coinbase Prime', [
           { account: ACCOUNT.cashAtVenues, asset: 'USDC', venue: 'Coinbase Prime', amount: want },
           { account: ACCOUNT.cashAtBank, asset: 'USD', venue: BANK, amount: -want },
         ]);
@@ -363,7 +399,7 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
         moveCash(cash, -c);
         tradeCash.set(h, (tradeCash.get(h) ?? 0) + c);
         const account = h.qu >= 0 ? ACCOUNT.digitalAssetsLong : ACCOUNT.perpetualsShort;
-        post(date, `${dq > 0 ? 'Buy' : 'Sell'} ${h.spec.asset} at ${h.spec.venue}`, [
+        post(t, `${dq > 0 ? 'Buy' : 'Sell'} ${h.spec.asset} at ${h.spec.venue}`, [
           { account, asset: h.spec.asset, venue: h.spec.venue, amount: c },
           { account: ACCOUNT.cashAtVenues, asset: cash.spec.asset, venue: h.spec.venue, amount: -c },
         ]);
@@ -385,11 +421,11 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
         if (h.qu >= 0) pnlLong += pnl;
         else pnlShort += pnl;
       }
-      post(date, 'Mark to market, long positions', [
+      post(t, 'Mark to market, long positions', [
         { account: ACCOUNT.digitalAssetsLong, amount: pnlLong },
         { account: ACCOUNT.netGainOnInvestments, amount: -pnlLong },
       ]);
-      post(date, 'Mark to market, short perpetuals', [
+      post(t, 'Mark to market, short perpetuals', [
         { account: ACCOUNT.perpetualsShort, amount: pnlShort },
         { account: ACCOUNT.netGainOnInvestments, amount: -pnlShort },
       ]);
@@ -400,7 +436,7 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
       for (const e of accrualsOn.get(date) ?? []) {
         const c = cents(e.amount);
         expenseTotal += c;
-        post(date, `Accrual of ${e.id}`, [
+        post(t, `Accrual of ${e.id}`, [
           { account: EXPENSE_ACCOUNT[e.category]!, amount: c },
           { account: ACCOUNT.accruedExpenses, amount: -c },
         ]);
@@ -432,11 +468,11 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
         perf += f;
       });
       mgmtPayable += mgmt;
-      post(date, 'Management fee accrual', [
+      post(t, 'Management fee accrual', [
         { account: ACCOUNT.mgmtFeeExpense, amount: mgmt },
         { account: ACCOUNT.mgmtFeesPayable, amount: -mgmt },
       ]);
-      post(date, 'Performance fee accrual', [
+      post(t, 'Performance fee accrual', [
         { account: ACCOUNT.perfFeeExpense, amount: perf },
         { account: ACCOUNT.perfFeesPayable, amount: -perf },
       ]);
@@ -463,7 +499,7 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
           inv.hwm += f.cents;
           inv.cum.contributions += f.cents;
           contributions += f.cents;
-          post(date, `Subscription, ${inv.row.legalName}`, [
+          post(t, `Subscription, ${inv.row.legalName}`, [
             { account: ACCOUNT.cashAtBank, asset: 'USD', venue: BANK, amount: f.cents },
             { account: ACCOUNT.capitalContributions, amount: -f.cents },
           ]);
@@ -477,7 +513,7 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
           inv.capital -= w;
           inv.cum.withdrawals += w;
           withdrawals += w;
-          post(date, `Redemption, ${inv.row.legalName}`, [
+          post(t, `Redemption, ${inv.row.legalName}`, [
             { account: ACCOUNT.capitalWithdrawals, amount: w },
             { account: ACCOUNT.cashAtBank, asset: 'USD', venue: BANK, amount: -w },
           ]);
@@ -546,7 +582,7 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
   }
 
   const investorIds = investors.map((i) => i.row.investorId);
-  return new SyntheticFund({
+  return {
     spec,
     calendar: calendar.slice(0, spec.priceDays),
     series,
@@ -570,5 +606,5 @@ export function simulateFund(spec: SyntheticFundSpec): SyntheticFund {
       investors: investors.map((i) => i.row),
       expenses,
     },
-  });
+  };
 }

@@ -1,0 +1,141 @@
+/**
+ * The embedded fund's build-time asset (lib/fund/synthetic/codec.ts) and how the embedded store loads it
+ * (lib/fund/embedded-store.ts):
+ * - encoding then decoding gives a fund that makes exactly the simulated fund's rows, and its arrays are
+ *   views (no number copied one by one);
+ * - a file of another fingerprint, format or size is refused with the reason, and the store then simulates
+ *   the fund and logs the deployment fault once;
+ * - with the asset, the store reads it once per fund, however many reads arrive at once.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { DEMO_FUND, SAMPLE_FUND, SyntheticFund, simulateFund } from '../../lib/fund/synthetic.ts';
+import { simulateParts } from '../../lib/fund/synthetic/simulate.ts';
+import { FUND_ASSET_FORMAT, FundAssetError, decodeFund, encodeFund, fundAssetPath } from '../../lib/fund/synthetic/codec.ts';
+import { embeddedStore, loadFund } from '../../lib/fund/embedded-store.ts';
+import { FUND_ASSET_FINGERPRINTS } from '../../lib/generated/fund-assets.ts';
+import { fakeAssets } from '../support/fakes.ts';
+
+const buffer = (bytes: Uint8Array) => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+
+/** An ASSETS binding serving `bytes` (or `status`) at every path, counting its fetches. */
+function servingAssets(bytes: Uint8Array | null, status = 200) {
+  const paths: string[] = [];
+  return {
+    paths,
+    fetch: async (input: Request | string) => {
+      paths.push(new URL(input instanceof Request ? input.url : input).pathname);
+      return bytes ? new Response(bytes.slice()) : new Response('Not found', { status });
+    },
+  } as unknown as Fetcher & { paths: string[] };
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe.each([DEMO_FUND, SAMPLE_FUND].map((spec) => [spec.fundId, spec] as const))('fund asset of %s', (_id, spec) => {
+  const parts = simulateParts(spec);
+  const bytes = encodeFund(parts, 'fp-1');
+
+  it("decodes to a fund that makes the simulated fund's rows, exactly", () => {
+    const decoded = decodeFund(buffer(bytes), spec, 'fp-1');
+    expect(decoded.calendar).toEqual(parts.calendar);
+    expect(decoded.holdings).toEqual(parts.holdings);
+    expect(decoded.investorIds).toEqual(parts.investorIds);
+    expect([...decoded.snapshots.keys()]).toEqual([...parts.snapshots.keys()]);
+    expect([...decoded.capital.keys()]).toEqual([...parts.capital.keys()]);
+    expect(new SyntheticFund(decoded).dataset()).toEqual(simulateFund(spec).dataset());
+  });
+
+  it('keeps the bulk numbers as typed-array views over the file', () => {
+    const file = buffer(bytes);
+    const decoded = decodeFund(file, spec, 'fp-1');
+    const snapshot = decoded.snapshots.values().next().value!;
+    expect(snapshot.mv).toBeInstanceOf(Float64Array);
+    expect((snapshot.mv as Float64Array).buffer).toBe(file);
+    expect((decoded.ledger.entry as Int32Array).buffer).toBe(file);
+    expect(decoded.series.get('BTC-PERP')).toBe(decoded.series.get('BTC'));
+  });
+
+  it('refuses another fingerprint, another fund, another format and a truncated file', () => {
+    const reason = (f: () => unknown) => {
+      try {
+        f();
+      } catch (err) {
+        return err instanceof FundAssetError ? err.reason : String(err);
+      }
+      return 'accepted';
+    };
+    expect(reason(() => decodeFund(buffer(bytes), spec, 'fp-2'))).toBe('stale');
+    expect(reason(() => decodeFund(buffer(bytes), spec.fundId === 'demo-fund' ? SAMPLE_FUND : DEMO_FUND, 'fp-1'))).toBe('stale');
+    const other = bytes.slice();
+    new DataView(other.buffer).setUint32(4, FUND_ASSET_FORMAT + 1, true);
+    expect(reason(() => decodeFund(buffer(other), spec, 'fp-1'))).toBe('format');
+    expect(reason(() => decodeFund(buffer(new TextEncoder().encode('<html>not found</html>')), spec, 'fp-1'))).toBe('format');
+    expect(reason(() => decodeFund(buffer(bytes.slice(0, bytes.length - 8)), spec, 'fp-1'))).toBe('shape');
+  });
+});
+
+describe('encoding', () => {
+  it('refuses a number its array type cannot hold exactly', () => {
+    const parts = simulateParts(DEMO_FUND);
+    const entry = Array.from(parts.ledger.entry);
+    entry[0] = 2 ** 31;
+    expect(() => encodeFund({ ...parts, ledger: { ...parts.ledger, entry } }, 'fp')).toThrow(/does not fit i32/);
+    const amount = Array.from(parts.ledger.amount);
+    amount[0] = 0.5;
+    expect(() => encodeFund({ ...parts, ledger: { ...parts.ledger, amount } }, 'fp')).toThrow(/does not fit f64/);
+  });
+});
+
+describe('loading the embedded fund', () => {
+  it('reads the built asset through the binding, once per fund, and makes the simulated rows', async () => {
+    const assets = servingAssets(null);
+    assets.fetch = (async (input: Request) => {
+      assets.paths.push(new URL(input.url).pathname);
+      return fakeAssets.fetch(input);
+    }) as never;
+    const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const store = embeddedStore([DEMO_FUND], assets);
+    const date = DEMO_FUND.endDate;
+    const [a, b] = await Promise.all([
+      store.read(DEMO_FUND.fundId, { positions: { navDates: ['2026-10-20'] }, ledger: { after: null, through: date } }),
+      store.index(DEMO_FUND.fundId),
+    ]);
+    const simulated = embeddedStore([DEMO_FUND]);
+    expect(a).toEqual(
+      await simulated.read(DEMO_FUND.fundId, { positions: { navDates: ['2026-10-20'] }, ledger: { after: null, through: date } }),
+    );
+    expect(b).toEqual(await simulated.index(DEMO_FUND.fundId));
+    expect(assets.paths).toEqual([fundAssetPath(DEMO_FUND.fundId)]);
+    expect(log).not.toHaveBeenCalled();
+    expect(FUND_ASSET_FINGERPRINTS[DEMO_FUND.fundId]).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('simulates the fund when the asset is stale or missing, and logs that deployment fault once', async () => {
+    const stale = encodeFund(simulateParts(DEMO_FUND), 'another build');
+    for (const [assets, reason] of [
+      [servingAssets(stale), 'stale'],
+      [servingAssets(null, 404), 'status 404'],
+    ] as const) {
+      const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+      const store = embeddedStore([DEMO_FUND], assets);
+      await Promise.all([store.index(DEMO_FUND.fundId), store.index(DEMO_FUND.fundId)]);
+      const read = await store.read(DEMO_FUND.fundId, { capital: { navDates: ['2026-10-20'] } });
+      expect(read.capital).toEqual(simulateFund(DEMO_FUND).capitalOn('2026-10-20'));
+      expect(log).toHaveBeenCalledTimes(1);
+      expect(JSON.parse(log.mock.calls[0]![0] as string)).toEqual({
+        level: 'error',
+        event: 'fund_asset_unusable',
+        fundId: DEMO_FUND.fundId,
+        reason,
+      });
+      log.mockRestore();
+    }
+  });
+
+  it('simulates without a binding, logging nothing', async () => {
+    const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const fund = await loadFund(SAMPLE_FUND, undefined);
+    expect(fund.head.runs).toEqual(simulateFund(SAMPLE_FUND).head.runs);
+    expect(log).not.toHaveBeenCalled();
+  });
+});
