@@ -6,6 +6,10 @@
  * - `README.md`: its endpoint tables, between their `<!-- generated:... -->` markers (scripts/readme-tables.ts).
  * - `lib/generated/examples.ts`: the response example of every operation, computed by running its handler
  *   on its declared request example (fund tools on the embedded demo fund), with long arrays shortened.
+ * - `lib/generated/openapi.ts`: the OpenAPI document's JSON text, cut where the configured server URL goes
+ *   (lib/openapi-json.ts serves it), so that no isolate builds the document from the zod schemas.
+ * - `lib/generated/mcp-tools.ts`: the `tools/list` entries of both MCP servers as JSON text
+ *   (lib/mcp/definitions.ts), for the same reason.
  * - `lib/generated/docs.ts`: `/llms.txt` (index) and `/llms-full.txt` (full reference) in Markdown, with
  *   `{{origin}}` where the serving origin goes.
  * - `public/docs/`: the static assets wrangler serves: the vendored Swagger UI (from `swagger-ui-dist`), the
@@ -14,7 +18,7 @@
  *
  * Generated files are not committed (see .gitignore).
  */
-import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CALCULATORS } from '../lib/calculators/index.ts';
@@ -28,6 +32,7 @@ import { DEMO_FUND } from '../lib/fund/synthetic.ts';
 import { PROBLEMS, problemType } from '../lib/errors.ts';
 import { DEMO_API_KEY } from '../lib/keys.ts';
 import { SEARCH_INDEX_PATH, buildIndex, type DocPassage as IndexedPassage } from '../lib/docs/search.ts';
+import { fundToolDefinitions, publicToolDefinitions } from '../lib/mcp/definitions.ts';
 import { withTables } from './readme-tables.ts';
 
 type DocPassage = Omit<IndexedPassage, 'excerpt'>;
@@ -82,9 +87,28 @@ writeModule(
   'Response examples by operationId: each handler run on its declared request example (arrays shortened).',
 );
 
+// The MCP servers' tool definitions, from the declarations alone (the servers read this module).
+writeModule(
+  join(GENERATED, 'mcp-tools.ts'),
+  {
+    PUBLIC_TOOL_DEFINITIONS: JSON.stringify(publicToolDefinitions()),
+    FUND_TOOL_DEFINITIONS: JSON.stringify(fundToolDefinitions()),
+  },
+  'The tools/list entries of the public and the fund MCP server (JSON text, lib/mcp/definitions.ts).',
+);
+
+// The route table imports the OpenAPI endpoint, which imports lib/generated/openapi.ts: on a first build a
+// placeholder stands in for it (the document is computed from the declarations, never from that file).
+const openApiModule = join(GENERATED, 'openapi.ts');
+if (!existsSync(openApiModule)) writeModule(openApiModule, { OPENAPI_JSON_PARTS: ['{}'] }, 'Placeholder of a first build.');
 // The OpenAPI module reads the examples just written, so it is imported only now.
-const { openApiDocument } = await import('../lib/openapi.ts');
+const { openApiDocument, openApiJsonParts } = await import('../lib/openapi.ts');
 const { ROUTES } = await import('../lib/routes.ts');
+writeModule(
+  openApiModule,
+  { OPENAPI_JSON_PARTS: openApiJsonParts(ROUTES) },
+  'The OpenAPI document (lib/openapi.ts) as JSON text, cut where the server URL goes (lib/openapi-json.ts).',
+);
 const ORIGIN = '{{origin}}';
 const doc = openApiDocument(ROUTES, ORIGIN) as JsonObject & { paths: Record<string, Record<string, JsonObject>> };
 

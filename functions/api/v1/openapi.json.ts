@@ -1,6 +1,6 @@
-/** `GET /api/v1/openapi.json`: the OpenAPI 3.1 document, generated from the route table. */
+/** `GET /api/v1/openapi.json`: the OpenAPI 3.1 document, generated from the route table at build time. */
 import { parseQuery, type Endpoint } from '../../../lib/endpoint.ts';
-import { openApiDocument, openApiDocumentSchema } from '../../../lib/openapi.ts';
+import { openApiDocumentSchema, openApiJson } from '../../../lib/openapi-json.ts';
 
 const endpoint: Endpoint = {
   methods: {
@@ -13,10 +13,11 @@ const endpoint: Endpoint = {
       response: { description: 'The OpenAPI 3.1 document.', schema: openApiDocumentSchema },
       schemaNames: { response: 'OpenApiDocument' },
       problems: ['invalid_request'],
-      async handle(c, ctx) {
+      async handle(c) {
         parseQuery(c, undefined);
         // The same bytes for every Host: the server is configuration, so the body may be cached publicly.
-        return c.json(openApiDocument(ctx.routes, c.get('config').publicOrigin ?? '/'), 200, {
+        return c.body(openApiJson(c.get('config').publicOrigin ?? '/'), 200, {
+          'Content-Type': 'application/json',
           'Cache-Control': 'public, max-age=300',
         });
       },
