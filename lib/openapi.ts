@@ -1,6 +1,6 @@
 /**
- * The OpenAPI 3.1 document, generated from the route table at build time (`scripts/build-docs.ts` writes its
- * JSON text to `lib/generated/openapi.ts`; the endpoint serves that text through lib/openapi-json.ts): every operation's query parameters, request
+ * The OpenAPI 3.1 document, generated from the route table at build time (`scripts/build-docs.ts` publishes
+ * its JSON text as a static asset; the endpoint serves that text through lib/openapi-json.ts): every operation's query parameters, request
  * body and result come from the zod schemas the endpoints validate with (zod's JSON Schema 2020-12 output,
  * which OpenAPI 3.1 uses as its schema dialect), and its problem responses from {@link PROBLEMS}. Examples:
  * the request example is the one the declaration carries; the response example was computed from it at build
@@ -283,13 +283,15 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string): Js
 }
 
 /**
- * The document's JSON text cut where the server URL goes (build time: `lib/generated/openapi.ts`), for
- * `openApiJson` in lib/openapi-json.ts to join with the configured one.
- * @throws {Error} when the server URL does not occur exactly three times, `servers` last (a declaration
- *   quoting {@link SERVER_URL_MARK}, or a change to `withServer` that lib/openapi-json.ts does not know)
+ * The document's JSON text with {@link SERVER_URL_MARK} as its server URL: the template the endpoint
+ * serves (build time: `OPENAPI_TEMPLATE_PATH` among the static assets, filled in by `openApiJson` in
+ * lib/openapi-json.ts).
+ * @throws {Error} when the mark does not occur exactly three times, in contact, externalDocs and servers (a
+ *   declaration quoting it, or a change to `withServer` that lib/openapi-json.ts does not know)
  */
-export function openApiJsonParts(routes: readonly Route[]): string[] {
-  const parts = JSON.stringify(openApiDocument(routes, SERVER_URL_MARK)).split(SERVER_URL_MARK);
+export function openApiTemplateText(routes: readonly Route[]): string {
+  const text = JSON.stringify(openApiDocument(routes, SERVER_URL_MARK));
+  const parts = text.split(SERVER_URL_MARK);
   if (
     parts.length !== 4 ||
     !parts[1]!.startsWith('/"') ||
@@ -298,5 +300,5 @@ export function openApiJsonParts(routes: readonly Route[]): string[] {
   ) {
     throw new Error('The OpenAPI document holds its server URL elsewhere than in contact, externalDocs and servers.');
   }
-  return parts;
+  return text;
 }

@@ -6,19 +6,19 @@
  * - `README.md`: its endpoint tables, between their `<!-- generated:... -->` markers (scripts/readme-tables.ts).
  * - `lib/generated/examples.ts`: the response example of every operation, computed by running its handler
  *   on its declared request example (fund tools on the embedded demo fund), with long arrays shortened.
- * - `lib/generated/openapi.ts`: the OpenAPI document's JSON text, cut where the configured server URL goes
- *   (lib/openapi-json.ts serves it), so that no isolate builds the document from the zod schemas.
  * - `lib/generated/mcp-tools.ts`: the `tools/list` entries of both MCP servers as JSON text
  *   (lib/mcp/definitions.ts), for the same reason.
  * - `lib/generated/docs.ts`: `/llms.txt` (index) and `/llms-full.txt` (full reference) in Markdown, with
  *   `{{origin}}` where the serving origin goes.
  * - `public/docs/`: the static assets wrangler serves: the vendored Swagger UI (from `swagger-ui-dist`), the
  *   design notes and README as Markdown (the URLs search results point at), and `search-index.json`, the
- *   MiniSearch index of the passages `search_docs` searches.
+ *   MiniSearch index of the passages `search_docs` searches; and `openapi.template.json`, the OpenAPI
+ *   document's JSON text with a mark where the configured server URL goes (lib/openapi-json.ts serves it),
+ *   so that no isolate builds the document from the zod schemas.
  *
  * Generated files are not committed (see .gitignore).
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CALCULATORS } from '../lib/calculators/index.ts';
@@ -33,6 +33,7 @@ import { PROBLEMS, problemType } from '../lib/errors.ts';
 import { DEMO_API_KEY } from '../lib/keys.ts';
 import { SEARCH_INDEX_PATH, buildIndex, type DocPassage as IndexedPassage } from '../lib/docs/search.ts';
 import { fundToolDefinitions, publicToolDefinitions } from '../lib/mcp/definitions.ts';
+import { OPENAPI_TEMPLATE_PATH } from '../lib/openapi-json.ts';
 import { withTables } from './readme-tables.ts';
 
 type DocPassage = Omit<IndexedPassage, 'excerpt'>;
@@ -97,18 +98,9 @@ writeModule(
   'The tools/list entries of the public and the fund MCP server (JSON text, lib/mcp/definitions.ts).',
 );
 
-// The route table imports the OpenAPI endpoint, which imports lib/generated/openapi.ts: on a first build a
-// placeholder stands in for it (the document is computed from the declarations, never from that file).
-const openApiModule = join(GENERATED, 'openapi.ts');
-if (!existsSync(openApiModule)) writeModule(openApiModule, { OPENAPI_JSON_PARTS: ['{}'] }, 'Placeholder of a first build.');
 // The OpenAPI module reads the examples just written, so it is imported only now.
-const { openApiDocument, openApiJsonParts } = await import('../lib/openapi.ts');
+const { openApiDocument, openApiTemplateText } = await import('../lib/openapi.ts');
 const { ROUTES } = await import('../lib/routes.ts');
-writeModule(
-  openApiModule,
-  { OPENAPI_JSON_PARTS: openApiJsonParts(ROUTES) },
-  'The OpenAPI document (lib/openapi.ts) as JSON text, cut where the server URL goes (lib/openapi-json.ts).',
-);
 const ORIGIN = '{{origin}}';
 const doc = openApiDocument(ROUTES, ORIGIN) as JsonObject & { paths: Record<string, Record<string, JsonObject>> };
 
@@ -409,6 +401,7 @@ mkdirSync(join(PUBLIC_DOCS, 'design'), { recursive: true });
 const swagger = join(ROOT, 'node_modules/swagger-ui-dist');
 const index = buildIndex(passages.map((p) => ({ ...p, title: published(p.title).replace(/\s+/g, ' '), text: published(p.text) })));
 writeFileSync(join(ROOT, 'public', SEARCH_INDEX_PATH), JSON.stringify(index));
+writeFileSync(join(ROOT, 'public', OPENAPI_TEMPLATE_PATH), openApiTemplateText(ROUTES));
 for (const f of ['swagger-ui-bundle.js', 'swagger-ui.css', 'LICENSE']) copyFileSync(join(swagger, f), join(PUBLIC_DOCS, 'assets', f));
 for (const page of [...designPages, 'README.md']) {
   writeFileSync(
