@@ -118,7 +118,11 @@ export class ParamsCheckingServer extends Server {
   }
 }
 
-/** A fresh SDK server for one request (`serverInfo.websiteUrl`: the service's home page), answering `tools/list` and `tools/call` from the declared tools. */
+/**
+ * A fresh SDK server for one request (`serverInfo.websiteUrl`: the service's home page), answering
+ * `tools/list` from the server's build-time definitions (parsed on the first `tools/list` of an isolate) and
+ * `tools/call` from its tools, which read no schema text.
+ */
 export function createServer<C>(spec: McpServerSpec<C>, context: C, requestId: string, websiteUrl: string): Server {
   const tools = spec.tools();
   const byName = new Map(tools.map((t) => [t.name, t]));
