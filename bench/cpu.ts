@@ -121,10 +121,10 @@ interface Case {
 /** Why the first request of an isolate still costs what it does, by kind (profiles of `--profile-first`, issue 14). */
 const COLD_WHY = {
   fund: "The embedded fund is no longer simulated: the first request reads its build-time asset (public/_fund/<id>.bin, 1.4 MB) through ASSETS and decodes it (one JSON.parse of a ~100 KB header, typed-array views; decodeFund a few % of self time). What remains is V8 compiling the request path on first use (hono's router, zod parsing, the fund tool, analytics and decimal.js, the store-row guard), the tool's first rows (made once, then kept), and, in Node only, the fake binding's file read and Response body copy.",
-  calc: "V8 compiling the Worker's request path on first use (hono routing, zod parsing of the body, the calculator and decimal.js) and the quota's first KV read; nothing is built eagerly at import. Fits the free plan where it stays under 10 ms.",
-  mcp: "The MCP SDK's server, transport and the tools' JSON Schemas (zod toJSONSchema: processSchema, withNullAsAnyOf) are built for the request (the SDK refuses reuse), and V8 compiles the SDK on first use.",
+  calc: "What every first request of an isolate pays (the configuration's first zod parse, CORS and body-limit middleware; in Node also its Request and stream internals), then V8 running the calculator cold: zod preparing the input schema on its first parse and decimal.js in the interpreter (the fee calculator's annualized returns: Decimal pow, ln and exp series). Nothing is built at import or per request that the request does not need.",
+  mcp: "The tools' JSON Schemas are built at build time (lib/generated/mcp-tools.ts) and tools/call reads none. What remains: the first request's shared cost (configuration, middleware), the MCP SDK's server and transport made for the request (the SDK refuses reuse), zod preparing the SDK's JSON-RPC and MCP schemas on their first parse (JSONRPCMessageSchema, isInitializeRequest, CallToolRequest/Result), V8 compiling the SDK, and the tool's own work (a calculator cold, or a fund tool's first rows).",
   openapi:
-    'The OpenAPI document is generated from the declarations on its first request (zod toJSONSchema for every schema), then kept for the isolate.',
+    "The document is built at build time and read from the static assets once per isolate (lib/openapi-json.ts); what remains is the first request's shared cost (configuration, middleware) and, in Node only, Response's handling of 160 KB of text.",
 } as const;
 
 /** What a child process reports for one case. */

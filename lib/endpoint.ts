@@ -95,8 +95,14 @@ export function allowedMethods(route: Route): string[] {
  * @throws {ValidationError} naming each unknown or invalid parameter as `/query/<name>`
  */
 export function parseQuery<S extends z.ZodObject>(c: Context<AppEnv>, schema: S | undefined): z.output<S> {
-  return parseInput(schema ? queryStringSchema(schema) : z.strictObject({}), queryParams(c), 'query') as z.output<S>;
+  return parseInput(schema ? queryStringSchema(schema) : NO_PARAMETERS, queryParams(c), 'query') as z.output<S>;
 }
+
+/**
+ * The query schema of an endpoint that takes no parameters, built once: a schema built per request is
+ * prepared by zod again on its first parse, on every request.
+ */
+const NO_PARAMETERS = z.strictObject({});
 
 /** The query string as an object; a repeated parameter becomes an array (which scalar schemas reject). */
 export function queryParams(c: Context<AppEnv>): Record<string, string | string[]> {

@@ -1,5 +1,6 @@
 /**
- * The OpenAPI 3.1 document, generated from the route table: every operation's query parameters, request
+ * The OpenAPI 3.1 document, generated from the route table at build time (`scripts/build-docs.ts` publishes
+ * its JSON text as a static asset; the endpoint serves that text through lib/openapi-json.ts): every operation's query parameters, request
  * body and result come from the zod schemas the endpoints validate with (zod's JSON Schema 2020-12 output,
  * which OpenAPI 3.1 uses as its schema dialect), and its problem responses from {@link PROBLEMS}. Examples:
  * the request example is the one the declaration carries; the response example was computed from it at build
@@ -21,9 +22,9 @@ import {
 } from './limits.ts';
 import { RESPONSE_EXAMPLES } from './generated/examples.ts';
 import { jsonSchema } from './json-schema.ts';
+import { SERVER_URL_MARK } from './openapi-json.ts';
 
-/** Loose schema of the document itself (for the endpoint's own response declaration). */
-export const openApiDocumentSchema = z.record(z.string(), z.unknown()).describe('An OpenAPI 3.1 document.');
+export { openApiDocumentSchema } from './openapi-json.ts';
 
 type JsonObject = Record<string, unknown>;
 
@@ -279,4 +280,25 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string): Js
     cache.set(routes, doc);
   }
   return withServer(doc, serverUrl);
+}
+
+/**
+ * The document's JSON text with {@link SERVER_URL_MARK} as its server URL: the template the endpoint
+ * serves (build time: `OPENAPI_TEMPLATE_PATH` among the static assets, filled in by `openApiJson` in
+ * lib/openapi-json.ts).
+ * @throws {Error} when the mark does not occur exactly three times, in contact, externalDocs and servers (a
+ *   declaration quoting it, or a change to `withServer` that lib/openapi-json.ts does not know)
+ */
+export function openApiTemplateText(routes: readonly Route[]): string {
+  const text = JSON.stringify(openApiDocument(routes, SERVER_URL_MARK));
+  const parts = text.split(SERVER_URL_MARK);
+  if (
+    parts.length !== 4 ||
+    !parts[1]!.startsWith('/"') ||
+    !parts[2]!.startsWith('/llms-full.txt"') ||
+    !parts[2]!.endsWith('"servers":[{"url":"')
+  ) {
+    throw new Error('The OpenAPI document holds its server URL elsewhere than in contact, externalDocs and servers.');
+  }
+  return text;
 }

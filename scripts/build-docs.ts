@@ -6,11 +6,15 @@
  * - `README.md`: its endpoint tables, between their `<!-- generated:... -->` markers (scripts/readme-tables.ts).
  * - `lib/generated/examples.ts`: the response example of every operation, computed by running its handler
  *   on its declared request example (fund tools on the embedded demo fund), with long arrays shortened.
+ * - `lib/generated/mcp-tools.ts`: the `tools/list` entries of both MCP servers as JSON text
+ *   (lib/mcp/definitions.ts), for the same reason.
  * - `lib/generated/docs.ts`: `/llms.txt` (index) and `/llms-full.txt` (full reference) in Markdown, with
  *   `{{origin}}` where the serving origin goes.
  * - `public/docs/`: the static assets wrangler serves: the vendored Swagger UI (from `swagger-ui-dist`), the
  *   design notes and README as Markdown (the URLs search results point at), and `search-index.json`, the
- *   MiniSearch index of the passages `search_docs` searches.
+ *   MiniSearch index of the passages `search_docs` searches; and `openapi.template.json`, the OpenAPI
+ *   document's JSON text with a mark where the configured server URL goes (lib/openapi-json.ts serves it),
+ *   so that no isolate builds the document from the zod schemas.
  *
  * Generated files are not committed (see .gitignore).
  */
@@ -28,6 +32,8 @@ import { DEMO_FUND } from '../lib/fund/synthetic.ts';
 import { PROBLEMS, problemType } from '../lib/errors.ts';
 import { DEMO_API_KEY } from '../lib/keys.ts';
 import { SEARCH_INDEX_PATH, buildIndex, type DocPassage as IndexedPassage } from '../lib/docs/search.ts';
+import { fundToolDefinitions, publicToolDefinitions } from '../lib/mcp/definitions.ts';
+import { OPENAPI_TEMPLATE_PATH } from '../lib/openapi-json.ts';
 import { withTables } from './readme-tables.ts';
 
 type DocPassage = Omit<IndexedPassage, 'excerpt'>;
@@ -82,8 +88,18 @@ writeModule(
   'Response examples by operationId: each handler run on its declared request example (arrays shortened).',
 );
 
+// The MCP servers' tool definitions, from the declarations alone (the servers read this module).
+writeModule(
+  join(GENERATED, 'mcp-tools.ts'),
+  {
+    PUBLIC_TOOL_DEFINITIONS: JSON.stringify(publicToolDefinitions()),
+    FUND_TOOL_DEFINITIONS: JSON.stringify(fundToolDefinitions()),
+  },
+  'The tools/list entries of the public and the fund MCP server (JSON text, lib/mcp/definitions.ts).',
+);
+
 // The OpenAPI module reads the examples just written, so it is imported only now.
-const { openApiDocument } = await import('../lib/openapi.ts');
+const { openApiDocument, openApiTemplateText } = await import('../lib/openapi.ts');
 const { ROUTES } = await import('../lib/routes.ts');
 const ORIGIN = '{{origin}}';
 const doc = openApiDocument(ROUTES, ORIGIN) as JsonObject & { paths: Record<string, Record<string, JsonObject>> };
@@ -385,6 +401,7 @@ mkdirSync(join(PUBLIC_DOCS, 'design'), { recursive: true });
 const swagger = join(ROOT, 'node_modules/swagger-ui-dist');
 const index = buildIndex(passages.map((p) => ({ ...p, title: published(p.title).replace(/\s+/g, ' '), text: published(p.text) })));
 writeFileSync(join(ROOT, 'public', SEARCH_INDEX_PATH), JSON.stringify(index));
+writeFileSync(join(ROOT, 'public', OPENAPI_TEMPLATE_PATH), openApiTemplateText(ROUTES));
 for (const f of ['swagger-ui-bundle.js', 'swagger-ui.css', 'LICENSE']) copyFileSync(join(swagger, f), join(PUBLIC_DOCS, 'assets', f));
 for (const page of [...designPages, 'README.md']) {
   writeFileSync(

@@ -1,8 +1,15 @@
-/** The generated OpenAPI 3.1 document: valid against the OAS 3.1 schema, and in step with the schemas. */
+/**
+ * The generated OpenAPI 3.1 document: valid against the OAS 3.1 schema, in step with the schemas, and
+ * served from the text precomputed at build time (the static asset `/docs/openapi.template.json`), which
+ * must equal the document the declarations produce now.
+ */
 import { describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { createApp } from '../lib/app.ts';
-import { jsonSchema, openApiDocument, problemBodySchema } from '../lib/openapi.ts';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { jsonSchema, openApiDocument, openApiTemplateText, problemBodySchema } from '../lib/openapi.ts';
+import { OPENAPI_TEMPLATE_PATH, SERVER_URL_MARK, openApiJson } from '../lib/openapi-json.ts';
 import { ROUTES } from '../lib/routes.ts';
 import { CALCULATORS } from '../lib/calculators/index.ts';
 import { toolName } from '../lib/calculators/definition.ts';
@@ -118,5 +125,31 @@ describe('the Problem component', () => {
       components: { schemas: { Problem: unknown } };
     };
     expect(doc.components.schemas.Problem).toEqual(jsonSchema(problemBodySchema, 'output'));
+  });
+});
+
+describe('the precomputed document', () => {
+  const template = () => readFileSync(join(process.cwd(), 'public', OPENAPI_TEMPLATE_PATH), 'utf8');
+
+  it('is the one the declarations produce now (a stale public/docs/openapi.template.json fails here)', () => {
+    expect(template()).toBe(openApiTemplateText(ROUTES));
+  });
+
+  it.each(['/', 'https://fund-edge.example.com', 'http://127.0.0.1:8787'])('is served byte for byte as generated, server %s', (server) => {
+    expect(openApiJson(template(), server)).toBe(JSON.stringify(openApiDocument(ROUTES, server)));
+  });
+
+  it('with the configured PUBLIC_ORIGIN as its server', async () => {
+    const origin = 'https://fund-edge.example.com';
+    const res = await createApp().request(`${origin}/api/v1/openapi.json`, {}, fakeEnv({ PUBLIC_ORIGIN: origin }).env);
+    expect(await res.text()).toBe(JSON.stringify(openApiDocument(ROUTES, origin)));
+    expect(res.headers.get('cache-control')).toBe('public, max-age=300');
+  });
+
+  it('refuses to cut a document whose declarations quote the server URL mark, and a template without it', () => {
+    const op = ROUTES.find((r) => r.path === '/api/v1/fund/overview')!.endpoint.methods.GET!;
+    const quoting = [{ path: '/a', endpoint: { methods: { GET: { ...op, description: SERVER_URL_MARK } } } }] as unknown as typeof ROUTES;
+    expect(() => openApiTemplateText(quoting)).toThrow('The OpenAPI document holds its server URL elsewhere');
+    expect(() => openApiJson('{}', '/')).toThrow('The OpenAPI template does not hold its server URL three times.');
   });
 });

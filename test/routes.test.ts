@@ -38,8 +38,8 @@ describe('route table', () => {
 
 describe('every declaration', () => {
   const doc = openApiDocument(ROUTES, '/') as { paths: Record<string, Record<string, Record<string, any>>> };
-  const publicTools = publicServer.tools().map((t) => t.definition.name);
-  const fundTools = fundServer.tools().map((t) => t.definition.name);
+  const publicTools = publicServer.tools().map((t) => t.name);
+  const fundTools = fundServer.tools().map((t) => t.name);
   const source = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 
   it.each(CALCULATORS.map((c) => [c.path, c] as const))(

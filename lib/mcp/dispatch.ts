@@ -282,7 +282,7 @@ async function answerMcp<C>(
     spec
       .tools()
       .filter((t) => t.free)
-      .map((t) => t.definition.name),
+      .map((t) => t.name),
   );
   const calls = requests.filter((m) => m.method === 'tools/call' && !free.has(toolNameOf(m))).length;
   let limitHeaders: Record<string, string> = {};

@@ -2,7 +2,8 @@
  * The fund MCP server (`POST /api/mcp`, docs/mcp.md): one read-only tool per fund-data endpoint, generated
  * from the declarations in `lib/fund/tools/`. Arguments are the endpoint's query parameters; results are
  * the REST body, byte for byte, as text content and as `structuredContent`, after the same fail-closed
- * redaction (every call goes through `callFundTool`).
+ * redaction (every call goes through `callFundTool`). The tools' `tools/list` entries are computed at build
+ * time (lib/mcp/definitions.ts → lib/generated/).
  *
  * Only a real fund key or an OAuth access token of an account with this fund (lib/oauth/, docs/oauth.md) is
  * admitted: none or a bad one is 401, the demo key, a calc key, a key of another fund and a calc-only
@@ -19,7 +20,8 @@ import { consumeFundBurst } from '../rate-limit.ts';
 import { callFundTool } from '../fund/definition.ts';
 import { fundSource, releaseAfterResponse, type FundSource } from '../fund/source.ts';
 import { FUND_TOOLS } from '../fund/tools/index.ts';
-import { READ_ONLY, once, structuredOf, toolInputSchema, toolOutputSchema, type McpServerSpec, type McpTool } from './dispatch.ts';
+import { FUND_TOOL_DEFINITIONS } from '../generated/mcp-tools.ts';
+import { definitionsOf, once, structuredOf, type McpServerSpec, type McpTool } from './dispatch.ts';
 
 /** An admitted caller of the fund server: its key, its fund's source, the configuration, and where to log. */
 export interface FundCaller {
@@ -32,14 +34,7 @@ export interface FundCaller {
 
 const fundTools = once((): McpTool<FundCaller>[] =>
   FUND_TOOLS.map((def) => ({
-    definition: {
-      name: def.tool,
-      title: def.title,
-      description: `${def.description} Arguments are the query parameters of GET /api/v1/fund/${def.path}; the result is the same redacted JSON. Units: money and quantities are exact decimal strings in the fund's base currency (the \`currency\` field); percentages are numbers in percent units (fields ending Pct); dates YYYY-MM-DD.`,
-      inputSchema: toolInputSchema(def.query),
-      outputSchema: toolOutputSchema(def.output),
-      annotations: { title: def.title, ...READ_ONLY },
-    },
+    name: def.tool,
     async call(caller, args) {
       try {
         const text = await callFundTool(def, caller.source, caller.config, args, 'arguments');
@@ -75,6 +70,7 @@ export const fundServer: McpServerSpec<FundCaller> = {
   ],
   cacheControl: 'private, no-store',
   tools: fundTools,
+  definitions: definitionsOf(FUND_TOOL_DEFINITIONS),
   async admit(c) {
     try {
       const principal = await fundPrincipal(c);

@@ -4,19 +4,23 @@
  * `tools/call` counts against the same daily calculator quota as a REST call (docs/api.md#limits); an optional key
  * raises it exactly as on REST. Besides them, `search_docs` searches the service's documentation; it reads
  * only the index bundled at build time and is not charged against the quota (README "Documentation").
+ * The tools' `tools/list` entries are computed at build time (lib/mcp/definitions.ts → lib/generated/).
  */
 import { CALCULATORS } from '../calculators/index.ts';
-import { resultSchema, runCalculator, toolName } from '../calculators/definition.ts';
+import { runCalculator, toolName } from '../calculators/definition.ts';
 import { authenticate, type Principal } from '../keys.ts';
 import { calcCaller, consumeCalcQuota, deferOf, rateLimitHeaders } from '../rate-limit.ts';
 import { atLocation, parseInput } from '../validation.ts';
-import * as z from 'zod';
-import { MAX_QUERY_LENGTH, MAX_RESULTS, SEARCH_INDEX_PATH, searchDocs } from '../docs/search.ts';
+import { SEARCH_INDEX_PATH, searchDocs } from '../docs/search.ts';
 import type { Env } from '../env.ts';
 import { publicOrigin } from '../origin.ts';
 import { ApiError } from '../errors.ts';
 import { logContextOf, logFailure, type LogContext } from '../log.ts';
-import { READ_ONLY, once, toolInputSchema, toolOutputSchema, type McpServerSpec, type McpTool } from './tools.ts';
+import { PUBLIC_TOOL_DEFINITIONS } from '../generated/mcp-tools.ts';
+import { SEARCH_DOCS, searchDocsInput } from './search-docs.ts';
+import { definitionsOf, once, type McpServerSpec, type McpTool } from './tools.ts';
+
+export { searchDocsInput, searchDocsOutput } from './search-docs.ts';
 
 /** Who is calling the public server: a key's principal or nobody, and the client address for the quota. */
 export interface PublicCaller {
@@ -29,31 +33,6 @@ export interface PublicCaller {
   /** Where a tool's unexpected failure is logged. */
   at: LogContext;
 }
-
-/** Arguments of `search_docs`. */
-export const searchDocsInput = z.strictObject({
-  query: z
-    .string()
-    .trim()
-    .min(1)
-    .max(MAX_QUERY_LENGTH)
-    .describe(
-      `What to look for: plain words or a question, 1..${MAX_QUERY_LENGTH} characters (e.g. "how is the performance fee computed?").`,
-    ),
-  limit: z.number().int().min(1).max(MAX_RESULTS).default(5).describe(`Most passages returned, 1..${MAX_RESULTS}.`),
-});
-
-/** Result of `search_docs`: the best passages first (none when no word of the query occurs in the docs). */
-export const searchDocsOutput = z.strictObject({
-  results: z.array(
-    z.strictObject({
-      title: z.string().describe('Heading of the passage.'),
-      url: z.string().describe('Absolute URL where the passage is published (API reference, design notes, README).'),
-      text: z.string().describe('The passage, Markdown.'),
-      score: z.number().describe('Relevance (BM25, higher is better; comparable within one search only).'),
-    }),
-  ),
-});
 
 /**
  * The serialized search index from the static assets.
@@ -72,15 +51,7 @@ async function readSearchIndex(caller: PublicCaller): Promise<string> {
  * data model, the errors and the MCP notes (lib/docs/search.ts). Not charged against the calculator quota.
  */
 const searchDocsTool: McpTool<PublicCaller> = {
-  definition: {
-    name: 'search_docs',
-    title: 'Search the documentation',
-    description:
-      "Searches this service's documentation (API reference, calculator formulas, sources and assumptions, fund data model, errors, limits, MCP servers) and returns the best passages in Markdown with their URLs, best first. Amounts in the passages are in USD for calculators and the fund's base currency for fund data; percentages in percent units. Free: does not count against the calculator quota.",
-    inputSchema: toolInputSchema(searchDocsInput),
-    outputSchema: toolOutputSchema(searchDocsOutput),
-    annotations: { title: 'Search the documentation', ...READ_ONLY },
-  },
+  name: SEARCH_DOCS.name,
   free: true,
   async call(caller, args) {
     const { query, limit } = parseInput(searchDocsInput, args, 'arguments');
@@ -91,14 +62,7 @@ const searchDocsTool: McpTool<PublicCaller> = {
 
 const calculatorTools = once((): McpTool<PublicCaller>[] =>
   CALCULATORS.map((def) => ({
-    definition: {
-      name: toolName(def),
-      title: def.title,
-      description: `${def.description} Units: money in USD (fields ending Usd), rates and returns in percent units (fields ending Pct, so 2 means 2 %). Every argument is optional; the result echoes the resolved inputs. Counts against the caller's daily calculator quota.`,
-      inputSchema: toolInputSchema(def.input),
-      outputSchema: toolOutputSchema(resultSchema(def)),
-      annotations: { title: def.title, ...READ_ONLY },
-    },
+    name: toolName(def),
     async call(caller, args) {
       try {
         const inputs = parseInput(def.input, args, 'arguments');
@@ -126,6 +90,7 @@ export const publicServer: McpServerSpec<PublicCaller> = {
   problems: ['unauthorized', 'origin_not_allowed', 'misdirected_request', 'payload_too_large', 'unsupported_media_type', 'rate_limited'],
   cacheControl: 'no-store',
   tools: once(() => [...calculatorTools(), searchDocsTool]),
+  definitions: definitionsOf(PUBLIC_TOOL_DEFINITIONS),
   async admit(c) {
     return {
       principal: await authenticate(c.req.header('authorization'), c.env.API_KEYS, c.env.CONSOLE),

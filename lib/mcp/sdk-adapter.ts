@@ -118,15 +118,19 @@ export class ParamsCheckingServer extends Server {
   }
 }
 
-/** A fresh SDK server for one request (`serverInfo.websiteUrl`: the service's home page), answering `tools/list` and `tools/call` from the declared tools. */
+/**
+ * A fresh SDK server for one request (`serverInfo.websiteUrl`: the service's home page), answering
+ * `tools/list` from the server's build-time definitions (parsed on the first `tools/list` of an isolate) and
+ * `tools/call` from its tools, which read no schema text.
+ */
 export function createServer<C>(spec: McpServerSpec<C>, context: C, requestId: string, websiteUrl: string): Server {
   const tools = spec.tools();
-  const byName = new Map(tools.map((t) => [t.definition.name, t]));
+  const byName = new Map(tools.map((t) => [t.name, t]));
   const server = new ParamsCheckingServer(
     { name: spec.name, title: spec.title, version: SERVER_VERSION, websiteUrl },
     { capabilities: { tools: { listChanged: false } }, instructions: spec.instructions, jsonSchemaValidator: NO_SCHEMA_VALIDATION },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((t) => t.definition) }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...spec.definitions()] }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
     if (!tool) {

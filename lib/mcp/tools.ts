@@ -1,14 +1,12 @@
 /**
  * The tool side of both MCP servers: what a server and its tools are (generated from the calculator and
- * fund-tool declarations), their annotations, and their input and output JSON Schemas (docs/mcp.md).
+ * fund-tool declarations), and how a server reads its `tools/list` entries, which are computed at build
+ * time (`definitions.ts` → `lib/generated/mcp-tools.ts`, docs/mcp.md "Tool definitions").
  */
 import type { Context } from 'hono';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type * as z from 'zod';
 import type { AppEnv } from '../env.ts';
 import type { ProblemCode } from '../errors.ts';
-import { jsonSchema } from '../json-schema.ts';
-import { withNullAsAnyOf } from './portable-schema.ts';
 /** The version this service reports in `serverInfo`. */
 export const SERVER_VERSION = '1.0.0';
 
@@ -26,8 +24,8 @@ export interface ToolAnswer {
  * @typeParam C what the server's admission step resolved for this request (caller, fund source, ...)
  */
 export interface McpTool<C> {
-  /** The entry `tools/list` shows: name, title, description, input and output JSON Schema, annotations. */
-  definition: Tool;
+  /** The tool's name (its `tools/list` entry is in {@link McpServerSpec.definitions}, under the same name). */
+  name: string;
   /**
    * Answers `tools/call`.
    * @throws {ApiError} for anything the caller should see (bad arguments, no data); it becomes an `isError`
@@ -52,6 +50,12 @@ export interface McpServerSpec<C> {
   /** The tools (built once per isolate by the caller; the list is read on every request). */
   tools(): readonly McpTool<C>[];
   /**
+   * The entries `tools/list` shows, one per tool in the order of {@link McpServerSpec.tools}: name, title,
+   * description, input and output JSON Schema, annotations. Computed at build time from the declarations
+   * (`definitions.ts`) and parsed on first use ({@link definitionsOf}); `tools/call` never reads them.
+   */
+  definitions(): readonly Tool[];
+  /**
    * Admits the request before its body is read.
    * @throws {ApiError} 401 / 403 refusals
    */
@@ -71,37 +75,22 @@ export interface McpServerSpec<C> {
   finish?(c: Context<AppEnv>, context: C, answered: Promise<unknown>): void;
 }
 
-/** A tool's annotations: every tool of both servers only reads (docs/mcp.md: `readOnlyHint: true`). */
-export const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
-
-/**
- * Input JSON Schema of a tool from a strict zod object (the calculator body or the fund query schema).
- * @returns an object schema as `tools/list` requires (`type: "object"`), nullable fields as `anyOf` with null
- */
-export function toolInputSchema(schema: z.ZodObject): Tool['inputSchema'] {
-  return withNullAsAnyOf(jsonSchema(schema, 'input')) as Tool['inputSchema'];
-}
-
-/**
- * Output JSON Schema of a tool. MCP's `structuredContent` is an object, so a top-level array result (only
- * `exposure/series`) is described, and sent, as `{ items: [...] }`; its text content stays the bare array.
- */
-export function toolOutputSchema(schema: z.ZodType): NonNullable<Tool['outputSchema']> {
-  const described = withNullAsAnyOf(jsonSchema(schema, 'output')) as Record<string, unknown>;
-  if (described.type === 'array') {
-    return { type: 'object', properties: { items: described }, required: ['items'], additionalProperties: false };
-  }
-  return described as NonNullable<Tool['outputSchema']>;
-}
-
 /** The `structuredContent` of a result given as JSON text: the object itself, or an array as `{ items }`. */
 export function structuredOf(text: string): Record<string, unknown> {
   const value: unknown = JSON.parse(text);
   return Array.isArray(value) ? { items: value } : (value as Record<string, unknown>);
 }
 
-/** Builds a value once per isolate, on first use (tool lists are generated from schemas). */
+/** Builds a value once per isolate, on first use (the tool lists, their parsed definitions). */
 export function once<T>(build: () => T): () => T {
   let value: T | undefined;
   return () => (value ??= build());
+}
+
+/**
+ * The `tools/list` entries of a server from their JSON text (a constant of `lib/generated/mcp-tools.ts`),
+ * parsed once per isolate, on the first `tools/list`.
+ */
+export function definitionsOf(json: string): () => readonly Tool[] {
+  return once(() => JSON.parse(json) as Tool[]);
 }

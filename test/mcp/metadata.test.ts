@@ -58,8 +58,8 @@ describe('tool schemas', () => {
   });
 
   it('the fund server too', () => {
-    for (const tool of fundServer.tools()) {
-      expect(JSON.stringify([tool.definition.inputSchema, tool.definition.outputSchema]), tool.definition.name).not.toMatch(/"type":\[/);
+    for (const tool of fundServer.definitions()) {
+      expect(JSON.stringify([tool.inputSchema, tool.outputSchema]), tool.name).not.toMatch(/"type":\[/);
     }
   });
 
@@ -81,7 +81,7 @@ describe('tool schemas', () => {
 });
 
 describe('tool descriptions say their units', () => {
-  it.each([...publicServer.tools(), ...fundServer.tools()].map((t) => [t.definition.name, t.definition.description!] as const))(
+  it.each([...publicServer.definitions(), ...fundServer.definitions()].map((t) => [t.name, t.description!] as const))(
     '%s',
     (_name, description) => {
       expect(description).toMatch(/USD|base currency/);

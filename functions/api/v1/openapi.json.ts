@@ -1,6 +1,9 @@
-/** `GET /api/v1/openapi.json`: the OpenAPI 3.1 document, generated from the route table. */
+/**
+ * `GET /api/v1/openapi.json`: the OpenAPI 3.1 document, generated from the route table at build time and
+ * read from the static assets (lib/openapi-json.ts).
+ */
 import { parseQuery, type Endpoint } from '../../../lib/endpoint.ts';
-import { openApiDocument, openApiDocumentSchema } from '../../../lib/openapi.ts';
+import { openApiDocumentSchema, openApiJson, openApiTemplate } from '../../../lib/openapi-json.ts';
 
 const endpoint: Endpoint = {
   methods: {
@@ -13,10 +16,12 @@ const endpoint: Endpoint = {
       response: { description: 'The OpenAPI 3.1 document.', schema: openApiDocumentSchema },
       schemaNames: { response: 'OpenApiDocument' },
       problems: ['invalid_request'],
-      async handle(c, ctx) {
+      async handle(c) {
         parseQuery(c, undefined);
         // The same bytes for every Host: the server is configuration, so the body may be cached publicly.
-        return c.json(openApiDocument(ctx.routes, c.get('config').publicOrigin ?? '/'), 200, {
+        const template = await openApiTemplate(c.env.ASSETS, new URL(c.req.url).origin);
+        return c.body(openApiJson(template, c.get('config').publicOrigin ?? '/'), 200, {
+          'Content-Type': 'application/json',
           'Cache-Control': 'public, max-age=300',
         });
       },

@@ -6,7 +6,7 @@ import { ROUTES } from '../../../lib/routes.ts';
 import { CALCULATORS } from '../../../lib/calculators/index.ts';
 import { toolName } from '../../../lib/calculators/definition.ts';
 import { FUND_TOOLS } from '../../../lib/fund/tools/index.ts';
-import { toolInputSchema } from '../../../lib/mcp/tools.ts';
+import { toolInputSchema } from '../../../lib/mcp/definitions.ts';
 import { allowedMethods } from '../../../lib/endpoint.ts';
 import type { FuzzRequest } from '../http.ts';
 import type { Schema } from '../schema.ts';
