@@ -70,7 +70,9 @@ describe('npm run console', () => {
     expect(revoked.stdout).toContain('and 1 of its keys');
     expect(await readAccount(kv, account.accountId)).toMatchObject({ plan: 'paid', revokedAt: expect.any(String) });
     expect(JSON.parse((await apiKeys.get(await hashKey(key)))!).revokedAt).not.toBeNull();
-  });
+    // Every step starts wrangler (a few seconds each): about 50 s on a loaded 2-core machine, so a hang guard
+    // wider than the suite's 60 s.
+  }, 180_000);
 
   it('refuses bad arguments with a message and exit code 1', () => {
     expect(cli(['plan', 'acct_nobody', 'gold'])).toMatchObject({ status: 1, stderr: expect.stringContaining('free or paid') });
