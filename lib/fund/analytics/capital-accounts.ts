@@ -79,9 +79,15 @@ function capitalAccountsInCents(input: CapitalAccountsInput) {
   for (const r of input.rows) if (r.navDate === input.run.navDate) closing.push(r);
   const figures = new Float64Array(closing.length * 7);
   const active: number[] = [];
+  // Every lookup by investor id happens here, in row order; the answer, built in sorted order, reads these
+  // arrays by index (Map lookups in sorted order missed the cache: most of the time at 32,000 investors).
+  const refs = new Array<string>(closing.length);
+  const classes = new Array<string>(closing.length);
   for (let k = 0; k < closing.length; k++) {
     const close = closing[k]!;
     const open = opening.get(close.investorId);
+    refs[k] = input.refs.get(close.investorId)!;
+    classes[k] = classOf.get(close.investorId) ?? 'unknown';
     const base = k * 7;
     const openCap = open ? centsOf(open.capital) : 0;
     const closeCap = centsOf(close.capital);
@@ -109,12 +115,8 @@ function capitalAccountsInCents(input: CapitalAccountsInput) {
     }
   }
   // Sort keys in flat arrays read by index (a Map lookup per comparison cost n log n hash lookups).
-  const refs = new Array<string>(closing.length);
   const closingCents = new Float64Array(closing.length);
-  for (const k of active) {
-    refs[k] = input.refs.get(closing[k]!.investorId)!;
-    closingCents[k] = figures[k * 7 + 6]!;
-  }
+  for (const k of active) closingCents[k] = figures[k * 7 + 6]!;
   active.sort((a, b) => closingCents[b]! - closingCents[a]! || (refs[a]! < refs[b]! ? -1 : 1));
   const m = (k: number, f: number) => moneyOfCents(figures[k * 7 + f]!);
   return {
@@ -123,7 +125,7 @@ function capitalAccountsInCents(input: CapitalAccountsInput) {
     currency: input.currency,
     investors: active.map((k) => ({
       investorRef: refs[k]!,
-      shareClass: classOf.get(closing[k]!.investorId) ?? 'unknown',
+      shareClass: classes[k]!,
       openingCapital: m(k, 0),
       contributions: m(k, 1),
       withdrawals: m(k, 2),
