@@ -107,6 +107,8 @@ const NO_PARAMETERS = z.strictObject({});
 /** The query string as an object; a repeated parameter becomes an array (which scalar schemas reject). */
 export function queryParams(c: Context<AppEnv>): Record<string, string | string[]> {
   const params: Record<string, string | string[]> = {};
+  // No `?`: no parameters, without parsing the URL (most calls).
+  if (!c.req.url.includes('?')) return params;
   for (const [name, value] of new URL(c.req.url).searchParams) {
     const prior = params[name];
     params[name] = prior === undefined ? value : [...(Array.isArray(prior) ? prior : [prior]), value];
