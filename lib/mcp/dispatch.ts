@@ -347,9 +347,11 @@ async function answerMcp<C>(
     const [toClient, watched] = out.tee();
     out = toClient;
     streamed = new Response(watched).arrayBuffer().finally(() => server.close());
-  } else {
-    void server.close();
   }
+  // A JSON answer is complete here (the transport resolves once every response is in), and this server and
+  // transport serve no other request: they are left to the garbage collector rather than closed. Closing
+  // frees nothing more and built an `McpError` with its stack trace per request (5% of a call in workerd).
+
   const response = new Response(out, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
   for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value);
   response.headers.set('Cache-Control', sse ? `${spec.cacheControl}, no-transform` : spec.cacheControl);
