@@ -1,21 +1,21 @@
 /**
  * The Hono application: the request pipeline every endpoint goes through, and the route table mounted on it.
  *
- * Order: request id and security headers (and `Cache-Control: private, no-store` on every fund-data answer)
- * → configuration (lib/config.ts; malformed: 500) → CORS (preflight answered 204 without auth; not on the
- * developer console, which is same-origin only) → body cap (1 MiB, 413) → the documentation pages (`/`,
+ * Order: request id, security headers and CORS headers, all set on the final answer (and `Cache-Control:
+ * private, no-store` on every fund-data answer) → configuration (lib/config.ts; malformed: 500) → CORS
+ * preflight (answered 204 without auth; no CORS on the developer console, which is same-origin only) → body cap (1 MiB, 413) → the documentation pages (`/`,
  * `/docs`, `/llms.txt`, `/llms-full.txt`: lib/site/pages.ts) → route dispatch by method (405 with `Allow`)
  * → the endpoint's handler; the developer console (lib/console/app.tsx) is mounted at
  * `/developers/console`. Unknown paths are 404 pointing at the docs. Every error, thrown anywhere, is
  * logged when it must be (lib/log.ts) and rendered once by {@link problemResponse}.
  */
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { LinearRouter } from 'hono/router/linear-router';
 import { cors } from 'hono/cors';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from './env.ts';
 import { MethodNotAllowedError, NotFoundError, PayloadTooLargeError, problemOf, problemResponse } from './errors.ts';
-import { configOf } from './config.ts';
+import { configOf, type OriginList } from './config.ts';
 import { logContextOf, logFailure } from './log.ts';
 import { MAX_BODY_BYTES, allowedMethods, type Method, type Route } from './endpoint.ts';
 import { systemClock, type Clock } from './rate-limit.ts';
@@ -34,6 +34,29 @@ export const CORS_ALLOW_HEADERS = ['authorization', 'content-type', 'accept', 'm
 /** Response headers a browser may read (docs/api.md#conventions). */
 export const CORS_EXPOSE_HEADERS = ['x-request-id', 'ratelimit', 'ratelimit-policy', 'retry-after', 'www-authenticate', 'mcp-session-id'];
 
+const CORS_EXPOSE_HEADER_VALUE = CORS_EXPOSE_HEADERS.join(',');
+
+/** The `Access-Control-Allow-Origin` for a request's `Origin` (`''` when none): `*`, the origin itself when listed, or null. */
+function allowedOrigin(allowed: OriginList, origin: string): string | null {
+  return allowed === '*' ? '*' : allowed.includes(origin) ? origin : null;
+}
+
+/**
+ * The final response's headers, to be changed: a response whose headers are immutable (one from `fetch`, or
+ * `Response.redirect`) is replaced by a copy first.
+ */
+function mutableHeaders(c: Context<AppEnv>): Headers {
+  try {
+    c.res.headers.set('X-Content-Type-Options', 'nosniff');
+  } catch {
+    const copy = new Response(c.res.body, c.res);
+    // Unset first: hono's setter would otherwise merge the old headers into the copy once more.
+    c.res = undefined as unknown as Response;
+    c.res = copy;
+  }
+  return c.res.headers;
+}
+
 /** Detail of the 404 of a path the service does not serve. */
 export const UNKNOWN_PATH_DETAIL = 'No resource exists at this path. The home page (/) lists every URL; the API reference is at /docs.';
 
@@ -50,15 +73,28 @@ export function createApp(options: { clock?: Clock; routes?: readonly Route[] } 
   // dozen routes one by one costs no measurable time per request.
   const app = new Hono<AppEnv>({ router: new LinearRouter() });
 
+  // Every answer's own headers, set once on the final response: request id, nosniff, `private, no-store` on
+  // fund data, and CORS (but on a preflight, answered below, and on the console, which is same-origin only).
+  // Set here rather than by hono's CORS middleware, which made an empty response before the handler ran and
+  // so copied every answer twice (its headers merged in, then `Vary` appended): a tenth of a light request.
   app.use('*', async (c, next) => {
     const requestId = crypto.randomUUID();
     c.set('requestId', requestId);
     await next();
-    c.res.headers.set('X-Request-Id', requestId);
-    c.res.headers.set('X-Content-Type-Options', 'nosniff');
+    const headers = mutableHeaders(c);
+    headers.set('X-Request-Id', requestId);
+    headers.set('X-Content-Type-Options', 'nosniff');
     // Fund data, errors included (and the fund MCP server's JSON-RPC errors), is never stored by a cache.
-    if (isFundDataPath(new URL(c.req.url).pathname) && !c.res.headers.get('Cache-Control')?.startsWith('private, no-store')) {
-      c.res.headers.set('Cache-Control', 'private, no-store');
+    if (isFundDataPath(new URL(c.req.url).pathname) && !headers.get('Cache-Control')?.startsWith('private, no-store')) {
+      headers.set('Cache-Control', 'private, no-store');
+    }
+    // No configuration (it is malformed: a 500): no CORS headers, as no CORS step ran.
+    const config = c.get('config') as AppEnv['Variables']['config'] | undefined;
+    if (config && c.req.method !== 'OPTIONS' && !c.req.path.startsWith(CONSOLE_PATH)) {
+      const origin = allowedOrigin(config.corsOrigins, c.req.header('origin') ?? '');
+      if (origin) headers.set('Access-Control-Allow-Origin', origin);
+      headers.set('Access-Control-Expose-Headers', CORS_EXPOSE_HEADER_VALUE);
+      headers.append('Vary', 'Origin');
     }
   });
 
@@ -68,18 +104,16 @@ export function createApp(options: { clock?: Clock; routes?: readonly Route[] } 
     await next();
   });
 
-  const corsMiddleware = cors({
-    origin: (origin, c) => {
-      const allowed = c.get('config').corsOrigins;
-      return allowed === '*' ? '*' : allowed.includes(origin) ? origin : null;
-    },
+  // CORS preflights (204 without auth); the other answers get their CORS headers above.
+  const preflight = cors({
+    origin: (origin, c) => allowedOrigin(c.get('config').corsOrigins, origin),
     allowMethods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
     allowHeaders: CORS_ALLOW_HEADERS,
     exposeHeaders: CORS_EXPOSE_HEADERS,
     maxAge: 86_400,
   });
   // The developer console is same-origin only (cookies): no CORS there.
-  app.use('*', (c, next) => (c.req.path.startsWith(CONSOLE_PATH) ? next() : corsMiddleware(c, next)));
+  app.use('*', (c, next) => (c.req.method === 'OPTIONS' && !c.req.path.startsWith(CONSOLE_PATH) ? preflight(c, next) : next()));
 
   app.use(
     '*',

@@ -36,6 +36,28 @@ export function pct4(x: Dec): number {
   return x.toDecimalPlaces(4, D.ROUND_HALF_UP).toNumber();
 }
 
+/**
+ * {@link pct4} of a value known only approximately: `x` is a double within `error` of the exact value
+ * (which decimal.js holds to 40 digits). Returns what {@link pct4} gives for the exact value, sign of a zero
+ * included, whenever that is certain: the exact value and `x` lie on the same side of every half-way point
+ * `(k + ½)·10⁻⁴` and of zero. Otherwise (within `error` of a tie or of zero, not finite, too large for a
+ * double's integer part) returns null, and the caller computes in decimal.js.
+ * @param x the approximation, percent units
+ * @param error a bound of |x − exact| (≥ 0); the rounding of `x × 10⁴` itself is accounted for here
+ */
+export function pct4Near(x: number, error: number): number | null {
+  if (!Number.isFinite(x) || !(error >= 0)) return null;
+  const t = Math.abs(x) * 10_000;
+  if (t >= 2 ** 50) return null;
+  // |t − exact × 10⁴| ≤ tol: the caller's bound scaled, plus the product's rounding (half an ulp of t, doubled).
+  const tol = error * 10_000 * (1 + 2 ** -50) + t * 2 ** -52;
+  const whole = Math.floor(t);
+  if (tol >= 0.25 || Math.abs(t - whole - 0.5) <= tol || Math.abs(x) <= error) return null;
+  const k = t - whole > 0.5 ? whole + 1 : whole;
+  // k / 10⁴ is the double nearest the 4-dp decimal, as decimal.js's toNumber gives it.
+  return (x < 0 ? -k : k) / 10_000;
+}
+
 /** A fraction 0..1 rounded half-up to 6 dp. */
 export function share6(x: Dec): number {
   return x.toDecimalPlaces(6, D.ROUND_HALF_UP).toNumber();

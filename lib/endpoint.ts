@@ -99,14 +99,16 @@ export function parseQuery<S extends z.ZodObject>(c: Context<AppEnv>, schema: S 
 }
 
 /**
- * The query schema of an endpoint that takes no parameters, built once: a schema built per request is
- * prepared by zod again on its first parse, on every request.
+ * The query schema of an operation that takes no parameters. Built once: a zod schema made per request
+ * cost a calculator call about a tenth of its time (construction, and zod compiling its parser on first use).
  */
 const NO_PARAMETERS = z.strictObject({});
 
 /** The query string as an object; a repeated parameter becomes an array (which scalar schemas reject). */
 export function queryParams(c: Context<AppEnv>): Record<string, string | string[]> {
   const params: Record<string, string | string[]> = {};
+  // No `?`: no parameters, without parsing the URL (most calls).
+  if (!c.req.url.includes('?')) return params;
   for (const [name, value] of new URL(c.req.url).searchParams) {
     const prior = params[name];
     params[name] = prior === undefined ? value : [...(Array.isArray(prior) ? prior : [prior]), value];

@@ -41,8 +41,15 @@ export interface QuotaState {
 
 /** The UTC date `YYYY-MM-DD` of an instant. */
 export function utcDate(now: Date): string {
-  return now.toISOString().slice(0, 10);
+  const t = now.getTime();
+  // The day of the last call, reused while `now` is within it (formatting a date was a fixed cost per call).
+  if (t >= lastDay.start && t < lastDay.start + 86_400_000) return lastDay.text;
+  const text = now.toISOString().slice(0, 10);
+  if (Number.isFinite(t)) lastDay = { start: t - (((t % 86_400_000) + 86_400_000) % 86_400_000), text };
+  return text;
 }
+
+let lastDay = { start: Number.NaN, text: '' };
 
 /** Whole seconds from `now` to the next UTC midnight, rounded up (1..86,400). */
 export function secondsToUtcMidnight(now: Date): number {

@@ -152,6 +152,26 @@ describe('capital accounts in integer cents', () => {
     );
   });
 
+  it('gives the decimal.js answer whatever the order of the investors and rows (matched by position or by id)', () => {
+    const shuffled = input.chain((i) =>
+      fc
+        .tuple(
+          fc.shuffledSubarray(i.rows as CapitalAccountsInput['rows'][number][], { minLength: i.rows.length, maxLength: i.rows.length }),
+          fc.shuffledSubarray(i.investors as CapitalAccountsInput['investors'][number][], {
+            minLength: i.investors.length,
+            maxLength: i.investors.length,
+          }),
+        )
+        .map(([rows, investors]): CapitalAccountsInput => ({ ...i, rows, investors })),
+    );
+    fc.assert(
+      fc.property(shuffled, (i) => {
+        expect(capitalAccounts(i)).toEqual(capitalAccountsInDecimals(i));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('falls back to decimal.js for amounts cents cannot hold', () => {
     fc.assert(
       fc.property(input, (i) => {

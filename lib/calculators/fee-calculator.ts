@@ -18,7 +18,7 @@
  * is charged on (M ≤ G, fee ≤ G − M).
  */
 import * as z from 'zod';
-import { D, cents, dec, fromPct, pct4, roundCents, type Dec } from '../decimal.ts';
+import { D, cents, dec, fromPct, pct4, pct4Near, roundCents, type Dec } from '../decimal.ts';
 import { usd } from '../validation.ts';
 import { defineCalculator } from './definition.ts';
 
@@ -131,6 +131,66 @@ function annualizedPct(factor: Dec, years: Dec): Dec {
   return factor.pow(dec(1).div(years)).minus(1).times(100);
 }
 
+/** The three annualized figures of a result (percent, 4 dp). */
+export interface AnnualizedPcts {
+  grossAnnualizedReturnPct: number;
+  netAnnualizedReturnPct: number;
+  annualizedFeeDragPct: number;
+}
+
+/**
+ * The annualized gross and net returns and their difference, in decimal.js (40 digits): the reference of
+ * {@link annualizedPcts}.
+ * @param grossFactor ending gross NAV / start; @param netFactor ending net NAV / start
+ */
+export function annualizedPctsInDecimals(grossFactor: Dec, netFactor: Dec, horizonYears: number): AnnualizedPcts {
+  const years = dec(horizonYears);
+  const gross = annualizedPct(grossFactor, years);
+  const net = annualizedPct(netFactor, years);
+  return { grossAnnualizedReturnPct: pct4(gross), netAnnualizedReturnPct: pct4(net), annualizedFeeDragPct: pct4(gross.minus(net)) };
+}
+
+/**
+ * The annualized figures, the same numbers as {@link annualizedPctsInDecimals}. decimal.js's fractional power
+ * (a logarithm and an exponential at 40 digits) was a third of a calculator call, so they are first computed
+ * in doubles with a bound on their error, and kept when that bound proves they round to 4 dp as the
+ * 40-digit values do ({@link pct4Near}); else (a value within the bound of a rounding tie, a factor ≤ 0, an
+ * extreme exponent) the decimal.js path runs.
+ *
+ * Error of x = f^e in doubles, f = factor rounded to a double (relative error ≤ 2⁻⁵³), e = 1/horizonYears
+ * (≤ 2⁻⁵³), `**` within a few ulps: rel(x) ≤ (|e·ln f| + e + 4)·2⁻⁵² (d ln x = e·df/f + ln f·de); the bound
+ * used is 8 times that, plus 10⁻³⁰ for decimal.js's own rounding at 40 digits. Held to decimal.js by a
+ * fast-check property (test/calculators/fee-annualized.test.ts).
+ */
+export function annualizedPcts(grossFactor: Dec, netFactor: Dec, horizonYears: number): AnnualizedPcts {
+  return annualizedPctsInDoubles(grossFactor, netFactor, horizonYears) ?? annualizedPctsInDecimals(grossFactor, netFactor, horizonYears);
+}
+
+/** The doubles path of {@link annualizedPcts}; null when its error bound cannot decide a rounding. */
+export function annualizedPctsInDoubles(grossFactor: Dec, netFactor: Dec, horizonYears: number): AnnualizedPcts | null {
+  const g = annualizedInDouble(grossFactor.toNumber(), horizonYears);
+  const n = annualizedInDouble(netFactor.toNumber(), horizonYears);
+  if (g === null || n === null) return null;
+  const drag = g.value - n.value;
+  const gross = pct4Near(g.value, g.error);
+  const net = pct4Near(n.value, n.error);
+  const fee = pct4Near(drag, g.error + n.error + Math.abs(drag) * 2 ** -52);
+  if (gross === null || net === null || fee === null) return null;
+  return { grossAnnualizedReturnPct: gross, netAnnualizedReturnPct: net, annualizedFeeDragPct: fee };
+}
+
+/** (f^(1/years) − 1)·100 in doubles with a bound of its error; null outside the range the bound covers. */
+function annualizedInDouble(f: number, years: number): { value: number; error: number } | null {
+  if (!(f > 0) || !Number.isFinite(f) || !(years > 0)) return null;
+  const e = 1 / years;
+  if (e > 1_000) return null;
+  const x = f ** e;
+  if (!Number.isFinite(x) || x > 1e12) return null;
+  const relative = 8 * (Math.abs(e * Math.log(f)) + e + 4) * 2 ** -52;
+  const value = (x - 1) * 100;
+  return { value, error: 100 * x * relative + Math.abs(value) * 2 ** -51 + 1e-30 };
+}
+
 /** Projects NAV and fees period by period. Pure; see the module comment for the formulas. */
 export function computeFees(inputs: FeeInputs): z.output<typeof feeCalculatorOutput> {
   const tau = inputs.crystallization === 'annual' ? dec(1) : dec('0.25');
@@ -194,9 +254,7 @@ export function computeFees(inputs: FeeInputs): z.output<typeof feeCalculatorOut
     elapsed = elapsed.plus(length);
   }
 
-  const years = dec(inputs.horizonYears);
-  const grossAnn = annualizedPct(grossNav.div(start), years);
-  const netAnn = annualizedPct(nav.div(start), years);
+  const annualized = annualizedPcts(grossNav.div(start), nav.div(start), inputs.horizonYears);
   return {
     totalMgmtFeesUsd: cents(totalMgmt),
     totalPerfFeesUsd: cents(totalPerf),
@@ -206,9 +264,7 @@ export function computeFees(inputs: FeeInputs): z.output<typeof feeCalculatorOut
     feeDragUsd: cents(grossNav.minus(nav)),
     grossCumulativeReturnPct: pct4(grossNav.div(start).minus(1).times(100)),
     netCumulativeReturnPct: pct4(nav.div(start).minus(1).times(100)),
-    grossAnnualizedReturnPct: pct4(grossAnn),
-    netAnnualizedReturnPct: pct4(netAnn),
-    annualizedFeeDragPct: pct4(grossAnn.minus(netAnn)),
+    ...annualized,
     finalHwmUsd: hwm === null ? null : cents(hwm),
     periods,
   };

@@ -182,6 +182,17 @@ describe('fund data over HTTP', () => {
     expect(text).not.toMatch(/FEFD|INV-|@example/);
   });
 
+  it('serves the OpenAPI template only filled in, as /api/v1/openapi.json', async () => {
+    const template = await fetch(`${base}/docs/openapi.template.json`);
+    expect(template.status).toBe(404);
+    expect(JSON.parse(await template.text())).toMatchObject({ code: 'not_found', status: 404 });
+    const served = await fetch(`${base}/api/v1/openapi.json`);
+    expect(served.status).toBe(200);
+    const text = await served.text();
+    expect(text).not.toContain('server-url.invalid');
+    expect(JSON.parse(text)).toMatchObject({ openapi: '3.1.0' });
+  });
+
   it('serves each key its own fund', async () => {
     const demo = (await (await get('overview', DEMO_API_KEY)).json()) as { name: string };
     const own = (await (await get('overview', sampleKey)).json()) as { name: string };

@@ -5,7 +5,7 @@
  * A run is usable when it is complete and its shadow NAV matched the administrator's within tolerance
  * (docs/fund-data.md). "Current" figures come from the latest usable run.
  */
-import { D, dec, pct4, toMoney, type Dec } from '../../decimal.ts';
+import { D, addCents, centsOf, dec, pct4, pct4Near, toMoney, type Dec } from '../../decimal.ts';
 import { NotFoundError, NotUsableError } from '../../errors.ts';
 import type { NavRunRow } from '../rows.ts';
 import type { NavHistoryRow } from '../schemas.ts';
@@ -83,10 +83,30 @@ export function addDays(date: string, days: number): string {
  * (t−1, t] (flows are dealt at the day's NAV, so they are in NAV_t). When no usable run precedes the period
  * (the fund launched in it), the chain starts at the first usable run in it. Source: CFA Program, GIPS
  * (2020) time-weighted return with daily valuation.
+ *
+ * Computed in integer cents and doubles when every amount is a two-decimal money text and the error bound
+ * proves the 4-dp rounding ({@link twrInDoubles}), else in decimal.js ({@link timeWeightedReturnPctInDecimals});
+ * both give the same figure.
  * @param runs oldest first; `run` among them
  * @returns null when no usable run starts the chain
  */
 export function timeWeightedReturnPct(runs: readonly NavRunRow[], run: NavRunRow, periodStart: string): number | null {
+  const fast = twrInDoubles(runs, run, periodStart);
+  return fast === undefined ? timeWeightedReturnPctInDecimals(runs, run, periodStart) : fast;
+}
+
+/**
+ * Walks the chain of {@link timeWeightedReturnPct}: `flow(row)` for each run after the chain's start up to
+ * `run`, then `link(prev, row)` when that run is the next usable one (after its own flow).
+ * @returns false when no usable run starts the chain
+ */
+function walkChain(
+  runs: readonly NavRunRow[],
+  run: NavRunRow,
+  periodStart: string,
+  flow: (row: NavRunRow) => void,
+  link: (prev: NavRunRow, row: NavRunRow) => void,
+): boolean {
   const usable = runs.filter((r) => isUsable(r) && r.navDate <= run.navDate);
   let startIndex = -1;
   for (let i = usable.length - 1; i >= 0; i--) {
@@ -96,24 +116,82 @@ export function timeWeightedReturnPct(runs: readonly NavRunRow[], run: NavRunRow
     }
   }
   if (startIndex === -1) startIndex = usable.findIndex((r) => r.navDate >= periodStart);
-  if (startIndex === -1) return null;
-  let growth = new D(1);
-  let flows = new D(0);
+  if (startIndex === -1) return false;
   let r = startIndex + 1;
   let prev = usable[startIndex]!;
   for (const row of runs) {
     if (row.navDate <= prev.navDate) continue;
     if (row.navDate > run.navDate) break;
-    flows = flows.plus(row.netFlows);
+    flow(row);
     if (row.navDate === usable[r]?.navDate) {
-      const opening = navOf(prev);
-      if (!opening.isZero()) growth = growth.times(navOf(row).minus(flows).div(opening));
-      flows = new D(0);
+      link(prev, row);
       prev = row;
       r++;
     }
   }
-  return pct4(growth.minus(1).times(100));
+  return true;
+}
+
+/** {@link timeWeightedReturnPct} in decimal.js (40 digits); the reference of its property test. */
+export function timeWeightedReturnPctInDecimals(runs: readonly NavRunRow[], run: NavRunRow, periodStart: string): number | null {
+  let growth = new D(1);
+  let flows = new D(0);
+  const started = walkChain(
+    runs,
+    run,
+    periodStart,
+    (row) => {
+      flows = flows.plus(row.netFlows);
+    },
+    (prev, row) => {
+      const opening = navOf(prev);
+      if (!opening.isZero()) growth = growth.times(navOf(row).minus(flows).div(opening));
+      flows = new D(0);
+    },
+  );
+  return started ? pct4(growth.minus(1).times(100)) : null;
+}
+
+/**
+ * {@link timeWeightedReturnPct} with the NAVs and flows in exact integer cents and the chain's product in
+ * doubles: each link's quotient and product is rounded once (relative error ≤ 2⁻⁵³ each, so ≤ (2n + 2)·2⁻⁵³
+ * over n links, taken 4 times over), and {@link pct4Near} keeps the result only when that bound proves its
+ * 4-dp rounding; decimal.js's own rounding at 40 digits is far below it.
+ * @returns the figure (null: no chain start), or undefined when the decimal.js path must decide (another
+ *   money shape, a sum past 2^53 cents, a result within the bound of a rounding tie)
+ */
+export function twrInDoubles(runs: readonly NavRunRow[], run: NavRunRow, periodStart: string): number | null | undefined {
+  let growth = 1;
+  let flows = 0;
+  let links = 0;
+  let exact = true;
+  const started = walkChain(
+    runs,
+    run,
+    periodStart,
+    (row) => {
+      const f = centsOf(row.netFlows);
+      const sum = f === null ? null : addCents(flows, f);
+      if (sum === null) exact = false;
+      else flows = sum;
+    },
+    (prev, row) => {
+      const opening = prev.shadowNav === null ? 0 : centsOf(prev.shadowNav);
+      const closing = row.shadowNav === null ? 0 : centsOf(row.shadowNav);
+      const numerator = closing === null ? null : closing - flows;
+      if (opening === null || numerator === null || !Number.isSafeInteger(opening) || !Number.isSafeInteger(numerator)) exact = false;
+      else if (opening !== 0) {
+        growth *= numerator / opening;
+        links++;
+      }
+      flows = 0;
+    },
+  );
+  if (!started) return null;
+  if (!exact || !Number.isFinite(growth)) return undefined;
+  const value = (growth - 1) * 100;
+  const error = 100 * Math.abs(growth) * 4 * (2 * links + 2) * 2 ** -53 + Math.abs(value) * 2 ** -51 + 1e-30;
+  return pct4Near(value, error) ?? undefined;
 }
 
 /**
