@@ -39,18 +39,13 @@ import {
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
-import * as z from 'zod';
 import type { AppEnv } from '../env.ts';
 import { RateLimitedError, UnsupportedMediaTypeError } from '../errors.ts';
-import { isJsonObject, operationIdOf, type Endpoint, type RequestContext } from '../endpoint.ts';
+import { isJsonObject, type RequestContext } from '../endpoint.ts';
 import { MCP_ANSWER_TIMEOUT_MS } from '../limits.ts';
 import { checkHostAndOrigin, publicOrigin, requestHost } from '../origin.ts';
 import { createServer, withOwnErrorText } from './sdk-adapter.ts';
 import { RATE_LIMITED_RPC_CODE, type McpServerSpec } from './tools.ts';
-
-// The servers' modules import the tool types from here too.
-export * from './tools.ts';
-export { ParamsCheckingServer, unknownToolMessage } from './sdk-adapter.ts';
 
 /**
  * The revision to serve a request's `MCP-Protocol-Version` header as: itself when the SDK implements it;
@@ -133,16 +128,6 @@ export function isMcpMediaType(contentType: string | undefined): boolean {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
-/** A JSON-RPC 2.0 request or notification, as the OpenAPI document describes the body. */
-const RPC_MESSAGE = z.looseObject({ jsonrpc: z.literal('2.0'), method: z.string(), id: z.union([z.string(), z.number()]).optional() });
-/** A JSON-RPC 2.0 response: `result`, or `error` with a code and message. */
-const RPC_RESPONSE = z.looseObject({
-  jsonrpc: z.literal('2.0'),
-  id: z.union([z.string(), z.number(), z.null()]),
-  result: z.record(z.string(), z.unknown()).optional(),
-  error: z.looseObject({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).optional(),
-});
-
 /**
  * Why a JSON body is not an acceptable JSON-RPC request here, as the message of its `-32600` Invalid
  * Request answer (JSON-RPC 2.0 §5.1, id null); `null` when it is acceptable. Refused, in this order, before
@@ -181,34 +166,11 @@ export function invalidRequestReason(body: unknown, served: string | undefined):
 }
 
 /**
- * The endpoint of an MCP server: `POST` only (GET and DELETE are 405 with `Allow: POST`: the service keeps
- * no sessions and offers no server-initiated stream).
+ * Answers one request of an MCP server (the order of checks is in this module's comment). Loaded on an
+ * isolate's first MCP request (lib/mcp/endpoint.ts), with the SDK.
+ * @throws {ApiError} the HTTP refusals made before the body is read (421, 403, 401, 400, 415), as problem+json
  */
-export function mcpEndpoint<C>(spec: McpServerSpec<C>): Endpoint {
-  return {
-    methods: {
-      POST: {
-        operationId: operationIdOf(spec.name),
-        summary: spec.summary,
-        description: spec.description,
-        tags: ['MCP'],
-        auth: spec.auth,
-        body: z
-          .union([RPC_MESSAGE, z.array(RPC_MESSAGE).min(1)])
-          .describe('A JSON-RPC 2.0 message, or a batch (a non-empty array) of them.'),
-        response: {
-          description:
-            'The JSON-RPC 2.0 response to a request, or for a batch an array of the responses to its requests (matched by id; notifications get none). A body of notifications only is answered 202 with no body.',
-          schema: z.union([RPC_RESPONSE, z.array(RPC_RESPONSE)]),
-        },
-        problems: spec.problems,
-        handle: (c, ctx) => handleMcp(spec, c, ctx),
-      },
-    },
-  };
-}
-
-async function handleMcp<C>(spec: McpServerSpec<C>, c: Context<AppEnv>, ctx: RequestContext): Promise<Response> {
+export async function handleMcp<C>(spec: McpServerSpec<C>, c: Context<AppEnv>, ctx: RequestContext): Promise<Response> {
   checkHostAndOrigin(c.env, requestHost(c.req.raw), c.req.header('origin'));
   const context = await spec.admit(c);
   let answered: Promise<unknown> = Promise.resolve();

@@ -21,7 +21,7 @@ import { callFundTool } from '../fund/definition.ts';
 import { fundSource, releaseAfterResponse, type FundSource } from '../fund/source.ts';
 import { FUND_TOOLS } from '../fund/tools/index.ts';
 import { FUND_TOOL_DEFINITIONS } from '../generated/mcp-tools.ts';
-import { definitionsOf, once, structuredOf, type McpServerSpec, type McpTool } from './dispatch.ts';
+import { definitionsOf, once, structuredOf, type McpServerSpec, type McpTool } from './tools.ts';
 
 /** An admitted caller of the fund server: its key, its fund's source, the configuration, and where to log. */
 export interface FundCaller {

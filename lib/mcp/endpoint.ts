@@ -1,0 +1,52 @@
+/**
+ * The endpoint of each MCP server (docs/mcp.md): what the route table and the OpenAPI document need, with
+ * the request handling (`dispatch.ts`) and the MCP SDK loaded on an isolate's first MCP request. The SDK
+ * defines its protocol's schemas with zod when its modules are evaluated; loaded with the Worker, that was
+ * about a fifth of every isolate's startup CPU (`wrangler check startup`: median 55 → 44 ms), paid by isolates
+ * that serve no MCP request at all.
+ */
+import * as z from 'zod';
+import { operationIdOf, type Endpoint } from '../endpoint.ts';
+import type { McpServerSpec } from './tools.ts';
+
+/** The dispatch module and the SDK, imported once per isolate on the first MCP request. */
+let loaded: Promise<typeof import('./dispatch.ts')> | undefined;
+const dispatch = () => (loaded ??= import('./dispatch.ts'));
+
+/** A JSON-RPC 2.0 request or notification, as the OpenAPI document describes the body. */
+const RPC_MESSAGE = z.looseObject({ jsonrpc: z.literal('2.0'), method: z.string(), id: z.union([z.string(), z.number()]).optional() });
+/** A JSON-RPC 2.0 response: `result`, or `error` with a code and message. */
+const RPC_RESPONSE = z.looseObject({
+  jsonrpc: z.literal('2.0'),
+  id: z.union([z.string(), z.number(), z.null()]),
+  result: z.record(z.string(), z.unknown()).optional(),
+  error: z.looseObject({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).optional(),
+});
+
+/**
+ * The endpoint of an MCP server: `POST` only (GET and DELETE are 405 with `Allow: POST`: the service keeps
+ * no sessions and offers no server-initiated stream).
+ */
+export function mcpEndpoint<C>(spec: McpServerSpec<C>): Endpoint {
+  return {
+    methods: {
+      POST: {
+        operationId: operationIdOf(spec.name),
+        summary: spec.summary,
+        description: spec.description,
+        tags: ['MCP'],
+        auth: spec.auth,
+        body: z
+          .union([RPC_MESSAGE, z.array(RPC_MESSAGE).min(1)])
+          .describe('A JSON-RPC 2.0 message, or a batch (a non-empty array) of them.'),
+        response: {
+          description:
+            'The JSON-RPC 2.0 response to a request, or for a batch an array of the responses to its requests (matched by id; notifications get none). A body of notifications only is answered 202 with no body.',
+          schema: z.union([RPC_RESPONSE, z.array(RPC_RESPONSE)]),
+        },
+        problems: spec.problems,
+        handle: async (c, ctx) => (await dispatch()).handleMcp(spec, c, ctx),
+      },
+    },
+  };
+}
