@@ -5,6 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { createApp } from '../lib/app.ts';
+import { DEMO_API_KEY } from '../lib/keys.ts';
+import { ROUTES } from '../lib/routes.ts';
 import { CALCULATORS } from '../lib/calculators/index.ts';
 import type { CalculatorDefinition } from '../lib/calculators/definition.ts';
 import type { Endpoint } from '../lib/endpoint.ts';
@@ -185,6 +187,22 @@ describe('pipeline', () => {
   it('answers an unknown path with 404 problem+json and a request id', async () => {
     const res = await app.request('/api/v1/calc/nope', { method: 'POST' }, fakeEnv().env);
     await expectProblem(res, 404, 'not_found');
+  });
+
+  it('matches paths strictly: a route with a trailing slash is an unknown path (404), not the route', async () => {
+    for (const route of ROUTES) {
+      const method = Object.keys(route.endpoint.methods)[0]!;
+      const res = await app.request(
+        `${route.path}/`,
+        {
+          method,
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${DEMO_API_KEY}` },
+          body: method === 'GET' ? null : '{}',
+        },
+        fakeEnv().env,
+      );
+      await expectProblem(res, 404, 'not_found');
+    }
   });
 
   it('answers a CORS preflight with 204 and the contract headers, without auth', async () => {
