@@ -69,6 +69,15 @@ describe('time-weighted return in doubles', () => {
     }
   });
 
+  it('hands amounts past 2^53 cents to decimal.js, even when their difference is a safe integer', () => {
+    // Closing NAV and flow of about $90 trillion: their difference is small, but each alone is only the
+    // nearest double (found in review: the doubles path said -90.08, decimal.js -90.07).
+    const rows = [runRow('2026-01-01', '100.00'), runRow('2026-01-02', '90071992547409.93', { netFlows: '90071992547400.00' })];
+    expect(twrInDoubles(rows, rows[1]!, '2026-01-01')).toBeUndefined();
+    expect(timeWeightedReturnPctInDecimals(rows, rows[1]!, '2026-01-01')).toBe(-90.07);
+    expect(timeWeightedReturnPct(rows, rows[1]!, '2026-01-01')).toBe(-90.07);
+  });
+
   it('hands other money shapes to decimal.js', () => {
     const rows = [runRow('2026-01-01', '100.005'), runRow('2026-01-02', '110.00')];
     expect(twrInDoubles(rows, rows[1]!, '2026-01-02')).toBeUndefined();
