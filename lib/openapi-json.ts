@@ -10,6 +10,7 @@
  * declarations produce now, so a stale asset fails the tests.
  */
 import * as z from 'zod';
+import { assetText, keptOnceLoaded } from './assets.ts';
 import type { Env } from './env.ts';
 
 /** Loose schema of the document itself (for the endpoint's own response declaration). */
@@ -41,23 +42,11 @@ export function openApiJson(template: string, serverUrl: string): string {
   return parts[0]! + base + parts[1]! + base + parts[2]! + jsonText(serverUrl) + parts[3]!;
 }
 
-let template: Promise<string> | undefined;
-
 /**
- * The template's text from the static assets, fetched once per isolate (a failed fetch is tried again on
- * the next request).
- * @param origin any origin: the assets binding serves by path
+ * The template's text from the static assets, read once per isolate ({@link keptOnceLoaded}).
+ * @param assets the Worker's `ASSETS` binding
  * @throws {Error} when the assets binding is missing or the template is not there (a deployment fault: 500)
  */
-export function openApiTemplate(assets: Env['ASSETS'] | undefined, origin: string): Promise<string> {
-  template ??= (async () => {
-    if (!assets) throw new Error('The ASSETS binding is missing.');
-    const res = await assets.fetch(`${origin}${OPENAPI_TEMPLATE_PATH}`);
-    if (!res.ok) throw new Error(`The OpenAPI template answered ${res.status}.`);
-    return res.text();
-  })().catch((err: unknown) => {
-    template = undefined;
-    throw err;
-  });
-  return template;
-}
+export const openApiTemplate = keptOnceLoaded((assets: Env['ASSETS'] | undefined) =>
+  assetText(assets, OPENAPI_TEMPLATE_PATH, 'The OpenAPI template'),
+);

@@ -7,6 +7,7 @@
  * Worker's code: it is fetched through the assets binding on the first search of an isolate, so it costs
  * the MCP server's bundle nothing and an isolate that is never asked nothing. See README "Documentation".
  */
+import { keptOnceLoaded } from '../assets.ts';
 import MiniSearch, { type Options } from 'minisearch';
 
 /** One passage of the documentation, as indexed and as returned. */
@@ -107,18 +108,8 @@ export const SEARCH_INDEX_PATH = '/docs/search-index.json';
 /** Reads the serialized index (the Worker: through its assets binding). */
 export type IndexLoader = () => Promise<string>;
 
-let loaded: Promise<MiniSearch<DocPassage>> | undefined;
-
-/** The built index, loaded once per isolate; a failed load is not remembered, the next search retries. */
-function index(load: IndexLoader): Promise<MiniSearch<DocPassage>> {
-  loaded ??= load()
-    .then((json) => MiniSearch.loadJSON<DocPassage>(json, SEARCH_OPTIONS))
-    .catch((err: unknown) => {
-      loaded = undefined;
-      throw err;
-    });
-  return loaded;
-}
+/** The built index, loaded once per isolate ({@link keptOnceLoaded}: a failed load is not kept, the next search retries). */
+const index = keptOnceLoaded(async (load: IndexLoader) => MiniSearch.loadJSON<DocPassage>(await load(), SEARCH_OPTIONS));
 
 /**
  * Searches the documentation.

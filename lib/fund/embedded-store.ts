@@ -14,9 +14,7 @@ import { SyntheticFund, simulateFund, type SyntheticFundSpec } from './synthetic
 import { FundAssetError, decodeFund, fundAssetPath } from './synthetic/codec.ts';
 import { FUND_ASSET_FINGERPRINTS } from '../generated/fund-assets.ts';
 import { logFault } from '../log.ts';
-
-/** The origin asset requests are addressed to (the binding serves by path; the host is not used). */
-const ASSETS_ORIGIN = 'https://assets.invalid';
+import { fetchAsset } from '../assets.ts';
 
 /**
  * A fund from its build-time asset, or simulated when there is none to use. With a binding, a missing or
@@ -29,7 +27,7 @@ export async function loadFund(spec: SyntheticFundSpec, assets: Fetcher | undefi
   if (assets) {
     let reason: string;
     try {
-      const res = await assets.fetch(new Request(`${ASSETS_ORIGIN}${fundAssetPath(spec.fundId)}`));
+      const res = await fetchAsset(assets, fundAssetPath(spec.fundId));
       if (res.ok) return new SyntheticFund(decodeFund(await res.arrayBuffer(), spec, FUND_ASSET_FINGERPRINTS[spec.fundId] ?? ''));
       reason = `status ${res.status}`;
     } catch (err) {
@@ -63,23 +61,23 @@ function bound<T>(rows: readonly T[], value: string, key: (row: T) => string, in
 
 /**
  * A store over synthetic funds.
- * @param specs the funds it holds, loaded lazily by id ({@link loadFund}; once per store and fund, concurrent
- *   first reads share the load)
+ * @param specs the funds it holds, loaded lazily by id ({@link loadFund}) and kept once loaded. Reads that
+ *   arrive before the first load has finished load the fund themselves rather than await another request's
+ *   load: workerd ties an I/O promise to the request that started it, so a promise shared across requests
+ *   could never settle for the others if that request were cancelled. A failed load is not kept.
  * @param assets the Worker's `ASSETS` binding, where the funds' build-time assets are; without it the funds are simulated
  */
 export function embeddedStore(specs: readonly SyntheticFundSpec[], assets?: Fetcher): FundStore {
-  const prepared = new Map<string, Promise<Prepared>>();
-  const load = (fundId: string): Promise<Prepared> | null => {
+  const prepared = new Map<string, Prepared>();
+  const load = async (fundId: string): Promise<Prepared | null> => {
     const spec = specs.find((s) => s.fundId === fundId);
     if (!spec) return null;
-    let p = prepared.get(fundId);
-    if (!p) {
-      p = loadFund(spec, assets).then((fund) => ({ fund, livePositions: new Map() }));
-      // A failed load (a generator bug) is not kept: the next read tries again.
-      p.catch(() => prepared.delete(fundId));
-      prepared.set(fundId, p);
-    }
-    return p;
+    const kept = prepared.get(fundId);
+    if (kept) return kept;
+    const fund = await loadFund(spec, assets);
+    // Another read may have finished loading meanwhile: keep the first (its made rows are shared).
+    if (!prepared.has(fundId)) prepared.set(fundId, { fund, livePositions: new Map() });
+    return prepared.get(fundId)!;
   };
   const livePositions = (p: Prepared, date: string): PositionRow[] => {
     let rows = p.livePositions.get(date);

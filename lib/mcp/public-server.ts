@@ -12,6 +12,7 @@ import { authenticate, type Principal } from '../keys.ts';
 import { calcCaller, consumeCalcQuota, deferOf, rateLimitHeaders } from '../rate-limit.ts';
 import { atLocation, parseInput } from '../validation.ts';
 import { SEARCH_INDEX_PATH, searchDocs } from '../docs/search.ts';
+import { assetText } from '../assets.ts';
 import type { Env } from '../env.ts';
 import { publicOrigin } from '../origin.ts';
 import { ApiError } from '../errors.ts';
@@ -35,18 +36,6 @@ export interface PublicCaller {
 }
 
 /**
- * The serialized search index from the static assets.
- * @throws Error when the assets binding is missing or the index is not there (a deployment fault: the
- *   caller sees a generic internal_error result)
- */
-async function readSearchIndex(caller: PublicCaller): Promise<string> {
-  if (!caller.assets) throw new Error('The ASSETS binding is missing.');
-  const res = await caller.assets.fetch(`${caller.origin}${SEARCH_INDEX_PATH}`);
-  if (!res.ok) throw new Error(`The search index answered ${res.status}.`);
-  return res.text();
-}
-
-/**
  * `search_docs`: full-text search over the reference, the calculators' formulas and assumptions, the fund
  * data model, the errors and the MCP notes (lib/docs/search.ts). Not charged against the calculator quota.
  */
@@ -55,7 +44,9 @@ const searchDocsTool: McpTool<PublicCaller> = {
   free: true,
   async call(caller, args) {
     const { query, limit } = parseInput(searchDocsInput, args, 'arguments');
-    const result = { results: await searchDocs(query, limit, caller.origin, () => readSearchIndex(caller)) };
+    const result = {
+      results: await searchDocs(query, limit, caller.origin, () => assetText(caller.assets, SEARCH_INDEX_PATH, 'The search index')),
+    };
     return { text: JSON.stringify(result), structured: result };
   },
 };

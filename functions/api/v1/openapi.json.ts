@@ -19,7 +19,7 @@ const endpoint: Endpoint = {
       async handle(c) {
         parseQuery(c, undefined);
         // The same bytes for every Host: the server is configuration, so the body may be cached publicly.
-        const template = await openApiTemplate(c.env.ASSETS, new URL(c.req.url).origin);
+        const template = await openApiTemplate(c.env.ASSETS);
         return c.body(openApiJson(template, c.get('config').publicOrigin ?? '/'), 200, {
           'Content-Type': 'application/json',
           'Cache-Control': 'public, max-age=300',
