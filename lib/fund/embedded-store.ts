@@ -22,6 +22,9 @@ import { fetchAsset } from '../assets.ts';
  * `fund_asset_unusable` with the reason, then the fund is simulated, so answers never depend on it.
  * @param spec the fund
  * @param assets the `ASSETS` binding, if any
+ * @returns the fund, decoded from its asset or simulated (the same rows either way)
+ * @throws {Error} only from simulating (a generator bug; never for the two bundled specs, which the tests
+ *   simulate); an unusable asset is logged, not thrown
  */
 export async function loadFund(spec: SyntheticFundSpec, assets: Fetcher | undefined): Promise<SyntheticFund> {
   if (assets) {

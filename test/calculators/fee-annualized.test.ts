@@ -50,10 +50,17 @@ describe('annualizedPcts', () => {
   });
 
   it('equals decimal.js next to rounding ties, at zero, for a factor of zero and a tiny horizon', () => {
-    // (1 + p/100)^h with p on a 4-dp tie: the annualized return is the tie itself, so the fast path must yield.
+    // (1 + p/100)^h with p on a 4-dp tie (0.01505 %, 0.00505 %, 10.12505 %): the annualized return is the tie
+    // itself, which doubles cannot round with certainty, so the fast path must yield to decimal.js.
     for (const [g, n, h] of [
-      [dec('1.00015').pow(3), dec('1.00005').pow(3), 3],
-      [dec('1.10125').pow(2), dec(1), 2],
+      [dec('1.0001505').pow(3), dec('1.0000505').pow(3), 3],
+      [dec('1.1012505').pow(2), dec(1), 2],
+    ] as const) {
+      expect(annualizedPctsInDoubles(g, n, h)).toBeNull();
+    }
+    for (const [g, n, h] of [
+      [dec('1.0001505').pow(3), dec('1.0000505').pow(3), 3],
+      [dec('1.1012505').pow(2), dec(1), 2],
       [dec(1), dec(1), 5],
       [dec(0), dec('0.5'), 1],
       [dec('1.2'), dec('0.999999999'), 0.001],
