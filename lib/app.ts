@@ -86,7 +86,7 @@ export function createApp(options: { clock?: Clock; routes?: readonly Route[] } 
     headers.set('X-Request-Id', requestId);
     headers.set('X-Content-Type-Options', 'nosniff');
     // Fund data, errors included (and the fund MCP server's JSON-RPC errors), is never stored by a cache.
-    if (isFundDataPath(new URL(c.req.url).pathname) && !headers.get('Cache-Control')?.startsWith('private, no-store')) {
+    if (isFundDataPath(c.req.path) && !headers.get('Cache-Control')?.startsWith('private, no-store')) {
       headers.set('Cache-Control', 'private, no-store');
     }
     // No configuration (it is malformed: a 500): no CORS headers, as no CORS step ran.
