@@ -29,6 +29,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon, { type Result } from 'autocannon';
 import { unstable_startWorker } from 'wrangler';
+import { mintKey } from '../test/support/worker.ts';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { DEMO_API_KEY } from '../lib/keys.ts';
 import {
@@ -42,9 +43,7 @@ import {
   percentile,
   progress,
   ratioAtLeast,
-  run,
   useWranglerEnv,
-  wranglerEnv,
   type Budget,
   type Figure,
   type LoadSettings,
@@ -104,26 +103,6 @@ function compatibility(): { compatibility_date: string; compatibility_flags: str
   const flags = /^compatibility_flags\s*=\s*\[([^\]]*)\]/m.exec(toml)?.[1];
   if (!date) throw new Error('wrangler.toml has no compatibility_date');
   return { compatibility_date: date, compatibility_flags: flags ? [...flags.matchAll(/"([^"]+)"/g)].map((m) => m[1]!) : [] };
-}
-
-/** Mints a key with the real CLI (`scripts/keys.ts create`, as `npm run keys` does) into the local KV under `persistDir`. */
-async function mintKey(persistDir: string, args: readonly string[]): Promise<string> {
-  const { stdout } = await run(
-    process.execPath,
-    [
-      '--experimental-strip-types',
-      '--disable-warning=ExperimentalWarning',
-      'scripts/keys.ts',
-      'create',
-      ...args,
-      '--persist-to',
-      persistDir,
-    ],
-    { env: wranglerEnv(), timeoutMs: 60_000 },
-  );
-  const key = stdout.trim().split('\n').pop() ?? '';
-  if (!/^svc_dk_[0-9A-Za-z]{32}$/.test(key)) throw new Error('the keys CLI printed no key');
-  return key;
 }
 
 const json = { 'content-type': 'application/json' };
@@ -301,7 +280,7 @@ export async function runHttp(settings: LoadSettings = DEFAULT_LOAD): Promise<{ 
     const persist = join(dir, 'state');
 
     progress('http: minting a sample-fund key with --daily-calc-limit 100000000 (npm run keys)');
-    const key = await mintKey(persist, ['--fund', 'sample-fund', '--label', 'bench', '--daily-calc-limit', '100000000']);
+    const key = mintKey(persist, ['--fund', 'sample-fund', '--label', 'bench', '--daily-calc-limit', '100000000']);
 
     progress('http: starting the Worker and the baseline Worker (unstable_startWorker)');
     const baselineConfig = join(dir, 'baseline.wrangler.json');

@@ -45,9 +45,15 @@ export async function startWorker(
   return { base, dispose: () => worker.dispose() };
 }
 
-/** Mints a key through the real `npm run keys` CLI into the local KV under `persistDir`; returns it. */
-export function mintKey(persistDir: string, args: string[]): string {
-  return execFileSync(
+/**
+ * Mints a key through the real `npm run keys` CLI into the local KV under `persistDir` (the tests and
+ * `npm run bench` use it).
+ * @param args the CLI's `create` options (`--fund`, `--label`, `--daily-calc-limit`, ...)
+ * @returns the key (`svc_dk_` and 32 letters or digits)
+ * @throws {Error} when the CLI fails or prints no key
+ */
+export function mintKey(persistDir: string, args: readonly string[]): string {
+  const key = execFileSync(
     process.execPath,
     [
       '--experimental-strip-types',
@@ -58,6 +64,11 @@ export function mintKey(persistDir: string, args: string[]): string {
       '--persist-to',
       persistDir,
     ],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
-  ).trim();
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 },
+  )
+    .trim()
+    .split('\n')
+    .pop();
+  if (!key || !/^svc_dk_[0-9A-Za-z]{32}$/.test(key)) throw new Error('the keys CLI printed no key');
+  return key;
 }
