@@ -277,7 +277,7 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
         ceremony === 'register'
           ? await webauthn.verifyRegistration(c.env.CONSOLE, config, challengeId, body.response, clock())
           : await webauthn.verifyAuthentication(c.env.CONSOLE, config, challengeId, body.response);
-      if (body.invitation !== undefined) account = await redeemInvitation(c.env.CONSOLE, body.invitation, account, clock());
+      if (body.invitation !== undefined) account = await redeemInvitation(c.env.CONSOLE, c.env.ATOMIC, body.invitation, account, clock());
       const prior = c.get('session');
       if (prior) await endSession(c.env.CONSOLE, prior.sessionId);
       await startSession(c, account);
@@ -297,7 +297,7 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
     const { account } = requireSession(c);
     await consoleBurst(c, 'mint');
     const body = parseInput(MintKeyBody, await readJsonObject(c as unknown as Context<AppEnv>), 'body');
-    const { key, record } = await mintAccountKey(c.env.CONSOLE, c.env.API_KEYS, account, {
+    const { key, record } = await mintAccountKey(c.env.CONSOLE, c.env.API_KEYS, c.env.ATOMIC, account, {
       scope: body.scope,
       label: body.label,
       ...(body.fundId !== undefined ? { fundId: body.fundId } : {}),
@@ -311,14 +311,14 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
     const { account } = requireSession(c);
     const keyId = c.req.param('keyId');
     if (!/^key_[0-9A-Za-z]{16}$/.test(keyId)) throw new ApiError('not_found', 'This account has no such key.');
-    const record = await revokeAccountKey(c.env.CONSOLE, c.env.API_KEYS, account.accountId, keyId, clock());
+    const record = await revokeAccountKey(c.env.CONSOLE, c.env.API_KEYS, c.env.ATOMIC, account.accountId, keyId, clock());
     return c.json({ keyId: record.keyId, prefix: record.prefix, revokedAt: record.revokedAt });
   });
 
   app.post('/api/invitations/accept', async (c) => {
     const { account } = requireSession(c);
     const body = parseInput(InvitationBody, await readJsonObject(c as unknown as Context<AppEnv>), 'body');
-    const updated = await redeemInvitation(c.env.CONSOLE, body.invitation, account, clock());
+    const updated = await redeemInvitation(c.env.CONSOLE, c.env.ATOMIC, body.invitation, account, clock());
     return c.json({ accountId: updated.accountId, fundIds: updated.fundIds, plan: updated.plan });
   });
 
