@@ -12,6 +12,7 @@ import type { AppEnv } from './env.ts';
 import { authenticate } from './keys.ts';
 import { calcCaller, consumeCalcQuota, deferOf, rateLimitHeaders, type Clock, type Defer } from './rate-limit.ts';
 import { atLocation, parseInput, queryStringSchema } from './validation.ts';
+import { requestText } from './body.ts';
 import { resultSchema, runCalculator, toolName, type CalculatorDefinition } from './calculators/definition.ts';
 import type { FundToolDefinition } from './fund/definition.ts';
 
@@ -128,13 +129,14 @@ export function isJsonObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Reads a JSON object body. The 1 MiB cap is enforced before this by Hono's body-limit middleware.
+ * Reads a JSON object body. The 1 MiB cap is enforced before this by the pipeline (lib/body.ts `limitBody`).
  * @throws {UnsupportedMediaTypeError} 415 when the Content-Type is not JSON
  * @throws {MalformedJsonError} 400 when the body is not JSON or not an object
+ * @throws {IncompleteBodyError} 400 when the client hung up before sending the whole body (not logged)
  */
 export async function readJsonObject(c: Context<AppEnv>): Promise<Record<string, unknown>> {
   if (!isJsonMediaType(c.req.header('content-type'))) throw new UnsupportedMediaTypeError();
-  const text = await c.req.text();
+  const text = await requestText(c);
   let value: unknown;
   try {
     value = JSON.parse(text);

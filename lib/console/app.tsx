@@ -12,13 +12,13 @@
  * (RFC 9457) like the API's; keys, session ids, tokens and credential ids are never logged.
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, getSignedCookie, setSignedCookie } from 'hono/cookie';
 import { csrf } from 'hono/csrf';
 import { HTTPException } from 'hono/http-exception';
 import { secureHeaders } from 'hono/secure-headers';
 import * as z from 'zod';
 import { readJsonObject } from '../endpoint.ts';
+import { limitBody } from '../body.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError, PayloadTooLargeError, RateLimitedError } from '../errors.ts';
 import { constantTimeEqual } from '../keys.ts';
@@ -214,12 +214,7 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
 
   app.use(
     '/api/*',
-    bodyLimit({
-      maxSize: CONSOLE_MAX_BODY_BYTES,
-      onError: () => {
-        throw new PayloadTooLargeError('A developer console request body may be at most 64 KiB.');
-      },
-    }),
+    limitBody(CONSOLE_MAX_BODY_BYTES, () => new PayloadTooLargeError('A developer console request body may be at most 64 KiB.')),
   );
   app.use('/api/*', csrfGuard());
 
