@@ -105,14 +105,19 @@ export function parseQuery<S extends z.ZodObject>(c: Context<AppEnv>, schema: S 
  */
 const NO_PARAMETERS = z.strictObject({});
 
-/** The query string as an object; a repeated parameter becomes an array (which scalar schemas reject). */
+/**
+ * The query string as an object; a repeated parameter becomes an array (which scalar schemas reject). Each
+ * name is an own member, `__proto__` included (an assignment would set the prototype instead), so the strict
+ * schema refuses it as it refuses any unknown name, as the MCP tools do (lib/mcp/dispatch.ts).
+ */
 export function queryParams(c: Context<AppEnv>): Record<string, string | string[]> {
   const params: Record<string, string | string[]> = {};
   // No `?`: no parameters, without parsing the URL (most calls).
   if (!c.req.url.includes('?')) return params;
   for (const [name, value] of new URL(c.req.url).searchParams) {
-    const prior = params[name];
-    params[name] = prior === undefined ? value : [...(Array.isArray(prior) ? prior : [prior]), value];
+    const prior = Object.hasOwn(params, name) ? params[name] : undefined;
+    const next = prior === undefined ? value : [...(Array.isArray(prior) ? prior : [prior]), value];
+    Object.defineProperty(params, name, { value: next, enumerable: true, writable: true, configurable: true });
   }
   return params;
 }
