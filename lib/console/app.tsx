@@ -34,7 +34,6 @@ import {
   redeemInvitation,
   revokeAccountKey,
   usableInvitation,
-  InvitationUnusableError,
   SESSION_TTL_SECONDS,
   CHALLENGE_TTL_SECONDS,
   type Account,
@@ -48,7 +47,7 @@ import {
   type ConsoleConfig,
   type ConsoleSettings,
 } from './config.ts';
-import { DashboardPage, InvitationUnusablePage, WelcomePage } from './pages.tsx';
+import { DashboardPage, InvitationPage, WelcomePage } from './pages.tsx';
 import { CONSOLE_CSS, CONSOLE_JS } from './client.generated.ts';
 import { mountConsent, oauthFormAction } from '../oauth/consent.tsx';
 
@@ -230,20 +229,19 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
     return c.html(await dashboard(c, session));
   });
 
-  app.get('/invite/:token', async (c) => {
-    const token = c.req.param('token');
-    let invitation: Awaited<ReturnType<typeof usableInvitation>>;
-    try {
-      invitation = await usableInvitation(c.env.CONSOLE, token, clock());
-    } catch (err) {
-      if (err instanceof InvitationUnusableError)
-        return c.html(<InvitationUnusablePage docsUrl={c.get('consoleSettings').docsUrl ?? undefined} />, 410);
-      throw err;
-    }
-    const pending = { token, fundId: invitation.fundId, plan: invitation.plan };
+  // An invitation link carries its token in the fragment (`/invite#<token>`), which browsers never send: it
+  // appears in no request path or log. The page's script asks `api/invitations/preview` what it grants.
+  app.get('/invite', async (c) => {
     const session = c.get('session');
-    if (!session) return c.html(<WelcomePage invitation={pending} docsUrl={c.get('consoleSettings').docsUrl ?? undefined} />);
-    return c.html(await dashboard(c, session, pending));
+    const csrf = session ? await csrfToken(c.get('consoleConfig').sessionSecret, session.sessionId) : undefined;
+    return c.html(<InvitationPage signedIn={session !== null} csrfToken={csrf} docsUrl={c.get('consoleSettings').docsUrl ?? undefined} />);
+  });
+
+  // Links printed before the token moved to the fragment: the same page, the token moved there (this one
+  // request's path already held it; nothing is read from it here).
+  app.get('/invite/:token', (c) => {
+    const token = c.req.param('token');
+    return c.redirect(`${CONSOLE_PATH}/invite${/^[0-9A-Za-z]{32}$/.test(token) ? `#${token}` : ''}`, 303);
   });
 
   // Passkey ceremonies: `options` stores a challenge and sets its cookie; `verify` answers it (once), creates
@@ -310,6 +308,13 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
     return c.json({ keyId: record.keyId, prefix: record.prefix, revokedAt: record.revokedAt });
   });
 
+  // What an invitation grants, for its page (the token travels in the body, never in a path).
+  app.post('/api/invitations/preview', async (c) => {
+    const body = parseInput(InvitationBody, await readJsonObject(c as unknown as Context<AppEnv>), 'body');
+    const invitation = await usableInvitation(c.env.CONSOLE, body.invitation, clock());
+    return c.json({ fundId: invitation.fundId, plan: invitation.plan });
+  });
+
   app.post('/api/invitations/accept', async (c) => {
     const { account } = requireSession(c);
     const body = parseInput(InvitationBody, await readJsonObject(c as unknown as Context<AppEnv>), 'body');
@@ -318,11 +323,7 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
   });
 
   /** The dashboard's data for a session. */
-  async function dashboard(
-    c: ConsoleContext,
-    session: { sessionId: string; account: Account },
-    invitation?: { token: string; fundId: string; plan: string },
-  ) {
+  async function dashboard(c: ConsoleContext, session: { sessionId: string; account: Account }) {
     const config = c.get('consoleConfig');
     const { account } = session;
     const used = await calcCallsToday(c.env.RATE_LIMITS, `account:${account.accountId}`, clock());
@@ -335,7 +336,6 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
         base={config.origin}
         csrfToken={await csrfToken(config.sessionSecret, session.sessionId)}
         fundId={account.fundIds.includes(servedFund) ? servedFund : (account.fundIds[0] ?? null)}
-        invitation={invitation}
         docsUrl={c.get('consoleSettings').docsUrl ?? undefined}
       />
     );

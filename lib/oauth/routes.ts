@@ -104,7 +104,7 @@ export function registrationIssues(metadata: Record<string, unknown>): FieldErro
 /** A refresh token's parts (`<userId>:<grantId>:<secret>`, the library's format), or null for another shape. */
 function refreshTokenParts(token: string | null): { userId: string; grantId: string } | null {
   const parts = token?.split(':');
-  if (!parts || parts.length !== 3 || !parts.every((p) => /^[A-Za-z0-9_-]{1,128}$/.test(p))) return null;
+  if (parts?.length !== 3 || !parts.every((p) => /^[A-Za-z0-9_-]{1,128}$/.test(p))) return null;
   return { userId: parts[0]!, grantId: parts[1]! };
 }
 

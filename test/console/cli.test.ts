@@ -56,8 +56,8 @@ describe('npm run console', () => {
     ]);
     expect(invited.status).toBe(0);
     const link = invited.stdout.trim();
-    expect(link).toMatch(/^https:\/\/fund-edge\.example\.com\/developers\/console\/invite\/[0-9A-Za-z]{32}$/);
-    const invitation = await usableInvitation(kv, link.split('/').pop()!);
+    expect(link).toMatch(/^https:\/\/fund-edge\.example\.com\/developers\/console\/invite#[0-9A-Za-z]{32}$/);
+    const invitation = await usableInvitation(kv, link.split('#').pop()!);
     expect(invitation).toMatchObject({ fundId: 'sample-fund', plan: 'paid', usedAt: null });
     expect(Date.parse(invitation.expiresAt) - Date.parse(invitation.createdAt)).toBe(2 * 86_400_000);
 
