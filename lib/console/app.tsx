@@ -8,8 +8,9 @@
  * `Cache-Control: no-store`. Every request first passes {@link consoleHostCheck} (the console's Host
  * guard). Every state-changing request is a JSON POST under `/api/` that must pass hono's `csrf` check, come
  * from the console's own `Origin`, and, once signed in, carry the session's CSRF token in `X-CSRF-Token`.
- * Sign-up, sign-in and minting are rate limited per client network (`CONSOLE_BURST`). Errors are problem+json
- * (RFC 9457) like the API's; keys, session ids, tokens and credential ids are never logged.
+ * Sign-up, sign-in and minting are rate limited per client network (`CONSOLE_BURST`), and sign-ups are capped
+ * per client network and UTC day (an atomic count, lib/atomic.ts). Errors are problem+json (RFC 9457) like
+ * the API's; keys, session ids, tokens and credential ids are never logged.
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { deleteCookie, getSignedCookie, setSignedCookie } from 'hono/cookie';
@@ -22,7 +23,9 @@ import { limitBody } from '../body.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError, PayloadTooLargeError, RateLimitedError } from '../errors.ts';
 import { constantTimeEqual } from '../keys.ts';
-import { calcCallsToday, clientNetwork, systemClock, type Clock } from '../rate-limit.ts';
+import { calcCallsToday, clientNetwork, secondsToUtcMidnight, systemClock, type Clock } from '../rate-limit.ts';
+import { giveBack, take } from '../atomic.ts';
+import { SIGNUPS_PER_NETWORK_PER_DAY } from '../limits.ts';
 import { parseInput } from '../validation.ts';
 import { DEFAULT_FUND_ID } from '../fund/source.ts';
 import {
@@ -129,6 +132,26 @@ const cookieOptions = (config: ConsoleConfig) => ({
 async function consoleBurst(c: ConsoleContext, action: string): Promise<void> {
   const { success } = await c.env.CONSOLE_BURST.limit({ key: `${action}:${clientNetwork(c.req.header('cf-connecting-ip'))}` });
   if (!success) throw new RateLimitedError('Too many attempts in a short time; wait a minute and try again.', 60);
+}
+
+/**
+ * Asks the client network's sign-up count of the UTC day (an atomic record, lib/atomic.ts) for one more
+ * account, or with `peek` only whether one is left: at most {@link SIGNUPS_PER_NETWORK_PER_DAY} accounts
+ * are created per network and day (docs/atomic.md#sign-ups-per-network).
+ * @returns the count's record name (to give the account back when none was created)
+ * @throws {RateLimitedError} 429, `Retry-After` until 00:00 UTC, when the network created its accounts of the day
+ */
+async function signUpAllowance(c: ConsoleContext, peek: boolean, now: Date): Promise<string> {
+  const name = `signups:${clientNetwork(c.req.header('cf-connecting-ip'))}:${now.toISOString().slice(0, 10)}`;
+  const untilMidnight = secondsToUtcMidnight(now);
+  const { ok } = await take(c.env.ATOMIC, name, SIGNUPS_PER_NETWORK_PER_DAY, now.getTime() + (untilMidnight + 3600) * 1000, peek);
+  if (!ok) {
+    throw new RateLimitedError(
+      `This network created ${SIGNUPS_PER_NETWORK_PER_DAY} developer accounts today; create another after 00:00 UTC, or sign in to an existing one.`,
+      untilMidnight,
+    );
+  }
+  return name;
 }
 
 /** The signed-in session. @throws {SessionRequiredError} 401 without one */
@@ -249,6 +272,8 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
   for (const ceremony of ['register', 'login'] as const) {
     app.post(`/api/${ceremony}/options`, async (c) => {
       await consoleBurst(c, ceremony);
+      // Refused before the browser asks for a passkey it could not use.
+      if (ceremony === 'register') await signUpAllowance(c, true, clock());
       const webauthn = await import('./webauthn.ts');
       const config = c.get('consoleConfig');
       const { options, challengeId } =
@@ -266,10 +291,17 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
       const webauthn = await import('./webauthn.ts');
       const config = c.get('consoleConfig');
       const challengeId = await takeChallengeCookie(c);
-      let account =
-        ceremony === 'register'
-          ? await webauthn.verifyRegistration(c.env.CONSOLE, config, challengeId, body.response, clock())
-          : await webauthn.verifyAuthentication(c.env.CONSOLE, config, challengeId, body.response);
+      let account: Account;
+      if (ceremony === 'register') {
+        // A sign-up takes one of the network's accounts of the day, given back when no account is created.
+        const slot = await signUpAllowance(c, false, clock());
+        try {
+          account = await webauthn.verifyRegistration(c.env.CONSOLE, config, challengeId, body.response, clock());
+        } catch (err) {
+          await giveBack(c.env.ATOMIC, slot);
+          throw err;
+        }
+      } else account = await webauthn.verifyAuthentication(c.env.CONSOLE, config, challengeId, body.response);
       if (body.invitation !== undefined) account = await redeemInvitation(c.env.CONSOLE, c.env.ATOMIC, body.invitation, account, clock());
       const prior = c.get('session');
       if (prior) await endSession(c.env.CONSOLE, prior.sessionId);

@@ -12,6 +12,8 @@ import { csrfToken, SESSION_COOKIE } from '../../lib/console/app.tsx';
 import { PLAN_DAILY_CALC_LIMITS } from '../../lib/console/config.ts';
 import { fakeEnv, FakeBurst, type MemoryKv } from '../support/fakes.ts';
 import { expectProblem } from '../support/problems.ts';
+import { take } from '../../lib/atomic.ts';
+import { SIGNUPS_PER_NETWORK_PER_DAY } from '../../lib/limits.ts';
 
 const ORIGIN = 'http://localhost:8787';
 const SECRET = 'test-secret-'.padEnd(40, 'x');
@@ -221,6 +223,31 @@ describe('sessions and CSRF', () => {
     await expectProblem(await post(env, '/login/verify', body), 401, 'unauthorized');
     await expectProblem(await post(env, '/register/verify', body), 401, 'unauthorized');
     await expectProblem(await post(env, '/login/verify', body), 429, 'rate_limited');
+  });
+});
+
+describe(`sign-ups per client network (${SIGNUPS_PER_NETWORK_PER_DAY} a UTC day)`, () => {
+  it('a failed passkey verification creates no account and uses none of the day', async () => {
+    const { env, ATOMIC } = setup();
+    const body = { response: { id: 'abc', rawId: 'abc', type: 'public-key', response: {} } };
+    for (let i = 0; i < SIGNUPS_PER_NETWORK_PER_DAY + 2; i++)
+      await expectProblem(await post(env, '/register/verify', body), 401, 'unauthorized');
+    const record = ATOMIC.records.get(`signups:192.0.2.7:${NOW.toISOString().slice(0, 10)}`)!;
+    expect(record.data.get('count')).toBe(0);
+    expect((await post(env, '/register/options', {})).status).toBe(200);
+  });
+
+  it(`once the network created ${SIGNUPS_PER_NETWORK_PER_DAY} accounts, sign-up is 429 until 00:00 UTC (at its first step); sign-in is not`, async () => {
+    const { env, ATOMIC } = setup();
+    const day = `signups:192.0.2.7:${NOW.toISOString().slice(0, 10)}`;
+    for (let i = 0; i < SIGNUPS_PER_NETWORK_PER_DAY; i++) await take(ATOMIC, day, SIGNUPS_PER_NETWORK_PER_DAY, Date.UTC(2030, 0, 1));
+    const refused = await post(env, '/register/options', {});
+    const { problem } = await expectProblem(refused, 429, 'rate_limited');
+    expect(problem.detail).toContain(`created ${SIGNUPS_PER_NETWORK_PER_DAY} developer accounts today`);
+    expect(Number(refused.headers.get('retry-after'))).toBe((Date.parse('2026-11-03T00:00:00Z') - NOW.getTime()) / 1000);
+    await expectProblem(await post(env, '/register/verify', { response: {} }), 429, 'rate_limited');
+    expect((await post(env, '/login/options', {})).status).toBe(200);
+    expect((await post(env, '/register/options', {}, { 'cf-connecting-ip': '192.0.2.8' })).status).toBe(200);
   });
 });
 

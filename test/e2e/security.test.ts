@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MAX_ACTIVE_KEYS_PER_ACCOUNT } from '../../lib/console/accounts.ts';
-import { OAUTH_MAX_FORM_FIELDS } from '../../lib/limits.ts';
+import { OAUTH_MAX_FORM_FIELDS, SIGNUPS_PER_NETWORK_PER_DAY } from '../../lib/limits.ts';
 import { REFRESH_REUSE_DESCRIPTION } from '../../lib/oauth/routes.ts';
 import { startWorker, type TestWorker } from '../support/worker.ts';
 import { ConsoleClient, invite } from '../support/console-client.ts';
@@ -120,6 +120,22 @@ describe('the key cap holds under concurrency (atomic record)', () => {
     expect((await u.post(`/keys/${keyId}/revoke`)).status).toBe(200);
     const again = await Promise.all(Array.from({ length: 5 }, (_, i) => u.post('/keys', { label: `again${i}`, scope: 'calc' })));
     expect(again.map((r) => r.status).sort()).toEqual([201, 400, 400, 400, 400]);
+  });
+});
+
+describe(`sign-ups are capped at ${SIGNUPS_PER_NETWORK_PER_DAY} per client network and UTC day (atomic count)`, () => {
+  it('of 12 sign-ups from one network at once, exactly the cap creates accounts; the rest are 429 until midnight; other networks are not counted', async () => {
+    const ip = '203.0.113.77';
+    const answers = await Promise.all(Array.from({ length: 12 }, () => new ConsoleClient(origin, ip).signUp()));
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(SIGNUPS_PER_NETWORK_PER_DAY);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(12 - SIGNUPS_PER_NETWORK_PER_DAY);
+    const refused = answers.find((r) => r.status === 429)!;
+    expect(((await refused.json()) as { code: string }).code).toBe('rate_limited');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Refused at the start of the next ceremony, before the browser is asked for a passkey.
+    expect((await new ConsoleClient(origin, ip).post('/register/options')).status).toBe(429);
+    expect((await new ConsoleClient(origin, '203.0.113.78').signUp()).status).toBe(201);
   });
 });
 
