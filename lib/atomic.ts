@@ -58,8 +58,17 @@ export interface AtomicAnswers {
   settle: { revoked: boolean };
 }
 
-/** A refresh token presented to {@link spend}: never seen, seen before (a reuse), or of a revoked grant. */
-export type SpendState = 'fresh' | 'reused' | 'revoked';
+/**
+ * A token presented to {@link spend}: never seen (now being exchanged); spent before (a reuse: the record is
+ * revoked); being exchanged by another request at this moment (contested: refused, and the record is revoked
+ * if that exchange succeeds, since a valid token was then presented twice); or of a revoked record.
+ */
+export type SpendState = 'fresh' | 'reused' | 'contested' | 'revoked';
+
+/** A token's state in its record: being exchanged, spent, or being exchanged while presented again. */
+const PENDING = 1;
+const SPENT = 2;
+const CONTESTED = 3;
 
 /**
  * The Durable Object class (exported by the Worker, lib/worker.ts). One instance per record name; it answers
@@ -128,16 +137,25 @@ export class AtomicRecord {
       case 'spend': {
         if ((await storage.get<boolean>('revoked')) === true) return { state: 'revoked' };
         const name = `token:${operation.token}`;
-        if ((await storage.get<number>(name)) !== undefined) {
+        const seen = await storage.get<number>(name);
+        if (seen === SPENT) {
           await storage.put('revoked', true);
           return { state: 'reused' };
         }
-        await storage.put(name, 1);
+        if (seen !== undefined) {
+          // Whether this is a reuse depends on whether the token is valid: the exchange under way decides.
+          await storage.put(name, CONTESTED);
+          return { state: 'contested' };
+        }
+        await storage.put(name, PENDING);
         await this.#forgetAt(operation.until);
         return { state: 'fresh' };
       }
       case 'settle': {
-        if (!operation.used) await storage.delete(`token:${operation.token}`);
+        const name = `token:${operation.token}`;
+        if (!operation.used) await storage.delete(name);
+        else if ((await storage.get<number>(name)) === CONTESTED) await storage.put('revoked', true);
+        else await storage.put(name, SPENT);
         return { revoked: (await storage.get<boolean>('revoked')) === true };
       }
     }
@@ -212,8 +230,10 @@ export async function release(ns: AtomicNamespace, name: string, members: string
 }
 
 /**
- * Spends a one-use token of a record: `fresh` the first time (now spent), `reused` any later time (and the
- * record is marked revoked from then on), `revoked` once it was.
+ * Spends a one-use token of a record (see {@link SpendState}): `fresh` the first time, `reused` once it was
+ * spent (the record is revoked from then on), `contested` while its first exchange is under way (the record is
+ * revoked when that exchange succeeds), `revoked` once the record was. Until {@link settle}, a fresh token is
+ * only pending: presenting an invalid token twice at once revokes nothing.
  * @param until when the record may be forgotten
  */
 export async function spend(ns: AtomicNamespace, name: string, token: string, until: number): Promise<SpendState> {
@@ -221,9 +241,10 @@ export async function spend(ns: AtomicNamespace, name: string, token: string, un
 }
 
 /**
- * Settles a spent token once the work it was spent for is done: `used` false gives it back (the work did
- * not happen, so presenting it again is no reuse).
- * @returns whether the record was revoked meanwhile (the work's result must then be undone)
+ * Settles a fresh token once the work it was spent for is done: `used` true spends it (and revokes the record
+ * if it was presented again meanwhile), `used` false gives it back (the work did not happen, so presenting it
+ * again is no reuse).
+ * @returns whether the record is revoked (the work's result must then be undone)
  */
 export async function settle(ns: AtomicNamespace, name: string, token: string, used: boolean): Promise<boolean> {
   return (await run(ns, name, { op: 'settle', token, used })).revoked;

@@ -74,12 +74,24 @@ describe('spend and settle (refresh-token reuse)', () => {
     expect(await spend(ns, 'grant:u:g', 'bad', UNTIL)).toBe('fresh');
   });
 
-  it('of 20 concurrent presentations of one token one is fresh, the rest are reuses, and the fresh one learns of the revocation', async () => {
+  it('of 20 concurrent presentations of one valid token one is fresh and the rest contested; its exchange succeeding revokes the record', async () => {
     const ns = new FakeAtomicNamespace();
     const states = await Promise.all(Array.from({ length: 20 }, () => spend(ns, 'grant:u:g', 'rt', UNTIL)));
     expect(states.filter((s) => s === 'fresh')).toHaveLength(1);
-    expect(states.filter((s) => s === 'reused' || s === 'revoked')).toHaveLength(19);
+    expect(states.filter((s) => s === 'contested')).toHaveLength(19);
     expect(await settle(ns, 'grant:u:g', 'rt', true)).toBe(true);
+    expect(await spend(ns, 'grant:u:g', 'other', UNTIL)).toBe('revoked');
+  });
+
+  it('two concurrent presentations of a token that is not valid (its exchange fails) revoke nothing', async () => {
+    const ns = new FakeAtomicNamespace();
+    expect(await Promise.all([spend(ns, 'grant:u:g', 'junk', UNTIL), spend(ns, 'grant:u:g', 'junk', UNTIL)])).toEqual([
+      'fresh',
+      'contested',
+    ]);
+    expect(await settle(ns, 'grant:u:g', 'junk', false)).toBe(false);
+    expect(await spend(ns, 'grant:u:g', 'rt', UNTIL)).toBe('fresh');
+    expect(await settle(ns, 'grant:u:g', 'rt', true)).toBe(false);
   });
 });
 

@@ -112,6 +112,10 @@ function refreshTokenParts(token: string | null): { userId: string; grantId: str
 export const REFRESH_REUSE_DESCRIPTION =
   'This refresh token was already used, so the grant is revoked (RFC 9700 §4.14.2); authorize again.';
 
+/** What the token endpoint answers a refresh token presented while another request is exchanging it. */
+export const REFRESH_CONTESTED_DESCRIPTION =
+  'This refresh token is being exchanged by another request; if it is valid, its grant is revoked for the reuse (RFC 9700 §4.14.2).';
+
 /** An RFC 6749 §5.2 error answer, as the library words its own. */
 function oauthError(error: string, description: string): Response {
   return new Response(JSON.stringify({ error, error_description: description }), {
@@ -129,8 +133,10 @@ async function revokeGrant(c: Context<AppEnv>, userId: string, grantId: string):
  * A token request through the library, with refresh-token reuse detection: a `refresh_token` grant's token
  * is spent in its grant's atomic record first. Spent before, the grant is revoked and the request refused;
  * new, the library exchanges it, and the token stays spent when the exchange succeeded (given back when the
- * library refused it, so a mistyped request is no reuse). Should the grant be revoked while the exchange
- * ran (the same token presented at once elsewhere), the new tokens are revoked too and not answered.
+ * library refused it, so a mistyped request is no reuse). Presented again while that exchange runs, the
+ * second request is refused, and the grant is revoked if the exchange succeeds (the valid token was
+ * presented twice): the new tokens are then revoked too and not answered. Two simultaneous presentations of
+ * a token that is not valid revoke nothing.
  */
 async function tokenRequest(c: Context<AppEnv>, request: Request, form: URLSearchParams): Promise<Response> {
   const server = await authorizationServer(c);
@@ -142,6 +148,7 @@ async function tokenRequest(c: Context<AppEnv>, request: Request, form: URLSearc
   // The record may be forgotten once the grant has expired: at most the refresh lifetime from now.
   const until = Date.now() + (oauthLifetimes(c.env).refreshTokenTTL + 86_400) * 1000;
   const state = await spend(c.env.ATOMIC, record, token, until);
+  if (state === 'contested') return oauthError('invalid_grant', REFRESH_CONTESTED_DESCRIPTION);
   if (state !== 'fresh') {
     if (state === 'reused') await revokeGrant(c, parts.userId, parts.grantId);
     return oauthError('invalid_grant', REFRESH_REUSE_DESCRIPTION);

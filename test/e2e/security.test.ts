@@ -301,6 +301,16 @@ describe('refresh-token reuse revokes the grant (workerd, RFC 9700 §4.14.2)', (
     expect((await refresh(t.clientId, two.refresh_token)).status).toBe(400);
   });
 
+  it('30 simultaneous refreshes with one made-up token of the grant revoke nothing', async () => {
+    const t = await oauthTokens(fundUser);
+    const [userId, grantId] = t.refresh_token.split(':');
+    const forged = `${userId}:${grantId}:${'A'.repeat(32)}`;
+    const answers = await synchronised(30, (_, last) => refresh(t.clientId, forged, last));
+    expect(answers.map((r) => r.status)).toEqual(Array(30).fill(400));
+    expect(await mcpStatus(t.access_token)).toBe(200);
+    expect((await refresh(t.clientId, t.refresh_token)).status).toBe(200);
+  });
+
   it('30 presentations of one fresh refresh token at once: at most one is answered, and its tokens are revoked too', async () => {
     const t = await oauthTokens(fundUser);
     const answers = await synchronised(30, (_, last) => refresh(t.clientId, t.refresh_token, last));

@@ -435,6 +435,20 @@ describe('refresh, revocation and grants', () => {
     expect((await mcp(env, specInitialize(), `Bearer ${body.access_token}`)).status).toBe(401);
   });
 
+  it('two simultaneous refreshes with a made-up token of the grant revoke nothing (knowing a grant id is not enough)', async () => {
+    const { env, body, clientId } = await tokens();
+    const [userId, grantId] = body.refresh_token.split(':');
+    const forged = `${userId}:${grantId}:${'A'.repeat(32)}`;
+    const answers = await Promise.all(
+      [1, 2].map(() => token(app, env, { grant_type: 'refresh_token', refresh_token: forged, client_id: clientId })),
+    );
+    expect(answers.map((r) => r.status)).toEqual([400, 400]);
+    expect((await token(app, env, { grant_type: 'refresh_token', refresh_token: forged, client_id: clientId })).status).toBe(400);
+    const ok = await token(app, env, { grant_type: 'refresh_token', refresh_token: body.refresh_token, client_id: clientId });
+    expect(ok.status).toBe(200);
+    expect((await mcp(env, specInitialize(), `Bearer ${body.access_token}`)).status).toBe(200);
+  });
+
   it('a refresh the library refuses (another client) spends nothing: the token still works once', async () => {
     const { env, body, clientId } = await tokens();
     const other = await register(app, env, { client_name: 'Other' });
