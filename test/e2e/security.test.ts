@@ -13,7 +13,8 @@ import { MAX_ACTIVE_KEYS_PER_ACCOUNT } from '../../lib/console/accounts.ts';
 import { OAUTH_MAX_FORM_FIELDS, SIGNUPS_PER_NETWORK_PER_DAY } from '../../lib/limits.ts';
 import { REFRESH_REUSE_DESCRIPTION } from '../../lib/oauth/routes.ts';
 import { startWorker, type TestWorker } from '../support/worker.ts';
-import { ConsoleClient, invite } from '../support/console-client.ts';
+import { ConsoleClient, lastByteHeld } from '../support/console-client.ts';
+import { operatorInvite } from '../support/browser.ts';
 import { SPEC_MCP_HEADERS, specInitialize } from '../support/contract.ts';
 import { pkce } from '../support/oauth.ts';
 
@@ -28,6 +29,11 @@ let nextNetwork = 1;
 function user(): ConsoleClient {
   const n = nextNetwork++;
   return new ConsoleClient(origin, `198.51.${n >> 8}.${n & 0xff}`);
+}
+
+/** An invitation's token, from the real `npm run console -- invite` CLI into the worker's local KV. */
+function invite(): string {
+  return operatorInvite(['--fund', 'sample-fund'], 'http://localhost', persistDir).split('#')[1]!;
 }
 
 /** A promise and its resolver: the moment synchronised requests send their last byte. */
@@ -62,7 +68,7 @@ async function signedUp(): Promise<ConsoleClient> {
 const workerLog: string[] = [];
 
 beforeAll(async () => {
-  invitations = [invite(persistDir), invite(persistDir)];
+  invitations = [invite(), invite()];
   for (const stream of ['stderr', 'stdout'] as const) {
     const write = process[stream].write.bind(process[stream]);
     vi.spyOn(process[stream], 'write').mockImplementation((chunk, ...rest) => {
@@ -241,23 +247,8 @@ function refresh(clientId: string, refreshToken: string, lastByteAfter?: Promise
   const body = new TextEncoder().encode(
     new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }).toString(),
   );
-  const init: RequestInit & { duplex?: 'half' } = {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body,
-  };
-  if (lastByteAfter !== undefined) {
-    init.body = new ReadableStream<Uint8Array>({
-      async start(controller) {
-        controller.enqueue(body.slice(0, -1));
-        await lastByteAfter;
-        controller.enqueue(body.slice(-1));
-        controller.close();
-      },
-    });
-    init.duplex = 'half';
-  }
-  return fetch(`${origin}/oauth/token`, init);
+  const init: RequestInit = { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body };
+  return fetch(`${origin}/oauth/token`, lastByteAfter === undefined ? init : { ...init, ...lastByteHeld(body, lastByteAfter) });
 }
 
 /** The status of an MCP `initialize` on the fund server with an access token. */

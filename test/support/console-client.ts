@@ -3,10 +3,25 @@
  * its own (`CF-Connecting-IP`, which local workerd passes through), the console's `Origin` and CSRF token
  * on every POST, and sign-up with a software passkey (test/support/passkey.ts).
  */
-import { execFileSync } from 'node:child_process';
 import { createPasskeyResponse, type CreationOptions } from './passkey.ts';
 
 const API = '/developers/console/api';
+
+/**
+ * A request body that sends all of `bytes` but the last at once, and the last once `after` settles: requests
+ * given one such promise reach their handlers together (the issue's "last-byte-synchronised" requests).
+ */
+export function lastByteHeld(bytes: Uint8Array, after: Promise<unknown>): { body: ReadableStream<Uint8Array>; duplex: 'half' } {
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      controller.enqueue(bytes.slice(0, -1));
+      await after;
+      controller.enqueue(bytes.slice(-1));
+      controller.close();
+    },
+  });
+  return { body, duplex: 'half' };
+}
 
 export class ConsoleClient {
   readonly cookies = new Map<string, string>();
@@ -42,9 +57,7 @@ export class ConsoleClient {
 
   /**
    * A console API POST (JSON, the console's Origin, the session's CSRF token once signed in).
-   * @param lastByteAfter when given, everything but the body's last byte is sent at once and the last byte
-   *   once it settles: requests given one such promise reach their handlers together (the issue's
-   *   "last-byte-synchronised" POSTs)
+   * @param lastByteAfter when given, the body's last byte is held until it settles ({@link lastByteHeld})
    */
   post(path: string, body: unknown = {}, lastByteAfter?: Promise<unknown>): Promise<Response> {
     const text = new TextEncoder().encode(JSON.stringify(body));
@@ -53,18 +66,7 @@ export class ConsoleClient {
       headers: { 'content-type': 'application/json', origin: this.origin, 'x-csrf-token': this.csrf },
       body: text,
     };
-    if (lastByteAfter !== undefined) {
-      init.body = new ReadableStream<Uint8Array>({
-        async start(controller) {
-          controller.enqueue(text.slice(0, -1));
-          await lastByteAfter;
-          controller.enqueue(text.slice(-1));
-          controller.close();
-        },
-      });
-      init.duplex = 'half';
-    }
-    return this.request(`${API}${path}`, init);
+    return this.request(`${API}${path}`, lastByteAfter === undefined ? init : { ...init, ...lastByteHeld(text, lastByteAfter) });
   }
 
   /**
@@ -85,28 +87,4 @@ export class ConsoleClient {
     }
     return verified;
   }
-}
-
-/**
- * Creates an invitation through the real `npm run console -- invite` CLI in the local KV under `persistDir`.
- * @returns the invitation's token (the 32 characters at the end of the printed link)
- * @throws {Error} when the CLI fails or prints no link
- */
-export function invite(persistDir: string, args: readonly string[] = ['--fund', 'sample-fund']): string {
-  const printed = execFileSync(
-    process.execPath,
-    [
-      '--experimental-strip-types',
-      '--disable-warning=ExperimentalWarning',
-      'scripts/console.ts',
-      'invite',
-      ...args,
-      '--persist-to',
-      persistDir,
-    ],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 },
-  );
-  const token = /([0-9A-Za-z]{32})\s*$/.exec(printed)?.[1];
-  if (!token) throw new Error('the console CLI printed no invitation link');
-  return token;
 }
