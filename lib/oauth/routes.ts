@@ -201,8 +201,9 @@ async function registration(c: Context<AppEnv>, request: Request, bytes: Uint8Ar
 }
 
 /**
- * The library's answer for an endpoint, the request bounded first. `request` is the incoming one with its
- * URL on the issuer's origin (a local request to `127.0.0.1` is the issuer's, `localhost`, to the library).
+ * The library's answer for an endpoint, the request bounded first. The library is handed a copy of the
+ * request on the issuer's origin (a local request to `127.0.0.1` is the issuer's, `localhost`, to it) with
+ * the body already read here.
  */
 async function authorizationServerAnswer(c: Context<AppEnv>, path: string): Promise<Response> {
   const incoming = c.req.raw;
@@ -211,13 +212,17 @@ async function authorizationServerAnswer(c: Context<AppEnv>, path: string): Prom
   if (incoming.method !== 'POST' || path === AUTHORIZATION_SERVER_WELL_KNOWN) {
     return (await authorizationServer(c)).fetch(new Request(target, incoming), c.env, executionContext(c));
   }
+  // The body is sent on as read: its framing headers describe the original.
+  const headers = new Headers(incoming.headers);
+  headers.delete('content-length');
+  headers.delete('transfer-encoding');
   const form = (incoming.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase() === 'application/x-www-form-urlencoded';
   if (path === TOKEN_PATH && form) {
     const { text, form: fields } = await readBoundedForm(incoming, OAUTH_MAX_BODY_BYTES, OAUTH_MAX_FORM_FIELDS, oauthBodyTooLarge);
-    return tokenRequest(c, new Request(target, { method: 'POST', headers: incoming.headers, body: text }), fields);
+    return tokenRequest(c, new Request(target, { method: 'POST', headers, body: text }), fields);
   }
   const bytes = await readBoundedBody(incoming, OAUTH_MAX_BODY_BYTES, oauthBodyTooLarge);
-  const request = new Request(target, { method: 'POST', headers: incoming.headers, body: bytes });
+  const request = new Request(target, { method: 'POST', headers, body: bytes });
   // The library parses a registration as JSON whatever its Content-Type: so is it bounded here.
   if (path === REGISTER_PATH) return registration(c, request, bytes);
   return (await authorizationServer(c)).fetch(request, c.env, executionContext(c));

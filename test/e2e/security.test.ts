@@ -181,6 +181,19 @@ describe('what reaches the OAuth library is bounded (workerd)', () => {
     expect(((await within.json()) as { error: string }).error).toBe('invalid_client');
   });
 
+  it('a registration sent chunked (no Content-Length) within the bounds is registered', async () => {
+    const body = new TextEncoder().encode(
+      JSON.stringify({ redirect_uris: ['http://127.0.0.1:9999/cb'], token_endpoint_auth_method: 'none' }),
+    );
+    const res = await fetch(`${origin}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'cf-connecting-ip': '198.18.0.9' },
+      body: new Response(body).body,
+      duplex: 'half',
+    } as RequestInit);
+    expect(res.status).toBe(201);
+  });
+
   it('the metadata and the token endpoint on 127.0.0.1 answer as the issuer (localhost) does', async () => {
     const metadata = await fetch(`${worker.base}/.well-known/oauth-authorization-server`);
     expect(metadata.status).toBe(200);
