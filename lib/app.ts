@@ -12,7 +12,6 @@
 import { Hono, type Context } from 'hono';
 import { TrieRouter } from 'hono/router/trie-router';
 import { cors } from 'hono/cors';
-import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from './env.ts';
 import { MethodNotAllowedError, NotFoundError, PayloadTooLargeError, problemOf, problemResponse } from './errors.ts';
 import { configOf, type OriginList } from './config.ts';
@@ -22,6 +21,7 @@ import { systemClock, type Clock } from './rate-limit.ts';
 import { ROUTES } from './routes.ts';
 import { mountSite } from './site/pages.ts';
 import { mountOAuth } from './oauth/routes.ts';
+import { limitBody } from './body.ts';
 
 /** True for the paths of fund data: the REST endpoints under `/api/v1/fund` and the fund MCP server. */
 export function isFundDataPath(path: string): boolean {
@@ -118,12 +118,7 @@ export function createApp(options: { clock?: Clock; routes?: readonly Route[] } 
 
   app.use(
     '*',
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new PayloadTooLargeError(`The request body may be at most ${MAX_BODY_BYTES / 1024 / 1024} MiB.`);
-      },
-    }),
+    limitBody(MAX_BODY_BYTES, () => new PayloadTooLargeError(`The request body may be at most ${MAX_BODY_BYTES / 1024 / 1024} MiB.`)),
   );
 
   mountSite(app);

@@ -18,6 +18,8 @@
  * - `MCP_ALLOWED_ORIGINS`: the same shape; browser Origins the MCP servers accept besides the service's own.
  * - `PUBLIC_ORIGIN`: the service's public origin (`https://fund-edge.example.com`, no path); used as the
  *   OpenAPI server URL and by the MCP Origin check.
+ * - `OAUTH_ACCESS_TOKEN_TTL`, `OAUTH_REFRESH_TOKEN_TTL`: OAuth token lifetimes in whole seconds (docs/oauth.md),
+ *   60..86,400 (default 3,600) and 60..31,536,000 (default 2,592,000, 30 days).
  */
 import * as z from 'zod';
 import type { Env } from './env.ts';
@@ -34,6 +36,10 @@ export interface Config {
   corsOrigins: OriginList;
   mcpAllowedOrigins: OriginList;
   publicOrigin: string | undefined;
+  /** OAuth access token lifetime, seconds. */
+  oauthAccessTokenTtl: number;
+  /** OAuth refresh token (grant) lifetime, seconds. */
+  oauthRefreshTokenTtl: number;
 }
 
 /** One broken rule: the variable's name and the rule, never the value. */
@@ -57,6 +63,11 @@ export class ConfigInvalidError extends Error {
 
 /** The fund a deployment serves when `FUND_ID` is not set: the embedded local sample fund. */
 export const DEFAULT_FUND_ID = 'sample-fund';
+
+/** Access token lifetime when `OAUTH_ACCESS_TOKEN_TTL` is unset, seconds (1 hour). */
+export const DEFAULT_ACCESS_TOKEN_TTL = 3600;
+/** Refresh token (grant) lifetime when `OAUTH_REFRESH_TOKEN_TTL` is unset, seconds (30 days). */
+export const DEFAULT_REFRESH_TOKEN_TTL = 30 * 86_400;
 
 /** The URL `text` parses as, or undefined. */
 function urlOf(text: string): URL | undefined {
@@ -101,6 +112,17 @@ const originList = (fallback: string) =>
       return items;
     });
 
+/**
+ * Whole seconds from 60 to `max`, written as decimal digits (KV, which stores the tokens, expires nothing
+ * sooner than 60 s); `fallback` when unset or empty.
+ */
+const seconds = (fallback: number, max: number) =>
+  optionalText
+    .refine((v) => v === undefined || (/^[1-9][0-9]{1,8}$/.test(v) && Number(v) >= 60 && Number(v) <= max), {
+      message: `must be whole seconds from 60 to ${max}`,
+    })
+    .transform((v) => (v === undefined ? fallback : Number(v)));
+
 /** Schema of the Worker's `env` (only the variables; bindings are not checked here). */
 export const configSchema = z
   .object({
@@ -129,6 +151,8 @@ export const configSchema = z
     PUBLIC_ORIGIN: optionalText.refine((v) => v === undefined || isOrigin(v), {
       message: 'must be an origin such as https://fund-edge.example.com (scheme, host and port only, no path)',
     }),
+    OAUTH_ACCESS_TOKEN_TTL: seconds(DEFAULT_ACCESS_TOKEN_TTL, 86_400),
+    OAUTH_REFRESH_TOKEN_TTL: seconds(DEFAULT_REFRESH_TOKEN_TTL, 31_536_000),
   })
   .transform(
     (e): Config => ({
@@ -139,6 +163,8 @@ export const configSchema = z
       corsOrigins: e.CORS_ORIGINS,
       mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS,
       publicOrigin: e.PUBLIC_ORIGIN,
+      oauthAccessTokenTtl: e.OAUTH_ACCESS_TOKEN_TTL,
+      oauthRefreshTokenTtl: e.OAUTH_REFRESH_TOKEN_TTL,
     }),
   );
 
@@ -146,7 +172,15 @@ export const configSchema = z
 export type ConfigVars = Partial<
   Pick<
     Env,
-    'FUND_ID' | 'DATABASE_URL' | 'DATABASE_WS_PROXY' | 'INVESTOR_REF_KEY' | 'CORS_ORIGINS' | 'MCP_ALLOWED_ORIGINS' | 'PUBLIC_ORIGIN'
+    | 'FUND_ID'
+    | 'DATABASE_URL'
+    | 'DATABASE_WS_PROXY'
+    | 'INVESTOR_REF_KEY'
+    | 'CORS_ORIGINS'
+    | 'MCP_ALLOWED_ORIGINS'
+    | 'PUBLIC_ORIGIN'
+    | 'OAUTH_ACCESS_TOKEN_TTL'
+    | 'OAUTH_REFRESH_TOKEN_TTL'
   >
 >;
 

@@ -12,6 +12,7 @@ import type { AppEnv } from './env.ts';
 import { authenticate } from './keys.ts';
 import { calcCaller, consumeCalcQuota, deferOf, rateLimitHeaders, type Clock, type Defer } from './rate-limit.ts';
 import { atLocation, parseInput, queryStringSchema } from './validation.ts';
+import { requestText } from './body.ts';
 import { resultSchema, runCalculator, toolName, type CalculatorDefinition } from './calculators/definition.ts';
 import type { FundToolDefinition } from './fund/definition.ts';
 
@@ -104,14 +105,19 @@ export function parseQuery<S extends z.ZodObject>(c: Context<AppEnv>, schema: S 
  */
 const NO_PARAMETERS = z.strictObject({});
 
-/** The query string as an object; a repeated parameter becomes an array (which scalar schemas reject). */
+/**
+ * The query string as an object; a repeated parameter becomes an array (which scalar schemas reject). Each
+ * name is an own member, `__proto__` included (an assignment would set the prototype instead), so the strict
+ * schema refuses it as it refuses any unknown name, as the MCP tools do (lib/mcp/dispatch.ts).
+ */
 export function queryParams(c: Context<AppEnv>): Record<string, string | string[]> {
   const params: Record<string, string | string[]> = {};
   // No `?`: no parameters, without parsing the URL (most calls).
   if (!c.req.url.includes('?')) return params;
   for (const [name, value] of new URL(c.req.url).searchParams) {
-    const prior = params[name];
-    params[name] = prior === undefined ? value : [...(Array.isArray(prior) ? prior : [prior]), value];
+    const prior = Object.hasOwn(params, name) ? params[name] : undefined;
+    const next = prior === undefined ? value : [...(Array.isArray(prior) ? prior : [prior]), value];
+    Object.defineProperty(params, name, { value: next, enumerable: true, writable: true, configurable: true });
   }
   return params;
 }
@@ -128,13 +134,14 @@ export function isJsonObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Reads a JSON object body. The 1 MiB cap is enforced before this by Hono's body-limit middleware.
+ * Reads a JSON object body. The 1 MiB cap is enforced before this by the pipeline (lib/body.ts `limitBody`).
  * @throws {UnsupportedMediaTypeError} 415 when the Content-Type is not JSON
  * @throws {MalformedJsonError} 400 when the body is not JSON or not an object
+ * @throws {IncompleteBodyError} 400 when the client hung up before sending the whole body (not logged)
  */
 export async function readJsonObject(c: Context<AppEnv>): Promise<Record<string, unknown>> {
   if (!isJsonMediaType(c.req.header('content-type'))) throw new UnsupportedMediaTypeError();
-  const text = await c.req.text();
+  const text = await requestText(c);
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -55,6 +55,11 @@ export interface Env {
   CONSOLE_SESSION_SECRET?: string;
   /** OAuth clients, grants and tokens of the fund MCP server's authorization server (hashed; lib/oauth/). */
   OAUTH_KV: KVNamespace;
+  /**
+   * The atomic records (lib/atomic.ts): single-use invitations, the per-account key cap, daily sign-up and
+   * registration caps, refresh-token reuse detection. A Durable Object namespace.
+   */
+  ATOMIC: DurableObjectNamespace;
   /** Access token lifetime, seconds (60..86,400; default 3,600). */
   OAUTH_ACCESS_TOKEN_TTL?: string;
   /** Refresh token (grant) lifetime, seconds (60..31,536,000; default 30 days). */

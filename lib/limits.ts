@@ -26,3 +26,26 @@ export const FUND_BURST_LIMIT = 120;
  * completes is a defect of ours, never a wait worth keeping a client on.
  */
 export const MCP_ANSWER_TIMEOUT_MS = 10_000;
+
+/**
+ * Largest body of a request to an OAuth endpoint (token, revocation, client registration, the consent
+ * form), bytes (16 KiB); larger is 413 before the OAuth library reads a byte of it (docs/oauth.md#bounds).
+ */
+export const OAUTH_MAX_BODY_BYTES = 16 * 1024;
+/**
+ * Fields a form posted to an OAuth endpoint may have (a token request has at most eight); more is 400 before
+ * the OAuth library parses it, whose parsing is quadratic in the number of fields.
+ */
+export const OAUTH_MAX_FORM_FIELDS = 32;
+/** Members a client registration (RFC 7591) may have, and items in each of its arrays. */
+export const OAUTH_REGISTRATION_MAX_MEMBERS = 32;
+/** Redirect URIs a registration may list. */
+export const OAUTH_REDIRECT_URIS_MAX = 10;
+/** Characters of each redirect URI, and of any other string of a registration but its name. */
+export const OAUTH_REGISTRATION_MAX_STRING = 2000;
+/** Characters of a registered client's name (shown on the consent page). */
+export const OAUTH_CLIENT_NAME_MAX_CHARS = 200;
+/** Client registrations per client network per UTC day (an atomic count; 429 beyond). */
+export const OAUTH_REGISTRATIONS_PER_NETWORK_PER_DAY = 30;
+/** Developer-console sign-ups (accounts created) per client network per UTC day (an atomic count; 429 beyond). */
+export const SIGNUPS_PER_NETWORK_PER_DAY = 5;

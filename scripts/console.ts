@@ -71,7 +71,8 @@ async function main(argv: string[]): Promise<number> {
       const base = (values.base ?? process.env.PUBLIC_ORIGIN ?? 'http://localhost:8787').replace(/\/+$/, '');
       console.error(`Invitation to fund ${invitation.fundId} (plan ${invitation.plan}), single use, expires ${invitation.expiresAt}.`);
       console.error('The link is shown once; send it to the developer:');
-      console.log(`${base}${CONSOLE_PATH}/invite/${token}`);
+      // The token is the link's fragment: browsers never send it, so no request path or log holds it.
+      console.log(`${base}${CONSOLE_PATH}/invite#${token}`);
       return 0;
     }
     case 'list': {

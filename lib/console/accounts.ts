@@ -14,10 +14,14 @@
  *   keyuse:<keyId>                      last use of a key (lib/console/standing.ts)
  *
  * KV is eventually consistent: a write is seen at once where it was made and within about 60 s elsewhere.
- * So a session ended, an invitation used or an account revoked in one location may still be honoured for up
- * to a minute in another; everything here is written where the request is served.
+ * So a session ended or an account revoked in one location may still be honoured for up to a minute in
+ * another; everything here is written where the request is served. KV has no compare-and-swap either, so the
+ * two rules that must hold under concurrency are kept in atomic records (lib/atomic.ts, docs/atomic.md):
+ *   invitation:<sha256(token)>          who redeemed the invitation (the first claim wins)
+ *   account-keys:<accountId>            the account's active keys, at most {@link MAX_ACTIVE_KEYS_PER_ACCOUNT}
  */
 import { ApiError } from '../errors.ts';
+import { claim, release, reserve, type AtomicNamespace } from '../atomic.ts';
 import { createKey, hashKey, randomBase62, revokeRecord, type KeyAdminStore, type KeyRecord, type KeyScope } from '../keys.ts';
 import type { AccountPlan } from './config.ts';
 import { accountName, keyUseName, readAccount, type Account, type ConsoleKv } from './standing.ts';
@@ -35,7 +39,7 @@ export interface ConsoleStore extends ConsoleKv {
 }
 
 /** The `API_KEYS` namespace as the console uses it. */
-export type ApiKeyStore = KeyAdminStore & { get(name: string): Promise<string | null> };
+export type ApiKeyStore = KeyAdminStore & { get(name: string): Promise<string | null>; delete(name: string): Promise<void> };
 
 /** A passkey registered to an account. */
 export interface StoredCredential {
@@ -259,18 +263,31 @@ export async function usableInvitation(kv: ConsoleKv, token: string, now = new D
   return invitation;
 }
 
+/** Name of the atomic record of an invitation, by the SHA-256 of its token. */
+const invitationRecord = (tokenHash: string) => `invitation:${tokenHash}`;
+
 /**
- * Redeems an invitation for an account: marks it used (single use) and grants the account the fund (and the
- * `paid` plan when the invitation carries it).
+ * Redeems an invitation for an account: claims it in its atomic record (the first account to claim it wins,
+ * whatever happens at once elsewhere), marks it used in KV, and grants the account the fund (and the `paid`
+ * plan when the invitation carries it). The same account claiming again (a retry) is let through.
  * @returns the updated account
- * @throws {InvitationUnusableError} 410 when the invitation is unknown, expired or used
+ * @throws {InvitationUnusableError} 410 when the invitation is unknown, expired, or used (by KV, or claimed
+ *   by another account)
  */
-export async function redeemInvitation(kv: ConsoleKv, token: string, account: Account, now = new Date()): Promise<Account> {
+export async function redeemInvitation(
+  kv: ConsoleKv,
+  atomic: AtomicNamespace,
+  token: string,
+  account: Account,
+  now = new Date(),
+): Promise<Account> {
   const invitation = await usableInvitation(kv, token, now);
+  const hash = await hashKey(token);
+  const expiresAt = new Date(invitation.expiresAt);
+  const winner = await claim(atomic, invitationRecord(hash), account.accountId, expiresAt.getTime() + 86_400_000);
+  if (winner !== account.accountId) throw new InvitationUnusableError();
   const used: Invitation = { ...invitation, usedAt: now.toISOString(), usedBy: account.accountId };
-  await kv.put(`invitation:${await hashKey(token)}`, JSON.stringify(used), {
-    expirationTtl: ttlUntil(new Date(invitation.expiresAt), now) + 86_400,
-  });
+  await kv.put(`invitation:${hash}`, JSON.stringify(used), { expirationTtl: ttlUntil(expiresAt, now) + 86_400 });
   const updated: Account = {
     ...account,
     fundIds: account.fundIds.includes(invitation.fundId) ? account.fundIds : [...account.fundIds, invitation.fundId],
@@ -302,8 +319,21 @@ export async function takeChallenge(
   return JSON.parse(text);
 }
 
+/** Name of the atomic record of an account's active keys. */
+const accountKeysRecord = (accountId: string) => `account-keys:${accountId}`;
+
+/** How long a key reserved in an account's atomic record is trusted without being seen in KV, ms (KV's propagation, with room). */
+const RESERVATION_SETTLE_MS = 5 * 60_000;
+
+/** The detail of the 400 of an account at its key cap. */
+const KEY_CAP_DETAIL = `An account may hold at most ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys; revoke one first.`;
+
 /**
- * Mints a key for an account: `calc` always; `fund` only for a fund the account was invited to.
+ * Mints a key for an account: `calc` always; `fund` only for a fund the account was invited to. The key cap
+ * holds under concurrency: the new key is reserved in the account's atomic record, which admits at most
+ * {@link MAX_ACTIVE_KEYS_PER_ACCOUNT} (first seeded from the account's active keys in KV); a key refused
+ * there is deleted before anyone saw it. A record at the cap is checked against KV once: keys revoked
+ * outside the console (the operator CLI) for longer than KV takes to propagate are released from it.
  * @returns the key (to show once) and its record
  * @throws {ApiError} 403 `insufficient_scope` for a fund the account may not read; 400 `invalid_request` over
  *   {@link MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys
@@ -311,6 +341,7 @@ export async function takeChallenge(
 export async function mintAccountKey(
   kv: ConsoleStore,
   apiKeys: ApiKeyStore,
+  atomic: AtomicNamespace,
   account: Account,
   options: { scope: KeyScope; fundId?: string; label: string; now?: Date },
 ): Promise<{ key: string; record: KeyRecord }> {
@@ -321,20 +352,50 @@ export async function mintAccountKey(
       throw new ApiError('insufficient_scope', 'This account may mint fund keys only for funds it was invited to.');
     }
   }
-  const active = (await listAccountKeys(kv, apiKeys, account.accountId)).filter((k) => k.revokedAt === null).length;
-  if (active >= MAX_ACTIVE_KEYS_PER_ACCOUNT) {
-    throw new ApiError('invalid_request', `An account may hold at most ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys; revoke one first.`);
-  }
-  const minted = await createKey(apiKeys, {
-    scope: options.scope,
-    fundId,
-    accountId: account.accountId,
-    label: options.label,
-    ...(options.now ? { now: options.now } : {}),
-  });
+  // As KV sees it: refuses at once without touching the atomic record, and seeds a record never written.
+  const active = (await listAccountKeys(kv, apiKeys, account.accountId)).filter((k) => k.revokedAt === null).map((k) => k.keyId);
+  if (active.length >= MAX_ACTIVE_KEYS_PER_ACCOUNT) throw new ApiError('invalid_request', KEY_CAP_DETAIL);
+  const now = options.now ?? new Date();
+  const minted = await createKey(apiKeys, { scope: options.scope, fundId, accountId: account.accountId, label: options.label, now });
   const hash = await hashKey(minted.key);
+  const record = accountKeysRecord(account.accountId);
+  const at = { seed: active, now: now.getTime() };
+  let reserved = await reserve(atomic, record, minted.record.keyId, MAX_ACTIVE_KEYS_PER_ACCOUNT, at);
+  if (!reserved.ok) {
+    const gone = await inactiveMembers(kv, apiKeys, account.accountId, reserved.members, now.getTime());
+    if (gone.length > 0) {
+      await release(atomic, record, gone);
+      reserved = await reserve(atomic, record, minted.record.keyId, MAX_ACTIVE_KEYS_PER_ACCOUNT, at);
+    }
+  }
+  if (!reserved.ok) {
+    await apiKeys.delete(hash);
+    throw new ApiError('invalid_request', KEY_CAP_DETAIL);
+  }
   await kv.put(accountKeyName(account.accountId, minted.record.keyId), JSON.stringify({ hash }), { metadata: { hash } });
   return minted;
+}
+
+/**
+ * The members of an account's key record that KV shows revoked or gone, among those reserved longer than
+ * KV takes to propagate (a key reserved just now may not be visible here yet).
+ */
+async function inactiveMembers(
+  kv: ConsoleKv,
+  apiKeys: ApiKeyStore,
+  accountId: string,
+  members: Record<string, number>,
+  now: number,
+): Promise<string[]> {
+  const gone: string[] = [];
+  for (const [keyId, reservedAt] of Object.entries(members)) {
+    if (now - reservedAt < RESERVATION_SETTLE_MS) continue;
+    const index = await kv.get(accountKeyName(accountId, keyId));
+    const hash = index === null ? null : (JSON.parse(index) as { hash?: string }).hash;
+    const text = hash ? await apiKeys.get(hash) : null;
+    if (text === null || (JSON.parse(text) as KeyRecord).revokedAt !== null) gone.push(keyId);
+  }
+  return gone;
 }
 
 async function indexHash(kv: ConsoleKv, accountId: string, keyId: string): Promise<string> {
@@ -359,12 +420,13 @@ export async function listAccountKeys(kv: ConsoleStore, apiKeys: ApiKeyStore, ac
 }
 
 /**
- * Revokes one key of an account.
+ * Revokes one key of an account, and releases it from the account's key cap.
  * @throws {ApiError} 404 `not_found` when the account has no key with that id
  */
 export async function revokeAccountKey(
   kv: ConsoleStore,
   apiKeys: ApiKeyStore,
+  atomic: AtomicNamespace,
   accountId: string,
   keyId: string,
   now = new Date(),
@@ -372,5 +434,7 @@ export async function revokeAccountKey(
   const hash = await indexHash(kv, accountId, keyId);
   const text = await apiKeys.get(hash);
   if (text === null) throw new ApiError('not_found', 'This account has no such key.');
-  return revokeRecord(apiKeys, hash, JSON.parse(text) as KeyRecord, now);
+  const revoked = await revokeRecord(apiKeys, hash, JSON.parse(text) as KeyRecord, now);
+  await release(atomic, accountKeysRecord(accountId), [keyId]);
+  return revoked;
 }

@@ -8,21 +8,24 @@
  * `Cache-Control: no-store`. Every request first passes {@link consoleHostCheck} (the console's Host
  * guard). Every state-changing request is a JSON POST under `/api/` that must pass hono's `csrf` check, come
  * from the console's own `Origin`, and, once signed in, carry the session's CSRF token in `X-CSRF-Token`.
- * Sign-up, sign-in and minting are rate limited per client network (`CONSOLE_BURST`). Errors are problem+json
- * (RFC 9457) like the API's; keys, session ids, tokens and credential ids are never logged.
+ * Sign-up, sign-in and minting are rate limited per client network (`CONSOLE_BURST`), and sign-ups are capped
+ * per client network and UTC day (an atomic count, lib/atomic.ts). Errors are problem+json (RFC 9457) like
+ * the API's; keys, session ids, tokens and credential ids are never logged.
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, getSignedCookie, setSignedCookie } from 'hono/cookie';
 import { csrf } from 'hono/csrf';
 import { HTTPException } from 'hono/http-exception';
 import { secureHeaders } from 'hono/secure-headers';
 import * as z from 'zod';
 import { readJsonObject } from '../endpoint.ts';
+import { limitBody } from '../body.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError, PayloadTooLargeError, RateLimitedError } from '../errors.ts';
 import { constantTimeEqual } from '../keys.ts';
-import { calcCallsToday, clientNetwork, systemClock, type Clock } from '../rate-limit.ts';
+import { calcCallsToday, clientNetwork, secondsToUtcMidnight, systemClock, type Clock } from '../rate-limit.ts';
+import { giveBack, take } from '../atomic.ts';
+import { SIGNUPS_PER_NETWORK_PER_DAY } from '../limits.ts';
 import { parseInput } from '../validation.ts';
 import { DEFAULT_FUND_ID } from '../fund/source.ts';
 import {
@@ -34,7 +37,6 @@ import {
   redeemInvitation,
   revokeAccountKey,
   usableInvitation,
-  InvitationUnusableError,
   SESSION_TTL_SECONDS,
   CHALLENGE_TTL_SECONDS,
   type Account,
@@ -48,7 +50,7 @@ import {
   type ConsoleConfig,
   type ConsoleSettings,
 } from './config.ts';
-import { DashboardPage, InvitationUnusablePage, WelcomePage } from './pages.tsx';
+import { DashboardPage, InvitationPage, WelcomePage } from './pages.tsx';
 import { CONSOLE_CSS, CONSOLE_JS } from './client.generated.ts';
 import { mountConsent, oauthFormAction } from '../oauth/consent.tsx';
 
@@ -130,6 +132,26 @@ const cookieOptions = (config: ConsoleConfig) => ({
 async function consoleBurst(c: ConsoleContext, action: string): Promise<void> {
   const { success } = await c.env.CONSOLE_BURST.limit({ key: `${action}:${clientNetwork(c.req.header('cf-connecting-ip'))}` });
   if (!success) throw new RateLimitedError('Too many attempts in a short time; wait a minute and try again.', 60);
+}
+
+/**
+ * Asks the client network's sign-up count of the UTC day (an atomic record, lib/atomic.ts) for one more
+ * account, or with `peek` only whether one is left: at most {@link SIGNUPS_PER_NETWORK_PER_DAY} accounts
+ * are created per network and day (docs/atomic.md#sign-ups-per-network).
+ * @returns the count's record name (to give the account back when none was created)
+ * @throws {RateLimitedError} 429, `Retry-After` until 00:00 UTC, when the network created its accounts of the day
+ */
+async function signUpAllowance(c: ConsoleContext, peek: boolean, now: Date): Promise<string> {
+  const name = `signups:${clientNetwork(c.req.header('cf-connecting-ip'))}:${now.toISOString().slice(0, 10)}`;
+  const untilMidnight = secondsToUtcMidnight(now);
+  const { ok } = await take(c.env.ATOMIC, name, SIGNUPS_PER_NETWORK_PER_DAY, now.getTime() + (untilMidnight + 3600) * 1000, peek);
+  if (!ok) {
+    throw new RateLimitedError(
+      `This network created ${SIGNUPS_PER_NETWORK_PER_DAY} developer accounts today; create another after 00:00 UTC, or sign in to an existing one.`,
+      untilMidnight,
+    );
+  }
+  return name;
 }
 
 /** The signed-in session. @throws {SessionRequiredError} 401 without one */
@@ -214,12 +236,7 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
 
   app.use(
     '/api/*',
-    bodyLimit({
-      maxSize: CONSOLE_MAX_BODY_BYTES,
-      onError: () => {
-        throw new PayloadTooLargeError('A developer console request body may be at most 64 KiB.');
-      },
-    }),
+    limitBody(CONSOLE_MAX_BODY_BYTES, () => new PayloadTooLargeError('A developer console request body may be at most 64 KiB.')),
   );
   app.use('/api/*', csrfGuard());
 
@@ -235,20 +252,19 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
     return c.html(await dashboard(c, session));
   });
 
-  app.get('/invite/:token', async (c) => {
-    const token = c.req.param('token');
-    let invitation: Awaited<ReturnType<typeof usableInvitation>>;
-    try {
-      invitation = await usableInvitation(c.env.CONSOLE, token, clock());
-    } catch (err) {
-      if (err instanceof InvitationUnusableError)
-        return c.html(<InvitationUnusablePage docsUrl={c.get('consoleSettings').docsUrl ?? undefined} />, 410);
-      throw err;
-    }
-    const pending = { token, fundId: invitation.fundId, plan: invitation.plan };
+  // An invitation link carries its token in the fragment (`/invite#<token>`), which browsers never send: it
+  // appears in no request path or log. The page's script asks `api/invitations/preview` what it grants.
+  app.get('/invite', async (c) => {
     const session = c.get('session');
-    if (!session) return c.html(<WelcomePage invitation={pending} docsUrl={c.get('consoleSettings').docsUrl ?? undefined} />);
-    return c.html(await dashboard(c, session, pending));
+    const csrf = session ? await csrfToken(c.get('consoleConfig').sessionSecret, session.sessionId) : undefined;
+    return c.html(<InvitationPage signedIn={session !== null} csrfToken={csrf} docsUrl={c.get('consoleSettings').docsUrl ?? undefined} />);
+  });
+
+  // Links printed before the token moved to the fragment: the same page, the token moved there (this one
+  // request's path already held it; nothing is read from it here).
+  app.get('/invite/:token', (c) => {
+    const token = c.req.param('token');
+    return c.redirect(`${CONSOLE_PATH}/invite${/^[0-9A-Za-z]{32}$/.test(token) ? `#${token}` : ''}`, 303);
   });
 
   // Passkey ceremonies: `options` stores a challenge and sets its cookie; `verify` answers it (once), creates
@@ -256,6 +272,8 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
   for (const ceremony of ['register', 'login'] as const) {
     app.post(`/api/${ceremony}/options`, async (c) => {
       await consoleBurst(c, ceremony);
+      // Refused before the browser asks for a passkey it could not use.
+      if (ceremony === 'register') await signUpAllowance(c, true, clock());
       const webauthn = await import('./webauthn.ts');
       const config = c.get('consoleConfig');
       const { options, challengeId } =
@@ -273,11 +291,18 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
       const webauthn = await import('./webauthn.ts');
       const config = c.get('consoleConfig');
       const challengeId = await takeChallengeCookie(c);
-      let account =
-        ceremony === 'register'
-          ? await webauthn.verifyRegistration(c.env.CONSOLE, config, challengeId, body.response, clock())
-          : await webauthn.verifyAuthentication(c.env.CONSOLE, config, challengeId, body.response);
-      if (body.invitation !== undefined) account = await redeemInvitation(c.env.CONSOLE, body.invitation, account, clock());
+      let account: Account;
+      if (ceremony === 'register') {
+        // A sign-up takes one of the network's accounts of the day, given back when no account is created.
+        const slot = await signUpAllowance(c, false, clock());
+        try {
+          account = await webauthn.verifyRegistration(c.env.CONSOLE, config, challengeId, body.response, clock());
+        } catch (err) {
+          await giveBack(c.env.ATOMIC, slot);
+          throw err;
+        }
+      } else account = await webauthn.verifyAuthentication(c.env.CONSOLE, config, challengeId, body.response);
+      if (body.invitation !== undefined) account = await redeemInvitation(c.env.CONSOLE, c.env.ATOMIC, body.invitation, account, clock());
       const prior = c.get('session');
       if (prior) await endSession(c.env.CONSOLE, prior.sessionId);
       await startSession(c, account);
@@ -297,7 +322,7 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
     const { account } = requireSession(c);
     await consoleBurst(c, 'mint');
     const body = parseInput(MintKeyBody, await readJsonObject(c as unknown as Context<AppEnv>), 'body');
-    const { key, record } = await mintAccountKey(c.env.CONSOLE, c.env.API_KEYS, account, {
+    const { key, record } = await mintAccountKey(c.env.CONSOLE, c.env.API_KEYS, c.env.ATOMIC, account, {
       scope: body.scope,
       label: body.label,
       ...(body.fundId !== undefined ? { fundId: body.fundId } : {}),
@@ -311,23 +336,26 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
     const { account } = requireSession(c);
     const keyId = c.req.param('keyId');
     if (!/^key_[0-9A-Za-z]{16}$/.test(keyId)) throw new ApiError('not_found', 'This account has no such key.');
-    const record = await revokeAccountKey(c.env.CONSOLE, c.env.API_KEYS, account.accountId, keyId, clock());
+    const record = await revokeAccountKey(c.env.CONSOLE, c.env.API_KEYS, c.env.ATOMIC, account.accountId, keyId, clock());
     return c.json({ keyId: record.keyId, prefix: record.prefix, revokedAt: record.revokedAt });
+  });
+
+  // What an invitation grants, for its page (the token travels in the body, never in a path).
+  app.post('/api/invitations/preview', async (c) => {
+    const body = parseInput(InvitationBody, await readJsonObject(c as unknown as Context<AppEnv>), 'body');
+    const invitation = await usableInvitation(c.env.CONSOLE, body.invitation, clock());
+    return c.json({ fundId: invitation.fundId, plan: invitation.plan });
   });
 
   app.post('/api/invitations/accept', async (c) => {
     const { account } = requireSession(c);
     const body = parseInput(InvitationBody, await readJsonObject(c as unknown as Context<AppEnv>), 'body');
-    const updated = await redeemInvitation(c.env.CONSOLE, body.invitation, account, clock());
+    const updated = await redeemInvitation(c.env.CONSOLE, c.env.ATOMIC, body.invitation, account, clock());
     return c.json({ accountId: updated.accountId, fundIds: updated.fundIds, plan: updated.plan });
   });
 
   /** The dashboard's data for a session. */
-  async function dashboard(
-    c: ConsoleContext,
-    session: { sessionId: string; account: Account },
-    invitation?: { token: string; fundId: string; plan: string },
-  ) {
+  async function dashboard(c: ConsoleContext, session: { sessionId: string; account: Account }) {
     const config = c.get('consoleConfig');
     const { account } = session;
     const used = await calcCallsToday(c.env.RATE_LIMITS, `account:${account.accountId}`, clock());
@@ -340,7 +368,6 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
         base={config.origin}
         csrfToken={await csrfToken(config.sessionSecret, session.sessionId)}
         fundId={account.fundIds.includes(servedFund) ? servedFund : (account.fundIds[0] ?? null)}
-        invitation={invitation}
         docsUrl={c.get('consoleSettings').docsUrl ?? undefined}
       />
     );

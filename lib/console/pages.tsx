@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 /**
  * The developer console's server-rendered pages (hono JSX): the welcome page (sign up or sign in with a
- * passkey), an invitation, and the signed-in dashboard (account, usage, keys, quick starts). Every value is
+ * passkey), an invitation link's page, and the signed-in dashboard (account, usage, keys, quick starts). Every value is
  * escaped by JSX; the only script is `console.js` from the same origin (the CSP allows no inline script).
  * Interactive parts are buttons with `data-action` attributes that the client script wires up.
  */
@@ -21,8 +21,6 @@ export interface DashboardData extends PageProps {
   csrfToken: string;
   /** The fund this deployment serves, when the account may mint keys for it. */
   fundId: string | null;
-  /** A pending invitation token the signed-in developer may accept. */
-  invitation?: { token: string; fundId: string; plan: string } | undefined;
 }
 
 /** Props every page takes: `docsUrl` is where the API documentation lives (`DOCS_URL`, optional). */
@@ -70,27 +68,26 @@ export const Layout: FC<PropsWithChildren<{ title: string; csrfToken?: string } 
   </>
 );
 
+/** The two passkey buttons: create an account, sign in. */
+const PasskeyButtons: FC = () => (
+  <div class="actions">
+    <button type="button" data-action="register">
+      Create an account with a passkey
+    </button>
+    <button type="button" class="secondary" data-action="login">
+      Sign in with a passkey
+    </button>
+  </div>
+);
+
 /** The page for a visitor without a session: create an account or sign in, both with a passkey. */
-export const WelcomePage: FC<{ invitation?: { token: string; fundId: string; plan: string } | undefined } & PageProps> = ({
-  invitation,
-  docsUrl,
-}) => (
+export const WelcomePage: FC<PageProps> = ({ docsUrl }) => (
   <Layout title="Developer console · fund-edge" docsUrl={docsUrl}>
     <h1>Developer console</h1>
-    {invitation ? (
-      <section class="card invite" aria-labelledby="invite-h">
-        <h2 id="invite-h">You are invited to fund data</h2>
-        <p>
-          This invitation lets your account mint keys for the fund <code>{invitation.fundId}</code>
-          {invitation.plan === 'paid' ? ' on the paid plan' : ''}. Create an account or sign in to accept it.
-        </p>
-      </section>
-    ) : (
-      <p class="lead">
-        Mint API keys for the calculators and, when a fund operator invites you, for fund data. No password and no e-mail: your account is a
-        passkey on this device.
-      </p>
-    )}
+    <p class="lead">
+      Mint API keys for the calculators and, when a fund operator invites you, for fund data. No password and no e-mail: your account is a
+      passkey on this device.
+    </p>
     <section class="card" aria-labelledby="start-h">
       <h2 id="start-h">Get a key in under a minute</h2>
       <ol>
@@ -98,14 +95,7 @@ export const WelcomePage: FC<{ invitation?: { token: string; fundId: string; pla
         <li>Mint a key and copy it: it is shown once.</li>
         <li>Paste one of the ready-made commands.</li>
       </ol>
-      <div class="actions">
-        <button type="button" data-action="register" data-invitation={invitation?.token}>
-          Create an account with a passkey
-        </button>
-        <button type="button" class="secondary" data-action="login" data-invitation={invitation?.token}>
-          Sign in with a passkey
-        </button>
-      </div>
+      <PasskeyButtons />
     </section>
     <p>
       No account needed to try: the calculators answer 500 calls a day per network without a key, and the published demo key{' '}
@@ -114,15 +104,54 @@ export const WelcomePage: FC<{ invitation?: { token: string; fundId: string; pla
   </Layout>
 );
 
-/** A page for an invitation that cannot be used (410). */
-export const InvitationUnusablePage: FC<PageProps> = ({ docsUrl }) => (
-  <Layout title="Invitation not valid · fund-edge" docsUrl={docsUrl}>
+/**
+ * The page of an invitation link, `/developers/console/invite#<token>`. The token is in the fragment, which
+ * browsers never send, so it never appears in a request path or a log: the page's script reads it, asks
+ * `POST api/invitations/preview` what it grants, and shows either the invitation (with Accept, or with the
+ * passkey buttons, which redeem it with the sign-up or sign-in) or {@link InvitationUnusableText}.
+ * @param signedIn whether a session is open (Accept instead of the passkey buttons)
+ */
+export const InvitationPage: FC<{ signedIn: boolean; csrfToken?: string | undefined } & PageProps> = ({ signedIn, csrfToken, docsUrl }) => (
+  <Layout title="Invitation · fund-edge developer console" csrfToken={csrfToken} docsUrl={docsUrl}>
+    <div id="invitation-page">
+      <div id="invite-checking">
+        <h1>Invitation</h1>
+        <p>Checking the invitation…</p>
+      </div>
+      <section id="invite-usable" class="card invite" aria-labelledby="invite-h" hidden>
+        <h1 id="invite-h">You are invited to fund data</h1>
+        <p>
+          This invitation lets your account mint keys for the fund <code id="invite-fund"></code>
+          <span id="invite-paid" hidden>
+            {' '}
+            on the paid plan
+          </span>
+          . {signedIn ? 'Accept it for the account you are signed in to.' : 'Create an account or sign in to accept it.'}
+        </p>
+        {signedIn ? (
+          <button type="button" data-action="accept-invitation">
+            Accept invitation
+          </button>
+        ) : (
+          <PasskeyButtons />
+        )}
+      </section>
+      <div id="invite-unusable" hidden>
+        <InvitationUnusableText />
+      </div>
+    </div>
+  </Layout>
+);
+
+/** What an unusable invitation shows. */
+const InvitationUnusableText: FC = () => (
+  <>
     <h1>This invitation is not valid</h1>
     <p>It has expired or has already been used. Ask the fund operator for a new link.</p>
     <p>
       <a href={CONSOLE_PATH}>Go to the developer console</a>
     </p>
-  </Layout>
+  </>
 );
 
 const QuickStarts: FC<{ base: string; fund: boolean }> = ({ base, fund }) => {
@@ -168,7 +197,7 @@ const QuickStarts: FC<{ base: string; fund: boolean }> = ({ base, fund }) => {
 };
 
 /** The signed-in dashboard. */
-export const DashboardPage: FC<DashboardData> = ({ account, keys, usage, base, csrfToken, fundId, invitation, docsUrl }) => {
+export const DashboardPage: FC<DashboardData> = ({ account, keys, usage, base, csrfToken, fundId, docsUrl }) => {
   const scopes = ['calc', ...account.fundIds.map((f) => `fund (${f})`)];
   const pct = usage.limit > 0 ? Math.min(100, Math.round((usage.used / usage.limit) * 100)) : 0;
   return (
@@ -179,17 +208,6 @@ export const DashboardPage: FC<DashboardData> = ({ account, keys, usage, base, c
           Sign out
         </button>
       </div>
-      {invitation ? (
-        <section class="card invite" aria-labelledby="inv-h">
-          <h2 id="inv-h">Invitation to fund data</h2>
-          <p>
-            Accept to mint keys for the fund <code>{invitation.fundId}</code>.
-          </p>
-          <button type="button" data-action="accept-invitation" data-invitation={invitation.token}>
-            Accept invitation
-          </button>
-        </section>
-      ) : null}
       <section class="card" aria-labelledby="acct-h">
         <h2 id="acct-h">Account</h2>
         <dl class="facts">

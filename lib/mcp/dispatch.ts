@@ -111,6 +111,21 @@ function toolNameOf(m: RpcMessage & { params?: unknown }): string {
   return isJsonObject(params) && typeof params.name === 'string' ? params.name : '';
 }
 
+/**
+ * The `arguments` of each `tools/call` request by its id, as `JSON.parse` read them from the body: the
+ * SDK's parse of the request rebuilds them and drops a member named `__proto__`, which the REST endpoints,
+ * reading `JSON.parse`'s object, refuse as an unknown field. The tools read these, so both surfaces check
+ * the same object.
+ */
+function argumentsById(requests: readonly (RpcMessage & { id: string | number })[]): ReadonlyMap<string | number, unknown> {
+  const out = new Map<string | number, unknown>();
+  for (const m of requests) {
+    const params = (m as { params?: unknown }).params;
+    if (m.method === 'tools/call' && isJsonObject(params) && Object.hasOwn(params, 'arguments')) out.set(m.id, params.arguments);
+  }
+  return out;
+}
+
 /** A JSON-RPC error response body (`id` null when the request's id is unknown). */
 function rpcError(id: unknown, code: number, message: string, data?: unknown): Record<string, unknown> {
   return { jsonrpc: '2.0', id: id ?? null, error: data === undefined ? { code, message } : { code, message, data } };
@@ -277,7 +292,7 @@ async function answerMcp<C>(
   }
 
   const sse = wantsEventStream(c.req.header('accept'));
-  const server = createServer(spec, context, c.get('requestId'), `${publicOrigin(c)}/`);
+  const server = createServer(spec, context, c.get('requestId'), `${publicOrigin(c)}/`, argumentsById(requests));
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !sse });
   await server.connect(transport);
   withOwnErrorText(transport);

@@ -122,8 +122,16 @@ export class ParamsCheckingServer extends Server {
  * A fresh SDK server for one request (`serverInfo.websiteUrl`: the service's home page), answering
  * `tools/list` from the server's build-time definitions (parsed on the first `tools/list` of an isolate) and
  * `tools/call` from its tools, which read no schema text.
+ * @param rawArguments each `tools/call`'s `arguments` as the body held them, by request id: a tool is
+ *   handed these rather than the SDK's copy, which drops a member named `__proto__` (REST refuses it)
  */
-export function createServer<C>(spec: McpServerSpec<C>, context: C, requestId: string, websiteUrl: string): Server {
+export function createServer<C>(
+  spec: McpServerSpec<C>,
+  context: C,
+  requestId: string,
+  websiteUrl: string,
+  rawArguments: ReadonlyMap<string | number, unknown> = new Map(),
+): Server {
   const tools = spec.tools();
   const byName = new Map(tools.map((t) => [t.name, t]));
   const server = new ParamsCheckingServer(
@@ -131,14 +139,15 @@ export function createServer<C>(spec: McpServerSpec<C>, context: C, requestId: s
     { capabilities: { tools: { listChanged: false } }, instructions: spec.instructions, jsonSchemaValidator: NO_SCHEMA_VALIDATION },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...spec.definitions()] }));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
     if (!tool) {
       const message = unknownToolMessage(request.params.name);
       throw new RpcError(ErrorCode.InvalidParams, message, !UNKNOWN_TOOL_NAMED.test(message));
     }
     try {
-      const { text, structured } = await tool.call(context, request.params.arguments ?? {});
+      const args = (rawArguments.get(extra.requestId) ?? request.params.arguments ?? {}) as Record<string, unknown>;
+      const { text, structured } = await tool.call(context, args);
       return { content: [{ type: 'text', text }], structuredContent: structured };
     } catch (err) {
       const { body } = problemOf(err, requestId);

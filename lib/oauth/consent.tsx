@@ -6,14 +6,16 @@
  *
  * `GET /developers/console/oauth/authorize`: the library parses and checks the request (client, exact
  * redirect URI, PKCE S256, resource); an error it may send back to the client is redirected there, any
- * other is shown here (400). Without a session the console's passkey sign-in is shown, and the page comes
- * back after it. Signed in: the client's name (self-asserted: dynamic registration), where access goes (the
- * redirect host, with a warning for an app on this computer) and the scope, "read this fund's data", with
- * Approve and Deny; an account without the served fund sees why, and can only cancel.
+ * other is shown here (400). A request for a scope this server does not grant ({@link REQUESTABLE_SCOPES})
+ * is sent back with `invalid_scope` (RFC 6749 §4.1.2.1). Without a session the console's passkey sign-in
+ * is shown, and the page comes back after it. Signed in: the client's name (self-asserted: dynamic
+ * registration), where access goes (the redirect host, with a warning for an app on this computer) and what
+ * will be granted, whatever was asked for: `fund:read`, "read this fund's data", with Approve and Deny; an
+ * account without the served fund sees why, and can only cancel.
  *
- * `POST` the same path (a form): the library's one-use, browser-bound handle plus the session's CSRF token.
- * Approve creates the grant (user: the account id; props: `{ accountId }`) and redirects with the code; Deny
- * redirects with `access_denied`.
+ * `POST` the same path (a form of at most 16 KiB and 32 fields, lib/oauth/routes.ts bounds): the library's
+ * one-use, browser-bound handle plus the session's CSRF token. Approve creates the grant (user: the account
+ * id; props: `{ accountId }`) and redirects with the code; Deny redirects with `access_denied`.
  *
  * `GET /developers/console/oauth/applications` lists the account's grants; `POST
  * /developers/console/oauth/applications/revoke` (form: grant id, CSRF token) revokes one with its tokens.
@@ -28,9 +30,24 @@ import type { ConsoleEnv } from '../console/app.tsx';
 import { csrfToken } from '../console/app.tsx';
 import { FUND_READ_SCOPE, authorizationServer } from './provider.ts';
 import { ACCOUNT_NO_FUND_DETAIL } from './resource.ts';
+import { oauthBodyTooLarge } from './routes.ts';
+import { readBoundedForm } from '../body.ts';
+import { OAUTH_MAX_BODY_BYTES, OAUTH_MAX_FORM_FIELDS } from '../limits.ts';
 
 /** What the page says a scope lets the client do. */
 export const SCOPE_TEXT: Record<string, string> = { [FUND_READ_SCOPE]: "read this fund's data (read-only)" };
+
+/** What an approval grants, whatever the request asked for (the one scope of this server). */
+export const GRANTED_SCOPES: readonly string[] = [FUND_READ_SCOPE];
+
+/**
+ * Scopes an authorization request may name: `fund:read`, and `offline_access`, which clients add to ask for a
+ * refresh token (always issued here). Any other is refused with `invalid_scope`.
+ */
+export const REQUESTABLE_SCOPES: ReadonlySet<string> = new Set([FUND_READ_SCOPE, 'offline_access']);
+
+/** The `error_description` of an authorization request naming a scope this server does not grant. */
+export const UNKNOWN_SCOPE_DESCRIPTION = `This server grants only the "${FUND_READ_SCOPE}" scope (read this fund's data).`;
 
 type ConsoleContext = Context<ConsoleEnv>;
 
@@ -62,7 +79,7 @@ export const ConsentPage: FC<{
       <ul id="scopes">
         {p.scopes.map((s) => (
           <li>
-            {SCOPE_TEXT[s] ?? s} of <code>{p.fundId}</code>
+            {SCOPE_TEXT[s]} of <code>{p.fundId}</code>
           </li>
         ))}
       </ul>
@@ -194,7 +211,7 @@ function hostOf(uri: string): string {
  */
 export function mountConsent(app: Hono<ConsoleEnv>): void {
   app.get('/oauth/authorize', async (c) => {
-    const { AuthorizationError } = await import('@cloudflare/workers-oauth-provider');
+    const { AuthorizationError, authorizationErrorRedirect } = await import('@cloudflare/workers-oauth-provider');
     const oauth = (await authorizationServer(c)).getOAuthApi(c.env);
     let request: Awaited<ReturnType<typeof oauth.parseAuthRequest>>;
     try {
@@ -206,6 +223,9 @@ export function mountConsent(app: Hono<ConsoleEnv>): void {
       }
       throw err;
     }
+    if (!request.scope.every((s) => REQUESTABLE_SCOPES.has(s))) {
+      return c.redirect(authorizationErrorRedirect(request, 'invalid_scope', UNKNOWN_SCOPE_DESCRIPTION), 302);
+    }
     const session = c.get('session');
     if (!session) return c.html(<WelcomePage docsUrl={c.get('consoleSettings').docsUrl ?? undefined} />);
     const details = await oauth.describeConsent(request);
@@ -216,7 +236,7 @@ export function mountConsent(app: Hono<ConsoleEnv>): void {
         clientName={details.clientName}
         redirectHost={details.redirectHost}
         redirectIsLoopback={details.redirectIsLoopback}
-        scopes={details.scope.length > 0 ? details.scope : [FUND_READ_SCOPE]}
+        scopes={[...GRANTED_SCOPES]}
         fundId={servedFund(c)}
         handle={consent.handle}
         csrf={await sessionCsrf(c, session.sessionId)}
@@ -230,7 +250,7 @@ export function mountConsent(app: Hono<ConsoleEnv>): void {
   app.post('/oauth/authorize', async (c) => {
     const { AuthorizationError } = await import('@cloudflare/workers-oauth-provider');
     const session = c.get('session');
-    const form = await c.req.formData();
+    const { form } = await readBoundedForm(c.req.raw, OAUTH_MAX_BODY_BYTES, OAUTH_MAX_FORM_FIELDS, oauthBodyTooLarge);
     if (!session || !(await csrfOk(c, session.sessionId, form.get('csrf')))) {
       return c.html(
         <ProblemPage
@@ -248,13 +268,13 @@ export function mountConsent(app: Hono<ConsoleEnv>): void {
         const denied = await oauth.denyConsent(c.req.raw, handle, allowed ? {} : { description: ACCOUNT_NO_FUND_DETAIL });
         return new Response(null, { status: 302, headers: denied.headers });
       }
-      const approved = await oauth.approveConsent(c.req.raw, handle, { scope: [FUND_READ_SCOPE] });
+      const approved = await oauth.approveConsent(c.req.raw, handle, { scope: [...GRANTED_SCOPES] });
       const client = await oauth.lookupClient(approved.request.clientId);
       const { redirectTo } = await oauth.completeAuthorization({
         request: approved.request,
         userId: session.account.accountId,
         metadata: { clientName: client?.clientName ?? approved.request.clientId, redirectHost: hostOf(approved.request.redirectUri) },
-        scope: [FUND_READ_SCOPE],
+        scope: [...GRANTED_SCOPES],
         props: { accountId: session.account.accountId },
       });
       approved.headers.set('Location', redirectTo);
@@ -281,7 +301,7 @@ export function mountConsent(app: Hono<ConsoleEnv>): void {
 
   app.post('/oauth/applications/revoke', async (c) => {
     const session = c.get('session');
-    const form = await c.req.formData();
+    const { form } = await readBoundedForm(c.req.raw, OAUTH_MAX_BODY_BYTES, OAUTH_MAX_FORM_FIELDS, oauthBodyTooLarge);
     if (!session || !(await csrfOk(c, session.sessionId, form.get('csrf')))) {
       return c.html(<ProblemPage title="Sign in again" text="Your console session ended or this form is stale; reload the page." />, 403);
     }

@@ -21,7 +21,7 @@
 import type { Context } from 'hono';
 import type { OAuthAuthorizationServer, ValidatedAccessToken } from '@cloudflare/workers-oauth-provider';
 import type { AppEnv, Env } from '../env.ts';
-import { ConfigInvalidError, type ConfigIssue } from '../config.ts';
+import { configOf } from '../config.ts';
 import { originPolicy, publicOrigin } from '../origin.ts';
 
 /** The one scope: read the served fund's data through the fund MCP server. */
@@ -39,10 +39,7 @@ export const PROTECTED_RESOURCE_WELL_KNOWN = '/.well-known/oauth-protected-resou
 /** RFC 8414 authorization server metadata. */
 export const AUTHORIZATION_SERVER_WELL_KNOWN = '/.well-known/oauth-authorization-server';
 
-/** Access token lifetime when `OAUTH_ACCESS_TOKEN_TTL` is unset, seconds (1 hour). */
-export const DEFAULT_ACCESS_TOKEN_TTL = 3600;
-/** Refresh token (grant) lifetime when `OAUTH_REFRESH_TOKEN_TTL` is unset, seconds (30 days). */
-export const DEFAULT_REFRESH_TOKEN_TTL = 30 * 86_400;
+export { DEFAULT_ACCESS_TOKEN_TTL, DEFAULT_REFRESH_TOKEN_TTL } from '../config.ts';
 
 /** What an access token of this service carries, encrypted in its grant: the developer-console account. */
 export interface FundTokenProps {
@@ -57,28 +54,13 @@ export interface OAuthLifetimes {
 }
 
 /**
- * Token lifetimes from `OAUTH_ACCESS_TOKEN_TTL` (60..86,400 s, default 3,600) and `OAUTH_REFRESH_TOKEN_TTL`
- * (60..31,536,000 s, default 30 days): whole seconds as decimal digits.
- * @throws {ConfigInvalidError} for a value that is not one (answered 500, logged `config_invalid`)
+ * Token lifetimes, as lib/config.ts parsed `OAUTH_ACCESS_TOKEN_TTL` and `OAUTH_REFRESH_TOKEN_TTL` with every
+ * other variable (a malformed one fails every request of the service, not only OAuth's).
+ * @throws {ConfigInvalidError} for a malformed configuration (answered 500, logged `config_invalid`)
  */
-export function oauthLifetimes(env: Pick<Env, 'OAUTH_ACCESS_TOKEN_TTL' | 'OAUTH_REFRESH_TOKEN_TTL'>): OAuthLifetimes {
-  const issues: ConfigIssue[] = [];
-  const read = (variable: 'OAUTH_ACCESS_TOKEN_TTL' | 'OAUTH_REFRESH_TOKEN_TTL', fallback: number, max: number): number => {
-    const raw = env[variable];
-    if (raw === undefined || raw === '') return fallback;
-    const n = /^[1-9][0-9]{1,8}$/.test(raw) ? Number(raw) : NaN;
-    if (!(n >= 60 && n <= max)) {
-      issues.push({ variable, rule: `must be whole seconds from 60 to ${max}` });
-      return fallback;
-    }
-    return n;
-  };
-  const lifetimes = {
-    accessTokenTTL: read('OAUTH_ACCESS_TOKEN_TTL', DEFAULT_ACCESS_TOKEN_TTL, 86_400),
-    refreshTokenTTL: read('OAUTH_REFRESH_TOKEN_TTL', DEFAULT_REFRESH_TOKEN_TTL, 31_536_000),
-  };
-  if (issues.length > 0) throw new ConfigInvalidError(issues);
-  return lifetimes;
+export function oauthLifetimes(env: Env): OAuthLifetimes {
+  const config = configOf(env);
+  return { accessTokenTTL: config.oauthAccessTokenTtl, refreshTokenTTL: config.oauthRefreshTokenTtl };
 }
 
 /** The authorization server's issuer for a request: `PUBLIC_ORIGIN`, or locally the request's origin on `localhost`. */

@@ -4,10 +4,45 @@
  * metadata, the token endpoint (which also revokes, RFC 7009) and dynamic client registration (RFC 7591).
  * The authorization page is the console's (lib/oauth/consent.tsx). Served locally to loopback hosts only
  * (421 otherwise, the DNS-rebinding guard of lib/origin.ts), like the MCP servers.
+ *
+ * What this module adds in front of the library (docs/oauth.md#bounds):
+ * - Bounds, checked before the library reads a byte: a body of at most {@link OAUTH_MAX_BODY_BYTES} (413), a
+ *   token or revocation form of at most {@link OAUTH_MAX_FORM_FIELDS} fields (400; the library's form
+ *   parsing is quadratic in the number of fields: 80,000 fields held the isolate 20 s), and a registration of
+ *   bounded shape ({@link registrationIssues}, 400), all problem+json, in time linear in the body.
+ * - Client registrations capped per client network and UTC day (429), in an atomic count (lib/atomic.ts).
+ * - Refresh-token reuse detection (RFC 9700 §4.14.2, OAuth 2.1 §4.3.1): every refresh token is spent in
+ *   its grant's atomic record before the library sees it; one presented a second time revokes the grant
+ *   (the library keeps the previous refresh token valid, on purpose, to recover a lost response).
+ * - Requests on another loopback name (`127.0.0.1`, `[::1]`) are served as the issuer's (`localhost`), and
+ *   the library's bodiless refusals (404, 405) become problem+json.
  */
 import type { Context, Hono } from 'hono';
 import type { AppEnv } from '../env.ts';
+import { giveBack, settle, spend, take } from '../atomic.ts';
+import { readBoundedBody, readBoundedForm } from '../body.ts';
+import {
+  MalformedJsonError,
+  MethodNotAllowedError,
+  NotFoundError,
+  PayloadTooLargeError,
+  RateLimitedError,
+  ValidationError,
+  type FieldError,
+} from '../errors.ts';
+import { hashKey } from '../keys.ts';
+import {
+  OAUTH_CLIENT_NAME_MAX_CHARS,
+  OAUTH_MAX_BODY_BYTES,
+  OAUTH_MAX_FORM_FIELDS,
+  OAUTH_REDIRECT_URIS_MAX,
+  OAUTH_REGISTRATION_MAX_MEMBERS,
+  OAUTH_REGISTRATION_MAX_STRING,
+  OAUTH_REGISTRATIONS_PER_NETWORK_PER_DAY,
+} from '../limits.ts';
 import { originPolicy, checkHostAndOrigin, requestHost } from '../origin.ts';
+import { clientNetwork, secondsToUtcMidnight } from '../rate-limit.ts';
+import { pointerToken } from '../validation.ts';
 import {
   AUTHORIZATION_SERVER_WELL_KNOWN,
   MCP_RESOURCE_PATH,
@@ -15,6 +50,8 @@ import {
   REGISTER_PATH,
   TOKEN_PATH,
   authorizationServer,
+  issuerOf,
+  oauthLifetimes,
   protectedResourceMetadata,
 } from './provider.ts';
 
@@ -25,6 +62,170 @@ function executionContext(c: Context<AppEnv>): ExecutionContext {
   } catch {
     return { waitUntil: () => {}, passThroughOnException: () => {}, props: {} } as unknown as ExecutionContext;
   }
+}
+
+/** The 413 of an OAuth request body over {@link OAUTH_MAX_BODY_BYTES}. */
+export function oauthBodyTooLarge(): PayloadTooLargeError {
+  return new PayloadTooLargeError(`An OAuth request body may be at most ${OAUTH_MAX_BODY_BYTES / 1024} KiB.`);
+}
+
+/**
+ * Why a client registration is refused before the library reads it, one entry per member: more than
+ * {@link OAUTH_REGISTRATION_MAX_MEMBERS} members; a `client_name` (or a localized `client_name#…`) over
+ * {@link OAUTH_CLIENT_NAME_MAX_CHARS} characters; more than {@link OAUTH_REDIRECT_URIS_MAX} `redirect_uris`;
+ * another array over {@link OAUTH_REGISTRATION_MAX_MEMBERS} items; a string, or an array's string, over
+ * {@link OAUTH_REGISTRATION_MAX_STRING} characters. The library checks the metadata's meaning after this.
+ * @param metadata the parsed registration object
+ * @returns field errors under `/body` (empty when within bounds)
+ */
+export function registrationIssues(metadata: Record<string, unknown>): FieldError[] {
+  const issues: FieldError[] = [];
+  const at = (name: string) => `/body/${pointerToken(name)}`;
+  const members = Object.keys(metadata);
+  if (members.length > OAUTH_REGISTRATION_MAX_MEMBERS) {
+    return [{ pointer: '/body', detail: `may have at most ${OAUTH_REGISTRATION_MAX_MEMBERS} members` }];
+  }
+  for (const name of members) {
+    const value = metadata[name];
+    const maxString =
+      name === 'client_name' || name.startsWith('client_name#') ? OAUTH_CLIENT_NAME_MAX_CHARS : OAUTH_REGISTRATION_MAX_STRING;
+    if (typeof value === 'string' && value.length > maxString) issues.push({ pointer: at(name), detail: `length must be ≤ ${maxString}` });
+    if (Array.isArray(value)) {
+      const maxItems = name === 'redirect_uris' ? OAUTH_REDIRECT_URIS_MAX : OAUTH_REGISTRATION_MAX_MEMBERS;
+      if (value.length > maxItems) issues.push({ pointer: at(name), detail: `item count must be ≤ ${maxItems}` });
+      else if (value.some((item) => typeof item === 'string' && item.length > OAUTH_REGISTRATION_MAX_STRING)) {
+        issues.push({ pointer: at(name), detail: `each item's length must be ≤ ${OAUTH_REGISTRATION_MAX_STRING}` });
+      }
+    }
+  }
+  return issues;
+}
+
+/** A refresh token's parts (`<userId>:<grantId>:<secret>`, the library's format), or null for another shape. */
+function refreshTokenParts(token: string | null): { userId: string; grantId: string } | null {
+  const parts = token?.split(':');
+  if (parts?.length !== 3 || !parts.every((p) => /^[A-Za-z0-9_-]{1,128}$/.test(p))) return null;
+  return { userId: parts[0]!, grantId: parts[1]! };
+}
+
+/** What the token endpoint answers a refresh token that was used before, or of a grant revoked for that. */
+export const REFRESH_REUSE_DESCRIPTION =
+  'This refresh token was already used, so the grant is revoked (RFC 9700 §4.14.2); authorize again.';
+
+/** What the token endpoint answers a refresh token presented while another request is exchanging it. */
+export const REFRESH_CONTESTED_DESCRIPTION =
+  'This refresh token is being exchanged by another request; if it is valid, its grant is revoked for the reuse (RFC 9700 §4.14.2).';
+
+/** An RFC 6749 §5.2 error answer, as the library words its own. */
+function oauthError(error: string, description: string): Response {
+  return new Response(JSON.stringify({ error, error_description: description }), {
+    status: 400,
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', Pragma: 'no-cache' },
+  });
+}
+
+/** Revokes a grant with its tokens (the library's; a grant already gone is no error). */
+async function revokeGrant(c: Context<AppEnv>, userId: string, grantId: string): Promise<void> {
+  await (await authorizationServer(c)).getOAuthApi(c.env).revokeGrant(grantId, userId);
+}
+
+/**
+ * A token request through the library, with refresh-token reuse detection: a `refresh_token` grant's token
+ * is spent in its grant's atomic record first. Spent before, the grant is revoked and the request refused;
+ * new, the library exchanges it, and the token stays spent when the exchange succeeded (given back when the
+ * library refused it, so a mistyped request is no reuse). Presented again while that exchange runs, the
+ * second request is refused, and the grant is revoked if the exchange succeeds (the valid token was
+ * presented twice): the new tokens are then revoked too and not answered. Two simultaneous presentations of
+ * a token that is not valid revoke nothing.
+ */
+async function tokenRequest(c: Context<AppEnv>, request: Request, form: URLSearchParams): Promise<Response> {
+  const server = await authorizationServer(c);
+  const presented = form.get('grant_type') === 'refresh_token' ? form.get('refresh_token') : null;
+  const parts = refreshTokenParts(presented);
+  if (!parts) return server.fetch(request, c.env, executionContext(c));
+  const record = `grant:${parts.userId}:${parts.grantId}`;
+  const token = await hashKey(presented!);
+  // The record may be forgotten once the grant has expired: at most the refresh lifetime from now.
+  const until = Date.now() + (oauthLifetimes(c.env).refreshTokenTTL + 86_400) * 1000;
+  const state = await spend(c.env.ATOMIC, record, token, until);
+  if (state === 'contested') return oauthError('invalid_grant', REFRESH_CONTESTED_DESCRIPTION);
+  if (state !== 'fresh') {
+    if (state === 'reused') await revokeGrant(c, parts.userId, parts.grantId);
+    return oauthError('invalid_grant', REFRESH_REUSE_DESCRIPTION);
+  }
+  let answer: Response;
+  try {
+    answer = await server.fetch(request, c.env, executionContext(c));
+  } catch (err) {
+    await settle(c.env.ATOMIC, record, token, false);
+    throw err;
+  }
+  if (await settle(c.env.ATOMIC, record, token, answer.ok)) {
+    await revokeGrant(c, parts.userId, parts.grantId);
+    return oauthError('invalid_grant', REFRESH_REUSE_DESCRIPTION);
+  }
+  return answer;
+}
+
+/**
+ * A client registration through the library, within bounds and the per-network daily cap.
+ * @throws {MalformedJsonError} 400 for a body that is not a JSON object
+ * @throws {ValidationError} 400 for metadata out of bounds ({@link registrationIssues})
+ * @throws {RateLimitedError} 429 once the network registered its daily number of clients
+ */
+async function registration(c: Context<AppEnv>, request: Request, bytes: Uint8Array): Promise<Response> {
+  let metadata: unknown;
+  try {
+    metadata = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    throw new MalformedJsonError('The registration must be a JSON object (RFC 7591).');
+  }
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
+    throw new MalformedJsonError('The registration must be a JSON object (RFC 7591).');
+  }
+  const issues = registrationIssues(metadata as Record<string, unknown>);
+  if (issues.length > 0) throw new ValidationError(issues, 'The registration is out of bounds; see errors[].');
+  const now = new Date();
+  const counter = `oauth-registrations:${clientNetwork(c.req.header('cf-connecting-ip'))}:${now.toISOString().slice(0, 10)}`;
+  const untilMidnight = secondsToUtcMidnight(now);
+  const { ok } = await take(c.env.ATOMIC, counter, OAUTH_REGISTRATIONS_PER_NETWORK_PER_DAY, now.getTime() + (untilMidnight + 3600) * 1000);
+  if (!ok) {
+    throw new RateLimitedError(
+      `This network registered ${OAUTH_REGISTRATIONS_PER_NETWORK_PER_DAY} OAuth clients today; register again after 00:00 UTC.`,
+      untilMidnight,
+    );
+  }
+  const answer = await (await authorizationServer(c)).fetch(request, c.env, executionContext(c));
+  if (!answer.ok) await giveBack(c.env.ATOMIC, counter);
+  return answer;
+}
+
+/**
+ * The library's answer for an endpoint, the request bounded first. The library is handed a copy of the
+ * request on the issuer's origin (a local request to `127.0.0.1` is the issuer's, `localhost`, to it) with
+ * the body already read here.
+ */
+async function authorizationServerAnswer(c: Context<AppEnv>, path: string): Promise<Response> {
+  const incoming = c.req.raw;
+  const url = new URL(c.req.url);
+  const target = new URL(`${url.pathname}${url.search}`, issuerOf(c)).toString();
+  if (incoming.method !== 'POST' || path === AUTHORIZATION_SERVER_WELL_KNOWN) {
+    return (await authorizationServer(c)).fetch(new Request(target, incoming), c.env, executionContext(c));
+  }
+  // The body is sent on as read: its framing headers describe the original.
+  const headers = new Headers(incoming.headers);
+  headers.delete('content-length');
+  headers.delete('transfer-encoding');
+  const form = (incoming.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase() === 'application/x-www-form-urlencoded';
+  if (path === TOKEN_PATH && form) {
+    const { text, form: fields } = await readBoundedForm(incoming, OAUTH_MAX_BODY_BYTES, OAUTH_MAX_FORM_FIELDS, oauthBodyTooLarge);
+    return tokenRequest(c, new Request(target, { method: 'POST', headers, body: text }), fields);
+  }
+  const bytes = await readBoundedBody(incoming, OAUTH_MAX_BODY_BYTES, oauthBodyTooLarge);
+  const request = new Request(target, { method: 'POST', headers, body: bytes });
+  // The library parses a registration as JSON whatever its Content-Type: so is it bounded here.
+  if (path === REGISTER_PATH) return registration(c, request, bytes);
+  return (await authorizationServer(c)).fetch(request, c.env, executionContext(c));
 }
 
 /** Mounts the routes on the app (before the route table). */
@@ -40,7 +241,12 @@ export function mountOAuth(app: Hono<AppEnv>): void {
   for (const path of [AUTHORIZATION_SERVER_WELL_KNOWN, TOKEN_PATH, REGISTER_PATH]) {
     app.all(path, async (c) => {
       checkHostAndOrigin(c.env, requestHost(c.req.raw), undefined);
-      const res = await (await authorizationServer(c)).fetch(c.req.raw, c.env, executionContext(c));
+      const res = await authorizationServerAnswer(c, path);
+      // The library answers some refusals without a body: they get the service's problem+json.
+      if (res.status === 405 && !res.headers.get('content-type')) {
+        throw new MethodNotAllowedError((res.headers.get('allow') ?? 'GET, HEAD').split(/,\s*/).filter((m) => m !== 'OPTIONS'));
+      }
+      if (res.status === 404 && !res.headers.get('content-type')) throw new NotFoundError('No OAuth endpoint answers at this URL.');
       const out = new Response(res.body, res);
       if (path !== AUTHORIZATION_SERVER_WELL_KNOWN) out.headers.set('Cache-Control', 'no-store');
       return out;

@@ -134,8 +134,11 @@ describe('developer console in Chromium', () => {
 
   it('accepts an operator invitation, reads fund data with a fund key, and revokes it (401)', async () => {
     const link = invite(['--fund', 'sample-fund', '--plan', 'paid', '--expires', '1d']);
-    expect(link).toMatch(new RegExp(`^${origin}/developers/console/invite/[0-9A-Za-z]{32}$`));
+    expect(link).toMatch(new RegExp(`^${origin}/developers/console/invite#[0-9A-Za-z]{32}$`));
     const { context, page } = await pageWithPasskey(browser, origin);
+    // The token is the link's fragment: no request the browser makes carries it in its URL.
+    const requested: string[] = [];
+    page.on('request', (request) => requested.push(request.url()));
     try {
       await page.goto(link);
       await page.getByRole('heading', { name: 'You are invited to fund data' }).waitFor();
@@ -165,6 +168,7 @@ describe('developer console in Chromium', () => {
 
       // The invitation was single use.
       await page.goto(link);
+      await page.getByRole('heading', { level: 1, name: 'This invitation is not valid' }).waitFor();
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('This invitation is not valid');
       await screenshot(page, '08-invitation-used');
 
@@ -179,6 +183,8 @@ describe('developer console in Chromium', () => {
       await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
       await dashboardReady(page);
       expect(await page.getByTestId('scopes').textContent()).toBe('calc, fund (sample-fund), fund (other-fund)');
+      expect(requested.some((url) => url.includes('/invite'))).toBe(true);
+      for (const token of [link, second].map((l) => l.split('#')[1]!)) expect(requested.filter((url) => url.includes(token))).toEqual([]);
     } finally {
       await context.close();
     }

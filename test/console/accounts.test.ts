@@ -34,14 +34,23 @@ import {
 import { KEY_USE_NOTE_INTERVAL_MS, noteKeyUse } from '../../lib/console/standing.ts';
 import { authenticate, createKey } from '../../lib/keys.ts';
 import { calcCaller } from '../../lib/rate-limit.ts';
-import { MemoryKv } from '../support/fakes.ts';
+import { FakeAtomicNamespace, MemoryKv } from '../support/fakes.ts';
 import { thrown } from '../support/thrown.ts';
 
 const T0 = new Date('2026-11-02T10:00:00Z');
+
+/** The invitation when it can still be redeemed, else null. */
+async function usableInvitationOrNull(kv: MemoryKv, token: string) {
+  try {
+    return await usableInvitation(kv, token, T0);
+  } catch {
+    return null;
+  }
+}
 const later = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
 
 function stores() {
-  return { kv: new MemoryKv(), apiKeys: new MemoryKv() };
+  return { kv: new MemoryKv(), apiKeys: new MemoryKv(), atomic: new FakeAtomicNamespace() };
 }
 
 describe('sessions', () => {
@@ -69,15 +78,33 @@ describe('sessions', () => {
 
 describe('invitations', () => {
   it('are single use, grant the fund and the plan, and store only the token hash', async () => {
-    const { kv } = stores();
+    const { kv, atomic } = stores();
     const { token } = await createInvitation(kv, { fundId: 'sample-fund', plan: 'paid', ttlSeconds: 3600, now: T0 });
     expect([...kv.data.keys()].some((k) => k.includes(token))).toBe(false);
     const account = await createAccount(kv, 'handle', T0);
-    const updated = await redeemInvitation(kv, token, account, later(60));
+    const updated = await redeemInvitation(kv, atomic, token, account, later(60));
     expect(updated.fundIds).toEqual(['sample-fund']);
     expect(updated.plan).toBe('paid');
     const other = await createAccount(kv, 'other', T0);
-    expect(await rejected(() => redeemInvitation(kv, token, other, later(120)))).toBeInstanceOf(InvitationUnusableError);
+    expect(await rejected(() => redeemInvitation(kv, atomic, token, other, later(120)))).toBeInstanceOf(InvitationUnusableError);
+  });
+
+  it('are single use under concurrency: of 30 accounts redeeming one at once, exactly one gets the fund', async () => {
+    const { kv, atomic } = stores();
+    const { token } = await createInvitation(kv, { fundId: 'sample-fund', now: T0 });
+    const accounts = await Promise.all(Array.from({ length: 30 }, (_, i) => createAccount(kv, `h${i}`, T0)));
+    const outcomes = await Promise.allSettled(accounts.map((a) => redeemInvitation(kv, atomic, token, a, T0)));
+    const won = outcomes.filter((o) => o.status === 'fulfilled');
+    expect(won).toHaveLength(1);
+    expect(outcomes.filter((o) => o.status === 'rejected' && o.reason instanceof InvitationUnusableError)).toHaveLength(29);
+    const winner = (won[0] as PromiseFulfilledResult<{ accountId: string }>).value.accountId;
+    expect((await usableInvitationOrNull(kv, token)) === null).toBe(true);
+    const withFund = (await listAccounts(kv)).filter((a) => a.fundIds.includes('sample-fund')).map((a) => a.accountId);
+    expect(withFund).toEqual([winner]);
+    // The winner retrying (its KV write had failed, say) is let through; nobody else is.
+    kv.data.delete([...kv.data.keys()].find((k) => k.startsWith('invitation:'))!);
+    const { token: again } = await createInvitation(kv, { fundId: 'f2', now: T0 });
+    expect((await redeemInvitation(kv, atomic, again, accounts[3]!, T0)).fundIds).toContain('f2');
   });
 
   it('expire, and unknown or malformed tokens are refused the same way (410)', async () => {
@@ -92,58 +119,105 @@ describe('invitations', () => {
   });
 
   it('of the free plan leave a paid account paid', async () => {
-    const { kv } = stores();
+    const { kv, atomic } = stores();
     const account = await setPlan(kv, (await createAccount(kv, 'h', T0)).accountId, 'paid');
     const { token } = await createInvitation(kv, { fundId: 'f', now: T0 });
-    expect((await redeemInvitation(kv, token, account, T0)).plan).toBe('paid');
+    expect((await redeemInvitation(kv, atomic, token, account, T0)).plan).toBe('paid');
   });
 });
 
 describe('keys of an account', () => {
   it('mints calc keys for anyone and fund keys only for an invited fund', async () => {
-    const { kv, apiKeys } = stores();
+    const { kv, apiKeys, atomic } = stores();
     const account = await createAccount(kv, 'h', T0);
-    const { record } = await mintAccountKey(kv, apiKeys, account, { scope: 'calc', label: 'a', now: T0 });
+    const { record } = await mintAccountKey(kv, apiKeys, atomic, account, { scope: 'calc', label: 'a', now: T0 });
     expect(record).toMatchObject({ scope: 'calc', fundId: null, accountId: account.accountId, label: 'a' });
-    const refused = await rejected(() => mintAccountKey(kv, apiKeys, account, { scope: 'fund', label: 'b' }));
+    const refused = await rejected(() => mintAccountKey(kv, apiKeys, atomic, account, { scope: 'fund', label: 'b' }));
     expect(refused).toMatchObject({ code: 'insufficient_scope', status: 403 });
     const { token } = await createInvitation(kv, { fundId: 'sample-fund', now: T0 });
-    const invited = await redeemInvitation(kv, token, account, T0);
-    expect((await mintAccountKey(kv, apiKeys, invited, { scope: 'fund', label: 'c' })).record.fundId).toBe('sample-fund');
-    expect(await rejected(() => mintAccountKey(kv, apiKeys, invited, { scope: 'fund', fundId: 'other', label: 'd' }))).toMatchObject({
+    const invited = await redeemInvitation(kv, atomic, token, account, T0);
+    expect((await mintAccountKey(kv, apiKeys, atomic, invited, { scope: 'fund', label: 'c' })).record.fundId).toBe('sample-fund');
+    expect(
+      await rejected(() => mintAccountKey(kv, apiKeys, atomic, invited, { scope: 'fund', fundId: 'other', label: 'd' })),
+    ).toMatchObject({
       code: 'insufficient_scope',
     });
     expect((await listAccountKeys(kv, apiKeys, account.accountId)).map((k) => k.label).sort()).toEqual(['a', 'c']);
   });
 
   it(`caps an account at ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys; revoking one makes room`, async () => {
-    const { kv, apiKeys } = stores();
+    const { kv, apiKeys, atomic } = stores();
     const account = await createAccount(kv, 'h', T0);
     const ids: string[] = [];
     for (let i = 0; i < MAX_ACTIVE_KEYS_PER_ACCOUNT; i++)
-      ids.push((await mintAccountKey(kv, apiKeys, account, { scope: 'calc', label: `k${i}` })).record.keyId);
-    expect(await rejected(() => mintAccountKey(kv, apiKeys, account, { scope: 'calc', label: 'over' }))).toMatchObject({
+      ids.push((await mintAccountKey(kv, apiKeys, atomic, account, { scope: 'calc', label: `k${i}` })).record.keyId);
+    expect(await rejected(() => mintAccountKey(kv, apiKeys, atomic, account, { scope: 'calc', label: 'over' }))).toMatchObject({
       code: 'invalid_request',
     });
-    await revokeAccountKey(kv, apiKeys, account.accountId, ids[0]!);
-    expect((await mintAccountKey(kv, apiKeys, account, { scope: 'calc', label: 'again' })).record.label).toBe('again');
+    await revokeAccountKey(kv, apiKeys, atomic, account.accountId, ids[0]!);
+    expect((await mintAccountKey(kv, apiKeys, atomic, account, { scope: 'calc', label: 'again' })).record.label).toBe('again');
+  });
+
+  it(`holds the cap under concurrency: 30 mints at once leave ${MAX_ACTIVE_KEYS_PER_ACCOUNT} keys, the refused ones deleted`, async () => {
+    const { kv, apiKeys, atomic } = stores();
+    const account = await createAccount(kv, 'h', T0);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 30 }, (_, i) => mintAccountKey(kv, apiKeys, atomic, account, { scope: 'calc', label: `k${i}`, now: T0 })),
+    );
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(MAX_ACTIVE_KEYS_PER_ACCOUNT);
+    expect(outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason.code)).toEqual(
+      Array(30 - MAX_ACTIVE_KEYS_PER_ACCOUNT).fill('invalid_request'),
+    );
+    expect(apiKeys.data.size).toBe(MAX_ACTIVE_KEYS_PER_ACCOUNT);
+    expect(await listAccountKeys(kv, apiKeys, account.accountId)).toHaveLength(MAX_ACTIVE_KEYS_PER_ACCOUNT);
+  });
+
+  it('counts the keys an account had in KV before its atomic record was written', async () => {
+    const { kv, apiKeys, atomic } = stores();
+    const account = await createAccount(kv, 'h', T0);
+    for (let i = 0; i < MAX_ACTIVE_KEYS_PER_ACCOUNT - 1; i++)
+      await mintAccountKey(kv, apiKeys, atomic, account, { scope: 'calc', label: `k${i}`, now: T0 });
+    atomic.records.clear();
+    await mintAccountKey(kv, apiKeys, atomic, account, { scope: 'calc', label: 'last', now: T0 });
+    expect(await rejected(() => mintAccountKey(kv, apiKeys, atomic, account, { scope: 'calc', label: 'over', now: T0 }))).toMatchObject({
+      code: 'invalid_request',
+    });
+  });
+
+  it('releases keys revoked outside the console (the operator CLI writes KV only) once KV has had time to propagate', async () => {
+    const { kv, apiKeys, atomic } = stores();
+    const account = await createAccount(kv, 'h', T0);
+    for (let i = 0; i < MAX_ACTIVE_KEYS_PER_ACCOUNT; i++)
+      await mintAccountKey(kv, apiKeys, atomic, account, { scope: 'calc', label: `k${i}`, now: T0 });
+    await revokeAccount(kv, apiKeys, account.accountId, T0);
+    const reinstated = { ...account, revokedAt: null };
+    // The KV listing shows no active key, but the record cannot tell a key revoked a minute ago from one
+    // whose KV write has not arrived yet.
+    expect(
+      await rejected(() => mintAccountKey(kv, apiKeys, atomic, reinstated, { scope: 'calc', label: 'soon', now: later(60) })),
+    ).toMatchObject({
+      code: 'invalid_request',
+    });
+    expect((await mintAccountKey(kv, apiKeys, atomic, reinstated, { scope: 'calc', label: 'later', now: later(600) })).record.label).toBe(
+      'later',
+    );
   });
 
   it("cannot revoke another account's key (404)", async () => {
-    const { kv, apiKeys } = stores();
+    const { kv, apiKeys, atomic } = stores();
     const a = await createAccount(kv, 'a', T0);
     const b = await createAccount(kv, 'b', T0);
-    const { record } = await mintAccountKey(kv, apiKeys, a, { scope: 'calc', label: 'a' });
-    expect(await rejected(() => revokeAccountKey(kv, apiKeys, b.accountId, record.keyId))).toMatchObject({
+    const { record } = await mintAccountKey(kv, apiKeys, atomic, a, { scope: 'calc', label: 'a' });
+    expect(await rejected(() => revokeAccountKey(kv, apiKeys, atomic, b.accountId, record.keyId))).toMatchObject({
       code: 'not_found',
       status: 404,
     });
   });
 
   it('authenticate at the plan limit, counted per account, and stop at once when the account is revoked', async () => {
-    const { kv, apiKeys } = stores();
+    const { kv, apiKeys, atomic } = stores();
     const account = await createAccount(kv, 'h', T0);
-    const { key } = await mintAccountKey(kv, apiKeys, account, { scope: 'calc', label: 'a' });
+    const { key } = await mintAccountKey(kv, apiKeys, atomic, account, { scope: 'calc', label: 'a' });
     const principal = await authenticate(`Bearer ${key}`, apiKeys, kv);
     expect(calcCaller(principal, '192.0.2.1')).toEqual({ id: `account:${account.accountId}`, limit: PLAN_DAILY_CALC_LIMITS.free });
     await setPlan(kv, account.accountId, 'paid');
@@ -157,9 +231,9 @@ describe('keys of an account', () => {
   });
 
   it('are refused when their account is revoked even if a key record was not (one account read per call)', async () => {
-    const { kv, apiKeys } = stores();
+    const { kv, apiKeys, atomic } = stores();
     const account = await createAccount(kv, 'h', T0);
-    const { key } = await mintAccountKey(kv, apiKeys, account, { scope: 'calc', label: 'a' });
+    const { key } = await mintAccountKey(kv, apiKeys, atomic, account, { scope: 'calc', label: 'a' });
     expect(await authenticate(`Bearer ${key}`, apiKeys, kv)).toMatchObject({ kind: 'key', account: { accountId: account.accountId } });
     // As when the account's revocation has reached this location before the key records' updates.
     await saveAccount(kv, { ...account, revokedAt: T0.toISOString() });

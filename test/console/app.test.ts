@@ -12,6 +12,8 @@ import { csrfToken, SESSION_COOKIE } from '../../lib/console/app.tsx';
 import { PLAN_DAILY_CALC_LIMITS } from '../../lib/console/config.ts';
 import { fakeEnv, FakeBurst, type MemoryKv } from '../support/fakes.ts';
 import { expectProblem } from '../support/problems.ts';
+import { take } from '../../lib/atomic.ts';
+import { SIGNUPS_PER_NETWORK_PER_DAY } from '../../lib/limits.ts';
 
 const ORIGIN = 'http://localhost:8787';
 const SECRET = 'test-secret-'.padEnd(40, 'x');
@@ -224,6 +226,31 @@ describe('sessions and CSRF', () => {
   });
 });
 
+describe(`sign-ups per client network (${SIGNUPS_PER_NETWORK_PER_DAY} a UTC day)`, () => {
+  it('a failed passkey verification creates no account and uses none of the day', async () => {
+    const { env, ATOMIC } = setup();
+    const body = { response: { id: 'abc', rawId: 'abc', type: 'public-key', response: {} } };
+    for (let i = 0; i < SIGNUPS_PER_NETWORK_PER_DAY + 2; i++)
+      await expectProblem(await post(env, '/register/verify', body), 401, 'unauthorized');
+    const record = ATOMIC.records.get(`signups:192.0.2.7:${NOW.toISOString().slice(0, 10)}`)!;
+    expect(record.data.get('count')).toBe(0);
+    expect((await post(env, '/register/options', {})).status).toBe(200);
+  });
+
+  it(`once the network created ${SIGNUPS_PER_NETWORK_PER_DAY} accounts, sign-up is 429 until 00:00 UTC (at its first step); sign-in is not`, async () => {
+    const { env, ATOMIC } = setup();
+    const day = `signups:192.0.2.7:${NOW.toISOString().slice(0, 10)}`;
+    for (let i = 0; i < SIGNUPS_PER_NETWORK_PER_DAY; i++) await take(ATOMIC, day, SIGNUPS_PER_NETWORK_PER_DAY, Date.UTC(2030, 0, 1));
+    const refused = await post(env, '/register/options', {});
+    const { problem } = await expectProblem(refused, 429, 'rate_limited');
+    expect(problem.detail).toContain(`created ${SIGNUPS_PER_NETWORK_PER_DAY} developer accounts today`);
+    expect(Number(refused.headers.get('retry-after'))).toBe((Date.parse('2026-11-03T00:00:00Z') - NOW.getTime()) / 1000);
+    await expectProblem(await post(env, '/register/verify', { response: {} }), 429, 'rate_limited');
+    expect((await post(env, '/login/options', {})).status).toBe(200);
+    expect((await post(env, '/register/options', {}, { 'cf-connecting-ip': '192.0.2.8' })).status).toBe(200);
+  });
+});
+
 describe('logging', () => {
   it('writes nothing to the console while keys are minted, used and revoked, or requests refused', async () => {
     const spies = (['log', 'info', 'warn', 'error', 'debug'] as const).map((m) => vi.spyOn(console, m).mockImplementation(() => {}));
@@ -286,24 +313,56 @@ describe('keys and scopes', () => {
     await expectProblem(await app.request('/api/v1/fund/overview', { headers: auth }, env), 401, 'unauthorized');
   });
 
-  it('a reused or expired invitation is refused (410) as JSON and as a page', async () => {
+  it('a reused or expired invitation is refused (410), when previewed and when accepted', async () => {
     const { env, CONSOLE } = setup();
     const s = await signIn(CONSOLE);
     const { token } = await createInvitation(CONSOLE, { fundId: 'sample-fund', ttlSeconds: 3600, now });
     const accept = () => post(env, '/invitations/accept', { invitation: token }, { cookie: s.cookie, 'x-csrf-token': s.token });
     expect((await accept()).status).toBe(200);
     await expectProblem(await accept(), 410, 'invitation_unusable');
-    const page = await app.request(`${ORIGIN}/developers/console/invite/${token}`, {}, env);
-    expect(page.status).toBe(410);
-    expect(await page.text()).toContain('This invitation is not valid');
-    const fresh = await createInvitation(CONSOLE, { fundId: 'sample-fund', ttlSeconds: 3600, now });
-    expect((await app.request(`${ORIGIN}/developers/console/invite/${fresh.token}`, {}, env)).status).toBe(200);
+    const preview = (invitation: string) =>
+      post(env, '/invitations/preview', { invitation }, { cookie: s.cookie, 'x-csrf-token': s.token });
+    await expectProblem(await preview(token), 410, 'invitation_unusable');
+    const fresh = await createInvitation(CONSOLE, { fundId: 'sample-fund', plan: 'paid', ttlSeconds: 3600, now });
+    const previewed = await preview(fresh.token);
+    expect(previewed.status).toBe(200);
+    expect(await previewed.json()).toEqual({ fundId: 'sample-fund', plan: 'paid' });
     now = new Date(NOW.getTime() + 3600 * 1000);
     await expectProblem(
       await post(env, '/invitations/accept', { invitation: fresh.token }, { cookie: s.cookie, 'x-csrf-token': s.token }),
       410,
       'invitation_unusable',
     );
+  });
+
+  it('an invitation link keeps its token out of every request path: the page reads it from the fragment', async () => {
+    const { env, CONSOLE } = setup();
+    const { token } = await createInvitation(CONSOLE, { fundId: 'sample-fund', ttlSeconds: 3600, now });
+    const page = await app.request(`${ORIGIN}/developers/console/invite`, {}, env);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('id="invitation-page"');
+    expect(html).toContain('data-action="register"');
+    const s = await signIn(CONSOLE);
+    const signedIn = await (await app.request(`${ORIGIN}/developers/console/invite`, { headers: { cookie: s.cookie } }, env)).text();
+    expect(signedIn).toContain('data-action="accept-invitation"');
+    expect(signedIn).toContain(`<meta name="csrf-token" content="${s.token}"/>`);
+    // A link printed before: the token goes to the fragment, nothing is looked up.
+    const old = await app.request(`${ORIGIN}/developers/console/invite/${token}`, {}, env);
+    expect(old.status).toBe(303);
+    expect(old.headers.get('location')).toBe(`/developers/console/invite#${token}`);
+    expect(CONSOLE.gets.filter((k) => k.startsWith('invitation:'))).toEqual([]);
+    // The preview needs the console's Origin like every console POST.
+    const foreign = await app.request(
+      `${ORIGIN}/developers/console/api/invitations/preview`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: 'https://evil.example' },
+        body: JSON.stringify({ invitation: token }),
+      },
+      env,
+    );
+    expect(foreign.status).toBe(403);
   });
 
   it("a revoked account's keys and session stop at once (401)", async () => {

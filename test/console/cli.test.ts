@@ -11,6 +11,7 @@ import { createAccount, mintAccountKey, readAccount, usableInvitation } from '..
 import { hashKey } from '../../lib/keys.ts';
 import { parseDuration } from '../../scripts/console.ts';
 import { wranglerKv } from '../../scripts/wrangler-kv.ts';
+import { FakeAtomicNamespace } from '../support/fakes.ts';
 
 const persistDir = mkdtempSync(join(tmpdir(), 'fund-edge-console-cli-'));
 afterAll(() => rmSync(persistDir, { recursive: true, force: true }));
@@ -55,13 +56,13 @@ describe('npm run console', () => {
     ]);
     expect(invited.status).toBe(0);
     const link = invited.stdout.trim();
-    expect(link).toMatch(/^https:\/\/fund-edge\.example\.com\/developers\/console\/invite\/[0-9A-Za-z]{32}$/);
-    const invitation = await usableInvitation(kv, link.split('/').pop()!);
+    expect(link).toMatch(/^https:\/\/fund-edge\.example\.com\/developers\/console\/invite#[0-9A-Za-z]{32}$/);
+    const invitation = await usableInvitation(kv, link.split('#').pop()!);
     expect(invitation).toMatchObject({ fundId: 'sample-fund', plan: 'paid', usedAt: null });
     expect(Date.parse(invitation.expiresAt) - Date.parse(invitation.createdAt)).toBe(2 * 86_400_000);
 
     const account = await createAccount(kv, 'handle');
-    const { key } = await mintAccountKey(kv, apiKeys, account, { scope: 'calc', label: 'ci' });
+    const { key } = await mintAccountKey(kv, apiKeys, new FakeAtomicNamespace(), account, { scope: 'calc', label: 'ci' });
 
     expect(cli(['list']).stdout).toMatch(new RegExp(`^${account.accountId}\\tfree\\t-\\tactive\\t1 active keys\\t`, 'm'));
     expect(cli(['plan', account.accountId, 'paid']).stdout).toContain('is now on the paid plan');

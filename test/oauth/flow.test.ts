@@ -7,6 +7,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../lib/app.ts';
 import { revokeAccount } from '../../lib/console/accounts.ts';
+import { REFRESH_REUSE_DESCRIPTION } from '../../lib/oauth/routes.ts';
+import { UNKNOWN_SCOPE_DESCRIPTION } from '../../lib/oauth/consent.tsx';
 import { SPEC_MCP_HEADERS, specInitialize } from '../support/contract.ts';
 import {
   MCP_URL,
@@ -304,6 +306,60 @@ describe('the consent page', () => {
     expect(page.binding).toHaveLength(1);
   });
 
+  it('refuses a scope the server does not grant: back to the client with invalid_scope, the state and the issuer (RFC 6749 §4.1.2.1)', async () => {
+    const f = oauthEnv();
+    const clientId = await register(app, f.env);
+    const session = await developer(f.CONSOLE);
+    for (const scope of ['calculators-only', 'fund:read fund:write', 'openid']) {
+      const res = await app.request(
+        authorizeUrl(clientId, (await pkce()).challenge, { scope }),
+        { headers: { cookie: session.cookie } },
+        f.env,
+      );
+      expect(res.status).toBe(302);
+      const to = new URL(res.headers.get('location')!);
+      expect(`${to.origin}${to.pathname}`).toBe(REDIRECT_URI);
+      expect(Object.fromEntries(to.searchParams)).toEqual({
+        error: 'invalid_scope',
+        error_description: UNKNOWN_SCOPE_DESCRIPTION,
+        state: 'state-123',
+        iss: ORIGIN,
+      });
+    }
+  });
+
+  it('shows what will be granted, fund:read, whether the request named it, named offline_access too, or named none', async () => {
+    const f = oauthEnv();
+    const clientId = await register(app, f.env);
+    const session = await developer(f.CONSOLE);
+    for (const scope of ['fund:read', 'fund:read offline_access', 'offline_access', null]) {
+      const url = authorizeUrl(clientId, (await pkce()).challenge, { scope });
+      const page = await openConsent(app, f.env, url, session);
+      expect(page.res.status).toBe(200);
+      const listed = /<ul id="scopes">(.*?)<\/ul>/s.exec(page.html)![1]!;
+      expect(listed).toBe('<li>read this fund&#39;s data (read-only) of <code>sample-fund</code></li>');
+      const approved = await decide(app, f.env, url, session, page.handle!, page.binding, 'approve');
+      expect(new URL(approved.headers.get('location')!).searchParams.get('code')).toBeTruthy();
+    }
+  });
+
+  it('refuses a consent form over its bounds before reading its fields (413, 400)', async () => {
+    const f = oauthEnv();
+    const session = await developer(f.CONSOLE);
+    const url = authorizeUrl(await register(app, f.env), (await pkce()).challenge);
+    for (const [body, status] of [
+      [`csrf=${session.csrf}&${'x='.repeat(40_000)}`, 413],
+      [`csrf=${session.csrf}&${Array.from({ length: 40 }, (_, i) => `f${i}=1`).join('&')}`, 400],
+    ] as const) {
+      const res = await app.request(
+        url,
+        { method: 'POST', headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN }, body },
+        f.env,
+      );
+      expect(res.status).toBe(status);
+    }
+  });
+
   it('a calc-only account cannot approve: the page says why and Cancel sends access_denied', async () => {
     const f = oauthEnv();
     const session = await developer(f.CONSOLE, { calcOnly: true });
@@ -320,7 +376,7 @@ describe('the consent page', () => {
 });
 
 describe('refresh, revocation and grants', () => {
-  it('rotates the refresh token: the new one works, the one before the previous is refused', async () => {
+  it('rotates the refresh token: each new one works once', async () => {
     const { env, body, clientId } = await tokens();
     const first = await token(app, env, {
       grant_type: 'refresh_token',
@@ -334,9 +390,73 @@ describe('refresh, revocation and grants', () => {
     expect((await mcp(env, specInitialize(), `Bearer ${one.access_token}`)).status).toBe(200);
     const second = await token(app, env, { grant_type: 'refresh_token', refresh_token: one.refresh_token, client_id: clientId });
     expect(second.status).toBe(200);
-    const stale = await token(app, env, { grant_type: 'refresh_token', refresh_token: body.refresh_token, client_id: clientId });
-    expect(stale.status).toBe(400);
-    expect(((await stale.json()) as { error: string }).error).toBe('invalid_grant');
+    const two = (await second.json()) as { access_token: string; refresh_token: string };
+    expect((await mcp(env, specInitialize(), `Bearer ${two.access_token}`)).status).toBe(200);
+  });
+
+  it('a refresh token used a second time revokes the grant: the newer refresh token and its access tokens stop (RFC 9700 §4.14.2)', async () => {
+    const { env, body, clientId, session } = await tokens();
+    const refresh = (refreshToken: string) =>
+      token(app, env, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
+    const rotated = await refresh(body.refresh_token);
+    expect(rotated.status).toBe(200);
+    const two = (await rotated.json()) as { access_token: string; refresh_token: string };
+    expect((await mcp(env, specInitialize(), `Bearer ${two.access_token}`)).status).toBe(200);
+    // The library alone would accept the previous token again (to recover a lost response).
+    const replay = await refresh(body.refresh_token);
+    expect(replay.status).toBe(400);
+    expect(await replay.json()).toEqual({ error: 'invalid_grant', error_description: REFRESH_REUSE_DESCRIPTION });
+    expect((await refresh(two.refresh_token)).status).toBe(400);
+    expect((await mcp(env, specInitialize(), `Bearer ${two.access_token}`)).status).toBe(401);
+    expect((await mcp(env, specInitialize(), `Bearer ${body.access_token}`)).status).toBe(401);
+    const page = await (
+      await app.request(`${ORIGIN}/developers/console/oauth/applications`, { headers: { cookie: session.cookie } }, env)
+    ).text();
+    expect(page).toContain('No application is authorized');
+  });
+
+  it('ten presentations of one refresh token at once: at most one is answered, and the grant ends revoked', async () => {
+    const { env, body, clientId } = await tokens();
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        token(app, env, { grant_type: 'refresh_token', refresh_token: body.refresh_token, client_id: clientId }),
+      ),
+    );
+    const issued = answers.filter((r) => r.status === 200);
+    expect(issued.length).toBeLessThanOrEqual(1);
+    expect(answers.filter((r) => r.status === 400)).toHaveLength(10 - issued.length);
+    for (const r of issued) {
+      const t = (await r.json()) as { access_token: string; refresh_token: string };
+      expect((await mcp(env, specInitialize(), `Bearer ${t.access_token}`)).status).toBe(401);
+      expect((await token(app, env, { grant_type: 'refresh_token', refresh_token: t.refresh_token, client_id: clientId })).status).toBe(
+        400,
+      );
+    }
+    expect((await mcp(env, specInitialize(), `Bearer ${body.access_token}`)).status).toBe(401);
+  });
+
+  it('two simultaneous refreshes with a made-up token of the grant revoke nothing (knowing a grant id is not enough)', async () => {
+    const { env, body, clientId } = await tokens();
+    const [userId, grantId] = body.refresh_token.split(':');
+    const forged = `${userId}:${grantId}:${'A'.repeat(32)}`;
+    const answers = await Promise.all(
+      [1, 2].map(() => token(app, env, { grant_type: 'refresh_token', refresh_token: forged, client_id: clientId })),
+    );
+    expect(answers.map((r) => r.status)).toEqual([400, 400]);
+    expect((await token(app, env, { grant_type: 'refresh_token', refresh_token: forged, client_id: clientId })).status).toBe(400);
+    const ok = await token(app, env, { grant_type: 'refresh_token', refresh_token: body.refresh_token, client_id: clientId });
+    expect(ok.status).toBe(200);
+    expect((await mcp(env, specInitialize(), `Bearer ${body.access_token}`)).status).toBe(200);
+  });
+
+  it('a refresh the library refuses (another client) spends nothing: the token still works once', async () => {
+    const { env, body, clientId } = await tokens();
+    const other = await register(app, env, { client_name: 'Other' });
+    const refused = await token(app, env, { grant_type: 'refresh_token', refresh_token: body.refresh_token, client_id: other });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: string }).error).toBe('invalid_grant');
+    const ok = await token(app, env, { grant_type: 'refresh_token', refresh_token: body.refresh_token, client_id: clientId });
+    expect(ok.status).toBe(200);
   });
 
   it('revokes an access token at the revocation endpoint (RFC 7009)', async () => {

@@ -307,6 +307,12 @@ describe('item 9: configuration parsed once with zod', () => {
       corsOrigins: '*',
       mcpAllowedOrigins: [],
       publicOrigin: undefined,
+      oauthAccessTokenTtl: 3600,
+      oauthRefreshTokenTtl: 2_592_000,
+    });
+    expect(configOf({ OAUTH_ACCESS_TOKEN_TTL: '60', OAUTH_REFRESH_TOKEN_TTL: '31536000' })).toMatchObject({
+      oauthAccessTokenTtl: 60,
+      oauthRefreshTokenTtl: 31_536_000,
     });
     expect(
       configOf({
@@ -343,6 +349,11 @@ describe('item 9: configuration parsed once with zod', () => {
     ['PUBLIC_ORIGIN', 'https://fund-edge.example.com/api'],
     ['PUBLIC_ORIGIN', 'public-host.test'],
     ['INVESTOR_REF_KEY', 'short'],
+    ['OAUTH_ACCESS_TOKEN_TTL', '59'],
+    ['OAUTH_ACCESS_TOKEN_TTL', '86401'],
+    ['OAUTH_ACCESS_TOKEN_TTL', '1h'],
+    ['OAUTH_ACCESS_TOKEN_TTL', '0600'],
+    ['OAUTH_REFRESH_TOKEN_TTL', '31536001'],
   ])('%s=%j is refused, naming the variable and not the value', (variable, value) => {
     let error: unknown;
     try {
@@ -356,6 +367,25 @@ describe('item 9: configuration parsed once with zod', () => {
     const said = JSON.stringify(issues) + (error as Error).message;
     expect(said).not.toContain(value);
     expect(said).not.toContain(PASSWORD);
+  });
+
+  it('a malformed OAuth token lifetime fails every request like any other variable, not only the OAuth paths', async () => {
+    const log = captureLog();
+    const env = { ...fakeEnv().env, OAUTH_ACCESS_TOKEN_TTL: '30' };
+    for (const [path, init] of [
+      ['/llms.txt', {}],
+      ['/api/v1/calc/operating-cost-calculator', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }],
+      ['/api/v1/fund/overview', { headers: { authorization: `Bearer ${DEMO_API_KEY}` } }],
+      ['/.well-known/oauth-authorization-server', {}],
+    ] as const) {
+      await expectProblem(await app.request(`http://localhost:8787${path}`, init, env), 500, 'internal_error');
+    }
+    const lines = log.lines().map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toMatchObject({
+      event: 'config_invalid',
+      issues: [{ variable: 'OAUTH_ACCESS_TOKEN_TTL', rule: 'must be whole seconds from 60 to 86400' }],
+    });
   });
 
   it('a malformed configuration answers every request 500 internal_error and logs config_invalid', async () => {

@@ -12,6 +12,7 @@ import { MAX_BODY_BYTES } from '../../lib/endpoint.ts';
 import { MAX_CSV_ROWS } from '../../lib/csv.ts';
 import { DEFAULT_KEY_DAILY_CALC_LIMIT } from '../../lib/keys.ts';
 import { createApp } from '../../lib/app.ts';
+import { MAX_ACTIVE_KEYS_PER_ACCOUNT } from '../../lib/console/accounts.ts';
 import { fakeEnv } from '../support/fakes.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -49,6 +50,8 @@ describe('limits live in lib/limits.ts', () => {
       `| fund data | ${limits.FUND_BURST_LIMIT} requests per ${limits.BURST_PERIOD_SECONDS} s per key`,
       `| request body | ${limits.MAX_BODY_BYTES / 1024 / 1024} MiB |`,
       `| CSV inputs | ${n(limits.MAX_CSV_ROWS)} data rows |`,
+      `| developer console | ${limits.SIGNUPS_PER_NETWORK_PER_DAY} sign-ups per client network per UTC day; ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys per account`,
+      `| OAuth endpoints | ${limits.OAUTH_MAX_BODY_BYTES / 1024} KiB bodies, ${limits.OAUTH_MAX_FORM_FIELDS} form fields, ${limits.OAUTH_REGISTRATIONS_PER_NETWORK_PER_DAY} client registrations per client network per UTC day`,
     ]) {
       expect(table).toContain(text);
     }

@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Env } from '../../lib/env.ts';
+import { AtomicRecord, type AtomicState } from '../../lib/atomic.ts';
 
 /** The assets binding over `public/` (what `npm run docs:build` wrote), as wrangler's `[assets]` serves it. */
 export const fakeAssets = {
@@ -66,6 +67,59 @@ export class FakeBurst {
   }
 }
 
+/**
+ * The `ATOMIC` Durable Object namespace in memory: the real {@link AtomicRecord} class, one instance per
+ * name, over a Map, with `blockConcurrencyWhile` a per-record queue (as workerd runs one operation of a
+ * Durable Object at a time). `alarms` holds each record's scheduled deletion.
+ */
+export class FakeAtomicNamespace {
+  readonly records = new Map<string, { record: AtomicRecord; data: Map<string, unknown> }>();
+  readonly alarms = new Map<string, number>();
+  /** Names of the records operations ran on, in order. */
+  readonly calls: string[] = [];
+
+  idFromName(name: string): DurableObjectId {
+    return { name, toString: () => name, equals: (o: DurableObjectId) => o.toString() === name } as unknown as DurableObjectId;
+  }
+
+  get(id: DurableObjectId): { fetch(input: string, init: RequestInit): Promise<Response> } {
+    const name = id.toString();
+    let entry = this.records.get(name);
+    if (!entry) {
+      const data = new Map<string, unknown>();
+      let queue: Promise<unknown> = Promise.resolve();
+      const alarms = this.alarms;
+      const state: AtomicState = {
+        storage: {
+          get: async <T>(key: string) => structuredClone(data.get(key)) as T | undefined,
+          put: async <T>(key: string, value: T) => void data.set(key, structuredClone(value)),
+          delete: async (key: string) => data.delete(key),
+          deleteAll: async () => {
+            data.clear();
+            alarms.delete(name);
+          },
+          getAlarm: async () => alarms.get(name) ?? null,
+          setAlarm: async (time: number) => void alarms.set(name, time),
+        },
+        blockConcurrencyWhile: <T>(callback: () => Promise<T>): Promise<T> => {
+          const run = queue.then(callback, callback);
+          queue = run.catch(() => undefined);
+          return run;
+        },
+      };
+      entry = { record: new AtomicRecord(state), data };
+      this.records.set(name, entry);
+    }
+    const { record } = entry;
+    return {
+      fetch: async (input: string, init: RequestInit) => {
+        this.calls.push(name);
+        return record.fetch(new Request(input, init));
+      },
+    };
+  }
+}
+
 /** Fresh bindings for one test. */
 export function fakeEnv(
   overrides: Partial<{
@@ -85,6 +139,7 @@ export function fakeEnv(
   const RATE_LIMITS = new MemoryKv();
   const CALC_BURST = overrides.burst ?? new FakeBurst();
   const FUND_BURST = overrides.fundBurst ?? new FakeBurst();
+  const ATOMIC = new FakeAtomicNamespace();
   const env = {
     API_KEYS,
     RATE_LIMITS,
@@ -93,11 +148,12 @@ export function fakeEnv(
     ASSETS: fakeAssets,
     CONSOLE,
     CONSOLE_BURST,
+    ATOMIC,
     FUND_ID: overrides.FUND_ID ?? 'sample-fund',
     ...(overrides.PUBLIC_ORIGIN !== undefined ? { PUBLIC_ORIGIN: overrides.PUBLIC_ORIGIN } : {}),
     ...(overrides.CONSOLE_SESSION_SECRET ? { CONSOLE_SESSION_SECRET: overrides.CONSOLE_SESSION_SECRET } : {}),
     ...(overrides.CORS_ORIGINS ? { CORS_ORIGINS: overrides.CORS_ORIGINS } : {}),
     ...(overrides.MCP_ALLOWED_ORIGINS !== undefined ? { MCP_ALLOWED_ORIGINS: overrides.MCP_ALLOWED_ORIGINS } : {}),
   } as unknown as Env;
-  return { env, API_KEYS, RATE_LIMITS, CALC_BURST, FUND_BURST, CONSOLE, CONSOLE_BURST };
+  return { env, API_KEYS, RATE_LIMITS, CALC_BURST, FUND_BURST, CONSOLE, CONSOLE_BURST, ATOMIC };
 }

@@ -1,8 +1,9 @@
 /**
  * The developer console's browser script (bundled by scripts/build-console.ts into lib/console/client.generated.ts
  * and served as `/developers/console/console.js`): passkey sign-up and sign-in through
- * `@simplewebauthn/browser`, minting and revoking keys, accepting an invitation, signing out, and copying a
- * key. Every request is a same-origin JSON POST carrying the page's CSRF token (`X-CSRF-Token`).
+ * `@simplewebauthn/browser`, minting and revoking keys, reading and accepting an invitation (its token is the
+ * link's fragment, which no request path carries), signing out, and copying a key. Every request is a
+ * same-origin JSON POST carrying the page's CSRF token (`X-CSRF-Token`).
  */
 import { browserSupportsWebAuthn, startAuthentication, startRegistration } from '@simplewebauthn/browser';
 
@@ -82,6 +83,29 @@ async function copy(targetId: string): Promise<void> {
   status('Copied to the clipboard.');
 }
 
+/**
+ * On an invitation link's page (`/developers/console/invite#<token>`): asks what the invitation grants and
+ * shows it, its buttons carrying the token, or says it cannot be used.
+ */
+async function showInvitation(): Promise<void> {
+  if (!document.getElementById('invitation-page')) return;
+  const show = (id: string) => {
+    for (const part of ['invite-checking', 'invite-usable', 'invite-unusable']) document.getElementById(part)!.hidden = part !== id;
+  };
+  const token = location.hash.slice(1);
+  if (!/^[0-9A-Za-z]{32}$/.test(token)) return show('invite-unusable');
+  let granted: { fundId: string; plan: string };
+  try {
+    granted = await post('/invitations/preview', { invitation: token });
+  } catch {
+    return show('invite-unusable');
+  }
+  document.getElementById('invite-fund')!.textContent = granted.fundId;
+  document.getElementById('invite-paid')!.hidden = granted.plan !== 'paid';
+  for (const button of document.querySelectorAll<HTMLElement>('#invite-usable [data-action]')) button.dataset.invitation = token;
+  show('invite-usable');
+}
+
 const actions: Record<string, (el: HTMLElement) => Promise<void>> = {
   register: (el) => register(el.dataset.invitation || undefined),
   login: (el) => login(el.dataset.invitation || undefined),
@@ -119,3 +143,5 @@ document.addEventListener('submit', (event) => {
   event.preventDefault();
   mint(form).catch((err: unknown) => status(err instanceof Error ? err.message : 'Something went wrong.'));
 });
+
+showInvitation().catch(() => status('The invitation could not be checked; reload the page.'));
