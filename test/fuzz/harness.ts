@@ -203,7 +203,7 @@ export async function runFuzz(target: FuzzTarget, options: FuzzOptions): Promise
     const others = [...inFlight].sort((a, b) => a - b);
     return fresh.map((line) => ({
       kind: WORKER_LOG_FAILURE,
-      detail: `${line.trim()}${others.length ? ` (in flight: requests ${others.join(', ')})` : ''}`,
+      detail: `${others.length ? `in flight: requests ${others.join(', ')}; ` : ''}${line.replace(/^\W*\[ERROR\]\s*/, '').trim()}`,
     }));
   };
   let epoch = 0;
