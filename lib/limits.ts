@@ -26,3 +26,9 @@ export const FUND_BURST_LIMIT = 120;
  * completes is a defect of ours, never a wait worth keeping a client on.
  */
 export const MCP_ANSWER_TIMEOUT_MS = 10_000;
+/**
+ * The `tools/call`s of one MCP request (a JSON-RPC batch holds up to 100) that run at once; the others wait
+ * for a slot, in order. It bounds what one request holds in memory and CPU at a time; the answer is the
+ * same array either way.
+ */
+export const MCP_BATCH_CONCURRENCY = 4;
