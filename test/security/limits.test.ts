@@ -49,6 +49,7 @@ describe('limits live in lib/limits.ts', () => {
       `| fund data | ${limits.FUND_BURST_LIMIT} requests per ${limits.BURST_PERIOD_SECONDS} s per key`,
       `| request body | ${limits.MAX_BODY_BYTES / 1024 / 1024} MiB |`,
       `| CSV inputs | ${n(limits.MAX_CSV_ROWS)} data rows |`,
+      `| an MCP batch | at most ${limits.MCP_BATCH_CONCURRENCY} of its \`tools/call\`s run at once`,
     ]) {
       expect(table).toContain(text);
     }
