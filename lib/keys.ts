@@ -122,7 +122,11 @@ export function constantTimeEqual(a: string, b: string): boolean {
   return diff === 0;
 }
 
-let demoHash: Promise<string> | undefined;
+/**
+ * SHA-256 of the demo key, once made: a plain string, never the promise that makes it (workerd ties I/O to
+ * the request that started it, so requests share plain values only; concurrent first requests each hash it).
+ */
+let demoHash: string | undefined;
 
 /**
  * How long an isolate trusts a stored key record it has read, in milliseconds, without reading `API_KEYS`
@@ -134,6 +138,10 @@ let demoHash: Promise<string> | undefined;
 export const AUTH_CACHE_MS = 30_000;
 /** At most this many keys are remembered per `API_KEYS` namespace and isolate (all forgotten when full). */
 const AUTH_CACHE_ENTRIES = 1_000;
+/**
+ * Records read by this isolate, by key hash: plain values with their expiry, filled by the request that read
+ * them. A request never awaits another's read (concurrent first requests of a key each read it once).
+ */
 const authCache = new WeakMap<object, Map<string, { record: KeyRecord; until: number }>>();
 
 /** The isolate's authenticated keys for one `API_KEYS` namespace, by SHA-256 hash. */
@@ -232,8 +240,8 @@ export async function authenticate(
   const key = match[1]!;
   if (!KEY_PATTERN.test(key)) throw new UnauthorizedError('The API key is malformed.', true);
   const hash = await hashKey(key);
-  demoHash ??= hashKey(DEMO_API_KEY);
-  if (constantTimeEqual(hash, await demoHash)) return { kind: 'demo' };
+  demoHash ??= await hashKey(DEMO_API_KEY);
+  if (constantTimeEqual(hash, demoHash)) return { kind: 'demo' };
   const cache = authCacheOf(store);
   const cached = cache.get(hash);
   let record: KeyRecord | null;

@@ -49,3 +49,9 @@ export const OAUTH_CLIENT_NAME_MAX_CHARS = 200;
 export const OAUTH_REGISTRATIONS_PER_NETWORK_PER_DAY = 30;
 /** Developer-console sign-ups (accounts created) per client network per UTC day (an atomic count; 429 beyond). */
 export const SIGNUPS_PER_NETWORK_PER_DAY = 5;
+/**
+ * The `tools/call`s of one MCP request (a JSON-RPC batch holds up to 100) that run at once; the others wait
+ * for a slot, in order. It bounds what one request holds in memory and CPU at a time; the answer is the
+ * same array either way.
+ */
+export const MCP_BATCH_CONCURRENCY = 4;

@@ -86,7 +86,11 @@ export function redact(schema: z.ZodType, body: unknown, sensitive: Iterable<str
  * (synthetic) data; fund data from a database is refused without the secret (`fundSource` in lib/fund/source.ts).
  */
 const DEFAULT_REF_KEY = 'fund-edge investorRef v1';
-const refKeys = new Map<string, Promise<CryptoKey>>();
+/**
+ * HMAC keys by secret, once imported: plain `CryptoKey`s, never the promise that imports one (a request
+ * awaits only what it started; concurrent first requests each import it).
+ */
+const refKeys = new Map<string, CryptoKey>();
 
 /**
  * Stable pseudonyms `inv_<16 hex>` of investors: HMAC-SHA-256 (RFC 2104) over `<fundId>:<investorId>`, keyed by
@@ -96,12 +100,12 @@ const refKeys = new Map<string, Promise<CryptoKey>>();
  */
 export async function investorRefs(fundId: string, investorIds: readonly string[], secret?: string): Promise<Map<string, string>> {
   const keyText = secret || DEFAULT_REF_KEY;
-  let key = refKeys.get(keyText);
-  if (!key) {
-    key = crypto.subtle.importKey('raw', new TextEncoder().encode(keyText), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-    refKeys.set(keyText, key);
+  let k = refKeys.get(keyText);
+  if (!k) {
+    k = await crypto.subtle.importKey('raw', new TextEncoder().encode(keyText), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    if (refKeys.size >= 16) refKeys.clear(); // one secret per deployment (and the public default); bounded anyway
+    refKeys.set(keyText, k);
   }
-  const k = await key;
   const out = new Map<string, string>();
   await Promise.all(
     investorIds.map(async (id) => {

@@ -1,7 +1,7 @@
 /**
  * The daily calculator quota (docs/api.md#limits) through the app with an injected clock, and its pure helpers.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { createApp } from '../lib/app.ts';
 import { createKey, DEMO_API_KEY } from '../lib/keys.ts';
@@ -62,6 +62,7 @@ describe('daily quota', () => {
     expect((await call(app, env, auth)).headers.get('ratelimit-policy')).toBe('"daily";q=2;w=86400');
     expect((await call(app, env, auth)).status).toBe(200);
     expect((await call(app, env, auth)).status).toBe(429);
+    await quotaWritesSettled(RATE_LIMITS as unknown as KVNamespace);
     expect(await RATE_LIMITS.get(`calc:${record.keyId}:2026-11-20`)).toBe('2');
     const demo = await call(app, env, { authorization: `Bearer ${DEMO_API_KEY}` });
     expect(demo.headers.get('ratelimit-policy')).toBe('"daily";q=500;w=86400');
@@ -138,6 +139,15 @@ function isolateView(kv: MemoryKv) {
   return { view, log };
 }
 const sleepMs = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A view of `kv` whose reads take `ms` milliseconds. */
+function slowGets(kv: MemoryKv, ms: number) {
+  return {
+    get: async (key: string) => {
+      await sleepMs(ms);
+      return kv.get(key);
+    },
+  };
+}
 /** Smallest gap between consecutive entries, ms (Infinity for fewer than two). */
 const minGap = (times: number[]) => Math.min(...times.slice(1).map((t, i) => t - times[i]!));
 
@@ -165,14 +175,104 @@ describe('quota counting in the isolate', () => {
     expect(puts.at(-1)!.value).toBe(String(calls)); // nothing lost: the last write carries every call
   });
 
-  it('shares one read among concurrent calls and counts them exactly: 500 at once, then refusals', async () => {
+  it('makes one read for concurrent calls and counts them exactly: 500 at once, then refusals, one write', async () => {
     const app = createApp({ clock: clockAt('2026-11-20T12:00:00Z').clock });
     const { env, RATE_LIMITS } = fakeEnv();
     const answers = await Promise.all(Array.from({ length: 520 }, () => call(app, env)));
     expect(answers.filter((r) => r.status === 200)).toHaveLength(500);
     expect(answers.filter((r) => r.status === 429)).toHaveLength(20);
     expect(RATE_LIMITS.gets).toHaveLength(1);
-    expect(await RATE_LIMITS.get('calc:192.0.2.7:2026-11-20')).toBe('500'); // a refusal waits for the write
+    await quotaWritesSettled(RATE_LIMITS as unknown as KVNamespace); // written behind the answers
+    expect(await RATE_LIMITS.get('calc:192.0.2.7:2026-11-20')).toBe('500');
+    expect(RATE_LIMITS.puts.length).toBeLessThanOrEqual(2); // the first call's at once, the rest a second later
+  });
+
+  it('waits for the first read of an isolate, so concurrent calls count from what KV holds', async () => {
+    // 480 calls counted by an earlier isolate; a slow first read here; 40 calls at once: exactly 20 fit.
+    const app = createApp({ clock: clockAt('2026-11-20T12:00:00Z').clock });
+    const { env, RATE_LIMITS } = fakeEnv();
+    await RATE_LIMITS.put('calc:192.0.2.7:2026-11-20', '480');
+    const slow = { ...slowGets(RATE_LIMITS, 200), put: RATE_LIMITS.put.bind(RATE_LIMITS) };
+    const answers = await Promise.all(Array.from({ length: 40 }, () => call(app, { ...env, RATE_LIMITS: slow })));
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(20);
+    expect(RATE_LIMITS.gets).toHaveLength(1);
+    await quotaWritesSettled(slow as unknown as KVNamespace);
+    expect(await RATE_LIMITS.get('calc:192.0.2.7:2026-11-20')).toBe('500');
+  });
+
+  it('answers a refusal at once, whatever a write in flight does (a write that never ends holds nothing up)', async () => {
+    const app = createApp({ clock: clockAt('2026-11-20T12:00:00Z').clock });
+    const { env, API_KEYS, RATE_LIMITS } = fakeEnv();
+    const { key } = await createKey(API_KEYS, { fundId: 'f1', dailyCalcLimit: 1 });
+    // Every write hangs, as one whose request was cancelled would.
+    const stuck = { get: RATE_LIMITS.get.bind(RATE_LIMITS), put: () => new Promise<void>(() => {}) };
+    const isolateEnv = { ...env, RATE_LIMITS: stuck };
+    expect((await call(app, isolateEnv, { authorization: `Bearer ${key}` })).status).toBe(200);
+    const refused = await Promise.race([call(app, isolateEnv, { authorization: `Bearer ${key}` }), sleepMs(5_000).then(() => null)]);
+    expect(refused?.status).toBe(429);
+  });
+
+  it('serves every call when KV reads fail, counting in memory, and adds what KV holds once a read succeeds', async () => {
+    const app = createApp({ clock: clockAt('2026-11-20T12:00:00Z').clock });
+    const { env, RATE_LIMITS } = fakeEnv();
+    await RATE_LIMITS.put('calc:192.0.2.7:2026-11-20', '100');
+    let failing = true;
+    const flaky = {
+      get: async (key: string) => {
+        if (failing) throw new Error('KV GET failed: 503 Service Unavailable');
+        return RATE_LIMITS.get(key);
+      },
+      put: RATE_LIMITS.put.bind(RATE_LIMITS),
+    };
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const isolateEnv = { ...env, RATE_LIMITS: flaky };
+    for (let i = 1; i <= 3; i++) expect((await call(app, isolateEnv)).headers.get('ratelimit')).toBe(`"daily";r=${500 - i};t=43200`);
+    // One failed read per second at most, each logged once, without the caller's id.
+    expect(errors.mock.calls.map((c) => JSON.parse(c[0] as string))).toEqual([
+      { level: 'error', event: 'quota_read_failed', error: 'Error' },
+    ]);
+    errors.mockRestore();
+    await quotaWritesSettled(flaky as unknown as KVNamespace);
+    // The write (3) replaced the 100 of another isolate: nothing more to add from KV now; the 100 are lost
+    // to this isolate, as to any isolate whose last write wins.
+    failing = false;
+    await sleepMs(QUOTA_SYNC_MS + 20);
+    expect((await call(app, isolateEnv)).headers.get('ratelimit')).toBe('"daily";r=496;t=43200');
+  });
+
+  it('loses no call to refused writes: the next write that succeeds carries every call counted', async () => {
+    const app = createApp({ clock: clockAt('2026-11-20T12:00:00Z').clock });
+    const { env, RATE_LIMITS } = fakeEnv();
+    RATE_LIMITS.failPuts = true;
+    for (let i = 0; i < 5; i++) expect((await call(app, env)).status).toBe(200);
+    expect(RATE_LIMITS.data.size).toBe(0);
+    RATE_LIMITS.failPuts = false; // KV takes writes again: the requests still trying write the whole count
+    await quotaWritesSettled(RATE_LIMITS as unknown as KVNamespace);
+    expect(await RATE_LIMITS.get('calc:192.0.2.7:2026-11-20')).toBe('5');
+  });
+
+  it('does not wait for ever on a read whose request went away: its claim expires after a second', async () => {
+    const app = createApp({ clock: clockAt('2026-11-20T12:00:00Z').clock });
+    const { env, RATE_LIMITS } = fakeEnv();
+    await RATE_LIMITS.put('calc:192.0.2.7:2026-11-20', '7');
+    let first = true;
+    const kv = {
+      // The first read never ends (its request was cancelled); later ones answer.
+      get: (key: string) => {
+        if (!first) return RATE_LIMITS.get(key);
+        first = false;
+        return new Promise<string | null>(() => {});
+      },
+      put: RATE_LIMITS.put.bind(RATE_LIMITS),
+    };
+    const isolateEnv = { ...env, RATE_LIMITS: kv };
+    void call(app, isolateEnv); // never answered: its read hangs
+    await sleepMs(10);
+    const started = performance.now();
+    const second = await call(app, isolateEnv);
+    // 7 from KV and this call (the first never got past its read, so it counted nothing).
+    expect(second.headers.get('ratelimit')).toBe('"daily";r=492;t=43200');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(QUOTA_SYNC_MS - 20);
   });
 
   it('keeps counting from KV in a new isolate', async () => {

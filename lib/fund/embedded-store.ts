@@ -1,11 +1,20 @@
 /**
  * The embedded store: the synthetic funds the Worker holds itself (no database). Each fund is loaded on first
  * use and kept for the life of the isolate: from its build-time asset (`/_fund/<fundId>.bin` through the
- * `ASSETS` binding, lib/fund/synthetic/codec.ts), which costs I/O and a JSON.parse, or, without the binding
+ * `ASSETS` binding, lib/fund/synthetic/codec.ts), which costs I/O and decoding 1.4 MB, or, without the binding
  * (tests, scripts) or when the asset is missing or from another build, by simulating it (`simulateFund`, tens
  * of milliseconds of CPU). Both give the same rows. Rows are made only when a read asks for them (per date,
  * per price window, the ledger once) and kept. Reads select like the SQL store (explicit columns, live
  * positions only, ledger memos never returned).
+ *
+ * Loading, as the Worker's requests share it (docs/fund-data.md#the-embedded-funds-in-the-isolate):
+ * - within one request (one {@link EmbeddedFunds.forRequest} view: a REST call, or every `tools/call` of an
+ *   MCP batch), every read shares that request's one load of a fund;
+ * - across requests, what is shared is the decoded fund, a plain value kept once any request has loaded it,
+ *   never a pending load: workerd ties I/O to the request that started it, so a request awaiting another's
+ *   load could hang when that request is cancelled. A request that finds another's load begun less than
+ *   {@link LOAD_CLAIM_MS} ago waits for its result on its own timer (so concurrent first requests decode the
+ *   fund once), and loads the fund itself once the fund is still not kept after that.
  */
 import type { FundIndex, FundReadRequest, FundReadResult, FundStore } from './store.ts';
 import { emptyRead } from './store.ts';
@@ -15,6 +24,15 @@ import { FundAssetError, decodeFund, fundAssetPath } from './synthetic/codec.ts'
 import { FUND_ASSET_FINGERPRINTS } from '../generated/fund-assets.ts';
 import { logFault } from '../log.ts';
 import { fetchAsset } from '../assets.ts';
+
+/**
+ * How long a request waits for a fund another request began loading before it loads the fund itself, ms.
+ * A load (the asset's fetch and decoding) takes tens of milliseconds; a load whose request was cancelled
+ * never finishes, and this bounds what it costs the others.
+ */
+export const LOAD_CLAIM_MS = 2_000;
+/** How often a waiting request looks for the fund another request is loading, ms (on its own timer). */
+const LOAD_POLL_MS = 10;
 
 /**
  * A fund from its build-time asset, or simulated when there is none to use. With a binding, a missing or
@@ -49,6 +67,16 @@ interface Prepared {
   ledger?: LedgerLineRow[];
 }
 
+/** The live positions of the run on `date`, made once per fund and date. */
+function livePositions(p: Prepared, date: string): PositionRow[] {
+  let rows = p.livePositions.get(date);
+  if (!rows) {
+    rows = p.fund.positionsOn(date).filter((row) => row.book === 'live');
+    p.livePositions.set(date, rows);
+  }
+  return rows;
+}
+
 /** Index of the first element of `rows` (sorted by `key`) whose key is greater than (or, `inclusive`, equal to) `value`. */
 function bound<T>(rows: readonly T[], value: string, key: (row: T) => string, inclusive = false): number {
   let lo = 0;
@@ -62,35 +90,80 @@ function bound<T>(rows: readonly T[], value: string, key: (row: T) => string, in
   return lo;
 }
 
+/** The synthetic funds of an isolate: each decoded fund kept once loaded, and a store per request over them. */
+export interface EmbeddedFunds {
+  /**
+   * A store for one request: its reads share one load of each fund (a promise of this request only), and it
+   * awaits no other request's load (see the module comment).
+   * @param assets the Worker's `ASSETS` binding, where the funds' build-time assets are; without it the
+   *   funds are simulated
+   */
+  forRequest(assets?: Fetcher): FundStore;
+}
+
 /**
- * A store over synthetic funds.
- * @param specs the funds it holds, loaded lazily by id ({@link loadFund}) and kept once loaded. Reads that
- *   arrive before the first load has finished load the fund themselves rather than await another request's
- *   load: workerd ties an I/O promise to the request that started it, so a promise shared across requests
- *   could never settle for the others if that request were cancelled. A failed load is not kept.
- * @param assets the Worker's `ASSETS` binding, where the funds' build-time assets are; without it the funds are simulated
+ * The funds of `specs`, loaded lazily by id ({@link loadFund}) and kept once loaded; a failed load is not
+ * kept. The isolate makes one per store and serves every request from views of it ({@link EmbeddedFunds.forRequest}).
  */
-export function embeddedStore(specs: readonly SyntheticFundSpec[], assets?: Fetcher): FundStore {
+export function embeddedFunds(specs: readonly SyntheticFundSpec[]): EmbeddedFunds {
   const prepared = new Map<string, Prepared>();
-  const load = async (fundId: string): Promise<Prepared | null> => {
-    const spec = specs.find((s) => s.fundId === fundId);
-    if (!spec) return null;
-    const kept = prepared.get(fundId);
-    if (kept) return kept;
-    const fund = await loadFund(spec, assets);
-    // Another read may have finished loading meanwhile: keep the first (its made rows are shared).
+  /** `performance.now()` when a request began loading a fund: plain data, expiring after {@link LOAD_CLAIM_MS}. */
+  const claimedAt = new Map<string, number>();
+  const keep = (fundId: string, fund: SyntheticFund): Prepared => {
+    // Another request may have finished loading meanwhile: keep the first (its made rows are shared).
     if (!prepared.has(fundId)) prepared.set(fundId, { fund, livePositions: new Map() });
     return prepared.get(fundId)!;
   };
-  const livePositions = (p: Prepared, date: string): PositionRow[] => {
-    let rows = p.livePositions.get(date);
-    if (!rows) {
-      rows = p.fund.positionsOn(date).filter((row) => row.book === 'live');
-      p.livePositions.set(date, rows);
+  /** One request's load of a fund: another request's result if it lands while that load's claim is fresh, else its own. */
+  const loadFor = async (spec: SyntheticFundSpec, assets: Fetcher | undefined): Promise<Prepared> => {
+    for (;;) {
+      const kept = prepared.get(spec.fundId);
+      if (kept) return kept;
+      const since = performance.now() - (claimedAt.get(spec.fundId) ?? -Infinity);
+      if (since >= LOAD_CLAIM_MS) break;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(LOAD_POLL_MS, LOAD_CLAIM_MS - since)));
     }
-    return rows;
+    const claim = performance.now();
+    claimedAt.set(spec.fundId, claim);
+    try {
+      return keep(spec.fundId, await loadFund(spec, assets));
+    } finally {
+      if (claimedAt.get(spec.fundId) === claim) claimedAt.delete(spec.fundId);
+    }
   };
+  return {
+    forRequest(assets) {
+      const loading = new Map<string, Promise<Prepared>>();
+      const load = (fundId: string): Promise<Prepared | null> | Prepared | null => {
+        const kept = prepared.get(fundId);
+        if (kept) return kept;
+        const spec = specs.find((s) => s.fundId === fundId);
+        if (!spec) return null;
+        let pending = loading.get(fundId);
+        if (!pending) {
+          pending = loadFor(spec, assets);
+          loading.set(fundId, pending);
+          pending.catch(() => loading.delete(fundId));
+        }
+        return pending;
+      };
+      return storeOver(load);
+    },
+  };
+}
 
+/**
+ * A store over synthetic funds whose reads all share one load of each fund: one request's view of
+ * {@link embeddedFunds}, for tests and scripts that read the funds outside the Worker.
+ * @param specs the funds it holds, loaded lazily by id ({@link loadFund}) and kept once loaded
+ * @param assets the Worker's `ASSETS` binding, where the funds' build-time assets are; without it the funds are simulated
+ */
+export function embeddedStore(specs: readonly SyntheticFundSpec[], assets?: Fetcher): FundStore {
+  return embeddedFunds(specs).forRequest(assets);
+}
+
+/** The store's reads over `load`, which gives a fund's prepared data (null: no such fund). */
+function storeOver(load: (fundId: string) => Promise<Prepared | null> | Prepared | null): FundStore {
   return {
     async index(fundId): Promise<FundIndex | null> {
       const p = await load(fundId);

@@ -15,6 +15,7 @@ export const MEMO_MAX_ENTRIES = 512;
 /** Characters of bodies kept per isolate (about 2 bytes each: 8 MiB). */
 export const MEMO_MAX_CHARS = 4 * 1024 * 1024;
 
+/** Bodies by memo key: plain strings, kept by the request that computed them (requests share no pending answer). */
 const entries = new Map<string, string>();
 let chars = 0;
 

@@ -9,7 +9,7 @@ import { FundDataNotConfiguredError, InsufficientScopeError } from '../errors.ts
 import type { AppEnv } from '../env.ts';
 import { DEFAULT_FUND_ID as CONFIG_DEFAULT_FUND_ID, type Config } from '../config.ts';
 import type { Principal } from '../keys.ts';
-import { embeddedStore } from './embedded-store.ts';
+import { embeddedFunds, type EmbeddedFunds } from './embedded-store.ts';
 import { guardedStore, type FundStore } from './store.ts';
 import { DEMO_FUND, SAMPLE_FUND } from './synthetic.ts';
 
@@ -30,13 +30,19 @@ export interface FundSource {
   release(): Promise<void>;
 }
 
-let demoStore: FundStore | undefined;
-let embeddedRealStore: FundStore | undefined;
+/**
+ * The isolate's embedded funds (the demo key's and the deployment's, never mixed): plain values, decoded
+ * once and shared by every request; each request reads them through a view of its own (one load per
+ * request at most, none awaited across requests; lib/fund/embedded-store.ts).
+ */
+const demoFunds: EmbeddedFunds = embeddedFunds([DEMO_FUND]);
+const sampleFunds: EmbeddedFunds = embeddedFunds([SAMPLE_FUND]);
 const nothingToRelease = async () => {};
 
 /**
- * The source of a principal's fund data. With `DATABASE_URL`, a real key's source holds a fresh (lazy)
- * database connection: release it with {@link releaseAfterResponse}.
+ * The source of a principal's fund data, for one request (call it once per request: an MCP batch's tool
+ * calls share it). With `DATABASE_URL`, a real key's source holds a fresh (lazy) database connection:
+ * release it with {@link releaseAfterResponse}; an embedded source is a view of the isolate's kept funds.
  *
  * Fails closed without `INVESTOR_REF_KEY` when `DATABASE_URL` is set: investor pseudonyms of real data
  * must be keyed by the deployment's secret, never by the public default the embedded data uses (anyone who
@@ -44,7 +50,7 @@ const nothingToRelease = async () => {};
  * fund need no secret.
  * @throws {InsufficientScopeError} 403 for a `calc` key, or a key scoped to a fund other than the deployment's
  * @param assets the Worker's `ASSETS` binding: the embedded stores read their funds' build-time assets
- *   through it (lib/fund/embedded-store.ts; kept by the store the isolate's first request makes)
+ *   through it (lib/fund/embedded-store.ts; the first request that needs a fund loads it, and the isolate keeps it)
  * @throws {FundDataNotConfiguredError} 500 for a real key when `DATABASE_URL` is set without `INVESTOR_REF_KEY`
  */
 export function fundSource(
@@ -53,8 +59,7 @@ export function fundSource(
   assets?: Fetcher,
 ): FundSource {
   if (principal.kind === 'demo') {
-    demoStore ??= guardedStore(embeddedStore([DEMO_FUND], assets));
-    return { store: demoStore, fundId: DEMO_FUND.fundId, scope: 'demo', release: nothingToRelease };
+    return { store: guardedStore(demoFunds.forRequest(assets)), fundId: DEMO_FUND.fundId, scope: 'demo', release: nothingToRelease };
   }
   const fundId = config.fundId;
   if (principal.record.scope !== 'fund') {
@@ -65,8 +70,7 @@ export function fundSource(
     if (!config.investorRefKey) throw new FundDataNotConfiguredError();
     return postgresSource(fundId, config.databaseUrl, config.databaseWsProxy);
   }
-  embeddedRealStore ??= guardedStore(embeddedStore([SAMPLE_FUND], assets));
-  return { store: embeddedRealStore, fundId, scope: 'embedded', release: nothingToRelease };
+  return { store: guardedStore(sampleFunds.forRequest(assets)), fundId, scope: 'embedded', release: nothingToRelease };
 }
 
 /**

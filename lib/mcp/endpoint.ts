@@ -9,9 +9,13 @@ import * as z from 'zod';
 import { operationIdOf, type Endpoint } from '../endpoint.ts';
 import type { McpServerSpec } from './tools.ts';
 
-/** The dispatch module and the SDK, imported once per isolate on the first MCP request. */
-let loaded: Promise<typeof import('./dispatch.ts')> | undefined;
-const dispatch = () => (loaded ??= import('./dispatch.ts'));
+/**
+ * The dispatch module and the SDK, evaluated once per isolate on the first MCP request. Each request makes
+ * its own `import()`: the module registry evaluates the module once and hands every later import the same
+ * namespace, and no request awaits a promise another request made (nor could one: the bundle holds the
+ * module, so the import does no I/O).
+ */
+const dispatch = () => import('./dispatch.ts');
 
 /** A JSON-RPC 2.0 request or notification, as the OpenAPI document describes the body. */
 const RPC_MESSAGE = z.looseObject({ jsonrpc: z.literal('2.0'), method: z.string(), id: z.union([z.string(), z.number()]).optional() });

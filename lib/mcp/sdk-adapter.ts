@@ -20,6 +20,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallTool
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import * as z from 'zod';
 import { problemOf } from '../errors.ts';
+import { MCP_BATCH_CONCURRENCY } from '../limits.ts';
 import { SERVER_VERSION, type McpServerSpec } from './tools.ts';
 
 /** Messages of errors this module throws on purpose; {@link withOwnErrorText} lets them through. */
@@ -119,9 +120,31 @@ export class ParamsCheckingServer extends Server {
 }
 
 /**
+ * A gate letting at most `limit` calls of `work` run at once; the others wait for a slot, first come first
+ * served. For the calls of one request only: its queue holds that request's promises, never another's.
+ * @param limit calls at once (≥ 1)
+ */
+export function concurrencyGate(limit: number): <T>(work: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (work) => {
+    if (running < limit) running++;
+    else await new Promise<void>((resolve) => waiting.push(resolve)); // the slot is handed over, still counted
+    try {
+      return await work();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
+  };
+}
+
+/**
  * A fresh SDK server for one request (`serverInfo.websiteUrl`: the service's home page), answering
  * `tools/list` from the server's build-time definitions (parsed on the first `tools/list` of an isolate) and
- * `tools/call` from its tools, which read no schema text.
+ * `tools/call` from its tools, which read no schema text; at most {@link MCP_BATCH_CONCURRENCY} tool calls of
+ * the request (a batch) run at once.
  * @param rawArguments each `tools/call`'s `arguments` as the body held them, by request id: a tool is
  *   handed these rather than the SDK's copy, which drops a member named `__proto__` (REST refuses it)
  */
@@ -134,6 +157,7 @@ export function createServer<C>(
 ): Server {
   const tools = spec.tools();
   const byName = new Map(tools.map((t) => [t.name, t]));
+  const gate = concurrencyGate(MCP_BATCH_CONCURRENCY);
   const server = new ParamsCheckingServer(
     { name: spec.name, title: spec.title, version: SERVER_VERSION, websiteUrl },
     { capabilities: { tools: { listChanged: false } }, instructions: spec.instructions, jsonSchemaValidator: NO_SCHEMA_VALIDATION },
@@ -147,7 +171,7 @@ export function createServer<C>(
     }
     try {
       const args = (rawArguments.get(extra.requestId) ?? request.params.arguments ?? {}) as Record<string, unknown>;
-      const { text, structured } = await tool.call(context, args);
+      const { text, structured } = await gate(() => tool.call(context, args));
       return { content: [{ type: 'text', text }], structuredContent: structured };
     } catch (err) {
       const { body } = problemOf(err, requestId);

@@ -84,6 +84,7 @@ function resourcesOf(issuer: string, local: boolean): string[] {
   return ['localhost', '127.0.0.1', '[::1]'].map((host) => `${url.protocol}//${host}${port}${MCP_RESOURCE_PATH}`);
 }
 
+/** Built servers by issuer and lifetimes: plain objects, each built by the request that needed it (none awaits another's). */
 const servers = new Map<string, OAuthAuthorizationServer<Env>>();
 
 /**

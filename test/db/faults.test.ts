@@ -36,7 +36,7 @@ import { postgresStore } from '../../lib/fund/postgres-store.ts';
 import { SAMPLE_FUND, generateFund } from '../../lib/fund/synthetic.ts';
 import { createKey } from '../../lib/keys.ts';
 import { postgresTarget, startPgWsProxy, type PgWsProxy } from '../../scripts/pg-ws-proxy.ts';
-import { createTestDatabase, migrateAndSeed, type TestDatabase } from '../support/database.ts';
+import { createTestDatabase, migrateAndSeed, someoneWaitsOnALock, type TestDatabase } from '../support/database.ts';
 import { fakeEnv } from '../support/fakes.ts';
 import { expectProblem } from '../support/problems.ts';
 
@@ -438,24 +438,6 @@ describe('a statement over its time budget', () => {
   });
 });
 
-/** Resolves once a statement of this database waits on a lock (PostgreSQL: `pg_stat_activity`). */
-async function someoneWaitsOnALock(): Promise<void> {
-  const watch = database.open();
-  try {
-    await vi.waitFor(
-      async () => {
-        const { rows } = await watch.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-        );
-        expect(rows[0]!.n).toBeGreaterThan(0);
-      },
-      { timeout: 10_000, interval: 50 },
-    );
-  } finally {
-    await watch.release();
-  }
-}
-
 describe('a connection dropped mid-statement', () => {
   it('proxy.dropConnections() while a read waits on the lock: UpstreamUnavailableError, then the next read works', async () => {
     const lock = await lockPositions();
@@ -467,7 +449,7 @@ describe('a connection dropped mid-statement', () => {
       const read = rejection(postgresStore(db).read(FUND, POSITIONS_READ));
       if (database.kind === 'postgres') {
         // PostgreSQL only: wait until the read is on the server, waiting for the lock.
-        await someoneWaitsOnALock();
+        await someoneWaitsOnALock(database);
       } else {
         // PGlite has no pg_stat_activity of other sessions: the read's connection is open and held behind
         // the other connection's transaction (see the header).

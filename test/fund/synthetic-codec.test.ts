@@ -87,7 +87,7 @@ describe('encoding', () => {
 });
 
 describe('loading the embedded fund', () => {
-  it('reads the built asset through the binding, once per fund once loaded, and makes the simulated rows', async () => {
+  it('reads the built asset through the binding, once per fund however many reads arrive at once, and makes the simulated rows', async () => {
     const assets = servingAssets(null);
     assets.fetch = (async (input: Request) => {
       assets.paths.push(new URL(input.url).pathname);
@@ -96,10 +96,11 @@ describe('loading the embedded fund', () => {
     const log = vi.spyOn(console, 'error').mockImplementation(() => {});
     const store = embeddedStore([DEMO_FUND], assets);
     const date = DEMO_FUND.endDate;
-    // One after the other: reads that overlap the first load load for themselves (no promise shared across
-    // requests, see embeddedStore), so only sequential reads show the fund kept.
-    const a = await store.read(DEMO_FUND.fundId, { positions: { navDates: ['2026-10-20'] }, ledger: { after: null, through: date } });
-    const b = await store.index(DEMO_FUND.fundId);
+    // At once: the reads of one store share its one load (test/fund/embedded-loading.test.ts has the rest).
+    const [a, b] = await Promise.all([
+      store.read(DEMO_FUND.fundId, { positions: { navDates: ['2026-10-20'] }, ledger: { after: null, through: date } }),
+      store.index(DEMO_FUND.fundId),
+    ]);
     const simulated = embeddedStore([DEMO_FUND]);
     expect(a).toEqual(
       await simulated.read(DEMO_FUND.fundId, { positions: { navDates: ['2026-10-20'] }, ledger: { after: null, through: date } }),

@@ -11,7 +11,10 @@ import { CALCULATORS } from '../../lib/calculators/index.ts';
 import { toolName } from '../../lib/calculators/definition.ts';
 import { FUND_TOOLS } from '../../lib/fund/tools/index.ts';
 import { buildModel, type FuzzCase } from './cases.ts';
-import { casesOf, formatReport, runFuzz, startFuzzTarget, type FuzzTarget } from './harness.ts';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { casesOf, formatReport, runFuzz, startFuzzTarget, WORKER_LOG_FAILURE, type FuzzTarget } from './harness.ts';
+import type { WorkerLog } from '../support/worker.ts';
 import { judge } from './oracle.ts';
 import { queryVerdict } from './schema.ts';
 import type { FuzzAnswer } from './http.ts';
@@ -122,6 +125,47 @@ describe('the oracle', () => {
     );
     expect(kinds({ ...mcp, rpc: { codes: [-32602] } }, answer(200, error(-32602), json))).toEqual([]);
   });
+});
+
+describe("the Worker's log", () => {
+  it('fails a run whose log reports a hung request or an uncaught exception, even when every answer was fine', async () => {
+    // A stand-in server answering every request, and its log: once `broken`, the first request it serves
+    // writes the two lines workerd prints (as wrangler shows them).
+    const lines: string[] = [];
+    let broken = false;
+    const server = createServer((_req, res) => {
+      if (broken) {
+        broken = false;
+        lines.push(
+          "✘ [ERROR] Uncaught Error: The Workers runtime canceled this request because it detected that your Worker's code had hung and would never generate a response.",
+          '✘ [ERROR] Uncaught (async) Error: boom',
+        );
+      }
+      res.writeHead(204, { 'x-request-id': '00000000-0000-0000-0000-000000000000' }).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const log: WorkerLog = { lines: () => lines, problems: () => [], clear: () => {}, stop: () => {} };
+    const target = {
+      base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      keys,
+      model,
+      log,
+      restart: async () => {},
+      dispose: async () => {},
+    } satisfies FuzzTarget;
+    try {
+      const clean = await runFuzz(target, { seed: 1, runs: 2, timeoutMs: 5_000, concurrency: 1 });
+      expect(clean.classes.map((c) => c.kind)).not.toContain(WORKER_LOG_FAILURE);
+      broken = true;
+      const report = await runFuzz(target, { seed: 1, runs: 2, timeoutMs: 5_000, concurrency: 1 });
+      const found = report.classes.find((c) => c.kind === WORKER_LOG_FAILURE);
+      expect(found?.count).toBe(2);
+      expect(found?.smallest.violation.detail).toMatch(/^Uncaught Error: The Workers runtime canceled this request/);
+      expect(formatReport(report, keys)).toContain(`replay: FUZZ_SEED=1 FUZZ_ONLY=`);
+    } finally {
+      server.close();
+    }
+  }, 30_000);
 });
 
 describe(`a slice of npm run fuzz: seed ${SLICE_SEED}, ${SLICE_RUNS} requests against the Worker in workerd`, () => {

@@ -13,13 +13,19 @@
  * cores) is a failure. A request stuck in the Worker delays every other request of the isolate, so after a
  * timeout or a dropped connection the Worker is restarted and the request is sent again alone: only a
  * request that fails again is reported (others in flight at the time are sent again too).
+ *
+ * The Worker's log is read too (test/support/worker.ts `captureWorkerLog`; the Worker runs with the
+ * inspector on, through which wrangler prints what workerd reports): an uncaught exception or a request
+ * workerd cancelled as hung is a failure even when every client got its answer, since such a line can come
+ * from work behind a response (`waitUntil`) or from a request whose answer was already sent. Each such line
+ * is charged to the request answered when it was read, and names the requests that were in flight then.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { mintKey, startWorker, type TestWorker } from '../support/worker.ts';
+import { captureWorkerLog, mintKey, startWorker, WORKER_LOG_PROBLEM, type TestWorker, type WorkerLog } from '../support/worker.ts';
 import { DEMO_API_KEY } from '../../lib/keys.ts';
 import { buildModel, fuzzCase, SELF_ORIGIN, type FuzzCase, type FuzzKeys, type FuzzModel } from './cases.ts';
 import { closeConnections, send, type FuzzAnswer, type FuzzRequest } from './http.ts';
@@ -28,11 +34,19 @@ import { judge, type Violation } from './oracle.ts';
 /** Cases drawn per fast-check sample (see the module comment). */
 export const CHUNK = 100;
 
+/** The failure class of a problem line in the Worker's log (see the module comment). */
+export const WORKER_LOG_FAILURE = "the Worker's log reports an uncaught exception or a request cancelled as hung";
+
+/** How long the run waits after its last answer for the Worker's log, ms (work behind a response finishes within it). */
+const LOG_SETTLE_MS = 2_000;
+
 /** The Worker under test, the keys minted for it, and the model generated from its declarations and OpenAPI document. */
 export interface FuzzTarget {
   base: string;
   keys: FuzzKeys;
   model: FuzzModel;
+  /** The Worker's log since it started. */
+  log: WorkerLog;
   /** Stops the Worker and starts it again on the same KV (keys and counters kept); updates `base`. */
   restart(): Promise<void>;
   /** Stops the Worker and deletes its KV folder. */
@@ -67,21 +81,31 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
-  let worker: TestWorker = await startWorker(persistDir, RAISED_BURST);
+  const log = captureWorkerLog();
+  const start = () => startWorker(persistDir, RAISED_BURST, 'error', { inspector: true });
+  let worker: TestWorker = await start().catch((err: unknown) => {
+    log.stop();
+    throw err;
+  });
   const doc = (await (await fetch(`${worker.base}/api/v1/openapi.json`)).json()) as Parameters<typeof buildModel>[0];
   const target: FuzzTarget = {
     base: worker.base,
     keys,
     model: buildModel(doc),
+    log,
     async restart() {
       await worker.dispose();
-      worker = await startWorker(persistDir, RAISED_BURST);
+      worker = await start();
       target.base = worker.base;
     },
     async dispose() {
       closeConnections();
-      await worker.dispose();
-      rmSync(persistDir, { recursive: true, force: true });
+      try {
+        await worker.dispose();
+      } finally {
+        log.stop();
+        rmSync(persistDir, { recursive: true, force: true });
+      }
     },
   };
   return target;
@@ -168,6 +192,20 @@ function size(c: FuzzCase): number {
 export async function runFuzz(target: FuzzTarget, options: FuzzOptions): Promise<FuzzReport> {
   const report: FuzzReport = { seed: options.seed, sent: 0, recovered: 0, statuses: {}, classes: [] };
   const classes = new Map<string, FailureClass>();
+  const inFlight = new Set<number>();
+  /** Lines of the Worker's log read so far (from this run's start). */
+  let logRead = target.log.lines().length;
+  /** The problem lines of the Worker's log written since the last call, as violations. */
+  const logViolations = (): Violation[] => {
+    const lines = target.log.lines();
+    const fresh = lines.slice(logRead).filter((line) => WORKER_LOG_PROBLEM.test(line));
+    logRead = lines.length;
+    const others = [...inFlight].sort((a, b) => a - b);
+    return fresh.map((line) => ({
+      kind: WORKER_LOG_FAILURE,
+      detail: `${others.length ? `in flight: requests ${others.join(', ')}; ` : ''}${line.replace(/^\W*\[ERROR\]\s*/, '').trim()}`,
+    }));
+  };
   let epoch = 0;
   let gate: Promise<void> = Promise.resolve();
 
@@ -214,36 +252,47 @@ export async function runFuzz(target: FuzzTarget, options: FuzzOptions): Promise
     return pending.shift();
   };
 
+  const record = (item: { index: number; fuzzCase: FuzzCase }, answer: FuzzAnswer | Error, violations: Violation[]) => {
+    for (const violation of violations) {
+      const key = violation.kind;
+      const failure: FuzzFailure = {
+        index: item.index,
+        fuzzCase: item.fuzzCase,
+        violation,
+        status: answer instanceof Error ? null : answer.status,
+        body: answer instanceof Error ? answer.message : answer.body,
+      };
+      const known = classes.get(key);
+      const route = item.fuzzCase.route;
+      if (!known) classes.set(key, { kind: violation.kind, count: 1, routes: new Map([[route, 1]]), smallest: failure });
+      else {
+        known.count++;
+        known.routes.set(route, (known.routes.get(route) ?? 0) + 1);
+        if (size(item.fuzzCase) < size(known.smallest.fuzzCase)) known.smallest = failure;
+      }
+    }
+  };
+  let last: { item: { index: number; fuzzCase: FuzzCase }; answer: FuzzAnswer | Error } | undefined;
+
   async function lane(): Promise<void> {
     for (let item = take(); item; item = take()) {
+      inFlight.add(item.index);
       const answer = await exchange(item.fuzzCase);
+      inFlight.delete(item.index);
       report.sent++;
       next++;
       const status = answer instanceof Error ? answer.name : String(answer.status);
       report.statuses[status] = (report.statuses[status] ?? 0) + 1;
-      for (const violation of judge(item.fuzzCase, answer)) {
-        const key = violation.kind;
-        const failure: FuzzFailure = {
-          index: item.index,
-          fuzzCase: item.fuzzCase,
-          violation,
-          status: answer instanceof Error ? null : answer.status,
-          body: answer instanceof Error ? answer.message : answer.body,
-        };
-        const known = classes.get(key);
-        const route = item.fuzzCase.route;
-        if (!known) classes.set(key, { kind: violation.kind, count: 1, routes: new Map([[route, 1]]), smallest: failure });
-        else {
-          known.count++;
-          known.routes.set(route, (known.routes.get(route) ?? 0) + 1);
-          if (size(item.fuzzCase) < size(known.smallest.fuzzCase)) known.smallest = failure;
-        }
-      }
+      record(item, answer, [...judge(item.fuzzCase, answer), ...logViolations()]);
+      last = { item, answer };
       if (next % 500 === 0) options.log?.(`  ${next}/${total} sent, ${classes.size} failure classes so far`);
     }
   }
 
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, lane));
+  // Work behind the last answers (`waitUntil`) may still report: give it the time a quota write takes.
+  await new Promise((resolve) => setTimeout(resolve, LOG_SETTLE_MS));
+  if (last) record(last.item, last.answer, logViolations());
   report.classes = [...classes.values()].sort((a, b) => a.kind.localeCompare(b.kind));
   return report;
 }

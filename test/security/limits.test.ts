@@ -52,6 +52,7 @@ describe('limits live in lib/limits.ts', () => {
       `| CSV inputs | ${n(limits.MAX_CSV_ROWS)} data rows |`,
       `| developer console | ${limits.SIGNUPS_PER_NETWORK_PER_DAY} sign-ups per client network per UTC day; ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys per account`,
       `| OAuth endpoints | ${limits.OAUTH_MAX_BODY_BYTES / 1024} KiB bodies, ${limits.OAUTH_MAX_FORM_FIELDS} form fields, ${limits.OAUTH_REGISTRATIONS_PER_NETWORK_PER_DAY} client registrations per client network per UTC day`,
+      `| an MCP batch | at most ${limits.MCP_BATCH_CONCURRENCY} of its \`tools/call\`s run at once`,
     ]) {
       expect(table).toContain(text);
     }

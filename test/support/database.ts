@@ -121,3 +121,24 @@ export async function migrateAndSeed(database: TestDatabase, fundIds: readonly s
     await db.release();
   }
 }
+
+/**
+ * Resolves once a statement of the database waits on a lock (PostgreSQL only: `pg_stat_activity`; PGlite
+ * has no view of other sessions).
+ * @throws {Error} when none does within 10 s
+ */
+export async function someoneWaitsOnALock(database: TestDatabase): Promise<void> {
+  const watch = database.open();
+  try {
+    for (const deadline = performance.now() + 10_000; ; ) {
+      const { rows } = await watch.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      );
+      if (rows[0]!.n > 0) return;
+      if (performance.now() > deadline) throw new Error('No statement waited on a lock within 10 s.');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    await watch.release();
+  }
+}

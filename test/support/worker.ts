@@ -1,10 +1,12 @@
 /**
  * The Worker in workerd for end-to-end tests: wrangler's `unstable_startWorker` on 127.0.0.1, port 0,
  * offline and quiet, with KV persisted to a folder of the test's own (so a restart keeps the counters and
- * keys minted by the real `npm run keys` CLI into the same folder are seen).
+ * keys minted by the real `npm run keys` CLI into the same folder are seen), and the Worker's log as this
+ * process receives it ({@link captureWorkerLog}).
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { unstable_startWorker } from 'wrangler';
 
 process.env.WRANGLER_SEND_METRICS = 'false';
@@ -18,23 +20,41 @@ export interface TestWorker {
   dispose(): Promise<void>;
 }
 
+/** How a test Worker runs beyond its bindings. */
+export interface WorkerOptions {
+  /**
+   * Another entry module than wrangler.toml's `main`, relative to the project (a test-only wrapper such as
+   * test/support/fault-worker.ts; it is bundled for the test, never shipped).
+   */
+  entrypoint?: string;
+  /**
+   * Turns the inspector on (loopback, port 0). wrangler prints what workerd reports only through it: an
+   * uncaught exception (`Uncaught (async) ...`) and a request cancelled as hung. A test that reads the
+   * Worker's log for those ({@link captureWorkerLog}) needs it, with `logLevel` `error`.
+   */
+  inspector?: boolean;
+}
+
 /**
  * Starts the Worker of `wrangler.toml`.
  * @param persistDir the folder local KV lives in
  * @param bindings bindings that replace wrangler.toml's (e.g. a raised burst limit)
  * @param logLevel `error` shows the Worker's `console.error` lines (lib/log.ts) on this process's stderr
+ * @param options another entry module, the inspector ({@link WorkerOptions})
  */
 export async function startWorker(
   persistDir: string,
   bindings: Record<string, unknown> = {},
   logLevel: 'none' | 'error' = 'none',
+  options: WorkerOptions = {},
 ): Promise<TestWorker> {
   const worker = await unstable_startWorker({
     config: join(process.cwd(), 'wrangler.toml'),
+    ...(options.entrypoint ? { entrypoint: join(process.cwd(), options.entrypoint) } : {}),
     bindings,
     dev: {
       server: { hostname: '127.0.0.1', port: 0 },
-      inspector: false,
+      inspector: options.inspector ? { hostname: '127.0.0.1', port: 0 } : false,
       persist: persistDir,
       watch: false,
       logLevel,
@@ -71,4 +91,82 @@ export function mintKey(persistDir: string, args: readonly string[]): string {
     .pop();
   if (!key || !/^svc_dk_[0-9A-Za-z]{32}$/.test(key)) throw new Error('the keys CLI printed no key');
   return key;
+}
+
+/**
+ * What workerd reports when the Worker's code went wrong outside any answer: an exception nobody caught
+ * (`Uncaught (async) Error: ...`, e.g. a rejected `waitUntil` promise), a request cancelled because it
+ * waited on nothing of its own (`... canceled this request because it detected that your Worker's code had
+ * hung ...`), and the continuations it dropped for a promise shared across requests.
+ */
+export const WORKER_LOG_PROBLEM =
+  /Uncaught|hung and would never generate a response|canceled this request|hanging Promise was canceled|different request context/i;
+
+/** The Worker's log, as captured by {@link captureWorkerLog}. */
+export interface WorkerLog {
+  /** Every line written since the capture started (ANSI colours removed), oldest first. */
+  lines(): string[];
+  /** The lines that match {@link WORKER_LOG_PROBLEM}. */
+  problems(): string[];
+  /** Forgets the lines captured so far (a test's own window). */
+  clear(): void;
+  /** Stops capturing; what was captured stays readable. */
+  stop(): void;
+}
+
+/**
+ * Captures the Worker's log from now on: what wrangler prints of it through `console` (under vitest, which
+ * replaces `console`) or straight to stdout and stderr (its `console.error` lines at `logLevel` `error`,
+ * and with the inspector on, uncaught exceptions and hung requests; see {@link WorkerOptions.inspector}).
+ * The text still reaches the terminal unless `echo` is false.
+ */
+export function captureWorkerLog(echo = true): WorkerLog {
+  let lines: string[] = [];
+  let partial = '';
+  let inConsole = 0;
+  const take = (text: string) => {
+    // Without the colours wrangler puts around its error lines.
+    const parts = stripVTControlCharacters(partial + text).split('\n');
+    partial = parts.pop() ?? '';
+    lines.push(...parts.filter((line) => line.trim() !== ''));
+  };
+  const restore: (() => void)[] = [];
+  for (const stream of [process.stdout, process.stderr]) {
+    const write = stream.write;
+    stream.write = function (this: typeof stream, chunk: unknown, ...rest: unknown[]): boolean {
+      if (inConsole === 0) take(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
+      return echo ? (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest) : true;
+    } as typeof stream.write;
+    restore.push(() => {
+      stream.write = write;
+    });
+  }
+  for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) {
+    const original = console[level];
+    console[level] = (...args: unknown[]) => {
+      take(`${args.map(String).join(' ')}\n`);
+      if (!echo) return;
+      inConsole++;
+      try {
+        original.apply(console, args);
+      } finally {
+        inConsole--;
+      }
+    };
+    restore.push(() => {
+      console[level] = original;
+    });
+  }
+  const all = () => (partial.trim() ? [...lines, partial] : lines);
+  return {
+    lines: all,
+    problems: () => all().filter((line) => WORKER_LOG_PROBLEM.test(line)),
+    clear() {
+      lines = [];
+      partial = '';
+    },
+    stop() {
+      for (const undo of restore.splice(0)) undo();
+    },
+  };
 }
