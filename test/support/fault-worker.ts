@@ -20,6 +20,9 @@ import type { Env } from '../../lib/env.ts';
 import { authenticate } from '../../lib/keys.ts';
 import { calcCaller, utcDate } from '../../lib/rate-limit.ts';
 
+/** The Worker's Durable Object classes, exported as the real entry exports them (wrangler.toml binds them). */
+export { AtomicRecord } from '../../lib/worker.ts';
+
 /** The faults of the wrapped `RATE_LIMITS` namespace. */
 export interface Faults {
   /** Every read waits this many milliseconds before reaching KV (a slow read a client can hang up on). */
