@@ -1,0 +1,466 @@
+/**
+ * `npm run fund -- import`: a validated bundle into the database, in one transaction (docs/import.md#modes).
+ *
+ * 1. Connect (node-postgres over TCP: the local server, or Neon's connection string with `sslmode=require`),
+ *    `BEGIN`, and take a transaction-scoped advisory lock per fund, so two imports of one fund queue.
+ * 2. Validate the whole bundle (lib/fund/bundle/validate.ts) before writing anything. Any error: roll back.
+ * 3. Plan. `replace`: the fund's rows are deleted (the foreign keys cascade) and the bundle's written.
+ *    `append` (the default): runs newer than the latest stored one are new, with their rows. Anything the
+ *    bundle holds up to that date is compared with what is stored (small tables row by row, bulk tables
+ *    per date by digest); the same is nothing to do, a difference is a restatement, refused unless
+ *    `allowRestatement` (then listed with old and new figures, and the stored rows of those dates replaced).
+ *    An expense that was accrued and is now paid is a settlement, not a restatement.
+ * 4. Write: small tables by `INSERT ... SELECT FROM json_to_recordset ... ON CONFLICT DO UPDATE`, bulk tables
+ *    by `COPY ... FROM STDIN` (text format) fed from a second streaming read of their files. `COMMIT`.
+ *
+ * Interrupted anywhere (SIGINT through `signal`, a dropped connection, a constraint the validation did not
+ * know), the transaction is never committed and the server discards it: the database stays as it was.
+ */
+import { once } from 'node:events';
+import { join } from 'node:path';
+import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { type BundleError, type ColumnMap, scanFile } from './csv.ts';
+import { BUNDLE_FILES, type BundleFile, bundleFile } from './format.ts';
+import { textOf } from './export.ts';
+import { type Cell, type RunFigures, type Validation, bundleBytes, validateBundle } from './validate.ts';
+import { FUND_KEY } from '../tables.ts';
+
+/** How an import writes. */
+export type ImportMode = 'append' | 'replace';
+
+/** Options of {@link importBundle}. */
+export interface ImportOptions {
+  dir: string;
+  fundId: string;
+  mode: ImportMode;
+  allowRestatement: boolean;
+  /** Validate and plan, write nothing (the transaction is rolled back). Without `url`, validation only. */
+  dryRun: boolean;
+  map?: ColumnMap;
+  maxErrors?: number;
+  /** `postgres://...`; absent: a dry run validates the bundle only. */
+  url?: string;
+  /** Aborting drops the connection: the server rolls the transaction back. */
+  signal?: AbortSignal;
+  onProgress?: (p: Progress) => void;
+}
+
+/** Where an import is. */
+export interface Progress {
+  phase: 'validate' | 'write';
+  /** File being read. */
+  file: string;
+  /** Bytes read (validate) or rows written (write) so far, and the total. */
+  done: number;
+  total: number;
+  /** Rows so far, for the rows/s figure. */
+  rows: number;
+}
+
+/** A stored run a bundle changes, with both sets of figures, and which tables change on its date. */
+export interface Restatement {
+  navDate: string;
+  old: RunFigures | null;
+  new: RunFigures | null;
+  tables: string[];
+}
+
+/** A changed row of a small table (reference data or an expense). Personal keys are shown as the bundle's line. */
+export interface ChangedRow {
+  file: string;
+  line: number;
+  key: string | null;
+  columns: string[];
+}
+
+/** What an import found and did. */
+export interface ImportResult {
+  validation: Validation;
+  /** The latest stored run before the import (append), or null. */
+  storedThrough: string | null;
+  /** New runs the import writes (or would, in a dry run). */
+  newRuns: string[];
+  restatements: Restatement[];
+  changedRows: ChangedRow[];
+  settledExpenses: number;
+  /** Rows written per table (empty for a dry run or a refused import). */
+  written: Record<string, number>;
+  /** What happened, for the exit code. */
+  outcome: 'invalid' | 'refused' | 'dry-run' | 'no-op' | 'imported';
+}
+
+/** A stored run's figures as the report lists them. */
+function storedRun(row: Cell[]): RunFigures {
+  const [navDate, status, shadowNav, adminNav, reconStatus, netFlows] = row as [
+    string,
+    string,
+    string | null,
+    string | null,
+    string | null,
+    string,
+  ];
+  return { navDate, status, shadowNav, adminNav, reconStatus, netFlows, differenceBps: null, line: 0 };
+}
+
+/** Connects with node-postgres (TCP; TLS when the URL asks, as Neon's `sslmode=require` does). */
+export async function connectPg(url: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url, application_name: 'fund-edge import' });
+  client.on('error', () => {}); // a dropped connection fails the running query; nothing else to do here
+  await client.connect();
+  return client;
+}
+
+/** Escapes a value for COPY's text format. */
+function copyValue(v: Cell): string {
+  if (v === null) return '\\N';
+  if (!/[\\\t\n\r]/.test(v)) return v;
+  return v.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
+}
+
+const keyOf = (spec: BundleFile, cells: readonly Cell[]) =>
+  spec.key.map((k) => cells[spec.columns.findIndex((c) => c.name === k)]).join('\u0000');
+
+/** Stored rows of a small table, canonical text in the file's column order. */
+async function storedRows(client: pg.Client, spec: BundleFile, fundId: string): Promise<Cell[][]> {
+  const cols = spec.columns.map((c) => textOf(c.name, c.type)).join(', ');
+  const res = await client.query({
+    text: `SELECT ${cols} FROM ${spec.table!.table} WHERE fund_id = $1`,
+    values: [fundId],
+    rowMode: 'array',
+  });
+  return res.rows as Cell[][];
+}
+
+/** The database's per-date digests of a bulk table on `dates` (validate.ts `rowDigest`, computed in SQL). */
+async function storedDigests(
+  client: pg.Client,
+  spec: BundleFile,
+  fundId: string,
+  dates: string[],
+): Promise<Map<string, { count: number; sum: bigint }>> {
+  const line = `concat_ws(E'\\t', ${spec.columns.map((c) => `coalesce(${textOf(c.name, c.type)}, '\\N')`).join(', ')})`;
+  const res = await client.query({
+    text: `SELECT to_char(${spec.orderedBy}, 'YYYY-MM-DD'), count(*)::int, sum(('x' || substr(md5(${line}), 1, 15))::bit(60)::bigint)::text
+      FROM ${spec.table!.table} WHERE fund_id = $1 AND ${spec.orderedBy} = ANY($2::date[]) GROUP BY 1`,
+    values: [fundId, dates],
+    rowMode: 'array',
+  });
+  return new Map((res.rows as [string, number, string][]).map(([d, count, sum]) => [d, { count, sum: BigInt(sum) }]));
+}
+
+/** Upserts rows of a small table (one statement; values as JSON text, so decimals stay exact). */
+async function upsert(client: pg.Client, spec: BundleFile, fundId: string, rows: readonly Cell[][]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const table = spec.table!.table;
+  const cols = spec.columns.filter((c) => c.name !== FUND_KEY);
+  const record = cols.map((c, k) => `"c${k}" text`).join(', ');
+  const values = cols.map((c, k) => `x."c${k}"::${c.type}`).join(', ');
+  const key = [FUND_KEY, ...spec.key.filter((k) => k !== FUND_KEY)];
+  const update = cols.filter((c) => !key.includes(c.name)).map((c) => `${c.name} = excluded.${c.name}`);
+  const json = rows.map((cells) =>
+    Object.fromEntries(spec.columns.flatMap((c, i) => (c.name === FUND_KEY ? [] : [[`c${cols.indexOf(c)}`, cells[i]]]))),
+  );
+  await client.query(
+    `INSERT INTO ${table} (${FUND_KEY}, ${cols.map((c) => c.name).join(', ')})
+     SELECT $1, ${values} FROM json_to_recordset($2::json) AS x(${record})
+     ON CONFLICT (${key.join(', ')}) ${update.length ? `DO UPDATE SET ${update.join(', ')}` : 'DO NOTHING'}`,
+    [fundId, JSON.stringify(json)],
+  );
+  return rows.length;
+}
+
+/**
+ * Streams a bulk file into its table with `COPY FROM STDIN`, keeping the rows `keep` accepts by date.
+ * @returns rows written
+ */
+async function copyFile(
+  client: pg.Client,
+  dir: string,
+  spec: BundleFile,
+  fundId: string,
+  map: ColumnMap,
+  keep: (date: string) => boolean,
+  onRows: (n: number) => void,
+): Promise<number> {
+  const table = spec.table!.table;
+  const cols = spec.columns;
+  const dateAt = cols.findIndex((c) => c.name === spec.orderedBy);
+  const lineNoAt = cols.findIndex((c) => c.name === 'line_no');
+  const entryAt = cols.findIndex((c) => c.name === 'entry_id');
+  const prefix = `${copyValue(fundId)}\t`;
+  const copy = client.query(copyFrom(`COPY ${table} (${FUND_KEY}, ${cols.map((c) => c.name).join(', ')}) FROM STDIN`));
+  const done = once(copy, 'finish');
+  done.catch(() => {});
+  let failure: unknown;
+  copy.on('error', (err) => {
+    failure = err;
+  });
+  let buffer = '';
+  let rows = 0;
+  let pending = 0;
+  // Line numbers within an entry when the file has none (as validation numbered them), per date.
+  let lineNos = new Map<string, number>();
+  let lastDate = '';
+  const report = (e: BundleError) => {
+    throw new Error(`${e.file} line ${e.line}: ${e.rule} (the file changed after validation)`);
+  };
+  await scanFile(
+    join(dir, spec.file),
+    spec,
+    map,
+    report,
+    (cells) => {
+      if (failure) throw failure;
+      const date = cells[dateAt]!;
+      if (lineNoAt >= 0 && date !== lastDate) {
+        lineNos = new Map();
+        lastDate = date;
+      }
+      if (!keep(date)) return;
+      let line = prefix;
+      for (let k = 0; k < cols.length; k++) {
+        let v: Cell = cells[k] ?? null;
+        const c = cols[k]!;
+        if (v === '' && (c.nullable || c.type !== 'text')) v = null;
+        if (k === lineNoAt && v === null) {
+          const id = cells[entryAt]!;
+          const n = (lineNos.get(id) ?? 0) + 1;
+          lineNos.set(id, n);
+          v = String(n);
+        } else if (k === lineNoAt) lineNos.set(cells[entryAt]!, Number(v));
+        if (v === null && c.optional && c.type === 'text') v = '';
+        line += k === 0 ? copyValue(v) : `\t${copyValue(v)}`;
+      }
+      buffer += `${line}\n`;
+      rows++;
+      pending++;
+      if (buffer.length >= 1 << 16) {
+        const chunk = buffer;
+        buffer = '';
+        onRows(pending);
+        pending = 0;
+        if (!copy.write(chunk)) return once(copy, 'drain').then(() => undefined);
+      }
+    },
+    { lines: false },
+  );
+  if (failure) throw failure;
+  copy.end(buffer);
+  onRows(pending);
+  await done;
+  if (failure) throw failure;
+  return rows;
+}
+
+/**
+ * Validates and imports a bundle (see the module comment).
+ * @throws {Error} on a database failure (the transaction is not committed), an unreadable file, or abort
+ */
+export async function importBundle(options: ImportOptions): Promise<ImportResult> {
+  const { dir, fundId, mode } = options;
+  let client: pg.Client | undefined;
+  const abort = () => {
+    // Drop the connection: the server rolls back the open transaction.
+    (client as unknown as { connection?: { stream?: { destroy(): void } } })?.connection?.stream?.destroy();
+  };
+  options.signal?.addEventListener('abort', abort, { once: true });
+  try {
+    let storedThrough: string | null = null;
+    if (options.url) {
+      client = await connectPg(options.url);
+      if (options.signal?.aborted) throw new Error('interrupted');
+      const schema = await client.query(`SELECT to_regclass('funds') IS NOT NULL AS ok`);
+      if (!schema.rows[0].ok) throw new Error('The database has no fund tables: run npm run db:migrate first.');
+      await client.query(options.dryRun ? 'BEGIN READ ONLY' : 'BEGIN');
+      await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('fund-edge import ' || $1, 0))`, [fundId]);
+      if (mode === 'append') {
+        const res = await client.query(`SELECT to_char(max(nav_date), 'YYYY-MM-DD') AS d FROM nav_runs WHERE fund_id = $1`, [fundId]);
+        storedThrough = res.rows[0].d;
+      }
+    }
+    const total = bundleBytes(dir);
+    let read = 0;
+    let file = '';
+    const validation = await validateBundle(dir, {
+      fundId,
+      map: options.map,
+      maxErrors: options.maxErrors,
+      storedThrough,
+      onBytes: (n) => {
+        read += n;
+        options.onProgress?.({ phase: 'validate', file, done: read, total, rows: 0 });
+      },
+    });
+    const result: ImportResult = {
+      validation,
+      storedThrough,
+      newRuns: [],
+      restatements: [],
+      changedRows: [],
+      settledExpenses: 0,
+      written: {},
+      outcome: 'invalid',
+    };
+    if (validation.errorCount > 0 || !client) {
+      if (client) await client.query('ROLLBACK');
+      if (validation.errorCount === 0) {
+        result.outcome = 'dry-run';
+        result.newRuns = validation.runs.map((r) => r.navDate);
+      }
+      return result;
+    }
+
+    // Plan.
+    const writeSmall: Record<string, Cell[][]> = {};
+    const changedDates: Record<string, Set<string>> = {};
+    const keep: Record<string, (date: string) => boolean> = {};
+    if (mode === 'replace') {
+      for (const spec of BUNDLE_FILES)
+        if (spec.table && !spec.orderedBy) writeSmall[spec.table.table] = validation.small[spec.table.table] ?? [];
+      for (const spec of BUNDLE_FILES) if (spec.table && spec.orderedBy) keep[spec.table.table] = () => true;
+      result.newRuns = validation.runs.map((r) => r.navDate);
+    } else {
+      const L = storedThrough;
+      const restated = new Map<string, Restatement>();
+      const restate = (date: string, table: string) => {
+        let r = restated.get(date);
+        if (!r) {
+          r = { navDate: date, old: null, new: null, tables: [] };
+          restated.set(date, r);
+        }
+        if (!r.tables.includes(table)) r.tables.push(table);
+      };
+      for (const spec of BUNDLE_FILES) {
+        if (!spec.table || spec.orderedBy) continue;
+        const table = spec.table.table;
+        const stored = new Map((await storedRows(client, spec, fundId)).map((cells) => [keyOf(spec, cells), cells]));
+        const rows = validation.small[table] ?? [];
+        const out: Cell[][] = [];
+        const statusAt = spec.columns.findIndex((c) => c.name === 'status');
+        rows.forEach((cells, index) => {
+          const old = stored.get(keyOf(spec, cells));
+          if (table === 'nav_runs') {
+            const date = cells[0]!;
+            if (L === null || date > L) {
+              out.push(cells);
+              result.newRuns.push(date);
+            } else if (!old || old.join('\t') !== cells.join('\t')) {
+              out.push(cells);
+              restate(date, table);
+              restated.get(date)!.old = old ? storedRun(old) : null;
+            }
+            return;
+          }
+          if (!old) return out.push(cells);
+          if (old.join('\t') === cells.join('\t')) return;
+          const differs = spec.columns.filter((_, k) => old[k] !== cells[k]).map((c) => c.name);
+          if (
+            table === 'expenses' &&
+            old[statusAt] === 'accrued' &&
+            cells[statusAt] === 'paid' &&
+            differs.every((n) => n === 'status' || n === 'paid_date')
+          ) {
+            result.settledExpenses++;
+            return out.push(cells);
+          }
+          const personalKey = spec.key.some((k) => spec.columns.find((c) => c.name === k)?.personal);
+          const line = validation.smallLines[table]?.[index] ?? 0;
+          result.changedRows.push({
+            file: spec.file,
+            line,
+            key: personalKey ? null : keyOf(spec, cells).replaceAll('\u0000', ', '),
+            columns: differs,
+          });
+          out.push(cells);
+        });
+        writeSmall[table] = out;
+      }
+      for (const spec of BUNDLE_FILES) {
+        if (!spec.table || !spec.orderedBy) continue;
+        const table = spec.table.table;
+        const mine = validation.digests[table] ?? new Map();
+        const changed = new Set<string>();
+        if (mine.size > 0) {
+          const theirs = await storedDigests(client, spec, fundId, [...mine.keys()]);
+          for (const [date, d] of mine) {
+            const s = theirs.get(date);
+            if (!s || s.count !== d.count || s.sum !== d.sum) {
+              changed.add(date);
+              restate(date, table);
+            }
+          }
+        }
+        changedDates[table] = changed;
+        keep[table] = (date) => L === null || date > L || changed.has(date);
+      }
+      const runsByDate = new Map(validation.runs.map((r) => [r.navDate, r]));
+      for (const r of restated.values()) {
+        r.new = runsByDate.get(r.navDate) ?? null;
+        if (!r.tables.includes('nav_runs') && r.new) {
+          const stored = await client.query({
+            text: `SELECT ${bundleFile('nav_runs')
+              .columns.map((c) => textOf(c.name, c.type))
+              .join(', ')} FROM nav_runs WHERE fund_id = $1 AND nav_date = $2`,
+            values: [fundId, r.navDate],
+            rowMode: 'array',
+          });
+          r.old = stored.rows[0] ? storedRun(stored.rows[0] as Cell[]) : null;
+        }
+      }
+      result.restatements = [...restated.values()].sort((a, b) => (a.navDate < b.navDate ? -1 : 1));
+      if ((result.restatements.length > 0 || result.changedRows.length > 0) && !options.allowRestatement) {
+        await client.query('ROLLBACK');
+        result.outcome = 'refused';
+        return result;
+      }
+    }
+    const nothing =
+      mode === 'append' &&
+      Object.values(writeSmall).every((rows) => rows.length === 0) &&
+      result.newRuns.length === 0 &&
+      result.restatements.length === 0 &&
+      storedThrough !== null &&
+      Object.values(validation.dates).every((dates) => [...dates].every((d) => d <= storedThrough!));
+    if (options.dryRun || nothing) {
+      await client.query('ROLLBACK');
+      result.outcome = options.dryRun ? 'dry-run' : 'no-op';
+      return result;
+    }
+
+    // Write.
+    const totalRows = validation.tableRows;
+    let written = 0;
+    const progress = (f: string, n: number) => {
+      written += n;
+      options.onProgress?.({ phase: 'write', file: f, done: written, total: totalRows, rows: written });
+    };
+    if (mode === 'replace') await client.query('DELETE FROM funds WHERE fund_id = $1', [fundId]);
+    for (const spec of BUNDLE_FILES) {
+      if (!spec.table) continue;
+      const table = spec.table.table;
+      file = spec.file;
+      if (!spec.orderedBy) {
+        result.written[table] = await upsert(client, spec, fundId, writeSmall[table] ?? []);
+        progress(spec.file, validation.files[spec.file]?.rows ?? 0);
+        continue;
+      }
+      const changed = changedDates[table];
+      if (changed && changed.size > 0)
+        await client.query(`DELETE FROM ${table} WHERE fund_id = $1 AND ${spec.orderedBy} = ANY($2::date[])`, [fundId, [...changed]]);
+      let seen = 0;
+      result.written[table] = await copyFile(client, dir, spec, fundId, options.map ?? {}, keep[table]!, (n) => {
+        seen += n;
+        progress(spec.file, n);
+      });
+      progress(spec.file, (validation.files[spec.file]?.rows ?? 0) - seen);
+    }
+    if (options.signal?.aborted) throw new Error('interrupted');
+    await client.query('COMMIT');
+    result.outcome = 'imported';
+    return result;
+  } finally {
+    options.signal?.removeEventListener('abort', abort);
+    await client?.end().catch(() => {});
+  }
+}
