@@ -183,7 +183,7 @@ export async function scanFile(
       for (let k = 0; k < index.length; k++) cells[k] = index[k]! < 0 ? undefined : record[index[k]!];
       records++;
       const wait = visit(cells, line);
-      if (wait) await wait;
+      if (wait !== undefined) await wait;
     }
     if (header !== null) await source;
   } catch (err) {

@@ -338,7 +338,7 @@ export async function importBundle(options: ImportOptions): Promise<ImportResult
         const rows = validation.small[table] ?? [];
         const out: Cell[][] = [];
         const statusAt = spec.columns.findIndex((c) => c.name === 'status');
-        rows.forEach((cells, index) => {
+        for (const [index, cells] of rows.entries()) {
           const old = stored.get(keyOf(spec, cells));
           if (table === 'nav_runs') {
             const date = cells[0]!;
@@ -350,10 +350,13 @@ export async function importBundle(options: ImportOptions): Promise<ImportResult
               restate(date, table);
               restated.get(date)!.old = old ? storedRun(old) : null;
             }
-            return;
+            continue;
           }
-          if (!old) return out.push(cells);
-          if (old.join('\t') === cells.join('\t')) return;
+          if (!old) {
+            out.push(cells);
+            continue;
+          }
+          if (old.join('\t') === cells.join('\t')) continue;
           const differs = spec.columns.filter((_, k) => old[k] !== cells[k]).map((c) => c.name);
           if (
             table === 'expenses' &&
@@ -362,7 +365,8 @@ export async function importBundle(options: ImportOptions): Promise<ImportResult
             differs.every((n) => n === 'status' || n === 'paid_date')
           ) {
             result.settledExpenses++;
-            return out.push(cells);
+            out.push(cells);
+            continue;
           }
           const personalKey = spec.key.some((k) => spec.columns.find((c) => c.name === k)?.personal);
           const line = validation.smallLines[table]?.[index] ?? 0;
@@ -373,7 +377,7 @@ export async function importBundle(options: ImportOptions): Promise<ImportResult
             columns: differs,
           });
           out.push(cells);
-        });
+        }
         writeSmall[table] = out;
       }
       for (const spec of BUNDLE_FILES) {
