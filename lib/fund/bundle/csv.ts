@@ -154,6 +154,7 @@ export async function scanFile(
   const lines = options.lines ?? true;
   let header: Header | null | undefined;
   let records = 0;
+  let lastLine = 1;
   const cells: (string | undefined)[] = new Array(spec.columns.length);
   const parser = parse({ relax_column_count: true, skip_empty_lines: true, info: lines, max_record_size: MAX_RECORD_CHARS });
   const source = pipeline(createReadStream(path, { highWaterMark: 256 * 1024 }), new StrictUtf8(options.onBytes), parser);
@@ -162,6 +163,7 @@ export async function scanFile(
     for await (const item of parser as AsyncIterable<{ record: string[]; info: { lines: number } } | string[]>) {
       const record = lines ? (item as { record: string[] }).record : (item as string[]);
       const line = lines ? (item as { info: { lines: number } }).info.lines : records + 2;
+      lastLine = line;
       if (header === undefined) {
         header = resolveHeader(spec, record, map, report);
         if (header === null) break;
@@ -190,6 +192,9 @@ export async function scanFile(
     const e = err as { code?: string; line?: number; lines?: number };
     if (e.code === 'BUNDLE_ENCODING')
       report({ file: spec.file, line: e.line ?? 0, column: '-', rule: 'encoding', message: 'not valid UTF-8' });
+    else if (e.code === 'CSV_QUOTE_NOT_CLOSED')
+      // The parser notices at the end of the file; the quote opened in the record after the last one read.
+      report({ file: spec.file, line: lastLine + 1, column: '-', rule: 'csv_syntax', message: 'a quoted field is never closed' });
     else if (typeof e.code === 'string' && e.code.startsWith('CSV_'))
       report({ file: spec.file, line: e.lines ?? 0, column: '-', rule: 'csv_syntax', message: `not RFC 4180 CSV (${e.code})` });
     else throw err;

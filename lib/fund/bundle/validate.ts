@@ -542,6 +542,8 @@ export async function validateBundle(dir: string, options: ValidateOptions): Pro
         return false;
       }
       const [capital, contributions, withdrawals, pnl, mgmt, perf] = cap.map((k) => X.exact(cells[k]!)) as X.Exact[];
+      // Summed before its own check, so that one bad account is one error, not also its run's sum.
+      capitalSum = X.add(capitalSum, capital!);
       const sum = X.subtract(X.subtract(X.add(X.subtract(contributions!, withdrawals!), pnl!), mgmt!), perf!);
       if (X.compare(sum, capital!) !== 0) {
         err(
@@ -554,7 +556,6 @@ export async function validateBundle(dir: string, options: ValidateOptions): Pro
         );
         return false;
       }
-      capitalSum = X.add(capitalSum, capital!);
       return true;
     },
     (date) => {
