@@ -243,17 +243,17 @@ describe('validation before any write', () => {
     ],
     [
       'an unknown column',
-      (d) => edit(d, 'accounts.csv', (rs) => rs.forEach((r, i) => r.push(i ? 'x' : 'Extra'))),
+      (d) => edit(d, 'accounts.csv', (rs) => rs.forEach((r, i) => void r.push(i ? 'x' : 'Extra'))),
       { file: 'accounts.csv', line: 1, column: 'Extra', rule: 'unknown_column' },
     ],
     [
       'a missing column',
-      (d) => edit(d, 'prices.csv', (rs) => rs.forEach((r) => r.pop())),
+      (d) => edit(d, 'prices.csv', (rs) => rs.forEach((r) => void r.pop())),
       { file: 'prices.csv', line: 1, column: 'price', rule: 'missing_column' },
     ],
     [
       'a column twice',
-      (d) => edit(d, 'share_classes.csv', (rs) => rs.forEach((r) => r.push(r[1]!))),
+      (d) => edit(d, 'share_classes.csv', (rs) => rs.forEach((r) => void r.push(r[1]!))),
       { file: 'share_classes.csv', line: 1, column: 'name', rule: 'duplicate_column' },
     ],
     [
@@ -373,7 +373,7 @@ describe('validation before any write', () => {
     ],
     [
       'a complete run without a shadow NAV',
-      row('nav_runs.csv', 0, (r) => ((r[2] = ''), (r[4] = ''))),
+      row('nav_runs.csv', 0, (r) => r.splice(2, 3, '', r[3]!, '')),
       { file: 'nav_runs.csv', line: 2, column: 'shadow_nav', rule: 'shadow_nav' },
     ],
     [
@@ -399,7 +399,7 @@ describe('validation before any write', () => {
     ],
     [
       'capital accounts that do not sum to the shadow NAV',
-      row('capital_accounts.csv', 0, (r) => ((r[2] = (Number(r[2]) + 1).toFixed(2)), (r[3] = (Number(r[3]) + 1).toFixed(2)))),
+      row('capital_accounts.csv', 0, (r) => r.splice(2, 2, (Number(r[2]) + 1).toFixed(2), (Number(r[3]) + 1).toFixed(2))),
       { file: 'capital_accounts.csv', line: -3, column: 'capital', rule: 'capital_sum' },
     ],
     [
@@ -450,7 +450,7 @@ describe('validation before any write', () => {
   });
 
   it('reports every error up to the cap, and counts the rest', async () => {
-    const dir = broken((d) => edit(d, 'prices.csv', (rs) => rs.slice(1).forEach((r) => (r[2] = 'x'))));
+    const dir = broken((d) => edit(d, 'prices.csv', (rs) => rs.slice(1).forEach((r) => void r.splice(2, 1, 'x'))));
     const result = await run(dir, { dryRun: true, url: undefined, maxErrors: 5 });
     expect(result.validation.errors).toHaveLength(5);
     expect(result.validation.errorCount).toBe(rowsOf(base, 'prices.csv').length);
