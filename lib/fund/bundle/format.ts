@@ -144,6 +144,32 @@ export function personalColumns(): string[] {
   return BUNDLE_FILES.flatMap((f) => f.columns.filter((c) => c.personal).map((c) => `${f.file.replace('.csv', '')}.${c.name}`));
 }
 
+/** What a column means, in the doc's column table (units: money in the fund's base currency). */
+const NOTES: Record<string, string> = {
+  'funds.base_currency': 'ISO 4217, e.g. `USD`',
+  'funds.aum_target': 'money',
+  'funds.recon_tolerance_bps': 'shadow vs administrator NAV tolerance, basis points',
+  'fee_terms.mgmt_fee_pct': 'percent per year (`2.0000` = 2 %)',
+  'fee_terms.perf_fee_pct': 'percent of the gain',
+  'fee_terms.hurdle_pct': 'percent per year; empty: no hurdle',
+  'nav_runs.shadow_nav': 'money; empty for a failed run',
+  'nav_runs.admin_nav': 'money, the administrator’s',
+  'nav_runs.recon_status': 'empty: computed from the tolerance',
+  'nav_runs.net_flows': 'money dealt at this NAV (subscriptions − redemptions)',
+  'positions.quantity': 'signed, negative for a short',
+  'positions.price': 'base currency per unit',
+  'positions.market_value': 'money: quantity × price, to the cent',
+  'prices.price': 'base currency per unit',
+  'ledger_lines.line_no': 'within the entry; left out: numbered in file order',
+  'ledger_lines.asset': 'the position a trade line moves (with `venue`); empty otherwise',
+  'ledger_lines.debit': 'money',
+  'ledger_lines.credit': 'money',
+  'ledger_lines.memo': 'left out: empty',
+  'capital_accounts.capital': 'money, closing balance; the others are cumulative since inception',
+  'expenses.amount': 'money',
+  'expenses.paid_date': 'empty while accrued',
+};
+
 const TYPE_TEXT: Record<SqlType, string> = {
   text: 'text',
   date: 'date `YYYY-MM-DD`',
@@ -167,6 +193,7 @@ export function columnTables(): string {
     out.push(`#### \`${f.file}\``, '', notes.join('; '), '', '| column | type | empty | notes |', '|---|---|---|---|');
     for (const c of f.columns) {
       const marks = [
+        ...(NOTES[`${f.file.replace('.csv', '')}.${c.name}`] ? [NOTES[`${f.file.replace('.csv', '')}.${c.name}`]!] : []),
         ...(c.values ? [`one of ${c.values.map((v) => `\`${v}\``).join(', ')}`] : []),
         ...(c.optional ? ['may be left out of the header'] : []),
         ...(c.personal ? ['**personal**'] : []),
@@ -176,4 +203,19 @@ export function columnTables(): string {
     out.push('');
   }
   return out.join('\n').trimEnd();
+}
+
+/** The markers of the generated column tables in docs/import.md. */
+export const COLUMN_TABLES_MARKERS = ['<!-- generated:import-columns -->', '<!-- /generated:import-columns -->'] as const;
+
+/**
+ * docs/import.md with its column tables replaced by the current {@link columnTables}.
+ * @throws {Error} when the markers are missing
+ */
+export function withColumnTables(doc: string): string {
+  const [open, close] = COLUMN_TABLES_MARKERS;
+  const start = doc.indexOf(open);
+  const end = doc.indexOf(close);
+  if (start < 0 || end < start) throw new Error('docs/import.md lacks the markers of its generated column tables.');
+  return `${doc.slice(0, start + open.length)}\n${columnTables()}\n${doc.slice(end)}`;
 }
