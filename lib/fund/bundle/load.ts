@@ -154,7 +154,7 @@ async function upsert(client: pg.Client, spec: BundleFile, fundId: string, rows:
   if (rows.length === 0) return 0;
   const table = spec.table!.table;
   const cols = spec.columns.filter((c) => c.name !== FUND_KEY);
-  const record = cols.map((c, k) => `"c${k}" text`).join(', ');
+  const record = cols.map((_c, k) => `"c${k}" text`).join(', ');
   const values = cols.map((c, k) => `x."c${k}"::${c.type}`).join(', ');
   const key = [FUND_KEY, ...spec.key.filter((k) => k !== FUND_KEY)];
   const update = cols.filter((c) => !key.includes(c.name)).map((c) => `${c.name} = excluded.${c.name}`);

@@ -248,7 +248,7 @@ export async function validateBundle(dir: string, options: ValidateOptions): Pro
   const nonNegative = (spec: BundleFile, cells: Cell[], line: number, names: string[], ...columns: string[]) => {
     for (const name of columns) {
       const value = cells[col(spec, name)];
-      if (value != null && value.startsWith('-') && X.compare(X.exact(value), X.ZERO) < 0)
+      if (value?.startsWith('-') && X.compare(X.exact(value), X.ZERO) < 0)
         err(spec, line, names, name, 'negative', `${name} may not be negative`);
     }
   };
@@ -533,7 +533,7 @@ export async function validateBundle(dir: string, options: ValidateOptions): Pro
     (cells, line, names, date) => {
       capitalLine = line;
       const run = runs.get(date);
-      if (!run || run.status !== 'complete') {
+      if (run?.status !== 'complete') {
         err(CAPITAL, line, names, 'nav_date', 'reference', `no complete run dated ${date} in nav_runs.csv`);
         return false;
       }
