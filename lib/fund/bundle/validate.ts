@@ -87,11 +87,16 @@ export function bundleBytes(dir: string): number {
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** Dates already found valid: a bundle repeats a few thousand dates millions of times (bounded, so a hostile file cannot grow it). */
+const validDates = new Set<string>();
 /** Whether `s` is a real calendar date `YYYY-MM-DD`. */
 export function isDate(s: string): boolean {
+  if (validDates.has(s)) return true;
   if (!DATE.test(s)) return false;
   const t = Date.UTC(+s.slice(0, 4), +s.slice(5, 7) - 1, +s.slice(8, 10));
-  return new Date(t).toISOString().slice(0, 10) === s;
+  const ok = new Date(t).toISOString().slice(0, 10) === s;
+  if (ok && validDates.size < 100_000) validDates.add(s);
+  return ok;
 }
 const INTEGER = /^[1-9]\d{0,8}$/;
 const CURRENCY = /^[A-Z]{3}$/;
@@ -169,10 +174,8 @@ export async function validateBundle(dir: string, options: ValidateOptions): Pro
         for (let k = 0; k < cols.length; k++) {
           const c = cols[k]!;
           const raw = cells[k];
-          const fail = (rule: string, what: string) => {
-            ok = false;
-            report({ file: spec.file, line, column: names[k]!, rule, message: c.personal ? what : `${what}; got ${quoted(raw ?? '')}` });
-          };
+          let broken: string | null = null;
+          let what = '';
           if (raw === undefined || raw === '') {
             checked[k] = c.nullable ? null : raw === undefined || c.optional ? (c.type === 'text' ? '' : null) : '';
             if (raw === '' && !c.nullable && !(c.optional && c.type === 'text')) {
@@ -182,27 +185,23 @@ export async function validateBundle(dir: string, options: ValidateOptions): Pro
             continue;
           }
           if (c.type === 'numeric') {
-            if (!X.isDecimalText(raw)) fail('decimal', 'not a decimal (digits, an optional leading -, an optional . and decimals)');
-            else checked[k] = X.canonical(raw);
-            continue;
-          }
-          if (c.type === 'date') {
-            if (!isDate(raw)) fail('date', 'not a date YYYY-MM-DD');
-            else checked[k] = raw;
-            continue;
-          }
-          if (c.type === 'boolean') {
-            if (raw !== 'true' && raw !== 'false') fail('boolean', 'not true or false');
-            else checked[k] = raw;
-            continue;
-          }
-          if (c.type === 'integer') {
-            if (!INTEGER.test(raw)) fail('integer', 'not an integer from 1 to 999999999');
-            else checked[k] = raw;
-            continue;
-          }
-          if (c.values && !c.values.includes(raw)) fail('enum', `not one of ${c.values.join(', ')}`);
+            if (X.isDecimalText(raw)) checked[k] = X.canonical(raw);
+            else [broken, what] = ['decimal', 'not a decimal (digits, an optional leading -, an optional . and decimals)'];
+          } else if (c.type === 'date') {
+            if (isDate(raw)) checked[k] = raw;
+            else [broken, what] = ['date', 'not a date YYYY-MM-DD'];
+          } else if (c.type === 'boolean') {
+            if (raw === 'true' || raw === 'false') checked[k] = raw;
+            else [broken, what] = ['boolean', 'not true or false'];
+          } else if (c.type === 'integer') {
+            if (INTEGER.test(raw)) checked[k] = raw;
+            else [broken, what] = ['integer', 'not an integer from 1 to 999999999'];
+          } else if (c.values && !c.values.includes(raw)) [broken, what] = ['enum', `not one of ${c.values.join(', ')}`];
           else checked[k] = raw;
+          if (broken !== null) {
+            ok = false;
+            report({ file: spec.file, line, column: names[k]!, rule: broken, message: c.personal ? what : `${what}; got ${quoted(raw)}` });
+          }
         }
         if (ok) row(checked, line, names);
       },
