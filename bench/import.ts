@@ -111,7 +111,7 @@ export async function runImport(): Promise<{ figures: Figure[]; diagnostics: str
     progress(
       `import: generating a ${LARGE_FUND.years}-year fund, ${LARGE_FUND.positions} live positions, ${LARGE_FUND.investors} investors`,
     );
-    let t = performance.now();
+    const t = performance.now();
     const rows = await writeLargeFund(bundle, LARGE_FUND);
     const total = Object.values(rows).reduce((s, n) => s + n, 0);
     const bytes = BUNDLE_FILES.filter((f) => f.table).reduce((s, f) => s + statSync(join(bundle, f.file)).size, 0);
