@@ -111,7 +111,7 @@ class StrictUtf8 extends Transform {
       const loose = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false }).decode(chunk);
       const bad = loose.indexOf('\uFFFD');
       let line = this.#lines;
-      for (let i = 0; i < (Math.max(bad , 0)); i++) if (loose.charCodeAt(i) === 10) line++;
+      for (let i = 0; i < Math.max(bad, 0); i++) if (loose.charCodeAt(i) === 10) line++;
       done(Object.assign(new Error('invalid UTF-8'), { code: 'BUNDLE_ENCODING', line }));
       return;
     }

@@ -17,12 +17,12 @@
  * know), the transaction is never committed and the server discards it: the database stays as it was.
  */
 import { once } from 'node:events';
-import { join } from 'node:path';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { type BundleError, type ColumnMap, scanFile } from './csv.ts';
+import type { ColumnMap } from './csv.ts';
 import { BUNDLE_FILES, type BundleFile, bundleFile } from './format.ts';
 import { textOf } from './export.ts';
+import { Spool } from './spool.ts';
 import { type Cell, type RunFigures, type Validation, bundleBytes, validateBundle } from './validate.ts';
 import { FUND_KEY } from '../tables.ts';
 
@@ -111,13 +111,6 @@ export async function connectPg(url: string): Promise<pg.Client> {
   return client;
 }
 
-/** Escapes a value for COPY's text format. */
-function copyValue(v: Cell): string {
-  if (v === null) return '\\N';
-  if (!/[\\\t\n\r]/.test(v)) return v;
-  return v.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
-}
-
 const keyOf = (spec: BundleFile, cells: readonly Cell[]) =>
   spec.key.map((k) => cells[spec.columns.findIndex((c) => c.name === k)]).join('\u0000');
 
@@ -171,86 +164,36 @@ async function upsert(client: pg.Client, spec: BundleFile, fundId: string, rows:
 }
 
 /**
- * Streams a bulk file into its table with `COPY FROM STDIN`, keeping the rows `keep` accepts by date.
+ * Streams a table's spooled rows into it with `COPY FROM STDIN` (text format).
  * @returns rows written
  */
-async function copyFile(
+async function copySpooled(
   client: pg.Client,
-  dir: string,
+  spool: Spool,
   spec: BundleFile,
-  fundId: string,
-  map: ColumnMap,
-  keep: (date: string) => boolean,
-  onRows: (n: number) => void,
+  restated: ReadonlySet<string>,
+  onBytes: (n: number) => void,
 ): Promise<number> {
   const table = spec.table!.table;
-  const cols = spec.columns;
-  const dateAt = cols.findIndex((c) => c.name === spec.orderedBy);
-  const lineNoAt = cols.findIndex((c) => c.name === 'line_no');
-  const entryAt = cols.findIndex((c) => c.name === 'entry_id');
-  const prefix = `${copyValue(fundId)}\t`;
-  const copy = client.query(copyFrom(`COPY ${table} (${FUND_KEY}, ${cols.map((c) => c.name).join(', ')}) FROM STDIN`));
-  const done = once(copy, 'finish');
-  done.catch(() => {});
+  const { streams, rows } = spool.streams(table, restated);
+  if (streams.length === 0) return 0;
+  const copy = client.query(copyFrom(`COPY ${table} (${FUND_KEY}, ${spec.columns.map((c) => c.name).join(', ')}) FROM STDIN`));
   let failure: unknown;
   copy.on('error', (err) => {
     failure = err;
   });
-  let buffer = '';
-  let rows = 0;
-  let pending = 0;
-  // Line numbers within an entry when the file has none (as validation numbered them), per date.
-  let lineNos = new Map<string, number>();
-  let lastDate = '';
-  const report = (e: BundleError) => {
-    throw new Error(`${e.file} line ${e.line}: ${e.rule} (the file changed after validation)`);
-  };
-  await scanFile(
-    join(dir, spec.file),
-    spec,
-    map,
-    report,
-    (cells) => {
+  const finished = once(copy, 'finish');
+  finished.catch(() => {});
+  for (const stream of streams)
+    for await (const chunk of stream) {
       if (failure) throw failure;
-      const date = cells[dateAt]!;
-      if (lineNoAt >= 0 && date !== lastDate) {
-        lineNos = new Map();
-        lastDate = date;
-      }
-      if (!keep(date)) return;
-      let line = prefix;
-      for (let k = 0; k < cols.length; k++) {
-        let v: Cell = cells[k] ?? null;
-        const c = cols[k]!;
-        if (v === '' && (c.nullable || c.type !== 'text')) v = null;
-        if (k === lineNoAt && v === null) {
-          const id = cells[entryAt]!;
-          const n = (lineNos.get(id) ?? 0) + 1;
-          lineNos.set(id, n);
-          v = String(n);
-        } else if (k === lineNoAt) lineNos.set(cells[entryAt]!, Number(v));
-        if (v === null && c.optional && c.type === 'text') v = '';
-        line += k === 0 ? copyValue(v) : `\t${copyValue(v)}`;
-      }
-      buffer += `${line}\n`;
-      rows++;
-      pending++;
-      if (buffer.length >= 1 << 16) {
-        const chunk = buffer;
-        buffer = '';
-        onRows(pending);
-        pending = 0;
-        if (!copy.write(chunk)) return once(copy, 'drain').then(() => undefined);
-      }
-    },
-    { lines: false },
-  );
+      onBytes(chunk.length);
+      if (!copy.write(chunk)) await Promise.race([once(copy, 'drain'), finished]);
+    }
+  copy.end();
+  await finished;
   if (failure) throw failure;
-  copy.end(buffer);
-  onRows(pending);
-  await done;
-  if (failure) throw failure;
-  return rows;
+  return rows();
 }
 
 /**
@@ -265,6 +208,7 @@ export async function importBundle(options: ImportOptions): Promise<ImportResult
     (client as unknown as { connection?: { stream?: { destroy(): void } } })?.connection?.stream?.destroy();
   };
   options.signal?.addEventListener('abort', abort, { once: true });
+  let spool: Spool | undefined;
   try {
     let storedThrough: string | null = null;
     if (options.url) {
@@ -281,7 +225,7 @@ export async function importBundle(options: ImportOptions): Promise<ImportResult
     }
     const total = bundleBytes(dir);
     let read = 0;
-    let file = '';
+    if (client && !options.dryRun) spool = new Spool(fundId, storedThrough);
     const validation = await validateBundle(dir, {
       fundId,
       map: options.map,
@@ -289,9 +233,11 @@ export async function importBundle(options: ImportOptions): Promise<ImportResult
       storedThrough,
       onBytes: (n) => {
         read += n;
-        options.onProgress?.({ phase: 'validate', file, done: read, total, rows: 0 });
+        options.onProgress?.({ phase: 'validate', file: '', done: read, total, rows: 0 });
       },
+      ...(spool ? { onRow: spool.add.bind(spool) } : {}),
     });
+    spool?.seal();
     const result: ImportResult = {
       validation,
       storedThrough,
@@ -314,11 +260,9 @@ export async function importBundle(options: ImportOptions): Promise<ImportResult
     // Plan.
     const writeSmall: Record<string, Cell[][]> = {};
     const changedDates: Record<string, Set<string>> = {};
-    const keep: Record<string, (date: string) => boolean> = {};
     if (mode === 'replace') {
       for (const spec of BUNDLE_FILES)
         if (spec.table && !spec.orderedBy) writeSmall[spec.table.table] = validation.small[spec.table.table] ?? [];
-      for (const spec of BUNDLE_FILES) if (spec.table && spec.orderedBy) keep[spec.table.table] = () => true;
       result.newRuns = validation.runs.map((r) => r.navDate);
     } else {
       const L = storedThrough;
@@ -396,7 +340,6 @@ export async function importBundle(options: ImportOptions): Promise<ImportResult
           }
         }
         changedDates[table] = changed;
-        keep[table] = (date) => L === null || date > L || changed.has(date);
       }
       const runsByDate = new Map(validation.runs.map((r) => [r.navDate, r]));
       for (const r of restated.values()) {
@@ -432,32 +375,26 @@ export async function importBundle(options: ImportOptions): Promise<ImportResult
       return result;
     }
 
-    // Write.
-    const totalRows = validation.tableRows;
-    let written = 0;
-    const progress = (f: string, n: number) => {
-      written += n;
-      options.onProgress?.({ phase: 'write', file: f, done: written, total: totalRows, rows: written });
+    // Write: the small tables from memory, the bulk ones from the spool.
+    const totalBytes = BUNDLE_FILES.reduce((sum, f) => sum + (f.table && f.orderedBy ? spool!.bytes(f.table.table) : 0), 0);
+    let sent = 0;
+    const progress = (f: string, bytes: number) => {
+      sent += bytes;
+      const rows = totalBytes > 0 ? Math.round((validation.tableRows * sent) / totalBytes) : validation.tableRows;
+      options.onProgress?.({ phase: 'write', file: f, done: sent, total: totalBytes, rows });
     };
     if (mode === 'replace') await client.query('DELETE FROM funds WHERE fund_id = $1', [fundId]);
     for (const spec of BUNDLE_FILES) {
       if (!spec.table) continue;
       const table = spec.table.table;
-      file = spec.file;
       if (!spec.orderedBy) {
         result.written[table] = await upsert(client, spec, fundId, writeSmall[table] ?? []);
-        progress(spec.file, validation.files[spec.file]?.rows ?? 0);
         continue;
       }
-      const changed = changedDates[table];
-      if (changed && changed.size > 0)
+      const changed = changedDates[table] ?? new Set<string>();
+      if (changed.size > 0)
         await client.query(`DELETE FROM ${table} WHERE fund_id = $1 AND ${spec.orderedBy} = ANY($2::date[])`, [fundId, [...changed]]);
-      let seen = 0;
-      result.written[table] = await copyFile(client, dir, spec, fundId, options.map ?? {}, keep[table]!, (n) => {
-        seen += n;
-        progress(spec.file, n);
-      });
-      progress(spec.file, (validation.files[spec.file]?.rows ?? 0) - seen);
+      result.written[table] = await copySpooled(client, spool!, spec, changed, (n) => progress(spec.file, n));
     }
     if (options.signal?.aborted) throw new Error('interrupted');
     await client.query('COMMIT');
@@ -465,6 +402,7 @@ export async function importBundle(options: ImportOptions): Promise<ImportResult
     return result;
   } finally {
     options.signal?.removeEventListener('abort', abort);
+    spool?.close();
     await client?.end().catch(() => {});
   }
 }

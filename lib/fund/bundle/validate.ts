@@ -79,6 +79,8 @@ export interface ValidateOptions {
   /** The latest stored run of the fund (append): rows dated up to it are digested, not only checked. */
   storedThrough?: string | null;
   onBytes?: (n: number) => void;
+  /** Receives every valid row of a table's bulk file (the import spools them for COPY; lib/fund/bundle/spool.ts). */
+  onRow?: (table: string, date: string, cells: readonly Cell[]) => void;
 }
 
 /** Bytes of every file of the bundle that exists (for progress). */
@@ -420,6 +422,7 @@ export async function validateBundle(dir: string, options: ValidateOptions): Pro
           digest.count++;
           digest.sum += rowDigest(cells);
         }
+        if (spec.table) options.onRow?.(table, date, cells);
       },
       finish,
     );
