@@ -381,6 +381,11 @@ describe('validation before any write', () => {
       (d) => edit(d, 'expenses.csv', (rs) => (rs.find((x) => x[5] === 'accrued')![5] = 'paid')),
       { file: 'expenses.csv', line: -2, column: 'paid_date', rule: 'paid_date' },
     ],
+    [
+      'a journal entry with lines on two dates',
+      (d) => edit(d, 'ledger_lines.csv', (rs) => rs[rs.length - 1]!.splice(0, 1, rs[1]![0]!)),
+      { file: 'ledger_lines.csv', line: -1, column: 'entry_date', rule: 'entry_date' },
+    ],
     // The accounting invariants.
     [
       'a market value that is not quantity × price to the cent',

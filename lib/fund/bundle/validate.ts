@@ -20,7 +20,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ColumnMap, type BundleError, scanFile } from './csv.ts';
+import { type BundleError, type ColumnMap, scanFile } from './csv.ts';
 import { ADMIN_POSITIONS, BUNDLE_FILES, type BundleFile, bundleFile } from './format.ts';
 import * as X from './decimal.ts';
 
@@ -474,14 +474,19 @@ export async function validateBundle(dir: string, options: ValidateOptions): Pro
   const LEDGER = bundleFile('ledger_lines');
   const led = {
     entry: col(LEDGER, 'entry_id'),
+    date: col(LEDGER, 'entry_date'),
     lineNo: col(LEDGER, 'line_no'),
     account: col(LEDGER, 'account_code'),
     debit: col(LEDGER, 'debit'),
     credit: col(LEDGER, 'credit'),
   };
-  const entriesBefore = new Set<string>();
+  // Entry ids of earlier dates are kept only as their maximum: journals number entries in date order, so an
+  // id above it is new. One not above it and not of this date may have lines on an earlier date: such ids
+  // are checked by a second pass over the file, which only a journal numbered out of date order needs.
+  let maxBefore: string | null = null;
+  const suspects = new Map<string, { date: string; line: number; names: string[] }>();
   let entries = new Map<string, { line: number; balance: X.Exact; lines: number }>();
-  await bulk(
+  const ledgerScanned = await bulk(
     LEDGER,
     (cells, line, names) => {
       const id = cells[led.entry]!;
@@ -490,11 +495,8 @@ export async function validateBundle(dir: string, options: ValidateOptions): Pro
         err(LEDGER, line, names, 'account_code', 'reference', `no account ${quoted(account)} in accounts.csv`);
         return false;
       }
-      if (entriesBefore.has(id)) {
-        err(LEDGER, line, names, 'entry_date', 'entry_date', `entry ${quoted(id)} has lines on two dates`);
-        return false;
-      }
       let entry = entries.get(id);
+      if (!entry && maxBefore !== null && id <= maxBefore && !suspects.has(id)) suspects.set(id, { date: cells[led.date]!, line, names });
       if (!entry) {
         entry = { line, balance: X.ZERO, lines: 0 };
         entries.set(id, entry);
@@ -517,11 +519,30 @@ export async function validateBundle(dir: string, options: ValidateOptions): Pro
             rule: 'unbalanced',
             message: `entry ${quoted(id)}: debits exceed credits by ${X.text(entry.balance)}`,
           });
-        entriesBefore.add(id);
+        if (maxBefore === null || id > maxBefore) maxBefore = id;
       }
       entries = new Map();
     },
   );
+  if (ledgerScanned && suspects.size > 0) {
+    const earliest = new Map<string, string>();
+    await scanFile(
+      join(dir, LEDGER.file),
+      LEDGER,
+      map,
+      () => {},
+      (cells) => {
+        const id = cells[led.entry]!;
+        const date = cells[led.date]!;
+        const seen = earliest.get(id);
+        if (suspects.has(id) && (seen === undefined || date < seen)) earliest.set(id, date);
+      },
+      { lines: false },
+    );
+    for (const [id, s] of suspects)
+      if (earliest.get(id)! < s.date)
+        err(LEDGER, s.line, s.names, 'entry_date', 'entry_date', `entry ${quoted(id)} has lines on two dates`);
+  }
 
   // capital_accounts.csv: investors and complete runs exist; each account adds up; a run's sum is its NAV.
   const CAPITAL = bundleFile('capital_accounts');
