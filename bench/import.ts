@@ -25,8 +25,6 @@ import { createTestDatabase, type TestDatabase } from '../test/support/database.
 import { LARGE_FUND, writeLargeFund } from './import-fund.ts';
 import { Cleanup, ROOT, atMost, figure, progress, ratioAtLeast, type Figure } from './report.ts';
 
-const CLI = ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', join(ROOT, 'scripts', 'fund.ts')];
-
 interface CliRun {
   seconds: number;
   peakRssMiB: number;
@@ -35,10 +33,14 @@ interface CliRun {
   tail: string;
 }
 
-/** Runs `npm run fund -- import` as a child (its own process, so its peak memory is its own) and reads its JSON report. */
+/**
+ * Runs `npm run fund -- import` exactly as an operator does (so with the script's Node flags, such as its heap
+ * limit), in its own process, whose peak memory its JSON report gives.
+ */
 async function cliImport(dir: string, report: string, url: string | null, extra: string[]): Promise<CliRun> {
   const started = performance.now();
-  const child = spawn(process.execPath, [...CLI, 'import', dir, '--fund', LARGE_FUND.fundId, '--report', report, ...extra], {
+  const child = spawn('npm', ['run', '-s', 'fund', '--', 'import', dir, '--fund', LARGE_FUND.fundId, '--report', report, ...extra], {
+    cwd: ROOT,
     env: { ...process.env, DATABASE_URL: url ?? '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
