@@ -56,10 +56,7 @@ function progressPrinter(tty: boolean): { update(p: Progress): void; done(): voi
       const seconds = (now - phaseStart) / 1000;
       const fraction = p.total > 0 ? Math.min(1, p.done / p.total) : 1;
       const eta = fraction > 0 ? (seconds / fraction - seconds).toFixed(0) : '?';
-      const rows =
-        p.phase === 'write'
-          ? `${p.rows.toLocaleString('en-US')} rows, ${Math.round(p.rows / Math.max(seconds, 0.001)).toLocaleString('en-US')} rows/s`
-          : `${(p.done / 2 ** 20).toFixed(0)} of ${(p.total / 2 ** 20).toFixed(0)} MiB`;
+      const rows = `${p.rows.toLocaleString('en-US')} rows, ${Math.round(p.rows / Math.max(seconds, 0.001)).toLocaleString('en-US')} rows/s`;
       if (tty) {
         const width = 24;
         const bar = '#'.repeat(Math.round(fraction * width)).padEnd(width, '.');
@@ -133,7 +130,10 @@ async function runImport(dir: string | undefined, values: Record<string, string 
   const onSigint = () => {
     interrupted = true;
     process.stderr.write('\ninterrupted: the transaction is rolled back, nothing is written\n');
+    // Dropping the connection is what rolls back (the server discards an uncommitted transaction); exit
+    // at once rather than after the validation of a large bundle has run its course.
     controller.abort();
+    process.exit(130);
   };
   process.on('SIGINT', onSigint);
   const started = performance.now();

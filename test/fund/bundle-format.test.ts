@@ -12,6 +12,7 @@ import { D } from '../../lib/decimal.ts';
 import { csvLine } from '../../lib/fund/bundle/csv.ts';
 import * as X from '../../lib/fund/bundle/decimal.ts';
 import { BUNDLE_FILES, columnTables, withColumnTables } from '../../lib/fund/bundle/format.ts';
+import { pgConnectionString } from '../../lib/fund/bundle/load.ts';
 import { differenceBps, isDate } from '../../lib/fund/bundle/validate.ts';
 import { FUND_KEY, TABLES } from '../../lib/fund/tables.ts';
 
@@ -114,5 +115,19 @@ describe('CSV', () => {
     expect(isDate('2024-02-29')).toBe(true);
     expect(isDate('2023-02-29')).toBe(false);
     expect(isDate('2026-1-01')).toBe(false);
+  });
+});
+
+describe('the connection string node-postgres is given', () => {
+  it("turns Neon's sslmode=require into verify-full (what node-postgres does with it), and leaves others alone", () => {
+    expect(pgConnectionString('postgres://u:p@ep-x.neon.tech/neondb?sslmode=require&channel_binding=require')).toBe(
+      'postgres://u:p@ep-x.neon.tech/neondb?sslmode=verify-full&channel_binding=require',
+    );
+    for (const url of [
+      'postgres://postgres@127.0.0.1:5432/fund_edge',
+      'postgres://h/db?sslmode=disable',
+      'postgres://h/db?sslmode=require&uselibpqcompat=true',
+    ])
+      expect(pgConnectionString(url)).toBe(url);
   });
 });

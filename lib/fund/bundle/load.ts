@@ -103,9 +103,26 @@ function storedRun(row: Cell[]): RunFigures {
   return { navDate, status, shadowNav, adminNav, reconStatus, netFlows, differenceBps: null, line: 0 };
 }
 
-/** Connects with node-postgres (TCP; TLS when the URL asks, as Neon's `sslmode=require` does). */
+/**
+ * The connection string node-postgres is given: `sslmode=require` (Neon's connection strings) becomes
+ * `sslmode=verify-full`, which is what node-postgres does with it anyway (TLS, the server's certificate
+ * verified), without the deprecation warning it prints for `require`. Other URLs are unchanged.
+ */
+export function pgConnectionString(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  if (parsed.searchParams.get('sslmode') !== 'require' || parsed.searchParams.has('uselibpqcompat')) return url;
+  parsed.searchParams.set('sslmode', 'verify-full');
+  return parsed.toString();
+}
+
+/** Connects with node-postgres over TCP (TLS when the URL asks for it: {@link pgConnectionString}). */
 export async function connectPg(url: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url, application_name: 'fund-edge import' });
+  const client = new pg.Client({ connectionString: pgConnectionString(url), application_name: 'fund-edge import' });
   client.on('error', () => {}); // a dropped connection fails the running query; nothing else to do here
   await client.connect();
   return client;
@@ -231,9 +248,9 @@ export async function importBundle(options: ImportOptions): Promise<ImportResult
       map: options.map,
       maxErrors: options.maxErrors,
       storedThrough,
-      onBytes: (n) => {
+      onBytes: (n, rows) => {
         read += n;
-        options.onProgress?.({ phase: 'validate', file: '', done: read, total, rows: 0 });
+        options.onProgress?.({ phase: 'validate', file: '', done: read, total, rows });
       },
       ...(spool ? { onRow: spool.add.bind(spool) } : {}),
     });

@@ -78,7 +78,8 @@ export interface ValidateOptions {
   maxErrors?: number;
   /** The latest stored run of the fund (append): rows dated up to it are digested, not only checked. */
   storedThrough?: string | null;
-  onBytes?: (n: number) => void;
+  /** Progress: called per chunk read with its size in bytes and the data rows read so far. */
+  onBytes?: (n: number, rows: number) => void;
   /** Receives every valid row of a table's bulk file (the import spools them for COPY; lib/fund/bundle/spool.ts). */
   onRow?: (table: string, date: string, cells: readonly Cell[]) => void;
 }
@@ -139,6 +140,7 @@ export async function validateBundle(dir: string, options: ValidateOptions): Pro
     dates: {},
     tableRows: 0,
   };
+  let rowsRead = 0;
   const report = (e: BundleError) => {
     v.errorCount++;
     if (v.errors.length < maxErrors) v.errors.push(e);
@@ -172,6 +174,7 @@ export async function validateBundle(dir: string, options: ValidateOptions): Pro
       map,
       report,
       (cells, line) => {
+        rowsRead++;
         let ok = true;
         for (let k = 0; k < cols.length; k++) {
           const c = cols[k]!;
@@ -208,7 +211,7 @@ export async function validateBundle(dir: string, options: ValidateOptions): Pro
         if (ok) row(checked, line, names);
       },
       {
-        onBytes: options.onBytes,
+        onBytes: (n) => options.onBytes?.(n, rowsRead),
         onHeader: (h) => {
           names = h.names;
         },
