@@ -177,7 +177,7 @@ export async function runImport(): Promise<{ figures: Figure[]; diagnostics: str
       }),
     );
     diagnostics.push(
-      `Import: node-postgres + pg-copy-streams (COPY FROM STDIN, text format) over TCP to PostgreSQL on 127.0.0.1:5432; the bundle is read twice (validation, then the write), csv-parse's stream API.`,
+      `Import: node-postgres + pg-copy-streams (COPY FROM STDIN, text format) over TCP to PostgreSQL on 127.0.0.1:5432; the bundle is read once (csv-parse's stream API), the validated rows spooled as COPY text and streamed into COPY once the whole bundle is valid.`,
     );
     for (const f of figures)
       if (f.pass === false) diagnostics.push(`${f.name}: missed (${f.value?.toFixed(1)} ${f.unit}; ${f.budget?.text}).`);

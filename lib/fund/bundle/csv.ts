@@ -137,10 +137,11 @@ export interface ScanResult {
 
 /**
  * Streams a bundle file: resolves its header, then calls `visit` with each data record's cells in the spec's
- * column order (an absent optional column is `undefined`); when `visit` returns a promise (a consumer asking
- * to slow down), reading waits for it. A record with the wrong number of fields is reported (`field_count`)
- * and skipped; invalid UTF-8 or broken quoting stops the file (`encoding`, `csv_syntax`) after reporting it.
- * @param options.lines whether `visit` needs line numbers (counting them costs about a quarter of the parse)
+ * column order (an absent optional column is `undefined`), synchronously as the parser yields records
+ * (a `readable` loop: about a tenth faster than async iteration at millions of records). A record with the
+ * wrong number of fields is reported (`field_count`) and skipped; invalid UTF-8 or broken quoting stops the
+ * file (`encoding`, `csv_syntax`) after reporting it.
+ * @param options.lines whether `visit` needs line numbers (csv-parse's `info`)
  * @param options.onBytes called with each chunk's size (progress)
  */
 export async function scanFile(
@@ -148,7 +149,7 @@ export async function scanFile(
   spec: BundleFile,
   map: ColumnMap,
   report: (e: BundleError) => void,
-  visit: (cells: (string | undefined)[], line: number) => void | Promise<void>,
+  visit: (cells: (string | undefined)[], line: number) => void,
   options: { lines?: boolean; onBytes?: (n: number) => void; onHeader?: (h: Header) => void } = {},
 ): Promise<ScanResult> {
   const lines = options.lines ?? true;
@@ -157,37 +158,37 @@ export async function scanFile(
   let lastLine = 1;
   const cells: (string | undefined)[] = new Array(spec.columns.length);
   const parser = parse({ relax_column_count: true, skip_empty_lines: true, info: lines, max_record_size: MAX_RECORD_CHARS });
-  const source = pipeline(createReadStream(path, { highWaterMark: 256 * 1024 }), new StrictUtf8(options.onBytes), parser);
-  source.catch(() => {}); // surfaced through the iteration below, or irrelevant once it stopped early
-  try {
-    for await (const item of parser as AsyncIterable<{ record: string[]; info: { lines: number } } | string[]>) {
-      const record = lines ? (item as { record: string[] }).record : (item as string[]);
-      const line = lines ? (item as { info: { lines: number } }).info.lines : records + 2;
-      lastLine = line;
-      if (header === undefined) {
-        header = resolveHeader(spec, record, map, report);
-        if (header === null) break;
-        options.onHeader?.(header);
-        continue;
-      }
-      if (header === null) break;
-      if (record.length !== header.width) {
-        report({
-          file: spec.file,
-          line,
-          column: '-',
-          rule: 'field_count',
-          message: `${record.length} fields where the header has ${header.width}`,
-        });
-        continue;
-      }
-      const index = header.index;
-      for (let k = 0; k < index.length; k++) cells[k] = index[k]! < 0 ? undefined : record[index[k]!];
-      records++;
-      const wait = visit(cells, line);
-      if (wait !== undefined) await wait;
+  const take = (item: { record: string[]; info: { lines: number } } | string[]) => {
+    const record = lines ? (item as { record: string[] }).record : (item as string[]);
+    const line = lines ? (item as { info: { lines: number } }).info.lines : records + 2;
+    lastLine = line;
+    if (header === undefined) {
+      header = resolveHeader(spec, record, map, report);
+      if (header !== null) options.onHeader?.(header);
+      return;
     }
-    if (header !== null) await source;
+    if (header === null) return;
+    if (record.length !== header.width) {
+      report({
+        file: spec.file,
+        line,
+        column: '-',
+        rule: 'field_count',
+        message: `${record.length} fields where the header has ${header.width}`,
+      });
+      return;
+    }
+    const index = header.index;
+    for (let k = 0; k < index.length; k++) cells[k] = index[k]! < 0 ? undefined : record[index[k]!];
+    records++;
+    visit(cells, line);
+  };
+  parser.on('readable', () => {
+    let item: ReturnType<typeof parser.read>;
+    while ((item = parser.read()) !== null) take(item);
+  });
+  try {
+    await pipeline(createReadStream(path, { highWaterMark: 256 * 1024 }), new StrictUtf8(options.onBytes), parser);
   } catch (err) {
     const e = err as { code?: string; line?: number; lines?: number };
     if (e.code === 'BUNDLE_ENCODING')
@@ -199,8 +200,6 @@ export async function scanFile(
       report({ file: spec.file, line: e.lines ?? 0, column: '-', rule: 'csv_syntax', message: `not RFC 4180 CSV (${e.code})` });
     else throw err;
     return { records, complete: false };
-  } finally {
-    parser.destroy();
   }
   if (header === undefined) {
     report({
