@@ -4,14 +4,15 @@
  * the files are derived from the table descriptors; the decimal grammar, and quantity × price to the cent
  * and the difference in basis points against decimal.js (fast-check); CSV writing.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { D } from '../../lib/decimal.ts';
-import { csvLine } from '../../lib/fund/bundle/csv.ts';
+import { type BundleError, csvLine, scanFile } from '../../lib/fund/bundle/csv.ts';
 import * as X from '../../lib/fund/bundle/decimal.ts';
-import { BUNDLE_FILES, columnTables, withColumnTables } from '../../lib/fund/bundle/format.ts';
+import { BUNDLE_FILES, bundleFile, columnTables, withColumnTables } from '../../lib/fund/bundle/format.ts';
 import { pgConnectionString } from '../../lib/fund/bundle/load.ts';
 import { differenceBps, isDate } from '../../lib/fund/bundle/validate.ts';
 import { FUND_KEY, TABLES } from '../../lib/fund/tables.ts';
@@ -103,6 +104,43 @@ describe('exact decimals', () => {
   it('gives negative zero the sign PostgreSQL gives it (none)', () => {
     expect(X.canonical('-0.00')).toBe('0.00');
     expect(X.canonical('-0.01')).toBe('-0.01');
+  });
+});
+
+describe('reading a file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fund-edge-csv-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const spec = bundleFile('share_classes');
+  const scan = async (bytes: Buffer) => {
+    writeFileSync(join(dir, 'f.csv'), bytes);
+    const errors: BundleError[] = [];
+    const names: string[] = [];
+    const result = await scanFile(
+      join(dir, 'f.csv'),
+      spec,
+      {},
+      (e) => errors.push(e),
+      (cells) => void names.push(cells[1]!),
+    );
+    return { errors, names, result };
+  };
+
+  it('keeps a character split across two chunks whole (files are read in 256 KiB chunks)', async () => {
+    const rows = Array.from({ length: 40_000 }, (_, i) => `C${i},Ünïcödé ✓ 𝄞 ${i}`);
+    const bytes = Buffer.from(`share_class_id,name\r\n${rows.join('\r\n')}\r\n`);
+    const boundaries = Array.from({ length: Math.floor(bytes.length / 262_144) }, (_, k) => (k + 1) * 262_144);
+    expect(boundaries.some((b) => (bytes[b]! & 0xc0) === 0x80)).toBe(true); // some chunk does start mid-character
+    const { errors, names } = await scan(bytes);
+    expect(errors).toEqual([]);
+    expect(names).toHaveLength(40_000);
+    expect(names.every((n, i) => n === `Ünïcödé ✓ 𝄞 ${i}`)).toBe(true);
+  });
+
+  it('reports invalid UTF-8 at its line, and a sequence cut off at the end of the file', async () => {
+    const bad = await scan(Buffer.concat([Buffer.from('share_class_id,name\r\nA,x\r\nB,'), Buffer.from([0xff]), Buffer.from('\r\n')]));
+    expect(bad.errors).toEqual([expect.objectContaining({ line: 3, rule: 'encoding' })]);
+    const cut = await scan(Buffer.concat([Buffer.from('share_class_id,name\r\nA,'), Buffer.from([0xe2, 0x9c])]));
+    expect(cut.errors).toEqual([expect.objectContaining({ line: 2, rule: 'encoding' })]);
   });
 });
 

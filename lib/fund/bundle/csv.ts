@@ -1,8 +1,8 @@
 /**
  * Reading and writing bundle files (docs/import.md#files): RFC 4180 CSV in UTF-8, read as a stream.
  *
- * Reading: the bytes are decoded by a fatal `TextDecoder` (invalid UTF-8 is an error naming its line, never
- * silently replaced; a leading BOM is dropped), then parsed by csv-parse's stream API (quoted fields,
+ * Reading: the bytes are checked to be UTF-8 (an invalid byte is an error naming its line, never silently
+ * replaced; a leading BOM is dropped), then parsed by csv-parse's stream API (quoted fields,
  * doubled quotes, fields spanning lines, CRLF or LF). The header names the columns: matched trimmed and
  * case-insensitively, after the operator's renames (`--map`); each record is handed over as its cells in the
  * file spec's column order, with the line it ends on. Nothing holds more than the parser's buffer.
@@ -10,6 +10,7 @@
  * Writing: {@link csvLine} quotes a field only when it must (a comma, a quote, CR or LF) and ends lines with
  * CRLF, so the same rows always give the same bytes.
  */
+import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -93,37 +94,50 @@ export function checkColumnMap(map: unknown, files: readonly BundleFile[]): stri
   return problems;
 }
 
-/** Decodes UTF-8 strictly, counting lines so that an invalid byte is reported where it is. */
+/**
+ * Checks that the bytes are UTF-8 and passes them on as they are (csv-parse decodes each field itself, so
+ * decoding here too would do the work twice), holding back a character split across two chunks. Lines are
+ * counted so that an invalid byte is reported where it is.
+ */
 class StrictUtf8 extends Transform {
-  readonly #decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
   readonly #onBytes: ((n: number) => void) | undefined;
+  #tail: Buffer | null = null;
   #lines = 1;
   constructor(onBytes?: (n: number) => void) {
-    super({ decodeStrings: true, encoding: 'utf8' });
+    super();
     this.#onBytes = onBytes;
   }
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
     this.#onBytes?.(chunk.length);
-    let text: string;
-    try {
-      text = this.#decoder.decode(chunk, { stream: true });
-    } catch {
-      const loose = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false }).decode(chunk);
-      const bad = loose.indexOf('\uFFFD');
-      let line = this.#lines;
-      for (let i = 0; i < Math.max(bad, 0); i++) if (loose.charCodeAt(i) === 10) line++;
-      done(Object.assign(new Error('invalid UTF-8'), { code: 'BUNDLE_ENCODING', line }));
+    const buf = this.#tail ? Buffer.concat([this.#tail, chunk]) : chunk;
+    // Hold back a trailing sequence its lead byte says is incomplete.
+    let end = buf.length;
+    let i = end - 1;
+    while (i >= 0 && end - i < 4 && (buf[i]! & 0xc0) === 0x80) i--;
+    if (i >= 0) {
+      const lead = buf[i]!;
+      const size = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+      if (size > end - i) end = i;
+    }
+    const body = end === buf.length ? buf : buf.subarray(0, end);
+    this.#tail = end === buf.length ? null : Buffer.from(buf.subarray(end));
+    if (!isUtf8(body)) {
+      done(this.#invalid(body));
       return;
     }
-    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) this.#lines++;
-    done(null, text);
+    for (let k = body.indexOf(10); k >= 0; k = body.indexOf(10, k + 1)) this.#lines++;
+    done(null, body);
   }
   override _flush(done: TransformCallback): void {
-    try {
-      done(null, this.#decoder.decode());
-    } catch {
-      done(Object.assign(new Error('invalid UTF-8'), { code: 'BUNDLE_ENCODING', line: this.#lines }));
-    }
+    done(this.#tail ? this.#invalid(this.#tail) : null);
+  }
+  /** The error for a chunk holding invalid UTF-8, with the line of its first bad byte. */
+  #invalid(body: Buffer): Error {
+    const loose = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false }).decode(body);
+    const bad = Math.max(0, loose.indexOf('\uFFFD'));
+    let line = this.#lines;
+    for (let k = loose.indexOf('\n'); k >= 0 && k < bad; k = loose.indexOf('\n', k + 1)) line++;
+    return Object.assign(new Error('invalid UTF-8'), { code: 'BUNDLE_ENCODING', line });
   }
 }
 
@@ -157,7 +171,7 @@ export async function scanFile(
   let records = 0;
   let lastLine = 1;
   const cells: (string | undefined)[] = new Array(spec.columns.length);
-  const parser = parse({ relax_column_count: true, skip_empty_lines: true, info: lines, max_record_size: MAX_RECORD_CHARS });
+  const parser = parse({ bom: true, relax_column_count: true, skip_empty_lines: true, info: lines, max_record_size: MAX_RECORD_CHARS });
   const take = (item: { record: string[]; info: { lines: number } } | string[]) => {
     const record = lines ? (item as { record: string[] }).record : (item as string[]);
     const line = lines ? (item as { info: { lines: number } }).info.lines : records + 2;
