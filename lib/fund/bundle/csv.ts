@@ -198,8 +198,7 @@ export async function scanFile(
     visit(cells, line);
   };
   parser.on('readable', () => {
-    let item: ReturnType<typeof parser.read>;
-    while ((item = parser.read()) !== null) take(item);
+    for (let item = parser.read(); item !== null; item = parser.read()) take(item);
   });
   try {
     await pipeline(createReadStream(path, { highWaterMark: 256 * 1024 }), new StrictUtf8(options.onBytes), parser);
