@@ -23,7 +23,7 @@ import type { ColumnMap } from './csv.ts';
 import { BUNDLE_FILES, type BundleFile, bundleFile } from './format.ts';
 import { textOf } from './export.ts';
 import { Spool } from './spool.ts';
-import { type Cell, type RunFigures, type Validation, bundleBytes, validateBundle } from './validate.ts';
+import { type Cell, type RunCells, type RunFigures, type Validation, bundleBytes, validateBundle } from './validate.ts';
 import { FUND_KEY } from '../tables.ts';
 
 /** How an import writes. */
@@ -92,14 +92,7 @@ export interface ImportResult {
 
 /** A stored run's figures as the report lists them. */
 function storedRun(row: Cell[]): RunFigures {
-  const [navDate, status, shadowNav, adminNav, reconStatus, netFlows] = row as [
-    string,
-    string,
-    string | null,
-    string | null,
-    string | null,
-    string,
-  ];
+  const [navDate, status, shadowNav, adminNav, reconStatus, netFlows] = row as RunCells;
   return { navDate, status, shadowNav, adminNav, reconStatus, netFlows, differenceBps: null, line: 0 };
 }
 

@@ -41,6 +41,9 @@ export interface RunFigures {
   line: number;
 }
 
+/** A NAV run's cells: date, status, shadow NAV, administrator's NAV, reconciliation status, net flows (nav_runs.csv order). */
+export type RunCells = [string, string, string | null, string | null, string | null, string];
+
 /** Row count and order-independent digest of one date's rows of a bulk table. */
 export interface DateDigest {
   count: number;
@@ -324,14 +327,7 @@ export async function validateBundle(dir: string, options: ValidateOptions): Pro
   const NAV_RUNS = bundleFile('nav_runs');
   const runCols = ['nav_date', 'status', 'shadow_nav', 'admin_nav', 'recon_status', 'net_flows'].map((n) => col(NAV_RUNS, n));
   await keepSmall(NAV_RUNS, (cells, line, names) => {
-    const [navDate, status, shadowNav, adminNav, given, netFlows] = runCols.map((k) => cells[k] ?? null) as [
-      string,
-      string,
-      string | null,
-      string | null,
-      string | null,
-      string,
-    ];
+    const [navDate, status, shadowNav, adminNav, given, netFlows] = runCols.map((k) => cells[k] ?? null) as RunCells;
     if (status === 'complete' && shadowNav === null)
       err(NAV_RUNS, line, names, 'shadow_nav', 'shadow_nav', 'a complete run has a shadow NAV');
     if (status === 'failed' && shadowNav !== null) err(NAV_RUNS, line, names, 'shadow_nav', 'shadow_nav', 'a failed run has no shadow NAV');
