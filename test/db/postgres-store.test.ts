@@ -25,13 +25,15 @@ import { createTestDatabase, migrateAndSeed, type TestDatabase } from '../suppor
 import { fakeEnv } from '../support/fakes.ts';
 
 let database: TestDatabase;
-/** An empty migrated database that both funds were loaded into through their exported bundles. */
-let throughFiles: TestDatabase;
+/** An empty migrated database that both funds were loaded into through their exported bundles (PostgreSQL only). */
+let throughFiles: TestDatabase | undefined;
 const bundles = mkdtempSync(join(tmpdir(), 'fund-edge-parity-'));
 
 beforeAll(async () => {
   database = await createTestDatabase();
   await migrateAndSeed(database, [SAMPLE_FUND.fundId, DEMO_FUND.fundId]);
+  // COPY FROM STDIN needs PostgreSQL itself: the embedded fallback's socket server does not speak it.
+  if (database.kind !== 'postgres') return;
   throughFiles = await createTestDatabase();
   const db = throughFiles.open();
   try {
@@ -66,16 +68,18 @@ const ARGS: Record<string, Record<string, string>[]> = {
 const CASES = FUND_TOOLS.flatMap((def) => (ARGS[def.tool] ?? [{}]).map((args) => [def.tool, JSON.stringify(args), def, args] as const));
 
 const LOADS = [SAMPLE_FUND, DEMO_FUND].flatMap((spec) => [
-  { spec, fundId: spec.fundId, load: 'seeded', of: () => database },
+  { spec, fundId: spec.fundId, load: 'seeded', of: (): TestDatabase | undefined => database },
   { spec, fundId: spec.fundId, load: 'exported and imported through files', of: () => throughFiles },
 ]);
 
 describe.each(LOADS)('parity with the embedded store: $fundId, $load', ({ spec, of }) => {
   const embedded = guardedStore(embeddedStore([spec]));
 
-  it.each(CASES)('%s %s gives byte-identical JSON, in the round trips it needs', async (_tool, _label, def, args) => {
+  it.for(CASES)('%s %s gives byte-identical JSON, in the round trips it needs', async ([, , def, args], ctx) => {
+    const source = of();
+    if (!source) return ctx.skip(); // through files: PostgreSQL only (see beforeAll)
     const expected = await callFundTool(def, { store: embedded, fundId: spec.fundId }, {}, args);
-    const db = of().open();
+    const db = source.open();
     try {
       const actual = await callFundTool(def, { store: guardedStore(postgresStore(db)), fundId: spec.fundId }, {}, args);
       expect(actual).toBe(expected);
