@@ -3,7 +3,8 @@
  *
  * 1. Connect (node-postgres over TCP: the local server, or Neon's connection string with `sslmode=require`),
  *    `BEGIN`, and take a transaction-scoped advisory lock per fund, so two imports of one fund queue.
- * 2. Validate the whole bundle (lib/fund/bundle/validate.ts) before writing anything. Any error: roll back.
+ * 2. Validate the whole bundle (lib/fund/bundle/validate.ts) before writing anything, spooling each valid
+ *    row of the bulk files as COPY text (lib/fund/bundle/spool.ts). Any error: roll back.
  * 3. Plan. `replace`: the fund's rows are deleted (the foreign keys cascade) and the bundle's written.
  *    `append` (the default): runs newer than the latest stored one are new, with their rows. Anything the
  *    bundle holds up to that date is compared with what is stored (small tables row by row, bulk tables
@@ -11,7 +12,7 @@
  *    `allowRestatement` (then listed with old and new figures, and the stored rows of those dates replaced).
  *    An expense that was accrued and is now paid is a settlement, not a restatement.
  * 4. Write: small tables by `INSERT ... SELECT FROM json_to_recordset ... ON CONFLICT DO UPDATE`, bulk tables
- *    by `COPY ... FROM STDIN` (text format) fed from a second streaming read of their files. `COMMIT`.
+ *    by `COPY ... FROM STDIN` (text format) streamed from the spool: the bundle is read once. `COMMIT`.
  *
  * Interrupted anywhere (SIGINT through `signal`, a dropped connection, a constraint the validation did not
  * know), the transaction is never committed and the server discards it: the database stays as it was.
