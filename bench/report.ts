@@ -11,12 +11,12 @@ import { cpus, arch, platform, release, totalmem, loadavg, tmpdir } from 'node:o
 import { join } from 'node:path';
 
 /** The sections of the suite, in the order `bench/run.ts` runs them. */
-export const SECTIONS = ['size', 'cpu', 'http', 'startup', 'database'] as const;
+export const SECTIONS = ['size', 'cpu', 'http', 'startup', 'database', 'import'] as const;
 /** One of the bench's sections, as named on the command line (`--only size,cpu`). */
 export type SectionName = (typeof SECTIONS)[number];
 
 /** Units a figure is measured in. */
-export type Unit = 'bytes' | 'ms' | 'req/s' | 'count';
+export type Unit = 'bytes' | 'ms' | 's' | 'req/s' | 'rows/s' | 'MiB' | 'count';
 
 /**
  * A budget. `on: 'value'` compares the figure's value; `on: 'ratio'` compares its ratio (for HTTP: the
@@ -104,8 +104,14 @@ export function formatValue(value: number | null, unit: Unit): string {
       return kib(value);
     case 'ms':
       return ms(value);
+    case 's':
+      return `${value.toFixed(1)} s`;
     case 'req/s':
       return `${Math.round(value).toLocaleString('en-US')} req/s`;
+    case 'rows/s':
+      return `${Math.round(value).toLocaleString('en-US')} rows/s`;
+    case 'MiB':
+      return `${Math.round(value)} MiB`;
     case 'count':
       return Math.round(value).toLocaleString('en-US');
   }

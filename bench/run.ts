@@ -1,12 +1,12 @@
 /**
  * `npm run bench`: the benchmark suite (README#performance) — the service as its users and its host platform see it.
- * Runs the sections (size, cpu, http, startup, database), prints a table per section (figure, value,
+ * Runs the sections (size, cpu, http, startup, database, import), prints a table per section (figure, value,
  * budget, ratio, ✓/✗, note) with a diagnosis of each miss, and writes `bench/results.json` (machine, date,
  * every figure with value, unit, budget and pass). Benchmarks, not tests: the exit code is 0 even when a
  * budget is missed (`--strict` makes a miss exit 1); a section that fails to run exits 1.
  *
  * Usage: node --experimental-strip-types --disable-warning=ExperimentalWarning bench/run.ts [options]
- *   --only <s,...>     run only these sections (size, cpu, http, startup, database)
+ *   --only <s,...>     run only these sections (size, cpu, http, startup, database, import)
  *   --skip <s,...>     run all but these
  *   --out <file>       where to write the results (default bench/results.json)
  *   --duration <s>     measured seconds per HTTP target, in 1 s slices interleaved with as many of the
@@ -49,6 +49,7 @@ const TITLES: Record<SectionName, string> = {
   http: 'HTTP under wrangler dev (autocannon), vs the bare baseline Worker',
   startup: 'Startup CPU of the Worker',
   database: 'Database path (callFundTool on postgresStore through @neondatabase/serverless)',
+  import: 'Fund import (npm run fund -- import): a 5-year, 500-position fund, against raw COPY of the same rows',
 };
 
 const LEGENDS: Partial<Record<SectionName, string>> = {
@@ -56,6 +57,7 @@ const LEGENDS: Partial<Record<SectionName, string>> = {
   cpu: 'value = median ms per call; ratio = median ÷ budget; scaling rows say how time grows with size',
   http: 'ratio = figure ÷ the baseline’s measured alongside (interleaved 1 s slices); for latency, higher is slower',
   database: 'ratio = round trips ÷ budget',
+  import: 'ratio = value ÷ budget; for rows/s, the import ÷ raw COPY of the same rows in the same run',
 };
 
 function sectionList(values: { only?: string; skip?: string }): SectionName[] {
@@ -88,6 +90,8 @@ async function runSection(name: SectionName, load: LoadSettings): Promise<{ figu
       return (await import('./startup.ts')).runStartup();
     case 'database':
       return (await import('./database.ts')).runDatabase();
+    case 'import':
+      return (await import('./import.ts')).runImport();
   }
 }
 

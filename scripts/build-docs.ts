@@ -4,6 +4,7 @@
  * project's own Markdown, so the published docs cannot drift from the code:
  *
  * - `README.md`: its endpoint tables, between their `<!-- generated:... -->` markers (scripts/readme-tables.ts).
+ * - `docs/import.md`: the bundle's column tables, from the table descriptors (lib/fund/bundle/format.ts).
  * - `lib/generated/examples.ts`: the response example of every operation, computed by running its handler
  *   on its declared request example (fund tools on the embedded demo fund), with long arrays shortened.
  * - `lib/generated/mcp-tools.ts`: the `tools/list` entries of both MCP servers as JSON text
@@ -35,6 +36,7 @@ import { SEARCH_INDEX_PATH, buildIndex, type DocPassage as IndexedPassage } from
 import { fundToolDefinitions, publicToolDefinitions } from '../lib/mcp/definitions.ts';
 import { OPENAPI_TEMPLATE_PATH } from '../lib/openapi-json.ts';
 import { withTables } from './readme-tables.ts';
+import { withColumnTables } from '../lib/fund/bundle/format.ts';
 
 type DocPassage = Omit<IndexedPassage, 'excerpt'>;
 
@@ -80,6 +82,11 @@ const readmePath = join(ROOT, 'README.md');
 const readmeBefore = readFileSync(readmePath, 'utf8');
 const readmeNow = withTables(readmeBefore);
 if (readmeNow !== readmeBefore) writeFileSync(readmePath, readmeNow);
+// docs/import.md's column tables come from the table descriptors (lib/fund/bundle/format.ts).
+const importDocPath = join(ROOT, 'docs', 'import.md');
+const importDocBefore = readFileSync(importDocPath, 'utf8');
+const importDocNow = withColumnTables(importDocBefore);
+if (importDocNow !== importDocBefore) writeFileSync(importDocPath, importDocNow);
 
 const examples = await responseExamples();
 writeModule(

@@ -2,7 +2,8 @@
  * Table descriptors: one per stored table of `db/migrations/`, naming each column once — its SQL name, the
  * row field it maps to (the key), its SQL type and whether it may be NULL. Everything else that names a
  * column is derived from these: the row types and the store-row field guard of `lib/fund/rows.ts`, the
- * select lists of `lib/fund/postgres-store.ts` and the insert column lists of `lib/db/seed.ts`. The DDL stays
+ * select lists of `lib/fund/postgres-store.ts`, the insert column lists of `lib/db/seed.ts`, and the file
+ * format of `npm run fund` (lib/fund/bundle/format.ts, docs/import.md). The DDL stays
  * SQL (migrations are history); test/db/migrations.test.ts checks the descriptors against the migrated schema.
  *
  * A row type is derived with {@link RowOf}: a column's TypeScript type is the one given to its constructor
@@ -20,6 +21,13 @@ export interface Column<T> {
   readonly column: string;
   readonly type: SqlType;
   readonly nullable: boolean;
+  /** The values a text column allows (its CHECK constraint or the analytics' vocabulary), when it is an enum. */
+  readonly values?: readonly string[];
+  /**
+   * Personal data: an investor's identity (internal id included, which the redaction scans answers for) or
+   * free text that may name someone (ledger memos, expense descriptions). The import never echoes it.
+   */
+  readonly personal?: boolean;
   /** Carries `T` for {@link RowOf}; never present at run time. */
   readonly [ROW_TYPE]?: T;
 }
@@ -41,6 +49,16 @@ const column =
 
 /** A `text` column (optionally narrowed to a union of its allowed values). */
 const text = <T extends string = string>(name: string) => column<T>('text')(name);
+/** A `text` column that holds one of `values`. */
+const oneOf =
+  <const V extends readonly string[]>(values: V) =>
+  (name: string): Column<V[number]> => ({ ...column<V[number]>('text')(name), values });
+/** A `text` column whose values the import checks against `values`, typed as any string (the analytics read others too). */
+const known =
+  (values: readonly string[]) =>
+  (name: string): Column<string> => ({ ...text(name), values });
+/** The same column, marked as personal data. */
+const personal = <T>(c: Column<T>): Column<T> => ({ ...c, personal: true });
 /** A `date` column, read as `YYYY-MM-DD`. */
 const date = column<string>('date');
 /** A `numeric` column (money, quantity, price or rate), read as decimal text. */
@@ -62,6 +80,14 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 /** Reconciliation of the shadow NAV against the administrator's: within tolerance, or not (a run without a shadow NAV has none: null). */
 export const RECON_STATUSES = ['matched', 'break'] as const;
 export type ReconStatus = (typeof RECON_STATUSES)[number];
+/** Book of a position: `live` (the fund's) or `paper` (paper trading, never served). */
+export const BOOKS = ['live', 'paper'] as const;
+/** Asset classes the analytics know: fiat and stablecoins are cash, perpetuals count at notional. */
+export const ASSET_CLASSES = ['crypto', 'perpetual', 'stablecoin', 'fiat'] as const;
+/** Where a position is held. */
+export const SOURCE_TYPES = ['exchange', 'custodian', 'onchain_wallet', 'defi', 'bank'] as const;
+/** Account types of the chart of accounts. */
+export const ACCOUNT_TYPES = ['asset', 'liability', 'equity', 'income', 'expense'] as const;
 /** Status of an expense. */
 export const EXPENSE_STATUSES = ['accrued', 'paid'] as const;
 export type ExpenseStatus = (typeof EXPENSE_STATUSES)[number];
@@ -70,7 +96,8 @@ export type ExpenseStatus = (typeof EXPENSE_STATUSES)[number];
  * performance fees), `operating_expense` (administration, audit, ...), `capital_contributions` and
  * `capital_withdrawals` (investor flows), or `other`.
  */
-export type AccountRole = 'fee_expense' | 'operating_expense' | 'capital_contributions' | 'capital_withdrawals' | 'other';
+export const ACCOUNT_ROLES = ['fee_expense', 'operating_expense', 'capital_contributions', 'capital_withdrawals', 'other'] as const;
+export type AccountRole = (typeof ACCOUNT_ROLES)[number];
 
 /** The fund. `aumTarget` in the base currency; `reconToleranceBps`: shadow vs administrator tolerance (basis points). */
 export const FUNDS = {
@@ -99,9 +126,9 @@ export const FEE_TERMS = {
     mgmtFeePct: numeric('mgmt_fee_pct'),
     perfFeePct: numeric('perf_fee_pct'),
     hurdlePct: nullable(numeric('hurdle_pct')),
-    hurdleType: nullable(text<HurdleType>('hurdle_type')),
+    hurdleType: nullable(oneOf(HURDLE_TYPES)('hurdle_type')),
     hasHwm: boolean('has_hwm'),
-    crystallization: text<Crystallization>('crystallization'),
+    crystallization: oneOf(CRYSTALLIZATIONS)('crystallization'),
   },
 } as const satisfies Table;
 
@@ -110,10 +137,10 @@ export const NAV_RUNS = {
   table: 'nav_runs',
   columns: {
     navDate: date('nav_date'),
-    status: text<RunStatus>('status'),
+    status: oneOf(RUN_STATUSES)('status'),
     shadowNav: nullable(numeric('shadow_nav')),
     adminNav: nullable(numeric('admin_nav')),
-    reconStatus: nullable(text<ReconStatus>('recon_status')),
+    reconStatus: nullable(oneOf(RECON_STATUSES)('recon_status')),
     netFlows: numeric('net_flows'),
   },
 } as const satisfies Table;
@@ -128,10 +155,10 @@ export const POSITIONS = {
   columns: {
     navDate: date('nav_date'),
     asset: text('asset'),
-    assetClass: text('asset_class'),
-    sourceType: text('source_type'),
+    assetClass: known(ASSET_CLASSES)('asset_class'),
+    sourceType: known(SOURCE_TYPES)('source_type'),
     venue: text('venue'),
-    book: text<'live' | 'paper'>('book'),
+    book: oneOf(BOOKS)('book'),
     quantity: numeric('quantity'),
     price: numeric('price'),
     marketValue: numeric('market_value'),
@@ -150,8 +177,8 @@ export const ACCOUNTS = {
   columns: {
     code: text('code'),
     name: text('name'),
-    type: text<'asset' | 'liability' | 'equity' | 'income' | 'expense'>('type'),
-    role: text<AccountRole>('role'),
+    type: oneOf(ACCOUNT_TYPES)('type'),
+    role: oneOf(ACCOUNT_ROLES)('role'),
   },
 } as const satisfies Table;
 
@@ -167,19 +194,19 @@ export const LEDGER_LINES = {
     debit: numeric('debit'),
     credit: numeric('credit'),
   },
-  unselected: { lineNo: integer('line_no'), memo: text('memo') },
+  unselected: { lineNo: integer('line_no'), memo: personal(text('memo')) },
 } as const satisfies Table;
 
 /** An investor and the personal data the store holds (selected only for the redaction scan). */
 export const INVESTORS = {
   table: 'investors',
   columns: {
-    investorId: text('investor_id'),
+    investorId: personal(text('investor_id')),
     shareClassId: text('share_class_id'),
-    legalName: text('legal_name'),
-    email: text('email'),
-    taxId: text('tax_id'),
-    bankAccount: text('bank_account'),
+    legalName: personal(text('legal_name')),
+    email: personal(text('email')),
+    taxId: personal(text('tax_id')),
+    bankAccount: personal(text('bank_account')),
   },
 } as const satisfies Table;
 
@@ -188,7 +215,7 @@ export const CAPITAL_ACCOUNTS = {
   table: 'capital_accounts',
   columns: {
     navDate: date('nav_date'),
-    investorId: text('investor_id'),
+    investorId: personal(text('investor_id')),
     capital: numeric('capital'),
     contributions: numeric('contributions'),
     withdrawals: numeric('withdrawals'),
@@ -205,9 +232,9 @@ export const EXPENSES = {
     id: text('expense_id'),
     date: date('expense_date'),
     category: text('category'),
-    description: text('description'),
+    description: personal(text('description')),
     amount: numeric('amount'),
-    status: text<ExpenseStatus>('status'),
+    status: oneOf(EXPENSE_STATUSES)('status'),
     paidDate: nullable(date('paid_date')),
   },
 } as const satisfies Table;

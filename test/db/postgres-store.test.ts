@@ -1,9 +1,18 @@
 /**
  * The Postgres store against a real server (see test/support/database.ts): parity with the embedded store
  * (byte-identical JSON from all twelve endpoints, for both synthetic funds and non-default arguments), the
- * round trips each endpoint call makes, and the app serving a real key from the database.
+ * round trips each endpoint call makes, and the app serving a real key from the database. Parity holds for
+ * a database seeded directly and for one loaded through files: each fund exported as a bundle from the
+ * embedded store and imported with `npm run fund`'s pipeline (lib/fund/bundle/) into an empty database.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate } from '../../lib/db/migrate.ts';
+import { exportEmbedded } from '../../lib/fund/bundle/export.ts';
+import { importBundle } from '../../lib/fund/bundle/load.ts';
+import { loadMigrations } from '../../scripts/db.ts';
 import { createApp } from '../../lib/app.ts';
 import { callFundTool } from '../../lib/fund/definition.ts';
 import { embeddedStore } from '../../lib/fund/embedded-store.ts';
@@ -16,14 +25,34 @@ import { createTestDatabase, migrateAndSeed, type TestDatabase } from '../suppor
 import { fakeEnv } from '../support/fakes.ts';
 
 let database: TestDatabase;
+/** An empty migrated database that both funds were loaded into through their exported bundles (PostgreSQL only). */
+let throughFiles: TestDatabase | undefined;
+const bundles = mkdtempSync(join(tmpdir(), 'fund-edge-parity-'));
 
 beforeAll(async () => {
   database = await createTestDatabase();
   await migrateAndSeed(database, [SAMPLE_FUND.fundId, DEMO_FUND.fundId]);
+  // COPY FROM STDIN needs PostgreSQL itself: the embedded fallback's socket server does not speak it.
+  if (database.kind !== 'postgres') return;
+  throughFiles = await createTestDatabase();
+  const db = throughFiles.open();
+  try {
+    await migrate(db, loadMigrations());
+  } finally {
+    await db.release();
+  }
+  for (const { fundId } of [SAMPLE_FUND, DEMO_FUND]) {
+    const dir = join(bundles, fundId);
+    await exportEmbedded(fundId, dir);
+    const result = await importBundle({ dir, fundId, mode: 'replace', allowRestatement: false, dryRun: false, url: throughFiles.url });
+    if (result.outcome !== 'imported') throw new Error(`importing ${fundId}: ${JSON.stringify(result.validation.errors)}`);
+  }
 }, 120_000);
 
 afterAll(async () => {
   await database?.dispose();
+  await throughFiles?.dispose();
+  rmSync(bundles, { recursive: true, force: true });
 });
 
 /** Argument sets per tool: the defaults, and non-default ones that reach other code paths. */
@@ -38,12 +67,19 @@ const ARGS: Record<string, Record<string, string>[]> = {
 
 const CASES = FUND_TOOLS.flatMap((def) => (ARGS[def.tool] ?? [{}]).map((args) => [def.tool, JSON.stringify(args), def, args] as const));
 
-describe.each([SAMPLE_FUND, DEMO_FUND])('parity with the embedded store: $fundId', (spec) => {
+const LOADS = [SAMPLE_FUND, DEMO_FUND].flatMap((spec) => [
+  { spec, fundId: spec.fundId, load: 'seeded', of: (): TestDatabase | undefined => database },
+  { spec, fundId: spec.fundId, load: 'exported and imported through files', of: () => throughFiles },
+]);
+
+describe.each(LOADS)('parity with the embedded store: $fundId, $load', ({ spec, of }) => {
   const embedded = guardedStore(embeddedStore([spec]));
 
-  it.each(CASES)('%s %s gives byte-identical JSON, in the round trips it needs', async (_tool, _label, def, args) => {
+  it.for(CASES)('%s %s gives byte-identical JSON, in the round trips it needs', async ([, , def, args], ctx) => {
+    const source = of();
+    if (!source) return ctx.skip(); // through files: PostgreSQL only (see beforeAll)
     const expected = await callFundTool(def, { store: embedded, fundId: spec.fundId }, {}, args);
-    const db = database.open();
+    const db = source.open();
     try {
       const actual = await callFundTool(def, { store: guardedStore(postgresStore(db)), fundId: spec.fundId }, {}, args);
       expect(actual).toBe(expected);
