@@ -20,7 +20,6 @@
  *   OpenAPI server URL and by the MCP Origin check.
  */
 import * as z from 'zod';
-import type { Env } from './env.ts';
 
 /** `*` (any origin) or a list of exact origins. */
 export type OriginList = '*' | readonly string[];
@@ -142,13 +141,19 @@ export const configSchema = z
     }),
   );
 
-/** The variables {@link configSchema} reads. */
-export type ConfigVars = Partial<
-  Pick<
-    Env,
-    'FUND_ID' | 'DATABASE_URL' | 'DATABASE_WS_PROXY' | 'INVESTOR_REF_KEY' | 'CORS_ORIGINS' | 'MCP_ALLOWED_ORIGINS' | 'PUBLIC_ORIGIN'
-  >
->;
+/**
+ * The variables {@link configSchema} reads: text, as wrangler hands them to the Worker (the Worker's `Env` in
+ * lib/env.ts declares them with the bindings; declared here too so the configuration depends on nothing).
+ */
+export interface ConfigVars {
+  FUND_ID?: string;
+  DATABASE_URL?: string;
+  DATABASE_WS_PROXY?: string;
+  INVESTOR_REF_KEY?: string;
+  CORS_ORIGINS?: string;
+  MCP_ALLOWED_ORIGINS?: string;
+  PUBLIC_ORIGIN?: string;
+}
 
 const parsed = new WeakMap<object, Config | ConfigInvalidError>();
 const NO_ENV = {};
