@@ -49,18 +49,11 @@ import {
   type ConsoleSettings,
 } from './config.ts';
 import { DashboardPage, InvitationUnusablePage, WelcomePage } from './pages.tsx';
-import { CONSOLE_CSS, CONSOLE_JS } from './client.generated.ts';
+import { csrfToken, type ConsoleEnv } from './session.ts';
 import { mountConsent, oauthFormAction } from '../oauth/consent.tsx';
 
-/** Hono environment of the console: the app's, plus the request's console configuration and session. */
-export interface ConsoleEnv {
-  Bindings: AppEnv['Bindings'];
-  Variables: AppEnv['Variables'] & {
-    consoleSettings: ConsoleSettings;
-    consoleConfig: ConsoleConfig;
-    session: { sessionId: string; account: Account } | null;
-  };
-}
+export { csrfToken, type ConsoleEnv } from './session.ts';
+
 type ConsoleContext = Context<ConsoleEnv>;
 
 /** Name of the session cookie (`__Host-` prefixed when the cookie is Secure). */
@@ -69,6 +62,12 @@ export const SESSION_COOKIE = 'fe_console_session';
 export const CHALLENGE_COOKIE = 'fe_console_challenge';
 /** Largest body a console endpoint accepts, bytes (a passkey response is a few KiB). */
 export const CONSOLE_MAX_BODY_BYTES = 64 * 1024;
+
+/** The console's browser script and stylesheet, bundled at build time (`lib/console/client/`). */
+export interface ConsoleClient {
+  js: string;
+  css: string;
+}
 
 /** 403 `csrf_failed`: a state-changing request without the console's Origin or the session's CSRF token. */
 export class CsrfError extends ApiError {
@@ -107,16 +106,6 @@ const CeremonyBody = z.strictObject({
 });
 
 const InvitationBody = z.strictObject({ invitation: z.string().max(64) });
-
-/** The CSRF token of a session: HMAC-SHA-256(session secret, "csrf:" + session id), base64url. */
-export async function csrfToken(secret: string, sessionId: string): Promise<string> {
-  const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(`csrf:${sessionId}`)));
-  return btoa(String.fromCharCode(...mac))
-    .replace(/\+/g, '-')
-    .replace(/\//g, '_')
-    .replace(/=+$/, '');
-}
 
 const cookieOptions = (config: ConsoleConfig) => ({
   httpOnly: true,
@@ -169,8 +158,10 @@ function csrfGuard(): MiddlewareHandler<ConsoleEnv> {
 /**
  * The console's routes, to mount at {@link CONSOLE_PATH}.
  * @param options.clock the time source (tests inject one to expire sessions and invitations)
+ * @param options.client the browser script and stylesheet (`npm run build` bundles them: scripts/build-console.ts),
+ *   handed in by the composition root
  */
-export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
+export function consoleApp(options: { clock?: Clock; client: ConsoleClient }): Hono<ConsoleEnv> {
   const clock = options.clock ?? systemClock;
   const app = new Hono<ConsoleEnv>();
 
@@ -226,8 +217,8 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
   // OAuth 2.1 for the fund MCP server: the authorization page and authorized applications (lib/oauth/consent.tsx).
   mountConsent(app);
 
-  app.get('/console.js', (c) => c.body(CONSOLE_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
-  app.get('/console.css', (c) => c.body(CONSOLE_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
+  app.get('/console.js', (c) => c.body(options.client.js, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
+  app.get('/console.css', (c) => c.body(options.client.css, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
 
   app.get('/', async (c) => {
     const session = c.get('session');

@@ -24,8 +24,7 @@ import { constantTimeEqual } from '../keys.ts';
 import type { Account } from '../console/standing.ts';
 import { Layout, WelcomePage } from '../console/pages.tsx';
 import { CONSOLE_PATH } from '../console/config.ts';
-import type { ConsoleEnv } from '../console/app.tsx';
-import { csrfToken } from '../console/app.tsx';
+import { csrfToken, type ConsoleEnv } from '../console/session.ts';
 import { FUND_READ_SCOPE, authorizationServer } from './provider.ts';
 import { ACCOUNT_NO_FUND_DETAIL } from './resource.ts';
 
