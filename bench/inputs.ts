@@ -5,7 +5,7 @@
  * investors — generated from a fixed seed (mulberry32), in the row shapes of lib/fund/rows.ts. Nothing here
  * reads the clock or Math.random, so every run measures the same inputs.
  */
-import { CALCULATORS } from '../lib/calculators/index.ts';
+import { CALCULATORS } from '../lib/registry.ts';
 import type { CapitalRow, InvestorRow, NavRunRow, PositionRow, PriceRow } from '../lib/fund/rows.ts';
 import type { VarOptions } from '../lib/fund/analytics/var.ts';
 

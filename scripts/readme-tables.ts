@@ -7,9 +7,8 @@
  * Tables: `mcp-servers` (each MCP server, its URL, its key rule and every tool it lists) and
  * `fund-parameters` (every fund-data path and its query parameters: default and bounds from the schema).
  */
-import { CALCULATORS } from '../lib/calculators/index.ts';
+import { CALCULATORS, FUND_TOOLS } from '../lib/generated/declarations.ts';
 import { toolName } from '../lib/calculators/definition.ts';
-import { FUND_TOOLS } from '../lib/fund/tools/index.ts';
 import { jsonSchema } from '../lib/json-schema.ts';
 
 type Json = Record<string, unknown>;

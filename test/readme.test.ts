@@ -6,9 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CALCULATORS } from '../lib/calculators/index.ts';
+import { CALCULATORS, FUND_TOOLS } from '../lib/registry.ts';
 import { toolName } from '../lib/calculators/definition.ts';
-import { FUND_TOOLS } from '../lib/fund/tools/index.ts';
 import { fundParametersTable, mcpServersTable, withTables } from '../scripts/readme-tables.ts';
 
 const README = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');

@@ -20,11 +20,12 @@ import { createApp } from '../lib/app.ts';
 import { ApiError, RedactionFailedError, problemResponse } from '../lib/errors.ts';
 import { createKey, DEMO_API_KEY, generateKey } from '../lib/keys.ts';
 import { containsAnyValue, FORBIDDEN_SHAPES, investorRefs, maskFreeText, redact, scannableText } from '../lib/redaction.ts';
-import { callFundTool, fundEndpoint, type FundToolDefinition } from '../lib/fund/definition.ts';
+import { callFundTool, type FundToolDefinition } from '../lib/fund/definition.ts';
+import { fundEndpoint } from '../lib/fund/endpoint.ts';
 import { embeddedStore } from '../lib/fund/embedded-store.ts';
 import { guardedStore, type FundIndex, type FundReadRequest, type FundReadResult, type FundStore } from '../lib/fund/store.ts';
 import { DEMO_FUND, SAMPLE_FUND, generateFund, type FundDataset } from '../lib/fund/synthetic.ts';
-import { FUND_TOOLS } from '../lib/fund/tools/index.ts';
+import { FUND_TOOLS } from '../lib/registry.ts';
 import { fakeEnv } from './support/fakes.ts';
 import { isUsableRun } from './support/contract.ts';
 

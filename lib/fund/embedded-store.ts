@@ -12,26 +12,33 @@ import { emptyRead } from './store.ts';
 import type { LedgerLineRow, PositionRow } from './rows.ts';
 import { SyntheticFund, simulateFund, type SyntheticFundSpec } from './synthetic.ts';
 import { FundAssetError, decodeFund, fundAssetPath } from './synthetic/codec.ts';
-import { FUND_ASSET_FINGERPRINTS } from '../generated/fund-assets.ts';
 import { logFault } from '../log.ts';
 import { fetchAsset } from '../assets.ts';
+
+/** Where the embedded funds' build-time assets are, and the fingerprint each must carry to be used. */
+export interface FundAssets {
+  /** The Worker's `ASSETS` binding; without it the funds are simulated. */
+  binding: Fetcher | undefined;
+  /** The fingerprint of each fund's asset as this build wrote it, by fund id (handed in by the composition root). */
+  fingerprints: Readonly<Record<string, string>>;
+}
 
 /**
  * A fund from its build-time asset, or simulated when there is none to use. With a binding, a missing or
  * unusable asset is a deployment fault (`npm run build` writes it before every deploy): logged as
  * `fund_asset_unusable` with the reason, then the fund is simulated, so answers never depend on it.
  * @param spec the fund
- * @param assets the `ASSETS` binding, if any
+ * @param assets the assets and their fingerprints, if any
  * @returns the fund, decoded from its asset or simulated (the same rows either way)
  * @throws {Error} only from simulating (a generator bug; never for the two bundled specs, which the tests
  *   simulate); an unusable asset is logged, not thrown
  */
-export async function loadFund(spec: SyntheticFundSpec, assets: Fetcher | undefined): Promise<SyntheticFund> {
-  if (assets) {
+export async function loadFund(spec: SyntheticFundSpec, assets: FundAssets | undefined): Promise<SyntheticFund> {
+  if (assets?.binding) {
     let reason: string;
     try {
-      const res = await fetchAsset(assets, fundAssetPath(spec.fundId));
-      if (res.ok) return new SyntheticFund(decodeFund(await res.arrayBuffer(), spec, FUND_ASSET_FINGERPRINTS[spec.fundId] ?? ''));
+      const res = await fetchAsset(assets.binding, fundAssetPath(spec.fundId));
+      if (res.ok) return new SyntheticFund(decodeFund(await res.arrayBuffer(), spec, assets.fingerprints[spec.fundId] ?? ''));
       reason = `status ${res.status}`;
     } catch (err) {
       reason = err instanceof FundAssetError ? err.reason : err instanceof Error ? err.name : 'unknown';
@@ -68,9 +75,10 @@ function bound<T>(rows: readonly T[], value: string, key: (row: T) => string, in
  *   arrive before the first load has finished load the fund themselves rather than await another request's
  *   load: workerd ties an I/O promise to the request that started it, so a promise shared across requests
  *   could never settle for the others if that request were cancelled. A failed load is not kept.
- * @param assets the Worker's `ASSETS` binding, where the funds' build-time assets are; without it the funds are simulated
+ * @param assets where the funds' build-time assets are (the Worker's `ASSETS` binding) and their fingerprints;
+ *   without them the funds are simulated
  */
-export function embeddedStore(specs: readonly SyntheticFundSpec[], assets?: Fetcher): FundStore {
+export function embeddedStore(specs: readonly SyntheticFundSpec[], assets?: FundAssets): FundStore {
   const prepared = new Map<string, Prepared>();
   const load = async (fundId: string): Promise<Prepared | null> => {
     const spec = specs.find((s) => s.fundId === fundId);

@@ -21,6 +21,7 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/t
 import * as z from 'zod';
 import { problemOf } from '../errors.ts';
 import { SERVER_VERSION, type McpServerSpec } from './tools.ts';
+import type { Catalog } from '../endpoint.ts';
 
 /** Messages of errors this module throws on purpose; {@link withOwnErrorText} lets them through. */
 const OWN_MESSAGES = new Set<string>();
@@ -123,14 +124,14 @@ export class ParamsCheckingServer extends Server {
  * `tools/list` from the server's build-time definitions (parsed on the first `tools/list` of an isolate) and
  * `tools/call` from its tools, which read no schema text.
  */
-export function createServer<C>(spec: McpServerSpec<C>, context: C, requestId: string, websiteUrl: string): Server {
-  const tools = spec.tools();
+export function createServer<C>(spec: McpServerSpec<C>, catalog: Catalog, context: C, requestId: string, websiteUrl: string): Server {
+  const tools = spec.tools(catalog);
   const byName = new Map(tools.map((t) => [t.name, t]));
   const server = new ParamsCheckingServer(
     { name: spec.name, title: spec.title, version: SERVER_VERSION, websiteUrl },
     { capabilities: { tools: { listChanged: false } }, instructions: spec.instructions, jsonSchemaValidator: NO_SCHEMA_VALIDATION },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...spec.definitions()] }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...spec.definitions(catalog)] }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
     if (!tool) {

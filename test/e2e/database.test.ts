@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FUND_TOOLS } from '../../lib/fund/tools/index.ts';
+import { FUND_TOOLS } from '../../lib/registry.ts';
 import { DEMO_API_KEY } from '../../lib/keys.ts';
 import { createTestDatabase, migrateAndSeed, type TestDatabase } from '../support/database.ts';
 import { mintKey, startWorker, type TestWorker } from '../support/worker.ts';

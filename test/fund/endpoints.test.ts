@@ -17,7 +17,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../lib/app.ts';
 import { createKey, DEMO_API_KEY, generateKey, revokeKey } from '../../lib/keys.ts';
-import { FUND_TOOLS } from '../../lib/fund/tools/index.ts';
+import { FUND_TOOLS } from '../../lib/registry.ts';
 import type { FundToolDefinition } from '../../lib/fund/definition.ts';
 import { DEMO_FUND, SAMPLE_FUND, generateFund } from '../../lib/fund/synthetic.ts';
 import type { NavRunRow } from '../../lib/fund/rows.ts';

@@ -10,7 +10,7 @@ import { MEMO_MAX_CHARS, MEMO_MAX_ENTRIES, clearMemo, memoStats, recall, remembe
 import type { FundStore } from '../../lib/fund/store.ts';
 import { guardedStore } from '../../lib/fund/store.ts';
 import { DEMO_FUND, SAMPLE_FUND } from '../../lib/fund/synthetic.ts';
-import { FUND_TOOLS } from '../../lib/fund/tools/index.ts';
+import { FUND_TOOLS } from '../../lib/registry.ts';
 import { RedactionFailedError } from '../../lib/errors.ts';
 
 const tool = (path: string) => FUND_TOOLS.find((t) => t.path === path)! as FundToolDefinition;

@@ -5,11 +5,10 @@
  * so that a slice with no failures means something.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES } from '../../lib/routes.ts';
+import { ROUTES, CALCULATORS, FUND_TOOLS } from '../../lib/registry.ts';
 import { openApiDocument } from '../../lib/openapi.ts';
-import { CALCULATORS } from '../../lib/calculators/index.ts';
+import { RESPONSE_EXAMPLES } from '../../lib/generated/examples.ts';
 import { toolName } from '../../lib/calculators/definition.ts';
-import { FUND_TOOLS } from '../../lib/fund/tools/index.ts';
 import { buildModel, type FuzzCase } from './cases.ts';
 import { casesOf, formatReport, runFuzz, startFuzzTarget, type FuzzTarget } from './harness.ts';
 import { judge } from './oracle.ts';
@@ -26,7 +25,7 @@ const keys = {
   other: 'svc_dk_OtherOtherOtherOtherOtherOtherOthe',
   revoked: 'svc_dk_RevokedRevokedRevokedRevokedRevo',
 };
-const model = buildModel(openApiDocument(ROUTES, 'http://127.0.0.1:8787') as Parameters<typeof buildModel>[0]);
+const model = buildModel(openApiDocument(ROUTES, 'http://127.0.0.1:8787', RESPONSE_EXAMPLES) as Parameters<typeof buildModel>[0]);
 
 describe('the generator', () => {
   const cases = casesOf({ model, keys }, SLICE_SEED, 0, SLICE_RUNS).map((c) => c.fuzzCase);

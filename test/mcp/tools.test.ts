@@ -4,9 +4,8 @@
  * The app runs on a fixed clock, so every RateLimit header value is asserted exactly.
  */
 import { describe, expect, it } from 'vitest';
-import { CALCULATORS } from '../../lib/calculators/index.ts';
+import { CALCULATORS, FUND_TOOLS } from '../../lib/registry.ts';
 import { toolName } from '../../lib/calculators/definition.ts';
-import { FUND_TOOLS } from '../../lib/fund/tools/index.ts';
 import { SAMPLE_FUND, generateFund } from '../../lib/fund/synthetic.ts';
 import { quotaWritesSettled } from '../../lib/rate-limit.ts';
 import { fakeEnv } from '../support/fakes.ts';
