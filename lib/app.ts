@@ -12,7 +12,7 @@
  * `/developers/console`. Unknown paths are 404 pointing at the docs. Every error, thrown anywhere, is
  * logged when it must be (lib/log.ts) and rendered once by {@link problemResponse}.
  */
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { TrieRouter } from 'hono/router/trie-router';
 import { cors } from 'hono/cors';
 import { bodyLimit } from 'hono/body-limit';
@@ -71,6 +71,47 @@ export const UNKNOWN_PATH_DETAIL = 'No resource exists at this path. The home pa
 export const consoleAccess: RequestContext['access'] = (env) => ({ keys: env.API_KEYS, accounts: consoleAccounts(env.CONSOLE) });
 
 /**
+ * Every answer's own headers, set once on the final response: request id, nosniff, `private, no-store` on
+ * fund data, and CORS (but on a preflight, answered by the pipeline, and on the console, which is
+ * same-origin only). Set here rather than by hono's CORS middleware, which made an empty response before the
+ * handler ran and so copied every answer twice (its headers merged in, then `Vary` appended): a tenth of a
+ * light request.
+ */
+const answerHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const requestId = crypto.randomUUID();
+  c.set('requestId', requestId);
+  await next();
+  const headers = mutableHeaders(c);
+  headers.set('X-Request-Id', requestId);
+  headers.set('X-Content-Type-Options', 'nosniff');
+  // Fund data, errors included (and the fund MCP server's JSON-RPC errors), is never stored by a cache.
+  if (isFundDataPath(c.req.path) && !headers.get('Cache-Control')?.startsWith('private, no-store')) {
+    headers.set('Cache-Control', 'private, no-store');
+  }
+  // No configuration (it is malformed: a 500): no CORS headers, as no CORS step ran.
+  const config = c.get('config') as AppEnv['Variables']['config'] | undefined;
+  if (config && c.req.method !== 'OPTIONS' && !c.req.path.startsWith(CONSOLE_PATH)) {
+    const origin = allowedOrigin(config.corsOrigins, c.req.header('origin') ?? '');
+    if (origin) headers.set('Access-Control-Allow-Origin', origin);
+    headers.set('Access-Control-Expose-Headers', CORS_EXPOSE_HEADER_VALUE);
+    headers.append('Vary', 'Origin');
+  }
+};
+
+/** Mounts each route at its path: its operations by method (HEAD as GET), 405 with `Allow` for another. */
+function mountRoutes(app: Hono<AppEnv>, routes: readonly Route[], ctx: RequestContext): void {
+  for (const route of routes) {
+    const allow = allowedMethods(route);
+    app.all(route.path, async (c) => {
+      const method = c.req.method === 'HEAD' ? 'GET' : (c.req.method as Method);
+      const operation = route.endpoint.methods[method];
+      if (!operation) throw new MethodNotAllowedError(allow);
+      return operation.handle(c, ctx);
+    });
+  }
+}
+
+/**
  * Builds the app.
  * @param options.clock the time source (tests inject one to cross a UTC midnight)
  * @param options.routes the route table (defaults to every endpoint under `functions/`, from the catalog)
@@ -87,30 +128,7 @@ export function createApp(options: { clock?: Clock; routes?: readonly Route[]; c
   // LinearRouter, tried first, matched a trailing slash too).
   const app = new Hono<AppEnv>({ router: new TrieRouter() });
 
-  // Every answer's own headers, set once on the final response: request id, nosniff, `private, no-store` on
-  // fund data, and CORS (but on a preflight, answered below, and on the console, which is same-origin only).
-  // Set here rather than by hono's CORS middleware, which made an empty response before the handler ran and
-  // so copied every answer twice (its headers merged in, then `Vary` appended): a tenth of a light request.
-  app.use('*', async (c, next) => {
-    const requestId = crypto.randomUUID();
-    c.set('requestId', requestId);
-    await next();
-    const headers = mutableHeaders(c);
-    headers.set('X-Request-Id', requestId);
-    headers.set('X-Content-Type-Options', 'nosniff');
-    // Fund data, errors included (and the fund MCP server's JSON-RPC errors), is never stored by a cache.
-    if (isFundDataPath(c.req.path) && !headers.get('Cache-Control')?.startsWith('private, no-store')) {
-      headers.set('Cache-Control', 'private, no-store');
-    }
-    // No configuration (it is malformed: a 500): no CORS headers, as no CORS step ran.
-    const config = c.get('config') as AppEnv['Variables']['config'] | undefined;
-    if (config && c.req.method !== 'OPTIONS' && !c.req.path.startsWith(CONSOLE_PATH)) {
-      const origin = allowedOrigin(config.corsOrigins, c.req.header('origin') ?? '');
-      if (origin) headers.set('Access-Control-Allow-Origin', origin);
-      headers.set('Access-Control-Expose-Headers', CORS_EXPOSE_HEADER_VALUE);
-      headers.append('Vary', 'Origin');
-    }
-  });
+  app.use('*', answerHeaders);
 
   // The configuration, parsed once per env object; a malformed one fails every request (500, logged).
   app.use('*', async (c, next) => {
@@ -143,15 +161,7 @@ export function createApp(options: { clock?: Clock; routes?: readonly Route[]; c
   // OAuth 2.1 for the fund MCP server: discovery documents, token, registration (lib/oauth/routes.ts).
   mountOAuth(app);
 
-  for (const route of routes) {
-    const allow = allowedMethods(route);
-    app.all(route.path, async (c) => {
-      const method = c.req.method === 'HEAD' ? 'GET' : (c.req.method as Method);
-      const operation = route.endpoint.methods[method];
-      if (!operation) throw new MethodNotAllowedError(allow);
-      return operation.handle(c, ctx);
-    });
-  }
+  mountRoutes(app, routes, ctx);
 
   app.route(CONSOLE_PATH, consoleApp({ clock, client: CONSOLE_CLIENT }));
 
