@@ -231,6 +231,38 @@ export async function withinTime<T>(work: Promise<T>, ms: number): Promise<T> {
   }
 }
 
+/**
+ * Charges the body's `tools/call` requests (but those of free tools) against the server's limit, before any
+ * is answered.
+ * @returns the limit's headers, or the 429 answer (a JSON-RPC error per request) when the limit is spent
+ */
+async function charge<C>(
+  spec: McpServerSpec<C>,
+  c: Context<AppEnv>,
+  ctx: RequestContext,
+  context: C,
+  body: unknown,
+): Promise<Record<string, string> | Response> {
+  const batch = Array.isArray(body);
+  const requests = (batch ? (body as unknown[]) : [body]).filter(isRequest);
+  const free = freeToolsOf(spec, ctx.catalog);
+  const calls = requests.filter((m) => m.method === 'tools/call' && !free.has(toolNameOf(m))).length;
+  if (calls === 0) return {};
+  try {
+    return await spec.charge(c, context, calls, ctx.clock());
+  } catch (err) {
+    if (!(err instanceof RateLimitedError)) throw err;
+    const errors = requests.map((m) =>
+      rpcError(m.id, RATE_LIMITED_RPC_CODE, err.detail, {
+        status: 429,
+        code: err.code,
+        retryAfterSeconds: Number(err.headers['Retry-After']),
+      }),
+    );
+    return rpcResponse(429, batch ? errors : errors[0], err.headers);
+  }
+}
+
 /** Everything after admission; `streamed` settles when an SSE body has been sent in full. */
 async function answerMcp<C>(
   spec: McpServerSpec<C>,
@@ -261,25 +293,9 @@ async function answerMcp<C>(
   const refused = invalidRequestReason(body, version);
   if (refused !== null) return now(rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, refused)));
   const batch = Array.isArray(body);
-  const requests = (batch ? (body as unknown[]) : [body]).filter(isRequest);
-  const free = freeToolsOf(spec, ctx.catalog);
-  const calls = requests.filter((m) => m.method === 'tools/call' && !free.has(toolNameOf(m))).length;
-  let limitHeaders: Record<string, string> = {};
-  if (calls > 0) {
-    try {
-      limitHeaders = await spec.charge(c, context, calls, ctx.clock());
-    } catch (err) {
-      if (!(err instanceof RateLimitedError)) throw err;
-      const errors = requests.map((m) =>
-        rpcError(m.id, RATE_LIMITED_RPC_CODE, err.detail, {
-          status: 429,
-          code: err.code,
-          retryAfterSeconds: Number(err.headers['Retry-After']),
-        }),
-      );
-      return now(rpcResponse(429, batch ? errors : errors[0], err.headers));
-    }
-  }
+  const charged = await charge(spec, c, ctx, context, body);
+  if (charged instanceof Response) return now(charged);
+  const limitHeaders = charged;
 
   const sse = wantsEventStream(c.req.header('accept'));
   const server = createServer(spec, ctx.catalog, context, c.get('requestId'), `${publicOrigin(c)}/`);
