@@ -164,7 +164,26 @@ function csrfGuard(): MiddlewareHandler<ConsoleEnv> {
 export function consoleApp(options: { clock?: Clock; client: ConsoleClient }): Hono<ConsoleEnv> {
   const clock = options.clock ?? systemClock;
   const app = new Hono<ConsoleEnv>();
+  useConsolePipeline(app, clock);
 
+  // OAuth 2.1 for the fund MCP server: the authorization page and authorized applications (lib/oauth/consent.tsx).
+  mountConsent(app);
+
+  app.get('/console.js', (c) => c.body(options.client.js, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
+  app.get('/console.css', (c) => c.body(options.client.css, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
+
+  mountPages(app, clock);
+  mountCeremonies(app, clock);
+  mountAccountApi(app, clock);
+  return app;
+}
+
+/**
+ * What every console request passes first: security headers, the Host check and configuration, the session
+ * from its cookie (and `Cache-Control: no-store` on the answer), then for `/api/*` the body cap and the CSRF
+ * guard.
+ */
+function useConsolePipeline(app: Hono<ConsoleEnv>, clock: Clock): void {
   app.use(
     '*',
     secureHeaders({
@@ -213,17 +232,14 @@ export function consoleApp(options: { clock?: Clock; client: ConsoleClient }): H
     }),
   );
   app.use('/api/*', csrfGuard());
+}
 
-  // OAuth 2.1 for the fund MCP server: the authorization page and authorized applications (lib/oauth/consent.tsx).
-  mountConsent(app);
-
-  app.get('/console.js', (c) => c.body(options.client.js, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
-  app.get('/console.css', (c) => c.body(options.client.css, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
-
+/** The pages: the welcome page or the dashboard, and an invitation's page. */
+function mountPages(app: Hono<ConsoleEnv>, clock: Clock): void {
   app.get('/', async (c) => {
     const session = c.get('session');
     if (!session) return c.html(<WelcomePage docsUrl={c.get('consoleSettings').docsUrl ?? undefined} />);
-    return c.html(await dashboard(c, session));
+    return c.html(await dashboard(c, clock, session));
   });
 
   app.get('/invite/:token', async (c) => {
@@ -239,9 +255,12 @@ export function consoleApp(options: { clock?: Clock; client: ConsoleClient }): H
     const pending = { token, fundId: invitation.fundId, plan: invitation.plan };
     const session = c.get('session');
     if (!session) return c.html(<WelcomePage invitation={pending} docsUrl={c.get('consoleSettings').docsUrl ?? undefined} />);
-    return c.html(await dashboard(c, session, pending));
+    return c.html(await dashboard(c, clock, session, pending));
   });
+}
 
+/** Passkey sign-up and sign-in (lib/console/webauthn.ts, loaded on the first ceremony). */
+function mountCeremonies(app: Hono<ConsoleEnv>, clock: Clock): void {
   // Passkey ceremonies: `options` stores a challenge and sets its cookie; `verify` answers it (once), creates
   // the account (register) or finds it (login), redeems an invitation sent along, and starts a session.
   for (const ceremony of ['register', 'login'] as const) {
@@ -271,11 +290,14 @@ export function consoleApp(options: { clock?: Clock; client: ConsoleClient }): H
       if (body.invitation !== undefined) account = await redeemInvitation(c.env.CONSOLE, body.invitation, account, clock());
       const prior = c.get('session');
       if (prior) await endSession(c.env.CONSOLE, prior.sessionId);
-      await startSession(c, account);
+      await startSession(c, clock, account);
       return c.json({ accountId: account.accountId }, ceremony === 'register' ? 201 : 200);
     });
   }
+}
 
+/** What a signed-in developer does: sign out, mint and revoke keys, accept an invitation. */
+function mountAccountApi(app: Hono<ConsoleEnv>, clock: Clock): void {
   app.post('/api/logout', async (c) => {
     const { sessionId } = requireSession(c);
     await endSession(c.env.CONSOLE, sessionId);
@@ -312,54 +334,56 @@ export function consoleApp(options: { clock?: Clock; client: ConsoleClient }): H
     const updated = await redeemInvitation(c.env.CONSOLE, body.invitation, account, clock());
     return c.json({ accountId: updated.accountId, fundIds: updated.fundIds, plan: updated.plan });
   });
+}
 
-  /** The dashboard's data for a session. */
-  async function dashboard(
-    c: ConsoleContext,
-    session: { sessionId: string; account: Account },
-    invitation?: { token: string; fundId: string; plan: string },
-  ) {
-    const config = c.get('consoleConfig');
-    const { account } = session;
-    const used = await calcCallsToday(c.env.RATE_LIMITS, `account:${account.accountId}`, clock());
-    const servedFund = c.env.FUND_ID || DEFAULT_FUND_ID;
-    return (
-      <DashboardPage
-        account={account}
-        keys={await listAccountKeys(c.env.CONSOLE, c.env.API_KEYS, account.accountId)}
-        usage={{ used, limit: planDailyCalcLimit(account.plan) }}
-        base={config.origin}
-        csrfToken={await csrfToken(config.sessionSecret, session.sessionId)}
-        fundId={account.fundIds.includes(servedFund) ? servedFund : (account.fundIds[0] ?? null)}
-        invitation={invitation}
-        docsUrl={c.get('consoleSettings').docsUrl ?? undefined}
-      />
-    );
-  }
+/** The dashboard's data for a session. */
+async function dashboard(
+  c: ConsoleContext,
+  clock: Clock,
+  session: { sessionId: string; account: Account },
+  invitation?: { token: string; fundId: string; plan: string },
+) {
+  const config = c.get('consoleConfig');
+  const { account } = session;
+  const used = await calcCallsToday(c.env.RATE_LIMITS, `account:${account.accountId}`, clock());
+  const servedFund = c.env.FUND_ID || DEFAULT_FUND_ID;
+  return (
+    <DashboardPage
+      account={account}
+      keys={await listAccountKeys(c.env.CONSOLE, c.env.API_KEYS, account.accountId)}
+      usage={{ used, limit: planDailyCalcLimit(account.plan) }}
+      base={config.origin}
+      csrfToken={await csrfToken(config.sessionSecret, session.sessionId)}
+      fundId={account.fundIds.includes(servedFund) ? servedFund : (account.fundIds[0] ?? null)}
+      invitation={invitation}
+      docsUrl={c.get('consoleSettings').docsUrl ?? undefined}
+    />
+  );
+}
 
-  async function startSession(c: ConsoleContext, account: Account): Promise<void> {
-    const config = c.get('consoleConfig');
-    const { sessionId } = await createSession(c.env.CONSOLE, account.accountId, clock());
-    await setSignedCookie(c, SESSION_COOKIE, sessionId, config.sessionSecret, { ...cookieOptions(config), maxAge: SESSION_TTL_SECONDS });
-  }
+/** Starts a session for `account` and sets its signed cookie. */
+async function startSession(c: ConsoleContext, clock: Clock, account: Account): Promise<void> {
+  const config = c.get('consoleConfig');
+  const { sessionId } = await createSession(c.env.CONSOLE, account.accountId, clock());
+  await setSignedCookie(c, SESSION_COOKIE, sessionId, config.sessionSecret, { ...cookieOptions(config), maxAge: SESSION_TTL_SECONDS });
+}
 
-  async function setChallengeCookie(c: ConsoleContext, challengeId: string): Promise<void> {
-    const config = c.get('consoleConfig');
-    await setSignedCookie(c, CHALLENGE_COOKIE, challengeId, config.sessionSecret, {
-      ...cookieOptions(config),
-      sameSite: 'Strict',
-      maxAge: CHALLENGE_TTL_SECONDS,
-    });
-  }
+/** Sets the signed cookie of a pending passkey challenge (strict same-site, short-lived). */
+async function setChallengeCookie(c: ConsoleContext, challengeId: string): Promise<void> {
+  const config = c.get('consoleConfig');
+  await setSignedCookie(c, CHALLENGE_COOKIE, challengeId, config.sessionSecret, {
+    ...cookieOptions(config),
+    sameSite: 'Strict',
+    maxAge: CHALLENGE_TTL_SECONDS,
+  });
+}
 
-  async function takeChallengeCookie(c: ConsoleContext): Promise<string | undefined> {
-    const config = c.get('consoleConfig');
-    const value = await getSignedCookie(c, config.sessionSecret, CHALLENGE_COOKIE, config.secureCookies ? 'host' : undefined);
-    deleteCookie(c, CHALLENGE_COOKIE, cookieOptions(config));
-    return typeof value === 'string' ? value : undefined;
-  }
-
-  return app;
+/** The pending passkey challenge's id from its cookie, which is deleted (a challenge is answered once). */
+async function takeChallengeCookie(c: ConsoleContext): Promise<string | undefined> {
+  const config = c.get('consoleConfig');
+  const value = await getSignedCookie(c, config.sessionSecret, CHALLENGE_COOKIE, config.secureCookies ? 'host' : undefined);
+  deleteCookie(c, CHALLENGE_COOKIE, cookieOptions(config));
+  return typeof value === 'string' ? value : undefined;
 }
 
 export { CONSOLE_PATH };
