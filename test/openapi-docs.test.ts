@@ -13,6 +13,7 @@ import { fundEndpoint } from '../lib/fund/endpoint.ts';
 import { calculatorEndpoint } from '../lib/calculators/endpoint.ts';
 import { RESPONSE_EXAMPLES } from '../lib/generated/examples.ts';
 import { queryStringSchema } from '../lib/validation.ts';
+import { calcPath } from './support/declared.ts';
 
 type Json = Record<string, any>;
 const ORIGIN = 'https://fund-edge.example';
@@ -50,7 +51,7 @@ describe('OpenAPI lint (Redocly recommended-strict)', () => {
     const broken = doc();
     broken.tags = broken.tags.filter((t: Json) => t.name !== 'MCP');
     delete broken.info.contact;
-    broken.paths['/api/v1/calc/fee-calculator'].post.requestBody.content['application/json'].examples.typical.value = {
+    broken.paths[calcPath('fee-calculator')].post.requestBody.content['application/json'].examples.typical.value = {
       horizonYears: 'five',
     };
     const problems = (await lint(broken)).join('\n');

@@ -14,6 +14,7 @@ import { CALCULATORS, ROUTES } from '../lib/registry.ts';
 import { RESPONSE_EXAMPLES } from '../lib/generated/examples.ts';
 import { toolName } from '../lib/calculators/definition.ts';
 import { fakeEnv } from './support/fakes.ts';
+import { calcPath, fundPath } from './support/declared.ts';
 
 type Doc = {
   openapi: string;
@@ -101,8 +102,8 @@ describe('named component schemas', () => {
   });
 
   it('refuses two different schemas under one name', () => {
-    const op = ROUTES.find((r) => r.path === '/api/v1/fund/overview')!.endpoint.methods.GET!;
-    const other = ROUTES.find((r) => r.path === '/api/v1/fund/positions')!.endpoint.methods.GET!;
+    const op = ROUTES.find((r) => r.path === fundPath('get_fund_overview'))!.endpoint.methods.GET!;
+    const other = ROUTES.find((r) => r.path === fundPath('get_positions'))!.endpoint.methods.GET!;
     const clash = [
       { path: '/a', endpoint: { methods: { GET: op } } },
       { path: '/b', endpoint: { methods: { GET: { ...other, schemaNames: { response: 'FundOverview' } } } } },
@@ -117,7 +118,7 @@ describe('the Problem component', () => {
   it('is the JSON Schema of the zod schema that the bodies the app answers parse with', async () => {
     const env = fakeEnv().env;
     const bad = await createApp().request(
-      'http://api.example/api/v1/calc/fee-calculator',
+      `http://api.example${calcPath('fee-calculator')}`,
       { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"horizonYears":"x"}' },
       env,
     );
@@ -149,7 +150,7 @@ describe('the precomputed document', () => {
   });
 
   it('refuses to cut a document whose declarations quote the server URL mark, and a template without it', () => {
-    const op = ROUTES.find((r) => r.path === '/api/v1/fund/overview')!.endpoint.methods.GET!;
+    const op = ROUTES.find((r) => r.path === fundPath('get_fund_overview'))!.endpoint.methods.GET!;
     const quoting = [{ path: '/a', endpoint: { methods: { GET: { ...op, description: SERVER_URL_MARK } } } }] as unknown as typeof ROUTES;
     expect(() => openApiTemplateText(quoting, RESPONSE_EXAMPLES)).toThrow('The OpenAPI document holds its server URL elsewhere');
     expect(() => openApiJson('{}', '/')).toThrow('The OpenAPI template does not hold its server URL three times.');

@@ -21,6 +21,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, operatorInvite, pageWithPasskey, screenshot } from '../support/browser.ts';
 import { startWorker, type TestWorker } from '../support/worker.ts';
+import { FUND_TOOL_NAMES } from '../support/declared.ts';
 
 const persistDir = mkdtempSync(join(tmpdir(), 'fund-edge-oauth-'));
 let worker: TestWorker;
@@ -139,7 +140,7 @@ describe('an MCP client connects with OAuth, knowing only the URL', () => {
     const { client, connected } = connect(provider);
     await connected;
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(12);
+    expect(tools).toHaveLength(FUND_TOOL_NAMES.length);
     const overview = await client.callTool({ name: 'get_fund_overview', arguments: {} });
     expect(overview.isError).toBeFalsy();
     expect(JSON.stringify(overview.structuredContent)).toContain('"currency"');
@@ -245,7 +246,7 @@ describe('the same through mcp-remote', () => {
       expect((await answer(1)).result.serverInfo).toMatchObject({ name: 'fund-edge-fund-data' });
       send({ jsonrpc: '2.0', method: 'notifications/initialized' });
       send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
-      expect(((await answer(2)).result.tools as unknown[]).length).toBe(12);
+      expect(((await answer(2)).result.tools as unknown[]).length).toBe(FUND_TOOL_NAMES.length);
       send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_fund_overview', arguments: {} } });
       const overview = (await answer(3)).result;
       expect(overview.isError).toBeFalsy();

@@ -13,6 +13,7 @@ import { DEMO_API_KEY } from '../../lib/keys.ts';
 import { secondsToUtcMidnight } from '../../lib/rate-limit.ts';
 import { createApp } from '../../lib/app.ts';
 import { fakeEnv } from '../support/fakes.ts';
+import { calcPath } from '../support/declared.ts';
 
 /** The Worker counts by real UTC day: a loop of hundreds of calls must not straddle midnight. */
 async function awayFromMidnight(): Promise<void> {
@@ -92,7 +93,7 @@ describe('calculators over HTTP', () => {
 
   it('reproduces the CFA Kettleside example through the whole stack', async () => {
     const res = await post(
-      '/api/v1/calc/fee-calculator',
+      calcPath('fee-calculator'),
       {
         startingNavUsd: 100,
         annualGrossReturnPct: 30,
@@ -111,7 +112,7 @@ describe('calculators over HTTP', () => {
   });
 
   it('answers bad input with problem+json that does not echo the value', async () => {
-    const res = await post('/api/v1/calc/fee-calculator', { horizonYears: 'secret-value-123' }, { 'cf-connecting-ip': '198.51.100.3' });
+    const res = await post(calcPath('fee-calculator'), { horizonYears: 'secret-value-123' }, { 'cf-connecting-ip': '198.51.100.3' });
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
     const text = await res.text();
@@ -225,15 +226,15 @@ describe('fund data over HTTP', () => {
 describe('daily quota over HTTP with persisted KV', () => {
   it('counts remaining calls down from 500 per caller', async () => {
     const ip = '203.0.113.10';
-    const first = await post('/api/v1/calc/operating-cost-calculator', {}, { 'cf-connecting-ip': ip });
-    const second = await post('/api/v1/calc/operating-cost-calculator', {}, { 'cf-connecting-ip': ip });
+    const first = await post(calcPath('operating-cost-calculator'), {}, { 'cf-connecting-ip': ip });
+    const second = await post(calcPath('operating-cost-calculator'), {}, { 'cf-connecting-ip': ip });
     expect(first.headers.get('ratelimit')).toMatch(/^"daily";r=499;t=\d+$/);
     expect(second.headers.get('ratelimit')).toMatch(/^"daily";r=498;t=\d+$/);
   });
 
   it('groups IPv6 callers by /64', async () => {
-    const a = await post('/api/v1/calc/operating-cost-calculator', {}, { 'cf-connecting-ip': '2001:db8:1:2::1' });
-    const b = await post('/api/v1/calc/operating-cost-calculator', {}, { 'cf-connecting-ip': '2001:db8:1:2:ffff::9' });
+    const a = await post(calcPath('operating-cost-calculator'), {}, { 'cf-connecting-ip': '2001:db8:1:2::1' });
+    const b = await post(calcPath('operating-cost-calculator'), {}, { 'cf-connecting-ip': '2001:db8:1:2:ffff::9' });
     expect(a.headers.get('ratelimit')).toMatch(/r=499;/);
     expect(b.headers.get('ratelimit')).toMatch(/r=498;/);
   });
@@ -242,11 +243,11 @@ describe('daily quota over HTTP with persisted KV', () => {
     const ip = '203.0.113.20';
     await awayFromMidnight();
     for (let i = 1; i <= 500; i++) {
-      const res = await post('/api/v1/calc/lp-report-grader', {}, { 'cf-connecting-ip': ip });
+      const res = await post(calcPath('lp-report-grader'), {}, { 'cf-connecting-ip': ip });
       if (res.status !== 200) throw new Error(`call ${i} answered ${res.status}`);
       await res.arrayBuffer();
     }
-    const refused = await post('/api/v1/calc/lp-report-grader', {}, { 'cf-connecting-ip': ip });
+    const refused = await post(calcPath('lp-report-grader'), {}, { 'cf-connecting-ip': ip });
     expect(refused.status).toBe(429);
     expect(refused.headers.get('content-type')).toBe('application/problem+json');
     const retryAfter = Number(refused.headers.get('retry-after'));
@@ -257,9 +258,9 @@ describe('daily quota over HTTP with persisted KV', () => {
 
     await worker.dispose();
     await start();
-    const afterRestart = await post('/api/v1/calc/lp-report-grader', {}, { 'cf-connecting-ip': ip });
+    const afterRestart = await post(calcPath('lp-report-grader'), {}, { 'cf-connecting-ip': ip });
     expect(afterRestart.status).toBe(429);
-    const other = await post('/api/v1/calc/lp-report-grader', {}, { 'cf-connecting-ip': '203.0.113.21' });
+    const other = await post(calcPath('lp-report-grader'), {}, { 'cf-connecting-ip': '203.0.113.21' });
     expect(other.status).toBe(200);
   });
 
@@ -268,27 +269,27 @@ describe('daily quota over HTTP with persisted KV', () => {
     let last: Response | undefined;
     await awayFromMidnight();
     for (let i = 1; i <= 501; i++) {
-      last = await post('/api/v1/calc/lp-report-grader', {}, auth);
+      last = await post(calcPath('lp-report-grader'), {}, auth);
       if (last.status !== 200) throw new Error(`call ${i} answered ${last.status}`);
       if (i < 501) await last.arrayBuffer();
     }
     expect(last!.headers.get('ratelimit-policy')).toBe('"daily";q=600;w=86400');
     expect(last!.headers.get('ratelimit')).toMatch(/^"daily";r=99;t=\d+$/);
     // The same IP without the key still has its whole anonymous quota.
-    const anonymous = await post('/api/v1/calc/lp-report-grader', {}, { 'cf-connecting-ip': '203.0.113.30' });
+    const anonymous = await post(calcPath('lp-report-grader'), {}, { 'cf-connecting-ip': '203.0.113.30' });
     expect(anonymous.headers.get('ratelimit')).toMatch(/^"daily";r=499;/);
   });
 
   it('answers an unknown key with 401 and does not count it', async () => {
     const ip = '203.0.113.40';
     const bad = await post(
-      '/api/v1/calc/lp-report-grader',
+      calcPath('lp-report-grader'),
       {},
       { authorization: `Bearer svc_dk_${'x'.repeat(32)}`, 'cf-connecting-ip': ip },
     );
     expect(bad.status).toBe(401);
     expect(bad.headers.get('www-authenticate')).toBe('Bearer realm="fund-data", error="invalid_token"');
-    const ok = await post('/api/v1/calc/lp-report-grader', {}, { 'cf-connecting-ip': ip });
+    const ok = await post(calcPath('lp-report-grader'), {}, { 'cf-connecting-ip': ip });
     expect(ok.headers.get('ratelimit')).toMatch(/r=499;/);
   });
 });
