@@ -78,6 +78,7 @@ import {
   type CpuProfile,
   type Figure,
 } from './report.ts';
+import { FEE_CALCULATOR, OVERVIEW, POSITIONS, VALUE_AT_RISK, short } from './targets.ts';
 
 /** Budgets (README#performance), milliseconds per call. */
 export const CPU_BUDGETS = { typical: 1, large: 10 } as const;
@@ -360,13 +361,15 @@ function toolCases(): Case[] {
 
 /** A memoized call: the same tool call again, answered from the isolate's memo (lib/fund/memo.ts). */
 function memoCases(): Case[] {
-  return ['overview', 'risk/var', 'trial-balance', 'capital-accounts'].map((path) => ({
-    id: `memo-${path.replace(/\//g, '-')}`,
-    name: `callFundTool ${path}, repeated (memoized, embedded demo)`,
+  const tools = ['get_fund_overview', 'get_value_at_risk', 'get_trial_balance', 'get_capital_accounts'].map(
+    (name) => FUND_TOOLS.find((t) => t.tool === name)!,
+  );
+  return tools.map((def) => ({
+    id: `memo-${def.path.replace(/\//g, '-')}`,
+    name: `callFundTool ${def.path}, repeated (memoized, embedded demo)`,
     budget: TYPICAL,
     timing: QUICK,
     make: async () => {
-      const def = FUND_TOOLS.find((t) => t.path === path)!;
       const source = { store: guardedStore(embeddedStore([DEMO_FUND])), fundId: DEMO_FUND.fundId, scope: 'demo' as const };
       return { fn: () => callFundTool(def, source, {}, {}) };
     },
@@ -535,14 +538,14 @@ function requestCases(): Case[] {
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } }),
   });
   return [
-    request('calc', 'POST calc/fee-calculator {} (minted key)', '/api/v1/calc/fee-calculator', (key) => ({
+    request('calc', `POST ${short(FEE_CALCULATOR)} {} (minted key)`, FEE_CALCULATOR, (key) => ({
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
       body: '{}',
     })),
-    request('overview', 'GET fund/overview (demo key)', '/api/v1/fund/overview', () => demo),
-    request('positions', 'GET fund/positions (demo key)', '/api/v1/fund/positions', () => demo),
-    request('var', 'GET fund/risk/var (demo key)', '/api/v1/fund/risk/var', () => demo),
+    request('overview', `GET ${short(OVERVIEW)} (demo key)`, OVERVIEW, () => demo),
+    request('positions', `GET ${short(POSITIONS)} (demo key)`, POSITIONS, () => demo),
+    request('var', `GET ${short(VALUE_AT_RISK)} (demo key)`, VALUE_AT_RISK, () => demo),
     request('mcp-public', 'MCP public calc_fee_calculator', '/api/mcp/public', (key) => mcp(key, 'calc_fee_calculator')),
     request('mcp-fund', 'MCP fund get_fund_overview (minted key)', '/api/mcp', (key) => mcp(key, 'get_fund_overview')),
   ];
