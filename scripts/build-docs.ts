@@ -3,7 +3,8 @@
  * `npm test`, `npm run bench` and `npm run deploy`). Everything is generated from the declarations and the
  * project's own Markdown, so the published docs cannot drift from the code:
  *
- * - `README.md`: its endpoint tables, between their `<!-- generated:... -->` markers (scripts/readme-tables.ts).
+ * - `README.md` and `docs/`: their generated sections, between `<!-- generated:... -->` markers
+ *   (scripts/doc-sections.ts).
  * - `lib/generated/examples.ts`: the response example of every operation, computed by running its handler
  *   on its declared request example (fund tools on the embedded demo fund), with long arrays shortened.
  * - `lib/generated/mcp-tools.ts`: the `tools/list` entries of both MCP servers as JSON text
@@ -36,7 +37,7 @@ import { SEARCH_INDEX_PATH, buildIndex, type DocPassage as IndexedPassage } from
 import { fundToolDefinitions, publicToolDefinitions } from '../lib/mcp/definitions.ts';
 import { OPENAPI_TEMPLATE_PATH } from '../lib/openapi-json.ts';
 import { openApiDocument, openApiTemplateText } from '../lib/openapi.ts';
-import { withTables } from './readme-tables.ts';
+import { writeSections } from './doc-sections.ts';
 
 type DocPassage = Omit<IndexedPassage, 'excerpt'>;
 
@@ -83,12 +84,9 @@ async function responseExamples(): Promise<Record<string, Json>> {
   return out;
 }
 
-// The README's endpoint tables come from the declarations (scripts/readme-tables.ts); write them first, so
-// that everything below reads the current README.
-const readmePath = join(ROOT, 'README.md');
-const readmeBefore = readFileSync(readmePath, 'utf8');
-const readmeNow = withTables(readmeBefore);
-if (readmeNow !== readmeBefore) writeFileSync(readmePath, readmeNow);
+// The generated sections of the README and docs/ come from the declarations (scripts/doc-sections.ts); write
+// them first, so that everything below reads the current pages.
+writeSections();
 
 const examples = await responseExamples();
 writeModule(
