@@ -28,6 +28,7 @@ import { DEMO_FUND, SAMPLE_FUND, generateFund, type FundDataset } from '../lib/f
 import { FUND_TOOLS } from '../lib/registry.ts';
 import { fakeEnv } from './support/fakes.ts';
 import { isUsableRun } from './support/contract.ts';
+import { fundPath } from './support/declared.ts';
 
 const FIXED_DETAIL = 'The response could not be verified as safe to send, so none of it was sent.';
 
@@ -336,22 +337,22 @@ function urlsFor(data: FundDataset): string[] {
     ]),
   ];
   return [
-    'overview',
-    'positions',
-    'breakdown',
-    'exposure',
-    'exposure/series?days=366',
-    'exposure/series',
-    ...dates.map((d) => `pnl/attribution?date=${d}`),
-    'risk/var',
-    'risk/var?method=sample&confidence=0.99&horizonDays=10&windowDays=1000',
-    'trial-balance',
-    `trial-balance?asOf=${data.runs[data.runs.length - 1]!.navDate}`,
-    'capital-accounts',
-    'expenses?limit=500',
-    'expenses',
-    'fee-terms',
-    'nav-history?days=3660',
+    'get_fund_overview',
+    'get_positions',
+    'get_portfolio_breakdown',
+    'get_exposure',
+    'get_exposure_series?days=366',
+    'get_exposure_series',
+    ...dates.map((d) => `get_pnl_attribution?date=${d}`),
+    'get_value_at_risk',
+    'get_value_at_risk?method=sample&confidence=0.99&horizonDays=10&windowDays=1000',
+    'get_trial_balance',
+    `get_trial_balance?asOf=${data.runs[data.runs.length - 1]!.navDate}`,
+    'get_capital_accounts',
+    'get_expenses?limit=500',
+    'get_expenses',
+    'get_fee_terms',
+    'get_nav_history?days=3660',
   ];
 }
 
@@ -364,11 +365,13 @@ describe('end to end: no PII and nothing of the paper book in any response', () 
     const seen = new Set<string>();
     const bodies = new Map<string, string>();
     for (const url of urls) {
-      const res = await app.request(`/api/v1/fund/${url}`, { headers: { authorization: auth, 'cf-connecting-ip': '192.0.2.9' } }, env);
+      const [name, query] = url.split(/(?=\?)/);
+      const path = fundPath(name!);
+      const res = await app.request(`${path}${query ?? ''}`, { headers: { authorization: auth, 'cf-connecting-ip': '192.0.2.9' } }, env);
       expect(res.status, url).toBe(200);
       const text = await res.text();
       bodies.set(url, text);
-      seen.add(url.split('?')[0]!);
+      seen.add(path.slice('/api/v1/fund/'.length));
       const lower = text.toLowerCase();
       for (const w of words) expect(lower.includes(w.toLowerCase()), `${url} contains ${w}`).toBe(false);
       for (const q of quoted) expect(text.includes(q), `${url} contains paper quantity ${q}`).toBe(false);
@@ -412,12 +415,12 @@ describe('end to end: no PII and nothing of the paper book in any response', () 
     const data = DEMO_DATA;
     const { env } = fakeEnv();
     const bodies = await sweep(data, `Bearer ${DEMO_API_KEY}`, env);
-    await checkCapitalAccounts(bodies.get('capital-accounts')!, 'demo-fund', data);
+    await checkCapitalAccounts(bodies.get('get_capital_accounts')!, 'demo-fund', data);
     // The expense quoting an e-mail is served, with the address masked.
-    expect(bodies.get('expenses?limit=500')).toContain('Legal review of a side letter; invoice sent by counsel from [redacted]');
+    expect(bodies.get('get_expenses?limit=500')).toContain('Legal review of a side letter; invoice sent by counsel from [redacted]');
     // Pseudonyms are stable across calls.
-    const again = await app.request('/api/v1/fund/capital-accounts', { headers: { authorization: `Bearer ${DEMO_API_KEY}` } }, env);
-    expect(await again.text()).toBe(bodies.get('capital-accounts'));
+    const again = await app.request(fundPath('get_capital_accounts'), { headers: { authorization: `Bearer ${DEMO_API_KEY}` } }, env);
+    expect(await again.text()).toBe(bodies.get('get_capital_accounts'));
   });
 
   it('the sample fund, read with a sample-fund key', async () => {
@@ -425,8 +428,8 @@ describe('end to end: no PII and nothing of the paper book in any response', () 
     const { env, API_KEYS } = fakeEnv({ FUND_ID: 'sample-fund' });
     const { key } = await createKey(API_KEYS, { fundId: 'sample-fund' });
     const bodies = await sweep(data, `Bearer ${key}`, env);
-    await checkCapitalAccounts(bodies.get('capital-accounts')!, 'sample-fund', data);
-    expect(bodies.get('expenses?limit=500')).toContain('invoice sent by counsel from [redacted]');
+    await checkCapitalAccounts(bodies.get('get_capital_accounts')!, 'sample-fund', data);
+    expect(bodies.get('get_expenses?limit=500')).toContain('invoice sent by counsel from [redacted]');
     for (const text of bodies.values()) expect(text).not.toContain(key.slice(7));
   });
 });
