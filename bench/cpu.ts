@@ -1,7 +1,7 @@
 /**
  * CPU per call, in Node, with tinybench (the harness under `vitest bench`):
  * - every calculator through `runCalculator(def, def.input.parse(args))` (parsing included, as the endpoint
- *   does it) on a typical body, and the large cases of README#performance — the fee calculator over 50 years quarterly
+ *   does it) on a typical body, and the large cases of docs/performance.md — the fee calculator over 50 years quarterly
  *   and exposure analysis of a 10,000-row CSV — at 1/16, 1/4 and 1 of that size (both are the API's caps:
  *   50 years, 10,000 rows, so 4× and 16× would be refused);
  * - every analytics function of lib/fund/analytics/ on the demo fund's data, read exactly as its tool reads
@@ -10,7 +10,7 @@
  *   window is capped at 1,000 days);
  * - the whole tool call `callFundTool` per fund endpoint on the embedded demo store, as the REST path runs it
  *   (validation, reads through the guarded store, analytics, redaction);
- * - the first request of each kind in a new isolate (budget ≤ 10 ms, README#performance): a fresh Node process imports
+ * - the first request of each kind in a new isolate (budget ≤ 10 ms, docs/performance.md): a fresh Node process imports
  *   the Worker bundled as for workerd (esbuild, wrangler's aliases; built once by the parent), then answers one
  *   request of that kind, its CPU time measured (`process.threadCpuUsage`: the main thread's, as an isolate's
  *   CPU time counts; the whole process's, with V8's background threads, in the note): every fund endpoint with
@@ -80,7 +80,7 @@ import {
 } from './report.ts';
 import { FEE_CALCULATOR, OVERVIEW, POSITIONS, VALUE_AT_RISK, short } from './targets.ts';
 
-/** Budgets (README#performance), milliseconds per call. */
+/** Budgets (docs/performance.md), milliseconds per call. */
 export const CPU_BUDGETS = { typical: 1, large: 10 } as const;
 const TYPICAL: Budget = atMost(CPU_BUDGETS.typical, '≤ 1 ms');
 const LARGE: Budget = atMost(CPU_BUDGETS.large, '≤ 10 ms');

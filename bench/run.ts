@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the benchmark suite (README#performance) — the service as its users and its host platform see it.
+ * `npm run bench`: the benchmark suite (docs/performance.md) — the service as its users and its host platform see it.
  * Runs the sections (size, cpu, http, startup, database), prints a table per section (figure, value,
  * budget, ratio, ✓/✗, note) with a diagnosis of each miss, and writes `bench/results.json` (machine, date,
  * every figure with value, unit, budget and pass). Benchmarks, not tests: the exit code is 0 even when a

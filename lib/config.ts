@@ -7,7 +7,7 @@
  * which the pipeline answers as 500 `internal_error` (fixed detail) and logs once as a `config_invalid` line
  * naming each variable and the rule it broke, never its value (`DATABASE_URL` holds a password).
  *
- * Variables (README "Configuration"):
+ * Variables (docs/configuration.md#variables-and-secrets):
  * - `FUND_ID`: the fund served to real keys; 1–64 of `A-Z a-z 0-9 . _ -`, starting with a letter or digit
  *   (default `sample-fund`, the embedded local sample fund).
  * - `DATABASE_URL` (secret): `postgres://` or `postgresql://` URL with a host; unset or empty: embedded data.

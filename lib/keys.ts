@@ -16,7 +16,7 @@ export const KEY_PATTERN = /^svc_dk_[0-9A-Za-z]{32}$/;
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /**
- * The published demo key (README). Scope `demo`: it reads only the bundled synthetic fund, is refused on
+ * The published demo key (docs/api.md#keys-and-scopes). Scope `demo`: it reads only the bundled synthetic fund, is refused on
  * the fund MCP server and does not raise the calculator limit.
  */
 export const DEMO_API_KEY = 'svc_dk_DemoKeyFundEdgeSyntheticFixture1';
@@ -138,7 +138,7 @@ let demoHash: Promise<string> | undefined;
  * How long an isolate trusts a stored key record it has read, in milliseconds, without reading `API_KEYS`
  * again. A key revoked through `revokeRecord` (the console, the CLI against this isolate's namespace) stops at
  * once in the isolate that revoked it; elsewhere within this time, on top of KV's own propagation (up to
- * about 60 s), as README "Performance" states. A console key's account is still read on every call, so
+ * about 60 s), as docs/performance.md states. A console key's account is still read on every call, so
  * revoking an account stops its keys at once. Unknown and revoked keys are never cached.
  */
 export const AUTH_CACHE_MS = 30_000;

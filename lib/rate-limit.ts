@@ -8,7 +8,7 @@
  * calculator call normally costs no KV round trip at all, and KV's limit of about one write per key per
  * second is never exceeded by one isolate.
  *
- * Accuracy (README "Keys and limits"; measured in test/rate-limit.test.ts): within one isolate the count is
+ * Accuracy (docs/api.md#limits; measured in test/rate-limit.test.ts): within one isolate the count is
  * exact, so sequential calls are refused from the limit + 1st on, and a refusal waits for the count to be
  * written, so it survives the isolate. Across isolates and Cloudflare locations each sees the others' calls
  * only once they are written (up to 1 s) and KV has propagated them (up to about 60 s at other locations),

@@ -1,6 +1,6 @@
 /**
  * `npm run fuzz`: generated requests, valid and hostile, against the Worker in workerd, over every REST route
- * and every tool of both MCP servers; every answer judged by the oracle (README "Fuzzing"). Prints the seed,
+ * and every tool of both MCP servers; every answer judged by the oracle (docs/fuzzing.md). Prints the seed,
  * then every failure class with the smallest request that showed it and how to replay it. Exit code 1 when
  * anything failed.
  *

@@ -19,7 +19,7 @@ const ROOT = join(import.meta.dirname, '..');
  * The layers, from the bottom up: a module may import from its own layer and the ones listed before it.
  * The first rule a path matches places it. docs/architecture.md draws them.
  */
-export const LAYERS: readonly { name: string; what: string; paths: RegExp }[] = [
+const LAYERS: readonly { name: string; what: string; paths: RegExp }[] = [
   {
     name: 'core',
     what: 'errors, limits, configuration, logging, validation, decimals, CSV, digests, assets, the origin rules, redaction, the database client',
@@ -54,7 +54,7 @@ export const LAYERS: readonly { name: string; what: string; paths: RegExp }[] = 
  * Imports from a lower layer to a higher one that are allowed, each with its reason (`from -> to`). Lazy
  * imports (`import()`) count like any other.
  */
-export const UPWARD: Readonly<Record<string, string>> = {};
+const UPWARD: Readonly<Record<string, string>> = {};
 
 /** Every module of `lib/` and `functions/` (not the console's browser script, which the browser loads apart). */
 function modules(): string[] {
@@ -84,7 +84,9 @@ const parsedOf = (file: string) => {
 
 /** The module a relative specifier names, as a repository path (`.d.ts` for a build output's shape). */
 function target(from: string, specifier: string): string {
-  const path = relative(ROOT, resolve(ROOT, dirname(from), specifier)).split(sep).join('/');
+  const path = relative(ROOT, resolve(ROOT, dirname(from), specifier))
+    .split(sep)
+    .join('/');
   return existsSync(join(ROOT, path)) ? path : path.replace(/\.ts$/, '.d.ts');
 }
 

@@ -40,7 +40,7 @@ describe('OpenAPI document', () => {
   it('lists every route with every method, and the serving origin', async () => {
     const doc = await fetchDoc();
     expect(doc.openapi).toBe('3.1.0');
-    // Not the request's Host (README#configuration): the configured PUBLIC_ORIGIN, else relative.
+    // Not the request's Host (docs/configuration.md#variables-and-secrets): the configured PUBLIC_ORIGIN, else relative.
     expect(doc.servers).toEqual([{ url: '/' }]);
     expect(Object.keys(doc.paths).sort()).toEqual(ROUTES.map((r) => r.path).sort());
     for (const r of ROUTES) {

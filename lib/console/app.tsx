@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 /**
- * The developer console at `/developers/console` (README "Developer console"): pages, passkey sign-up and
+ * The developer console at `/developers/console` (docs/console.md): pages, passkey sign-up and
  * sign-in, sessions, key minting and revocation, invitations. Mounted on the service's app by lib/app.ts.
  *
  * Every console response: security headers (a Content-Security-Policy with no inline script and
@@ -39,15 +39,7 @@ import {
   CHALLENGE_TTL_SECONDS,
   type Account,
 } from './accounts.ts';
-import {
-  CONSOLE_PATH,
-  consoleHostCheck,
-  consoleOriginCheck,
-  consoleSettings,
-  planDailyCalcLimit,
-  type ConsoleConfig,
-  type ConsoleSettings,
-} from './config.ts';
+import { CONSOLE_PATH, consoleHostCheck, consoleOriginCheck, consoleSettings, planDailyCalcLimit, type ConsoleConfig } from './config.ts';
 import { DashboardPage, InvitationUnusablePage, WelcomePage } from './pages.tsx';
 import { csrfToken, type ConsoleEnv } from './session.ts';
 import { mountConsent, oauthFormAction } from '../oauth/consent.tsx';

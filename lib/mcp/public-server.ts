@@ -3,7 +3,7 @@
  * `calc_<slug>`, generated from their declarations in `lib/calculators/`, with no key needed. Every
  * `tools/call` counts against the same daily calculator quota as a REST call (docs/api.md#limits); an optional key
  * raises it exactly as on REST. Besides them, `search_docs` searches the service's documentation; it reads
- * only the index bundled at build time and is not charged against the quota (README "Documentation").
+ * only the index bundled at build time and is not charged against the quota (docs/documentation.md).
  * The tools and their `tools/list` entries (computed at build time, lib/mcp/definitions.ts) come from the
  * catalog the composition root hands each request.
  */

@@ -1,6 +1,6 @@
 /**
  * The way in for a reader of a deployed service: the home page `/`, the interactive API reference `/docs`,
- * and `/llms.txt` and `/llms-full.txt` (the llms.txt convention). See README "Documentation".
+ * and `/llms.txt` and `/llms-full.txt` (the llms.txt convention). See docs/documentation.md.
  *
  * - Everything is same-origin: the pages load only this Worker's stylesheet and scripts, under a
  *   Content-Security-Policy that allows nothing else (no inline script or style, no third-party origin).

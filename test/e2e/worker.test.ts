@@ -282,11 +282,7 @@ describe('daily quota over HTTP with persisted KV', () => {
 
   it('answers an unknown key with 401 and does not count it', async () => {
     const ip = '203.0.113.40';
-    const bad = await post(
-      calcPath('lp-report-grader'),
-      {},
-      { authorization: `Bearer svc_dk_${'x'.repeat(32)}`, 'cf-connecting-ip': ip },
-    );
+    const bad = await post(calcPath('lp-report-grader'), {}, { authorization: `Bearer svc_dk_${'x'.repeat(32)}`, 'cf-connecting-ip': ip });
     expect(bad.status).toBe(401);
     expect(bad.headers.get('www-authenticate')).toBe('Bearer realm="fund-data", error="invalid_token"');
     const ok = await post(calcPath('lp-report-grader'), {}, { 'cf-connecting-ip': ip });

@@ -1,6 +1,6 @@
 /**
  * The bounded slice of `npm run fuzz` inside `npm test`: a fixed seed, a few hundred generated requests
- * against the Worker in workerd, every answer judged by the oracle (README "Fuzzing"). Before it, checks
+ * against the Worker in workerd, every answer judged by the oracle (docs/fuzzing.md). Before it, checks
  * that the generator reaches every route and tool and that the oracle catches what it is meant to catch,
  * so that a slice with no failures means something.
  */

@@ -239,7 +239,7 @@ describe('fund server tools/call', () => {
     ['get_pnl_attribution', {}, '/arguments/date'],
     ['get_pnl_attribution', { date: '2026-02-30' }, '/arguments/date'],
     ['get_fund_overview', { verbose: SECRET }, '/arguments/verbose'],
-    // Arguments must be of the JSON type tools/list advertises: no coercion (README, MCP servers: argument types).
+    // Arguments must be of the JSON type tools/list advertises: no coercion (docs/mcp.md: argument types).
     ['get_nav_history', { days: [90] }, '/arguments/days'],
     ['get_nav_history', { days: true }, '/arguments/days'],
     ['get_nav_history', { days: '90' }, '/arguments/days'],

@@ -142,7 +142,9 @@ describe('Accept', () => {
       const data = sseData(text);
       expect(data).toHaveLength(1);
       expect(data[0]).toMatchObject({ jsonrpc: '2.0', id: 7, result: { tools: expect.any(Array) } });
-      expect(((data[0] as RpcMessage).result!.tools as ToolDefinition[]).length).toBe(kind === 'public' ? PUBLIC_TOOL_NAMES.length : FUND_TOOL_NAMES.length);
+      expect(((data[0] as RpcMessage).result!.tools as ToolDefinition[]).length).toBe(
+        kind === 'public' ? PUBLIC_TOOL_NAMES.length : FUND_TOOL_NAMES.length,
+      );
     });
   });
 

@@ -1,5 +1,5 @@
 /**
- * The hardening of README#configuration and docs/api.md#limits through the app (`createApp().request`, in-memory bindings):
+ * The hardening of docs/configuration.md#variables-and-secrets and docs/api.md#limits through the app (`createApp().request`, in-memory bindings):
  * - caching: every fund-data answer, errors included, is `Cache-Control: private, no-store` on REST and on
  *   the fund MCP server; the OpenAPI document lists a server from configuration, never the request's Host;
  * - `INVESTOR_REF_KEY`: with `DATABASE_URL` and no secret, real fund data is refused (500, a fixed detail,

@@ -3,7 +3,6 @@
  * dates), and the days whose NAV run fails, is partial, or breaks reconciliation. Both draw from the
  * simulation's random stream right after the prices, in this order.
  */
-import type { ExpenseRow } from '../rows.ts';
 import { addDays } from '../analytics/runs.ts';
 import { money } from './arithmetic.ts';
 import { MONTHS } from './names.ts';
