@@ -206,7 +206,7 @@ async function freePort(): Promise<number> {
 }
 
 describe('the same through mcp-remote', () => {
-  it('prints the authorization URL, takes the approval, and bridges the twelve tools and get_fund_overview', async () => {
+  it('prints the authorization URL, takes the approval, and bridges every fund tool and get_fund_overview', async () => {
     const { context, page } = await pageWithPasskey(browser, origin);
     const configDir = mkdtempSync(join(tmpdir(), 'fund-edge-mcp-remote-'));
     const bridge = spawn(
