@@ -6,7 +6,7 @@
  * - `redact` returns exactly the JSON of a clean body and otherwise throws 500 `redaction_failed` (unknown or
  *   missing field, PII or key shape, a sensitive value in any case);
  * - `investorRefs` are stable HMAC pseudonyms, distinct per fund and per secret;
- * - end to end, no response of any of the twelve endpoints, for the demo fund or the sample fund, carries an
+ * - end to end, no response of any fund-data endpoint, for the demo fund or the sample fund, carries an
  *   investor's identity data, a ledger memo naming an investor, the raw expense e-mail, a key string, or
  *   anything of the paper book; capital accounts name investors only by `investorRef`;
  * - a store that returns more than its interface allows (extra fields, a paper row, PII in a label field,

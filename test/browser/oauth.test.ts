@@ -3,7 +3,7 @@
  * virtual passkey, and the MCP TypeScript SDK's client with its OAuth client provider, which is given only
  * the URL of the fund MCP server. The client is refused (401), discovers the authorization server, registers
  * itself and sends the browser to the console's authorization page; the developer signs up with a passkey
- * through an operator invitation to the fund and approves; the client lists the twelve tools and calls
+ * through an operator invitation to the fund and approves; the client lists every fund tool and calls
  * `get_fund_overview`. A denied consent, a grant revoked in the console and a calc-only account each end in
  * a clear refusal. The same through `mcp-remote` (the stdio bridge desktop clients run), with no browser of
  * its own: the test opens the URL it prints. Screenshots go to test-results/screenshots/ (git-ignored).
