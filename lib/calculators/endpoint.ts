@@ -1,6 +1,7 @@
 /**
- * The REST endpoint of a calculator (`POST /api/v1/calc/<path>`), and the one calculator call that it and the
- * public MCP server's tools share: optional key → daily quota → input validation → pure calculator.
+ * The REST endpoint of a calculator (`POST /api/v1/calc/<path>`, docs/calculators.md): optional key → daily
+ * quota → input validation → pure calculator. The public MCP server runs the same steps per batch of tool
+ * calls (lib/mcp/public-server.ts), through the same authentication step and quota.
  */
 import type * as z from 'zod';
 import { ApiError } from '../errors.ts';
@@ -12,8 +13,8 @@ import { jsonResponse, operationIdOf, parseQuery, pascalCase, readJsonObject, ty
 import { resultSchema, runCalculator, toolName, type CalculatorDefinition } from './definition.ts';
 
 /**
- * Runs one calculator call the way every surface does: optional key → daily quota → input validation →
- * pure calculator. Shared by the REST endpoint and the public MCP tool.
+ * Runs one REST calculator call: optional key (lib/auth.ts) → daily quota → input validation → pure
+ * calculator.
  * @returns the result and the RateLimit headers to send
  * @throws {UnauthorizedError} a key was sent but is not valid (uncounted)
  * @throws {RateLimitedError} quota or burst exceeded
