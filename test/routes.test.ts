@@ -73,7 +73,7 @@ describe('every declaration', () => {
   it('is exercised by the shared endpoint tests, which iterate the generated lists', () => {
     expect(source('test/app.test.ts')).toMatch(/describe\.each\(CALCULATORS\.map/);
     expect(source('test/fund/endpoints.test.ts')).toMatch(/it\.each\(FUND_TOOLS\.map/);
-    expect(source('test/readme.test.ts')).toMatch(/FUND_TOOLS\.map\(\(t\) => t\.tool\)/);
+    expect(source('test/doc-sections.test.ts')).toMatch(/FUND_TOOLS\.map\(\(t\) => t\.tool\)/);
     expect(source('test/mcp/tools.test.ts')).toMatch(/CALCULATORS\.map\(\(def\) => \[toolName\(def\)/);
     expect(publicTools).toEqual([...CALCULATORS.map(toolName), 'search_docs']);
     expect(fundTools).toEqual(FUND_TOOLS.map((t) => t.tool));
