@@ -163,7 +163,7 @@ export function createApp(options: { clock?: Clock; routes?: readonly Route[]; c
 
   mountRoutes(app, routes, ctx);
 
-  app.route(CONSOLE_PATH, consoleApp({ clock, client: CONSOLE_CLIENT }));
+  app.route(CONSOLE_PATH, consoleApp({ clock, client: CONSOLE_CLIENT, catalog }));
 
   // A wrong path is where a newcomer looks for the docs: point at them.
   app.notFound((c) => problemResponse(new NotFoundError(UNKNOWN_PATH_DETAIL), c.get('requestId')));

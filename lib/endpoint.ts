@@ -51,6 +51,23 @@ export interface Catalog {
   fundAssetFingerprints: Readonly<Record<string, string>>;
 }
 
+/**
+ * The two calls the home page and the developer console show as quick starts: the fee calculator and the
+ * fund overview when they are declared (else the first calculator and fund tool), at the URLs their files
+ * give them, so that renaming a file moves the quick starts with it.
+ */
+export function quickstartCalls(catalog: Pick<Catalog, 'calculators' | 'fundTools'>): {
+  calculator: { path: string; example: unknown } | undefined;
+  fundPath: string | undefined;
+} {
+  const calculator = catalog.calculators.find((c) => c.slug === 'fee-calculator') ?? catalog.calculators[0];
+  const fundTool = catalog.fundTools.find((t) => t.tool === 'get_fund_overview') ?? catalog.fundTools[0];
+  return {
+    calculator: calculator && { path: `/api/v1/calc/${calculator.path}`, example: calculator.example },
+    fundPath: fundTool && `/api/v1/fund/${fundTool.path}`,
+  };
+}
+
 /** What a handler gets besides Hono's context. */
 export interface RequestContext {
   clock: Clock;

@@ -1,7 +1,7 @@
 /**
  * The README and `docs/` state no fact the declarations contradict: a count of calculators, fund-data
  * endpoints, tools or routes ("seven calculators", "12 read-only tools"), an MCP tool name, an endpoint URL,
- * or a path in the repository that is not there. Generated sections are left to test/doc-sections.test.ts,
+ * or a path in the repository that is not there; and the Worker's code writes out no endpoint URL at all. Generated sections are left to test/doc-sections.test.ts,
  * which rewrites them from the declarations; everything else is prose, and prose goes stale silently unless
  * a test reads it (docs/architecture.md#facts-in-the-documentation).
  */
@@ -110,6 +110,22 @@ const pages = [
 describe('the README and docs/', () => {
   it.each(pages)('%s states nothing the declarations or the tree contradict', (page) => {
     expect(contradictions(page, readFileSync(join(ROOT, page), 'utf8'))).toEqual([]);
+  });
+});
+
+/** Every `.ts`/`.tsx` file under `dir` (not the build's outputs). */
+function sources(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+    .filter((f) => /\.tsx?$/.test(f) && !f.startsWith('generated'))
+    .map((f) => `${dir}/${f}`);
+}
+
+describe('the code', () => {
+  it('writes out no endpoint URL: URLs come from the route table, so renaming a file leaves nothing stale', () => {
+    const written = [...sources('lib'), ...sources('functions')].flatMap((file) =>
+      [...readFileSync(join(ROOT, file), 'utf8').matchAll(/\/api\/v1\/(?:calc|fund)\/[a-z]/g)].map(() => file),
+    );
+    expect(written).toEqual([]);
   });
 });
 

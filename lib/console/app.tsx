@@ -18,7 +18,7 @@ import { csrf } from 'hono/csrf';
 import { HTTPException } from 'hono/http-exception';
 import { secureHeaders } from 'hono/secure-headers';
 import * as z from 'zod';
-import { readJsonObject } from '../endpoint.ts';
+import { quickstartCalls, readJsonObject, type Catalog } from '../endpoint.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError, PayloadTooLargeError, RateLimitedError } from '../errors.ts';
 import { constantTimeEqual } from '../keys.ts';
@@ -40,7 +40,7 @@ import {
   type Account,
 } from './accounts.ts';
 import { CONSOLE_PATH, consoleHostCheck, consoleOriginCheck, consoleSettings, planDailyCalcLimit, type ConsoleConfig } from './config.ts';
-import { DashboardPage, InvitationUnusablePage, WelcomePage } from './pages.tsx';
+import { DashboardPage, InvitationUnusablePage, WelcomePage, type QuickstartPaths } from './pages.tsx';
 import { csrfToken, type ConsoleEnv } from './session.ts';
 import { mountConsent, oauthFormAction } from '../oauth/consent.tsx';
 
@@ -152,9 +152,16 @@ function csrfGuard(): MiddlewareHandler<ConsoleEnv> {
  * @param options.clock the time source (tests inject one to expire sessions and invitations)
  * @param options.client the browser script and stylesheet (`npm run build` bundles them: scripts/build-console.ts),
  *   handed in by the composition root
+ * @param options.catalog the declarations, for the dashboard's quick starts (their URLs)
  */
-export function consoleApp(options: { clock?: Clock; client: ConsoleClient }): Hono<ConsoleEnv> {
+export function consoleApp(options: {
+  clock?: Clock;
+  client: ConsoleClient;
+  catalog: Pick<Catalog, 'calculators' | 'fundTools'>;
+}): Hono<ConsoleEnv> {
   const clock = options.clock ?? systemClock;
+  const calls = quickstartCalls(options.catalog);
+  const quickstart: QuickstartPaths = { calculator: calls.calculator?.path ?? '', fund: calls.fundPath ?? '' };
   const app = new Hono<ConsoleEnv>();
   useConsolePipeline(app, clock);
 
@@ -164,7 +171,7 @@ export function consoleApp(options: { clock?: Clock; client: ConsoleClient }): H
   app.get('/console.js', (c) => c.body(options.client.js, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
   app.get('/console.css', (c) => c.body(options.client.css, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
 
-  mountPages(app, clock);
+  mountPages(app, clock, quickstart);
   mountCeremonies(app, clock);
   mountAccountApi(app, clock);
   return app;
@@ -227,11 +234,11 @@ function useConsolePipeline(app: Hono<ConsoleEnv>, clock: Clock): void {
 }
 
 /** The pages: the welcome page or the dashboard, and an invitation's page. */
-function mountPages(app: Hono<ConsoleEnv>, clock: Clock): void {
+function mountPages(app: Hono<ConsoleEnv>, clock: Clock, quickstart: QuickstartPaths): void {
   app.get('/', async (c) => {
     const session = c.get('session');
     if (!session) return c.html(<WelcomePage docsUrl={c.get('consoleSettings').docsUrl ?? undefined} />);
-    return c.html(await dashboard(c, clock, session));
+    return c.html(await dashboard(c, clock, quickstart, session));
   });
 
   app.get('/invite/:token', async (c) => {
@@ -247,7 +254,7 @@ function mountPages(app: Hono<ConsoleEnv>, clock: Clock): void {
     const pending = { token, fundId: invitation.fundId, plan: invitation.plan };
     const session = c.get('session');
     if (!session) return c.html(<WelcomePage invitation={pending} docsUrl={c.get('consoleSettings').docsUrl ?? undefined} />);
-    return c.html(await dashboard(c, clock, session, pending));
+    return c.html(await dashboard(c, clock, quickstart, session, pending));
   });
 }
 
@@ -332,6 +339,7 @@ function mountAccountApi(app: Hono<ConsoleEnv>, clock: Clock): void {
 async function dashboard(
   c: ConsoleContext,
   clock: Clock,
+  quickstart: QuickstartPaths,
   session: { sessionId: string; account: Account },
   invitation?: { token: string; fundId: string; plan: string },
 ) {
@@ -349,6 +357,7 @@ async function dashboard(
       fundId={account.fundIds.includes(servedFund) ? servedFund : (account.fundIds[0] ?? null)}
       invitation={invitation}
       docsUrl={c.get('consoleSettings').docsUrl ?? undefined}
+      quickstart={quickstart}
     />
   );
 }

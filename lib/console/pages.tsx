@@ -23,6 +23,8 @@ export interface DashboardData extends PageProps {
   fundId: string | null;
   /** A pending invitation token the signed-in developer may accept. */
   invitation?: { token: string; fundId: string; plan: string } | undefined;
+  /** The URL paths of the quick starts' calls. */
+  quickstart: QuickstartPaths;
 }
 
 /** Props every page takes: `docsUrl` is where the API documentation lives (`DOCS_URL`, optional). */
@@ -125,9 +127,15 @@ export const InvitationUnusablePage: FC<PageProps> = ({ docsUrl }) => (
   </Layout>
 );
 
-const QuickStarts: FC<{ base: string; fund: boolean }> = ({ base, fund }) => {
-  const calc = `curl -s -i -X POST ${base}/api/v1/calc/fee-calculator \\\n  -H "authorization: Bearer $FUND_EDGE_KEY" -H 'content-type: application/json' -d '{}'`;
-  const fundCurl = `curl -s ${base}/api/v1/fund/overview -H "authorization: Bearer $FUND_EDGE_KEY"`;
+/** The quick starts' two calls (the composition root's `quickstartCalls`, lib/endpoint.ts): URL paths. */
+export interface QuickstartPaths {
+  calculator: string;
+  fund: string;
+}
+
+const QuickStarts: FC<{ base: string; fund: boolean; paths: QuickstartPaths }> = ({ base, fund, paths }) => {
+  const calc = `curl -s -i -X POST ${base}${paths.calculator} \\\n  -H "authorization: Bearer $FUND_EDGE_KEY" -H 'content-type: application/json' -d '{}'`;
+  const fundCurl = `curl -s ${base}${paths.fund} -H "authorization: Bearer $FUND_EDGE_KEY"`;
   const mcp = JSON.stringify(
     {
       mcpServers: {
@@ -261,7 +269,7 @@ const KeysCard: FC<{ keys: DashboardData['keys'] }> = ({ keys }) => (
 );
 
 /** The signed-in dashboard. */
-export const DashboardPage: FC<DashboardData> = ({ account, keys, usage, base, csrfToken, fundId, invitation, docsUrl }) => {
+export const DashboardPage: FC<DashboardData> = ({ account, keys, usage, base, csrfToken, fundId, invitation, docsUrl, quickstart }) => {
   const scopes = ['calc', ...account.fundIds.map((f) => `fund (${f})`)];
   const pct = usage.limit > 0 ? Math.min(100, Math.round((usage.used / usage.limit) * 100)) : 0;
   return (
@@ -309,7 +317,7 @@ export const DashboardPage: FC<DashboardData> = ({ account, keys, usage, base, c
       </section>
       <MintKeyCard fundId={fundId} />
       <KeysCard keys={keys} />
-      <QuickStarts base={base} fund={fundId !== null} />
+      <QuickStarts base={base} fund={fundId !== null} paths={quickstart} />
     </Layout>
   );
 };

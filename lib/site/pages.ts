@@ -15,7 +15,7 @@ import { html } from 'hono/html';
 import { secureHeaders } from 'hono/secure-headers';
 import type { AppEnv } from '../env.ts';
 import { DEMO_API_KEY } from '../keys.ts';
-import type { Catalog } from '../endpoint.ts';
+import { quickstartCalls, type Catalog } from '../endpoint.ts';
 import { SITE_CSS, SWAGGER_INIT_JS } from './assets.ts';
 import { publicOrigin } from '../origin.ts';
 
@@ -82,22 +82,9 @@ export interface SiteContent {
   llms: { index: string; full: string };
 }
 
-/**
- * The quick starts' two calls: the fee calculator and the fund overview when they are declared (else the
- * first calculator and fund tool), at the URLs their files give them.
- */
-function quickStarts(catalog: SiteContent['catalog']) {
-  const calculator = catalog.calculators.find((c) => c.slug === 'fee-calculator') ?? catalog.calculators[0];
-  const fundTool = catalog.fundTools.find((t) => t.tool === 'get_fund_overview') ?? catalog.fundTools[0];
-  return {
-    calculator: calculator && { path: `/api/v1/calc/${calculator.path}`, body: JSON.stringify(calculator.example) },
-    fundPath: fundTool && `/api/v1/fund/${fundTool.path}`,
-  };
-}
-
 /** The home page: what the service is, its three surfaces, the demo key, the docs, and quick starts. */
 function homePage(origin: string, catalog: SiteContent['catalog']) {
-  const start = quickStarts(catalog);
+  const start = quickstartCalls(catalog);
   const mcpPublic = JSON.stringify({ mcpServers: { 'fund-edge-calculators': { url: `${origin}/api/mcp/public` } } }, null, 2);
   const mcpFundOAuth = JSON.stringify({ mcpServers: { 'fund-edge-fund-data': { url: `${origin}/api/mcp` } } }, null, 2);
   const mcpFund = JSON.stringify(
@@ -141,7 +128,7 @@ function homePage(origin: string, catalog: SiteContent['catalog']) {
 <h3>Calculators (no key)</h3>
 <pre><code>curl -s -X POST ${origin}${start.calculator?.path} \\
   -H 'content-type: application/json' \\
-  -d '${start.calculator?.body}'</code></pre>
+  -d '${JSON.stringify(start.calculator?.example ?? {})}'</code></pre>
 <h3>Fund data (demo key)</h3>
 <pre><code>curl -s ${origin}${start.fundPath} \\
   -H 'authorization: Bearer ${DEMO_API_KEY}'</code></pre>

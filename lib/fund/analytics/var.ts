@@ -24,7 +24,7 @@ export const Z_SCORES = { 0.95: 1.6448536269514722, 0.99: 2.3263478740408408 } a
 /** RiskMetrics (1996) decay factor for daily data. */
 export const EWMA_LAMBDA = 0.94;
 
-/** VaR options (query parameters of `/api/v1/fund/risk/var`). */
+/** VaR options (the query parameters of `get_value_at_risk`). */
 export interface VarOptions {
   confidence: 0.95 | 0.99;
   horizonDays: 1 | 10;

@@ -1,4 +1,4 @@
-/** `POST /api/v1/calc/back-office-savings`: the calculator declared in `lib/calculators/back-office-savings.ts`. */
+/** The calculator declared in `lib/calculators/back-office-savings.ts`, POST at this file's path. */
 import { calculatorEndpoint } from '../../../../lib/calculators/endpoint.ts';
 import { backOfficeSavings } from '../../../../lib/calculators/back-office-savings.ts';
 

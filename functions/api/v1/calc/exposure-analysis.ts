@@ -1,4 +1,4 @@
-/** `POST /api/v1/calc/exposure-analysis`: the calculator declared in `lib/calculators/exposure-analysis.ts`. */
+/** The calculator declared in `lib/calculators/exposure-analysis.ts`, POST at this file's path. */
 import { calculatorEndpoint } from '../../../../lib/calculators/endpoint.ts';
 import { exposureAnalysis } from '../../../../lib/calculators/exposure-analysis.ts';
 

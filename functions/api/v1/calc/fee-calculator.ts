@@ -1,4 +1,4 @@
-/** `POST /api/v1/calc/fee-calculator`: the calculator declared in `lib/calculators/fee-calculator.ts`. */
+/** The calculator declared in `lib/calculators/fee-calculator.ts`, POST at this file's path. */
 import { calculatorEndpoint } from '../../../../lib/calculators/endpoint.ts';
 import { feeCalculator } from '../../../../lib/calculators/fee-calculator.ts';
 

@@ -1,4 +1,4 @@
-/** `POST /api/v1/calc/fund-health-check`: the calculator declared in `lib/calculators/fund-health-check.ts`. */
+/** The calculator declared in `lib/calculators/fund-health-check.ts`, POST at this file's path. */
 import { calculatorEndpoint } from '../../../../lib/calculators/endpoint.ts';
 import { fundHealthCheck } from '../../../../lib/calculators/fund-health-check.ts';
 

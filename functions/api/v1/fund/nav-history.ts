@@ -1,4 +1,4 @@
-/** `GET /api/v1/fund/nav-history` (tool `get_nav_history`): see lib/fund/tools/nav-history.ts. */
+/** The fund-data endpoint of tool `get_nav_history` (lib/fund/tools/nav-history.ts), GET at this file's path. */
 import { fundEndpoint } from '../../../../lib/fund/endpoint.ts';
 import { navHistoryTool } from '../../../../lib/fund/tools/nav-history.ts';
 

@@ -1,4 +1,4 @@
-/** `GET /api/v1/fund/trial-balance` (tool `get_trial_balance`): see lib/fund/tools/trial-balance.ts. */
+/** The fund-data endpoint of tool `get_trial_balance` (lib/fund/tools/trial-balance.ts), GET at this file's path. */
 import { fundEndpoint } from '../../../../lib/fund/endpoint.ts';
 import { trialBalanceTool } from '../../../../lib/fund/tools/trial-balance.ts';
 
