@@ -136,15 +136,15 @@ describe('the check', () => {
   it('catches a stale count in words or digits, a tool or URL not declared, and a path not in the tree', () => {
     const text = [
       'Eight calculators answer, and the server lists 13 read-only tools; the fund server has twelve tools.',
-      'Call `calc_fee_calculator_v2` or `get_holdings`, or GET /api/v1/fund/holdings?days=3.',
+      'Call `calc_fee_calculator_v2` or `get_no_such_tool`, or GET /api/v1/fund/no-such-endpoint?days=3.',
       'See `lib/routes.ts` and `lib/app.ts`.',
     ].join('\n');
     expect(contradictions('x.md', text, facts, (p) => p === 'lib/app.ts')).toEqual([
       'x.md: "Eight calculators" (declared calculators: 7)',
       'x.md: "13 read-only tools" (declared fund tools: 12)',
       'x.md: tool calc_fee_calculator_v2 is not declared',
-      'x.md: tool get_holdings is not declared',
-      'x.md: /api/v1/fund/holdings is not a route',
+      'x.md: tool get_no_such_tool is not declared',
+      'x.md: /api/v1/fund/no-such-endpoint is not a route',
       'x.md: lib/routes.ts does not exist',
     ]);
   });

@@ -32,9 +32,10 @@ import { fundPath } from './support/declared.ts';
 
 const FIXED_DETAIL = 'The response could not be verified as safe to send, so none of it was sent.';
 
-function tool(path: string): FundToolDefinition {
-  const def = FUND_TOOLS.find((t) => t.path === path);
-  if (!def) throw new Error(`no tool ${path}`);
+/** A fund tool by its MCP name (`get_positions`) or its path. */
+function tool(nameOrPath: string): FundToolDefinition {
+  const def = FUND_TOOLS.find((t) => t.tool === nameOrPath || t.path === nameOrPath);
+  if (!def) throw new Error(`no tool ${nameOrPath}`);
   return def;
 }
 
@@ -463,7 +464,7 @@ describe('fail closed on a faulty store', () => {
   it('the uncorrupted wrapper answers every tool (control)', async () => {
     const store = faultyStore({});
     for (const def of FUND_TOOLS) {
-      const args = def.path === 'pnl/attribution' ? { date: '2026-10-30' } : {};
+      const args = def.tool === 'get_pnl_attribution' ? { date: '2026-10-30' } : {};
       const text = await call(def.path, store, args);
       def.output.parse(JSON.parse(text));
     }
@@ -473,10 +474,10 @@ describe('fail closed on a faulty store', () => {
     const store = faultyStore({
       read: (r) => ({ ...r, positions: r.positions.map((p, i) => (i === 0 ? { ...p, traderNote: 'call Margaret re: margin' } : p)) }),
     });
-    for (const path of ['positions', 'breakdown', 'exposure', 'exposure/series', 'risk/var']) {
+    for (const path of ['get_positions', 'get_portfolio_breakdown', 'get_exposure', 'get_exposure_series', 'get_value_at_risk']) {
       await expectRedactionFailed(await rejectionOf(call(path, store)), ['traderNote', 'Margaret']);
     }
-    await expectRedactionFailed(await rejectionOf(call('pnl/attribution', store, { date: '2026-10-30' })), ['traderNote']);
+    await expectRedactionFailed(await rejectionOf(call('get_pnl_attribution', store, { date: '2026-10-30' })), ['traderNote']);
   });
 
   it('(2) a paper-book row among the positions', async () => {
@@ -488,7 +489,7 @@ describe('fail closed on a faulty store', () => {
           : r.positions,
       }),
     });
-    for (const path of ['positions', 'breakdown', 'exposure', 'risk/var']) {
+    for (const path of ['get_positions', 'get_portfolio_breakdown', 'get_exposure', 'get_value_at_risk']) {
       await expectRedactionFailed(await rejectionOf(call(path, store)), ['PEPE', 'Hyperliquid']);
     }
   });
@@ -497,19 +498,19 @@ describe('fail closed on a faulty store', () => {
     const store = faultyStore({
       read: (r) => ({ ...r, investors: r.investors.map((i) => ({ ...i, dateOfBirth: '1970-01-01', passportNo: 'X1234567' })) }),
     });
-    await expectRedactionFailed(await rejectionOf(call('capital-accounts', store)), ['dateOfBirth', 'X1234567', 'investor.relations']);
+    await expectRedactionFailed(await rejectionOf(call('get_capital_accounts', store)), ['dateOfBirth', 'X1234567', 'investor.relations']);
   });
 
   it('(4) an e-mail in an expense field that is not masked (category)', async () => {
     const store = faultyStore({
       read: (r) => ({ ...r, expenses: r.expenses.map((e, i) => (i === 0 ? { ...e, category: 'ops@fund.example.com' } : e)) }),
     });
-    await expectRedactionFailed(await rejectionOf(call('expenses', store, { limit: '10' })), ['ops@fund.example.com']);
+    await expectRedactionFailed(await rejectionOf(call('get_expenses', store, { limit: '10' })), ['ops@fund.example.com']);
     // The same address in the description is masked and the call succeeds.
     const masked = faultyStore({
       read: (r) => ({ ...r, expenses: r.expenses.map((e, i) => (i === 0 ? { ...e, description: `Query from ops@fund.example.com` } : e)) }),
     });
-    const text = await call('expenses', masked, { limit: '10' });
+    const text = await call('get_expenses', masked, { limit: '10' });
     expect(text).toContain('Query from [redacted]');
     expect(text).not.toContain('ops@fund.example.com');
   });
@@ -519,7 +520,7 @@ describe('fail closed on a faulty store', () => {
       const store = faultyStore({
         read: (r) => ({ ...r, expenses: r.expenses.map((e, i) => (i === 0 ? { ...e, category: `legal\n${value}` } : e)) }),
       });
-      await expectRedactionFailed(await rejectionOf(call('expenses', store, { limit: '10' })), [value]);
+      await expectRedactionFailed(await rejectionOf(call('get_expenses', store, { limit: '10' })), [value]);
     }
   });
 
@@ -533,16 +534,16 @@ describe('fail closed on a faulty store', () => {
         positions: r.positions.map((p, i) => (i === 0 ? { ...p, venue: name.toUpperCase() } : p)),
       }),
     });
-    await expectRedactionFailed(await rejectionOf(call('positions', store)), [name]);
-    await expectRedactionFailed(await rejectionOf(call('breakdown', store)), [name]);
+    await expectRedactionFailed(await rejectionOf(call('get_positions', store)), [name]);
+    await expectRedactionFailed(await rejectionOf(call('get_portfolio_breakdown', store)), [name]);
   });
 
   it('(5b) a position venue holding an e-mail address', async () => {
     const store = faultyStore({
       read: (r) => ({ ...r, positions: r.positions.map((p, i) => (i === 0 ? { ...p, venue: 'desk: trader@broker.example.com' } : p)) }),
     });
-    await expectRedactionFailed(await rejectionOf(call('positions', store)), ['trader@broker.example.com']);
-    await expectRedactionFailed(await rejectionOf(call('breakdown', store)), ['trader@broker.example.com']);
+    await expectRedactionFailed(await rejectionOf(call('get_positions', store)), ['trader@broker.example.com']);
+    await expectRedactionFailed(await rejectionOf(call('get_portfolio_breakdown', store)), ['trader@broker.example.com']);
   });
 
   it('(5c) an investor tax id or bank account as a ledger account name', async () => {
@@ -555,7 +556,7 @@ describe('fail closed on a faulty store', () => {
         accounts: r.accounts.map((a, i) => (i === 0 ? { ...a, name: `Cash held for ${victim.investorId}` } : a)),
       }),
     });
-    await expectRedactionFailed(await rejectionOf(call('trial-balance', store)), [victim.investorId]);
+    await expectRedactionFailed(await rejectionOf(call('get_trial_balance', store)), [victim.investorId]);
   });
 
   it("(5d) an investor's legal name on its own line of the share class field of capital accounts", async () => {
@@ -576,7 +577,7 @@ describe('fail closed on a faulty store', () => {
         ),
       }),
     });
-    const outcome = await call('capital-accounts', store).then(
+    const outcome = await call('get_capital_accounts', store).then(
       (text) => text,
       (err: unknown) => err,
     );
@@ -588,20 +589,20 @@ describe('fail closed on a faulty store', () => {
       index: (i) => ({ ...i, runs: i.runs.map((r, k) => (k === i.runs.length - 1 ? { ...r, operatorComment: 'rerun by jdoe' } : r)) }),
     });
     for (const def of FUND_TOOLS) {
-      const args = def.path === 'pnl/attribution' ? { date: '2026-10-30' } : {};
+      const args = def.tool === 'get_pnl_attribution' ? { date: '2026-10-30' } : {};
       await expectRedactionFailed(await rejectionOf(call(def.path, store, args)), ['operatorComment', 'jdoe']);
     }
   });
 
   it('(6b) a fund row or share class with an extra field in index()', async () => {
     const fund = faultyStore({ index: (i) => ({ ...i, fund: { ...i.fund, gpContact: 'gp@northstar.example.com' } }) });
-    await expectRedactionFailed(await rejectionOf(call('overview', fund)), ['gp@northstar']);
+    await expectRedactionFailed(await rejectionOf(call('get_fund_overview', fund)), ['gp@northstar']);
     const classes = faultyStore({ index: (i) => ({ ...i, shareClasses: i.shareClasses.map((c) => ({ ...c, sideLetter: 'yes' })) }) });
-    await expectRedactionFailed(await rejectionOf(call('fee-terms', classes)), ['sideLetter']);
+    await expectRedactionFailed(await rejectionOf(call('get_fee_terms', classes)), ['sideLetter']);
   });
 
   it('(7) a body that leaves the output allow-list', async () => {
-    const def = tool('positions');
+    const def = tool('get_positions');
     const leaky: FundToolDefinition = {
       ...def,
       run: async (ctx, query) => ({ ...((await def.run(ctx, query)) as Record<string, unknown>), extra: 1 }),
@@ -619,7 +620,7 @@ describe('fail closed on a faulty store', () => {
   });
 
   it('(7, REST) the same failure through the app is a bare 500 problem', async () => {
-    const def = tool('positions');
+    const def = tool('get_positions');
     const leaky: FundToolDefinition = {
       ...def,
       run: async (ctx, query) => ({

@@ -13,7 +13,7 @@ import { DEMO_API_KEY } from '../../lib/keys.ts';
 import { secondsToUtcMidnight } from '../../lib/rate-limit.ts';
 import { createApp } from '../../lib/app.ts';
 import { fakeEnv } from '../support/fakes.ts';
-import { calcPath } from '../support/declared.ts';
+import { fundUrl, calcPath } from '../support/declared.ts';
 
 /** The Worker counts by real UTC day: a loop of hundreds of calls must not straddle midnight. */
 async function awayFromMidnight(): Promise<void> {
@@ -131,8 +131,9 @@ describe('calculators over HTTP', () => {
 
 describe('fund data over HTTP', () => {
   const get = (path: string, key?: string) =>
-    fetch(`${base}/api/v1/fund/${path}`, { headers: key ? { authorization: `Bearer ${key}`, 'cf-connecting-ip': '198.51.100.50' } : {} });
-  const sample = (path: string) => (path === 'pnl/attribution' ? `${path}?date=2026-10-20` : path);
+    fetch(`${base}${fundUrl(path)}`, { headers: key ? { authorization: `Bearer ${key}`, 'cf-connecting-ip': '198.51.100.50' } : {} });
+  const sample = (path: string) =>
+    FUND_TOOLS.find((t) => t.path === path)?.tool === 'get_pnl_attribution' ? `${path}?date=2026-10-20` : path;
 
   it.each(FUND_TOOLS.map((t) => [t.path, t] as const))(
     '%s answers the demo key with its redacted, schema-valid body',
@@ -168,7 +169,7 @@ describe('fund data over HTTP', () => {
       expect(await inWorkerd.text()).toBe(await inProcess.text());
     }
     // The sample fund (its minted key exists only in workerd's KV).
-    expect((await get('overview', sampleKey)).status).toBe(200);
+    expect((await get('get_fund_overview', sampleKey)).status).toBe(200);
     // Without its asset the store logs `fund_asset_unusable` (and simulates): the Worker read both assets.
     expect(workerStderr.join('')).not.toContain('fund_asset_unusable');
   });
@@ -194,17 +195,17 @@ describe('fund data over HTTP', () => {
   });
 
   it('serves each key its own fund', async () => {
-    const demo = (await (await get('overview', DEMO_API_KEY)).json()) as { name: string };
-    const own = (await (await get('overview', sampleKey)).json()) as { name: string };
+    const demo = (await (await get('get_fund_overview', DEMO_API_KEY)).json()) as { name: string };
+    const own = (await (await get('get_fund_overview', sampleKey)).json()) as { name: string };
     expect(demo.name).toMatch(/Northstar/);
     expect(own.name).toMatch(/Meridian/);
   });
 
   it('refuses a missing key with 401, and a key of another fund with 403, without data', async () => {
-    const none = await get('positions');
+    const none = await get('get_positions');
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toBe('Bearer realm="fund-data"');
-    const other = await get('positions', fundKey);
+    const other = await get('get_positions', fundKey);
     expect(other.status).toBe(403);
     const body = (await other.json()) as Record<string, unknown>;
     expect(body.code).toBe('insufficient_scope');
@@ -212,12 +213,14 @@ describe('fund data over HTTP', () => {
   });
 
   it('answers a missing date with 400 and a failed run with 409', async () => {
-    const missing = await get('pnl/attribution', DEMO_API_KEY);
+    const missing = await get('get_pnl_attribution', DEMO_API_KEY);
     expect(missing.status).toBe(400);
     expect(await missing.json()).toMatchObject({ code: 'invalid_request', errors: [{ pointer: '/query/date' }] });
-    const history = (await (await get('nav-history?days=3660', DEMO_API_KEY)).json()) as { runs: { navDate: string; status: string }[] };
+    const history = (await (await get('get_nav_history?days=3660', DEMO_API_KEY)).json()) as {
+      runs: { navDate: string; status: string }[];
+    };
     const failed = history.runs.find((r) => r.status === 'failed')!;
-    const res = await get(`pnl/attribution?date=${failed.navDate}`, DEMO_API_KEY);
+    const res = await get(`get_pnl_attribution?date=${failed.navDate}`, DEMO_API_KEY);
     expect(res.status).toBe(409);
     expect(((await res.json()) as { code: string }).code).toBe('not_usable');
   });

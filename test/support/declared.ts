@@ -37,3 +37,13 @@ export function fundPath(tool: { tool: string } | string): string {
   if (!found) throw new Error(`No fund tool is declared with the name ${name}.`);
   return `/api/v1/fund/${found.path}`;
 }
+
+/**
+ * The URL path and query of a fund-data call written with its tool's MCP name (`get_nav_history?days=7`), as
+ * the file under `functions/` gives it; a call written with a path (`nav-history?days=7`, as a loop over the
+ * declarations has it) is taken as it is.
+ */
+export function fundUrl(call: string): string {
+  const [head, query] = call.split(/(?=\?)/);
+  return head!.startsWith('get_') ? `${fundPath(head!)}${query ?? ''}` : `/api/v1/fund/${call}`;
+}
