@@ -1,7 +1,7 @@
 /**
  * CPU per call, in Node, with tinybench (the harness under `vitest bench`):
  * - every calculator through `runCalculator(def, def.input.parse(args))` (parsing included, as the endpoint
- *   does it) on a typical body, and the large cases of README#performance — the fee calculator over 50 years quarterly
+ *   does it) on a typical body, and the large cases of docs/performance.md — the fee calculator over 50 years quarterly
  *   and exposure analysis of a 10,000-row CSV — at 1/16, 1/4 and 1 of that size (both are the API's caps:
  *   50 years, 10,000 rows, so 4× and 16× would be refused);
  * - every analytics function of lib/fund/analytics/ on the demo fund's data, read exactly as its tool reads
@@ -10,7 +10,7 @@
  *   window is capped at 1,000 days);
  * - the whole tool call `callFundTool` per fund endpoint on the embedded demo store, as the REST path runs it
  *   (validation, reads through the guarded store, analytics, redaction);
- * - the first request of each kind in a new isolate (budget ≤ 10 ms, README#performance): a fresh Node process imports
+ * - the first request of each kind in a new isolate (budget ≤ 10 ms, docs/performance.md): a fresh Node process imports
  *   the Worker bundled as for workerd (esbuild, wrangler's aliases; built once by the parent), then answers one
  *   request of that kind, its CPU time measured (`process.threadCpuUsage`: the main thread's, as an isolate's
  *   CPU time counts; the whole process's, with V8's background threads, in the note): every fund endpoint with
@@ -35,14 +35,13 @@ import { tmpdir } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join, resolve } from 'node:path';
 import { Bench } from 'tinybench';
-import { CALCULATORS } from '../lib/calculators/index.ts';
+import { CALCULATORS, FUND_TOOLS } from '../lib/registry.ts';
 import { runCalculator, type CalculatorDefinition } from '../lib/calculators/definition.ts';
 import { callFundTool } from '../lib/fund/definition.ts';
 import { embeddedStore } from '../lib/fund/embedded-store.ts';
 import { guardedStore } from '../lib/fund/store.ts';
 import { DEMO_FUND, generateFund, simulateFund } from '../lib/fund/synthetic.ts';
 import type { Env } from '../lib/env.ts';
-import { FUND_TOOLS } from '../lib/fund/tools/index.ts';
 import { investorRefs } from '../lib/redaction.ts';
 import { breakdownBy, exposureOf, exposureSeries, exposureSnapshot, positionsView } from '../lib/fund/analytics/holdings.ts';
 import { pnlAttribution } from '../lib/fund/analytics/attribution.ts';
@@ -79,8 +78,9 @@ import {
   type CpuProfile,
   type Figure,
 } from './report.ts';
+import { FEE_CALCULATOR, OVERVIEW, POSITIONS, VALUE_AT_RISK, short } from './targets.ts';
 
-/** Budgets (README#performance), milliseconds per call. */
+/** Budgets (docs/performance.md), milliseconds per call. */
 export const CPU_BUDGETS = { typical: 1, large: 10 } as const;
 const TYPICAL: Budget = atMost(CPU_BUDGETS.typical, '≤ 1 ms');
 const LARGE: Budget = atMost(CPU_BUDGETS.large, '≤ 10 ms');
@@ -361,13 +361,15 @@ function toolCases(): Case[] {
 
 /** A memoized call: the same tool call again, answered from the isolate's memo (lib/fund/memo.ts). */
 function memoCases(): Case[] {
-  return ['overview', 'risk/var', 'trial-balance', 'capital-accounts'].map((path) => ({
-    id: `memo-${path.replace(/\//g, '-')}`,
-    name: `callFundTool ${path}, repeated (memoized, embedded demo)`,
+  const tools = ['get_fund_overview', 'get_value_at_risk', 'get_trial_balance', 'get_capital_accounts'].map(
+    (name) => FUND_TOOLS.find((t) => t.tool === name)!,
+  );
+  return tools.map((def) => ({
+    id: `memo-${def.path.replace(/\//g, '-')}`,
+    name: `callFundTool ${def.path}, repeated (memoized, embedded demo)`,
     budget: TYPICAL,
     timing: QUICK,
     make: async () => {
-      const def = FUND_TOOLS.find((t) => t.path === path)!;
       const source = { store: guardedStore(embeddedStore([DEMO_FUND])), fundId: DEMO_FUND.fundId, scope: 'demo' as const };
       return { fn: () => callFundTool(def, source, {}, {}) };
     },
@@ -536,14 +538,14 @@ function requestCases(): Case[] {
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } }),
   });
   return [
-    request('calc', 'POST calc/fee-calculator {} (minted key)', '/api/v1/calc/fee-calculator', (key) => ({
+    request('calc', `POST ${short(FEE_CALCULATOR)} {} (minted key)`, FEE_CALCULATOR, (key) => ({
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
       body: '{}',
     })),
-    request('overview', 'GET fund/overview (demo key)', '/api/v1/fund/overview', () => demo),
-    request('positions', 'GET fund/positions (demo key)', '/api/v1/fund/positions', () => demo),
-    request('var', 'GET fund/risk/var (demo key)', '/api/v1/fund/risk/var', () => demo),
+    request('overview', `GET ${short(OVERVIEW)} (demo key)`, OVERVIEW, () => demo),
+    request('positions', `GET ${short(POSITIONS)} (demo key)`, POSITIONS, () => demo),
+    request('var', `GET ${short(VALUE_AT_RISK)} (demo key)`, VALUE_AT_RISK, () => demo),
     request('mcp-public', 'MCP public calc_fee_calculator', '/api/mcp/public', (key) => mcp(key, 'calc_fee_calculator')),
     request('mcp-fund', 'MCP fund get_fund_overview (minted key)', '/api/mcp', (key) => mcp(key, 'get_fund_overview')),
   ];

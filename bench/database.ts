@@ -12,7 +12,7 @@
  * connection per call, median of 5); the difference is what opening a connection adds. The Worker opens
  * one connection per request, so the cold figure is what a request pays.
  */
-import { FUND_TOOLS } from '../lib/fund/tools/index.ts';
+import { FUND_TOOLS } from '../lib/registry.ts';
 import { callFundTool } from '../lib/fund/definition.ts';
 import { postgresStore } from '../lib/fund/postgres-store.ts';
 import { guardedStore } from '../lib/fund/store.ts';

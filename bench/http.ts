@@ -22,7 +22,7 @@
  *
  * Figures: requests/s (responses ÷ measured seconds), p50 and p99 latency. The percentiles are computed from
  * autocannon's own per-response times (its `response` events, sub-millisecond); autocannon's histogram,
- * which rounds to whole milliseconds, is in the note (median over the slices). Budgets (README#performance):
+ * which rounds to whole milliseconds, is in the note (median over the slices). Budgets (docs/performance.md):
  * throughput ≥ 0.8 × the baseline's for calculators, ≥ 0.6 × for fund endpoints, ≥ 0.4 × for MCP calls.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -48,8 +48,9 @@ import {
   type Figure,
   type LoadSettings,
 } from './report.ts';
+import { FEE_CALCULATOR, FEE_TERMS, OPERATING_COST, OVERVIEW, POSITIONS, VALUE_AT_RISK, short } from './targets.ts';
 
-/** Budgets (README#performance): throughput as a fraction of the baseline's. */
+/** Budgets (docs/performance.md): throughput as a fraction of the baseline's. */
 export const HTTP_BUDGETS = { calculator: 0.8, fund: 0.6, mcp: 0.4 } as const;
 
 /** The burst bindings, raised so that a load test is not refused (wrangler.toml keeps the real limits). */
@@ -150,29 +151,29 @@ const BASELINE: Target = {
 function targets(key: string): Target[] {
   const demo = { authorization: `Bearer ${DEMO_API_KEY}` };
   const minted = { authorization: `Bearer ${key}` };
-  const fund = (p: string): Target => ({
-    id: `fund-${p}`,
-    label: `GET fund/${p} (demo key)`,
+  const fund = (path: string): Target => ({
+    id: short(path).replace(/\//g, '-'),
+    label: `GET ${short(path)} (demo key)`,
     kind: 'fund',
     base: 'service',
-    path: `/api/v1/fund/${p}`,
+    path,
     method: 'GET',
     headers: demo,
     check: expectJson,
   });
-  const post = (slug: string): Omit<Target, 'id' | 'label' | 'kind'> => ({
+  const post = (path: string): Omit<Target, 'id' | 'label' | 'kind'> => ({
     base: 'service',
-    path: `/api/v1/calc/${slug}`,
+    path,
     method: 'POST',
     headers: { ...json, ...minted },
     body: '{}',
     check: expectJson,
   });
   return [
-    { id: 'calc', label: 'POST calc/fee-calculator {}', kind: 'calculator', ...post('fee-calculator') },
-    fund('overview'),
-    fund('positions'),
-    fund('risk/var'),
+    { id: 'calc', label: `POST ${short(FEE_CALCULATOR)} {}`, kind: 'calculator', ...post(FEE_CALCULATOR) },
+    fund(OVERVIEW),
+    fund(POSITIONS),
+    fund(VALUE_AT_RISK),
     {
       id: 'mcp-public',
       label: 'MCP public: calc_fee_calculator',
@@ -195,9 +196,9 @@ function targets(key: string): Target[] {
       body: toolCall('get_fund_overview'),
       check: expectToolResult,
     },
-    { id: 'probe-calc', label: 'probe: POST calc/operating-cost-calculator {}', kind: 'probe', ...post('operating-cost-calculator') },
-    { ...fund('fee-terms'), id: 'probe-fund-demo', label: 'probe: GET fund/fee-terms (demo key)', kind: 'probe' },
-    { ...fund('fee-terms'), id: 'probe-fund-key', label: 'probe: GET fund/fee-terms (minted key)', kind: 'probe', headers: minted },
+    { id: 'probe-calc', label: `probe: POST ${short(OPERATING_COST)} {}`, kind: 'probe', ...post(OPERATING_COST) },
+    { ...fund(FEE_TERMS), id: 'probe-fund-demo', label: `probe: GET ${short(FEE_TERMS)} (demo key)`, kind: 'probe' },
+    { ...fund(FEE_TERMS), id: 'probe-fund-key', label: `probe: GET ${short(FEE_TERMS)} (minted key)`, kind: 'probe', headers: minted },
   ];
 }
 

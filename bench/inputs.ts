@@ -1,11 +1,11 @@
 /**
  * Deterministic inputs of the CPU benchmarks (bench/cpu.ts): typical request bodies of the seven
- * calculators, and the large synthetic inputs of README#performance — a positions CSV of up to 10,000 rows, a fee
+ * calculators, and the large synthetic inputs of docs/performance.md — a positions CSV of up to 10,000 rows, a fee
  * projection of up to 50 years, VaR over n assets × 1,000 days of prices, and capital accounts of n
  * investors — generated from a fixed seed (mulberry32), in the row shapes of lib/fund/rows.ts. Nothing here
  * reads the clock or Math.random, so every run measures the same inputs.
  */
-import { CALCULATORS } from '../lib/calculators/index.ts';
+import { CALCULATORS } from '../lib/registry.ts';
 import type { CapitalRow, InvestorRow, NavRunRow, PositionRow, PriceRow } from '../lib/fund/rows.ts';
 import type { VarOptions } from '../lib/fund/analytics/var.ts';
 

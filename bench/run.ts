@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the benchmark suite (README#performance) — the service as its users and its host platform see it.
+ * `npm run bench`: the benchmark suite (docs/performance.md) — the service as its users and its host platform see it.
  * Runs the sections (size, cpu, http, startup, database, import), prints a table per section (figure, value,
  * budget, ratio, ✓/✗, note) with a diagnosis of each miss, and writes `bench/results.json` (machine, date,
  * every figure with value, unit, budget and pass). Benchmarks, not tests: the exit code is 0 even when a
@@ -35,6 +35,7 @@ import {
   type LoadSettings,
   type SectionName,
 } from './report.ts';
+import { FEE_CALCULATOR, FEE_TERMS, OPERATING_COST, OVERVIEW, POSITIONS, VALUE_AT_RISK, short } from './targets.ts';
 
 interface SectionResult {
   durationMs: number;
@@ -104,17 +105,21 @@ function crossCheck(results: Partial<Record<SectionName, SectionResult>>): strin
   const cpu = results.cpu?.figures;
   if (!http || !cpu) return [];
   const pairs: [string, string, string][] = [
-    ['POST calc/fee-calculator', 'request in process: POST calc/fee-calculator', 'calc fee-calculator'],
+    [`POST ${short(FEE_CALCULATOR)}`, `request in process: POST ${short(FEE_CALCULATOR)}`, 'calc fee-calculator'],
+    [`probe: POST ${short(OPERATING_COST)}`, 'calc operating-cost-calculator (typical)', 'probe calc operating-cost (computation only)'],
+    [`GET ${short(OVERVIEW)}`, `request in process: GET ${short(OVERVIEW)}`, 'fund overview'],
+    [`GET ${short(POSITIONS)}`, `request in process: GET ${short(POSITIONS)}`, 'fund positions'],
+    [`GET ${short(VALUE_AT_RISK)}`, `request in process: GET ${short(VALUE_AT_RISK)}`, 'fund risk/var'],
     [
-      'probe: POST calc/operating-cost-calculator',
-      'calc operating-cost-calculator (typical)',
-      'probe calc operating-cost (computation only)',
+      `probe: GET ${short(FEE_TERMS)} (demo key)`,
+      `callFundTool ${short(FEE_TERMS).slice('fund/'.length)} `,
+      'probe fund fee-terms, demo key (tool call only)',
     ],
-    ['GET fund/overview', 'request in process: GET fund/overview', 'fund overview'],
-    ['GET fund/positions', 'request in process: GET fund/positions', 'fund positions'],
-    ['GET fund/risk/var', 'request in process: GET fund/risk/var', 'fund risk/var'],
-    ['probe: GET fund/fee-terms (demo key)', 'callFundTool fee-terms ', 'probe fund fee-terms, demo key (tool call only)'],
-    ['probe: GET fund/fee-terms (minted key)', 'callFundTool fee-terms ', 'probe fund fee-terms, minted key (tool call only)'],
+    [
+      `probe: GET ${short(FEE_TERMS)} (minted key)`,
+      `callFundTool ${short(FEE_TERMS).slice('fund/'.length)} `,
+      'probe fund fee-terms, minted key (tool call only)',
+    ],
     ['MCP public: calc_fee_calculator', 'request in process: MCP public', 'MCP public calc_fee_calculator'],
     ['MCP fund: get_fund_overview', 'request in process: MCP fund', 'MCP fund get_fund_overview'],
   ];

@@ -3,7 +3,7 @@
  * wrangler bundles for workerd (ESM, platform `browser`, conditions `workerd, worker, browser`, target
  * es2024, names kept, `process.env.NODE_ENV` = "production", `node:*` external under nodejs_compat), minified
  * and gzipped; and the whole Worker exactly as wrangler would deploy it (`wrangler deploy --dry-run
- * --outdir`), gzipped. Budgets (README#performance): calculator and fund endpoints (and the OpenAPI endpoint) ≤ 64 KiB
+ * --outdir`), gzipped. Budgets (docs/performance.md): calculator and fund endpoints (and the OpenAPI endpoint) ≤ 64 KiB
  * gzipped, an MCP server ≤ 160 KiB, the Worker ≤ 400 KiB (Cloudflare's free-plan limit is 3 MiB).
  * esbuild's metafile names the five largest inputs of every bundle, reported for the misses.
  */
@@ -14,7 +14,7 @@ import * as esbuild from 'esbuild';
 import { Cleanup, ROOT, atMost, bin, figure, kib, progress, run, wranglerEnv, type Figure } from './report.ts';
 
 const KIB = 1024;
-/** Budgets (README#performance), gzipped bytes. */
+/** Budgets (docs/performance.md), gzipped bytes. */
 export const SIZE_BUDGETS = { endpoint: 64 * KIB, mcp: 160 * KIB, worker: 400 * KIB } as const;
 
 /** The MCP server endpoint files (budget 160 KiB). */

@@ -31,7 +31,7 @@ import {
   type Figure,
 } from './report.ts';
 
-/** Budget (README#performance), ms. */
+/** Budget (docs/performance.md), ms. */
 export const STARTUP_BUDGET_MS = 50;
 const RUNS = 7;
 /** Runs of the unminified bundle, profiled only to attribute startup time to packages. */

@@ -1,5 +1,8 @@
 /**
  * The Hono application: the request pipeline every endpoint goes through, and the route table mounted on it.
+ * With lib/registry.ts and lib/worker.ts it is the composition root (docs/architecture.md): it hands each
+ * endpoint the catalog of declarations and build outputs, and the authentication step's dependencies
+ * (the developer console's accounts), so that no feature imports another's internals or the generated files.
  *
  * Order: request id, security headers and CORS headers, all set on the final answer (and `Cache-Control:
  * private, no-store` on every fund-data answer) → configuration (lib/config.ts; malformed: 500) → CORS
@@ -9,19 +12,20 @@
  * `/developers/console`. Unknown paths are 404 pointing at the docs. Every error, thrown anywhere, is
  * logged when it must be (lib/log.ts) and rendered once by {@link problemResponse}.
  */
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { TrieRouter } from 'hono/router/trie-router';
 import { cors } from 'hono/cors';
 import type { AppEnv } from './env.ts';
 import { MethodNotAllowedError, NotFoundError, PayloadTooLargeError, problemOf, problemResponse } from './errors.ts';
 import { configOf, type OriginList } from './config.ts';
 import { logContextOf, logFailure } from './log.ts';
-import { MAX_BODY_BYTES, allowedMethods, type Method, type Route } from './endpoint.ts';
+import { MAX_BODY_BYTES, allowedMethods, type Catalog, type Method, type RequestContext, type Route } from './endpoint.ts';
 import { systemClock, type Clock } from './rate-limit.ts';
-import { ROUTES } from './routes.ts';
+import { CATALOG, CONSOLE_CLIENT, SITE_CONTENT } from './registry.ts';
 import { mountSite } from './site/pages.ts';
 import { mountOAuth } from './oauth/routes.ts';
 import { limitBody } from './body.ts';
+import { consoleAccounts } from './console/standing.ts';
 
 /** True for the paths of fund data: the REST endpoints under `/api/v1/fund` and the fund MCP server. */
 export function isFundDataPath(path: string): boolean {
@@ -61,43 +65,70 @@ function mutableHeaders(c: Context<AppEnv>): Headers {
 export const UNKNOWN_PATH_DETAIL = 'No resource exists at this path. The home page (/) lists every URL; the API reference is at /docs.';
 
 /**
+ * The authentication step's dependencies in a Worker environment (lib/auth.ts): the key store, and the
+ * developer console's accounts, so a console key counts at its account's plan and stops with its account.
+ */
+export const consoleAccess: RequestContext['access'] = (env) => ({ keys: env.API_KEYS, accounts: consoleAccounts(env.CONSOLE) });
+
+/**
+ * Every answer's own headers, set once on the final response: request id, nosniff, `private, no-store` on
+ * fund data, and CORS (but on a preflight, answered by the pipeline, and on the console, which is
+ * same-origin only). Set here rather than by hono's CORS middleware, which made an empty response before the
+ * handler ran and so copied every answer twice (its headers merged in, then `Vary` appended): a tenth of a
+ * light request.
+ */
+const answerHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const requestId = crypto.randomUUID();
+  c.set('requestId', requestId);
+  await next();
+  const headers = mutableHeaders(c);
+  headers.set('X-Request-Id', requestId);
+  headers.set('X-Content-Type-Options', 'nosniff');
+  // Fund data, errors included (and the fund MCP server's JSON-RPC errors), is never stored by a cache.
+  if (isFundDataPath(c.req.path) && !headers.get('Cache-Control')?.startsWith('private, no-store')) {
+    headers.set('Cache-Control', 'private, no-store');
+  }
+  // No configuration (it is malformed: a 500): no CORS headers, as no CORS step ran.
+  const config = c.get('config') as AppEnv['Variables']['config'] | undefined;
+  if (config && c.req.method !== 'OPTIONS' && !c.req.path.startsWith(CONSOLE_PATH)) {
+    const origin = allowedOrigin(config.corsOrigins, c.req.header('origin') ?? '');
+    if (origin) headers.set('Access-Control-Allow-Origin', origin);
+    headers.set('Access-Control-Expose-Headers', CORS_EXPOSE_HEADER_VALUE);
+    headers.append('Vary', 'Origin');
+  }
+};
+
+/** Mounts each route at its path: its operations by method (HEAD as GET), 405 with `Allow` for another. */
+function mountRoutes(app: Hono<AppEnv>, routes: readonly Route[], ctx: RequestContext): void {
+  for (const route of routes) {
+    const allow = allowedMethods(route);
+    app.all(route.path, async (c) => {
+      const method = c.req.method === 'HEAD' ? 'GET' : (c.req.method as Method);
+      const operation = route.endpoint.methods[method];
+      if (!operation) throw new MethodNotAllowedError(allow);
+      return operation.handle(c, ctx);
+    });
+  }
+}
+
+/**
  * Builds the app.
  * @param options.clock the time source (tests inject one to cross a UTC midnight)
- * @param options.routes the route table (defaults to every endpoint under `functions/`)
+ * @param options.routes the route table (defaults to every endpoint under `functions/`, from the catalog)
+ * @param options.catalog the declarations and build outputs handed to every endpoint (default: lib/registry.ts)
  */
-export function createApp(options: { clock?: Clock; routes?: readonly Route[] } = {}): Hono<AppEnv> {
+export function createApp(options: { clock?: Clock; routes?: readonly Route[]; catalog?: Catalog } = {}): Hono<AppEnv> {
   const clock = options.clock ?? systemClock;
-  const routes = options.routes ?? ROUTES;
+  const catalog = options.routes ? { ...(options.catalog ?? CATALOG), routes: options.routes } : (options.catalog ?? CATALOG);
+  const routes = catalog.routes;
+  const ctx: RequestContext = { clock, catalog, access: consoleAccess };
   // TrieRouter: the default router compiles one regular expression of every route on an isolate's first
   // request (a fifth to a third of a first request's CPU in the bench's cold cases); a trie is built as the
   // routes are added and matches paths strictly, as the default does (`/api/mcp/` is not `/api/mcp`;
   // LinearRouter, tried first, matched a trailing slash too).
   const app = new Hono<AppEnv>({ router: new TrieRouter() });
 
-  // Every answer's own headers, set once on the final response: request id, nosniff, `private, no-store` on
-  // fund data, and CORS (but on a preflight, answered below, and on the console, which is same-origin only).
-  // Set here rather than by hono's CORS middleware, which made an empty response before the handler ran and
-  // so copied every answer twice (its headers merged in, then `Vary` appended): a tenth of a light request.
-  app.use('*', async (c, next) => {
-    const requestId = crypto.randomUUID();
-    c.set('requestId', requestId);
-    await next();
-    const headers = mutableHeaders(c);
-    headers.set('X-Request-Id', requestId);
-    headers.set('X-Content-Type-Options', 'nosniff');
-    // Fund data, errors included (and the fund MCP server's JSON-RPC errors), is never stored by a cache.
-    if (isFundDataPath(c.req.path) && !headers.get('Cache-Control')?.startsWith('private, no-store')) {
-      headers.set('Cache-Control', 'private, no-store');
-    }
-    // No configuration (it is malformed: a 500): no CORS headers, as no CORS step ran.
-    const config = c.get('config') as AppEnv['Variables']['config'] | undefined;
-    if (config && c.req.method !== 'OPTIONS' && !c.req.path.startsWith(CONSOLE_PATH)) {
-      const origin = allowedOrigin(config.corsOrigins, c.req.header('origin') ?? '');
-      if (origin) headers.set('Access-Control-Allow-Origin', origin);
-      headers.set('Access-Control-Expose-Headers', CORS_EXPOSE_HEADER_VALUE);
-      headers.append('Vary', 'Origin');
-    }
-  });
+  app.use('*', answerHeaders);
 
   // The configuration, parsed once per env object; a malformed one fails every request (500, logged).
   app.use('*', async (c, next) => {
@@ -121,21 +152,13 @@ export function createApp(options: { clock?: Clock; routes?: readonly Route[] } 
     limitBody(MAX_BODY_BYTES, () => new PayloadTooLargeError(`The request body may be at most ${MAX_BODY_BYTES / 1024 / 1024} MiB.`)),
   );
 
-  mountSite(app);
+  mountSite(app, SITE_CONTENT);
   // OAuth 2.1 for the fund MCP server: discovery documents, token, registration (lib/oauth/routes.ts).
   mountOAuth(app);
 
-  for (const route of routes) {
-    const allow = allowedMethods(route);
-    app.all(route.path, async (c) => {
-      const method = c.req.method === 'HEAD' ? 'GET' : (c.req.method as Method);
-      const operation = route.endpoint.methods[method];
-      if (!operation) throw new MethodNotAllowedError(allow);
-      return operation.handle(c, { clock, routes });
-    });
-  }
+  mountRoutes(app, routes, ctx);
 
-  app.route(CONSOLE_PATH, consoleApp({ clock }));
+  app.route(CONSOLE_PATH, consoleApp({ clock, client: CONSOLE_CLIENT, catalog }));
 
   // A wrong path is where a newcomer looks for the docs: point at them.
   app.notFound((c) => problemResponse(new NotFoundError(UNKNOWN_PATH_DETAIL), c.get('requestId')));

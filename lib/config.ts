@@ -7,7 +7,7 @@
  * which the pipeline answers as 500 `internal_error` (fixed detail) and logs once as a `config_invalid` line
  * naming each variable and the rule it broke, never its value (`DATABASE_URL` holds a password).
  *
- * Variables (README "Configuration"):
+ * Variables (docs/configuration.md#variables-and-secrets):
  * - `FUND_ID`: the fund served to real keys; 1–64 of `A-Z a-z 0-9 . _ -`, starting with a letter or digit
  *   (default `sample-fund`, the embedded local sample fund).
  * - `DATABASE_URL` (secret): `postgres://` or `postgresql://` URL with a host; unset or empty: embedded data.
@@ -22,7 +22,6 @@
  *   60..86,400 (default 3,600) and 60..31,536,000 (default 2,592,000, 30 days).
  */
 import * as z from 'zod';
-import type { Env } from './env.ts';
 
 /** `*` (any origin) or a list of exact origins. */
 export type OriginList = '*' | readonly string[];
@@ -168,21 +167,21 @@ export const configSchema = z
     }),
   );
 
-/** The variables {@link configSchema} reads. */
-export type ConfigVars = Partial<
-  Pick<
-    Env,
-    | 'FUND_ID'
-    | 'DATABASE_URL'
-    | 'DATABASE_WS_PROXY'
-    | 'INVESTOR_REF_KEY'
-    | 'CORS_ORIGINS'
-    | 'MCP_ALLOWED_ORIGINS'
-    | 'PUBLIC_ORIGIN'
-    | 'OAUTH_ACCESS_TOKEN_TTL'
-    | 'OAUTH_REFRESH_TOKEN_TTL'
-  >
->;
+/**
+ * The variables {@link configSchema} reads: text, as wrangler hands them to the Worker (the Worker's `Env` in
+ * lib/env.ts declares them with the bindings; declared here too so the configuration depends on nothing).
+ */
+export interface ConfigVars {
+  FUND_ID?: string;
+  DATABASE_URL?: string;
+  DATABASE_WS_PROXY?: string;
+  INVESTOR_REF_KEY?: string;
+  CORS_ORIGINS?: string;
+  MCP_ALLOWED_ORIGINS?: string;
+  PUBLIC_ORIGIN?: string;
+  OAUTH_ACCESS_TOKEN_TTL?: string;
+  OAUTH_REFRESH_TOKEN_TTL?: string;
+}
 
 const parsed = new WeakMap<object, Config | ConfigInvalidError>();
 const NO_ENV = {};

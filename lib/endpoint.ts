@@ -1,20 +1,22 @@
 /**
- * Endpoints: the shape every file under `functions/` exports, and the shared request steps they use
- * (query validation, JSON body reading, the calculator endpoint built from a calculator declaration).
+ * Endpoints: the shape every file under `functions/` exports, what the composition root hands each request
+ * ({@link RequestContext}), and the shared request steps endpoints use (query validation, JSON body reading).
+ * Each kind of endpoint is made by a factory beside its declaration: `calculatorEndpoint`
+ * (lib/calculators/endpoint.ts), `fundEndpoint` (lib/fund/endpoint.ts), `mcpEndpoint` (lib/mcp/endpoint.ts).
  *
  * One declaration feeds three surfaces: {@link Operation} carries the schemas the OpenAPI document is
  * generated from, and the handler the REST route runs.
  */
 import type { Context } from 'hono';
 import * as z from 'zod';
-import { ApiError, MalformedJsonError, UnsupportedMediaTypeError, type ProblemCode } from './errors.ts';
-import type { AppEnv } from './env.ts';
-import { authenticate } from './keys.ts';
-import { calcCaller, consumeCalcQuota, deferOf, rateLimitHeaders, type Clock, type Defer } from './rate-limit.ts';
-import { atLocation, parseInput, queryStringSchema } from './validation.ts';
+import { MalformedJsonError, UnsupportedMediaTypeError, type ProblemCode } from './errors.ts';
+import type { AppEnv, Env } from './env.ts';
+import type { Access } from './auth.ts';
+import type { Clock } from './rate-limit.ts';
+import { parseInput, queryStringSchema } from './validation.ts';
+import type { LocatedCalculator } from './calculators/definition.ts';
+import type { LocatedFundTool } from './fund/definition.ts';
 import { requestText } from './body.ts';
-import { resultSchema, runCalculator, toolName, type CalculatorDefinition } from './calculators/definition.ts';
-import type { FundToolDefinition } from './fund/definition.ts';
 
 /** The largest request body accepted (lib/limits.ts), re-exported where the pipeline reads it. */
 export { MAX_BODY_BYTES } from './limits.ts';
@@ -33,11 +35,46 @@ export function pascalCase(name: string): string {
 /** HTTP methods endpoints declare (HEAD and OPTIONS are derived). */
 export type Method = 'GET' | 'POST';
 
+/**
+ * What the composition root (lib/registry.ts) hands every endpoint: the declarations the route table was
+ * generated from, and what the build made of them.
+ */
+export interface Catalog {
+  /** Every route, in path order (the files under `functions/`). */
+  routes: readonly Route[];
+  /** Every calculator, in the path order of its file under `functions/api/v1/calc/`. */
+  calculators: readonly LocatedCalculator[];
+  /** Every fund-data tool, in the path order of its file under `functions/api/v1/fund/`. */
+  fundTools: readonly LocatedFundTool[];
+  /** The MCP servers' `tools/list` entries as JSON text, computed at build time (lib/mcp/definitions.ts). */
+  toolDefinitions: { public: string; fund: string };
+  /** The fingerprint each embedded fund's build-time asset must carry, by fund id (scripts/build-fund.ts). */
+  fundAssetFingerprints: Readonly<Record<string, string>>;
+}
+
+/**
+ * The two calls the home page and the developer console show as quick starts: the fee calculator and the
+ * fund overview when they are declared (else the first calculator and fund tool), at the URLs their files
+ * give them, so that renaming a file moves the quick starts with it.
+ */
+export function quickstartCalls(catalog: Pick<Catalog, 'calculators' | 'fundTools'>): {
+  calculator: { path: string; example: unknown } | undefined;
+  fundPath: string | undefined;
+} {
+  const calculator = catalog.calculators.find((c) => c.slug === 'fee-calculator') ?? catalog.calculators[0];
+  const fundTool = catalog.fundTools.find((t) => t.tool === 'get_fund_overview') ?? catalog.fundTools[0];
+  return {
+    calculator: calculator && { path: `/api/v1/calc/${calculator.path}`, example: calculator.example },
+    fundPath: fundTool && `/api/v1/fund/${fundTool.path}`,
+  };
+}
+
 /** What a handler gets besides Hono's context. */
 export interface RequestContext {
   clock: Clock;
-  /** The route table, for endpoints that describe the API (OpenAPI). */
-  routes: readonly Route[];
+  catalog: Catalog;
+  /** The authentication step's dependencies in a Worker environment (lib/auth.ts). */
+  access(env: Env): Access;
 }
 
 /** One method of an endpoint, with everything the OpenAPI document says about it. */
@@ -66,13 +103,11 @@ export interface Operation {
 }
 
 /**
- * What every file under `functions/` exports as default: its operations by method, and the declaration it
- * serves, if any (the generated lists `lib/calculators/index.ts` and `lib/fund/tools/index.ts` read it).
+ * What every file under `functions/` exports as default: its operations by method. A calculator's or fund
+ * tool's file serves one declaration, which `npm run build` finds in the file (scripts/build-routes.ts).
  */
 export interface Endpoint {
   methods: Partial<Record<Method, Operation>>;
-  calculator?: CalculatorDefinition;
-  fundTool?: FundToolDefinition;
 }
 
 /** A route: a URL path and the endpoint of the file that mirrors it. */
@@ -159,71 +194,4 @@ export function jsonResponse(body: unknown, headers: Record<string, string> = {}
   return new Response(JSON.stringify(body), {
     headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...headers },
   });
-}
-
-/**
- * Runs one calculator call the way every surface does: optional key → daily quota → input validation →
- * pure calculator. Shared by the REST endpoint and the public MCP tool.
- * @returns the result and the RateLimit headers to send
- * @throws {UnauthorizedError} a key was sent but is not valid (uncounted)
- * @throws {RateLimitedError} quota or burst exceeded
- * @throws {ValidationError} the arguments fail the input schema or a CSV check
- */
-export async function callCalculator(
-  def: CalculatorDefinition,
-  env: AppEnv['Bindings'],
-  request: { authorization: string | undefined; connectingIp: string | undefined; now: Date; defer?: Defer },
-  readArguments: () => Promise<unknown>,
-): Promise<{ result: unknown; headers: Record<string, string> }> {
-  const principal = await authenticate(request.authorization, env.API_KEYS, env.CONSOLE);
-  const quota = await consumeCalcQuota(env, calcCaller(principal, request.connectingIp), request.now, 1, request.defer);
-  const headers = rateLimitHeaders(quota);
-  try {
-    const inputs = parseInput(def.input, await readArguments(), 'body');
-    return { result: atLocation('body', () => runCalculator(def, inputs)), headers };
-  } catch (err) {
-    // The call was counted, so its error answer reports the quota too.
-    if (err instanceof ApiError) Object.assign(err.headers, headers);
-    throw err;
-  }
-}
-
-/** The REST endpoint of a calculator: `POST /api/v1/calc/<slug>`, JSON in and out. */
-export function calculatorEndpoint<I extends z.ZodObject, O extends z.ZodObject>(declared: CalculatorDefinition<I, O>): Endpoint {
-  // Widened: every call parses with `def.input` before `def.run`.
-  const def = declared as unknown as CalculatorDefinition;
-  return {
-    calculator: def,
-    methods: {
-      POST: {
-        operationId: operationIdOf(toolName(def)),
-        summary: def.title,
-        description: def.description,
-        tags: ['Calculators'],
-        auth: 'optional',
-        body: def.input,
-        example: def.example,
-        response: { description: `${def.title} result.`, schema: resultSchema(def), rateLimited: true },
-        schemaNames: { body: `${pascalCase(def.slug)}Request`, response: `${pascalCase(def.slug)}Result` },
-        problems: ['invalid_request', 'malformed_json', 'unauthorized', 'payload_too_large', 'unsupported_media_type', 'rate_limited'],
-        async handle(c, ctx) {
-          const { result, headers } = await callCalculator(
-            def,
-            c.env,
-            {
-              authorization: c.req.header('authorization'),
-              connectingIp: c.req.header('cf-connecting-ip'),
-              now: ctx.clock(),
-              defer: deferOf(c),
-            },
-            () => {
-              parseQuery(c, undefined);
-              return readJsonObject(c);
-            },
-          );
-          return jsonResponse(result, headers);
-        },
-      },
-    },
-  };
 }

@@ -2,10 +2,10 @@
  * The Worker's bindings (wrangler.toml) and the per-request values the pipeline shares through Hono's context.
  * Read variables through `configOf` (lib/config.ts), which parses and checks them.
  */
-import type { Config } from './config.ts';
+import type { Config, ConfigVars } from './config.ts';
 
 /** Bindings of the Worker. */
-export interface Env {
+export interface Env extends ConfigVars {
   /** SHA-256(key) → key record (docs/api.md#keys-and-scopes). */
   API_KEYS: KVNamespace;
   /** Daily calculator quota counters `calc:<caller>:<YYYY-MM-DD>` (docs/api.md#limits). */

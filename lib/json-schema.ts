@@ -1,6 +1,6 @@
 /**
  * JSON Schema (2020-12) of a zod schema: the one conversion the OpenAPI document, the MCP servers'
- * `tools/list` and the README's generated tables share. A module of its own so that build scripts can use
+ * `tools/list` and the docs' generated sections share. A module of its own so that build scripts can use
  * it without loading the OpenAPI document's generated examples.
  */
 import * as z from 'zod';

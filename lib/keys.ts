@@ -1,5 +1,6 @@
 /**
- * API keys (docs/api.md#keys-and-scopes): format, minting, the KV key store and authentication of a Bearer header.
+ * API keys (docs/api.md#keys-and-scopes): format, minting, the KV key store and verification of a presented
+ * key (the `Authorization` header is read by lib/auth.ts, the one authentication step).
  *
  * A key is `svc_dk_` + 32 base62 characters from a CSPRNG (≈190 bits). Only SHA-256(key), hex-encoded, is
  * stored: it is the KV key name in `API_KEYS`, and the record (value and metadata) holds no secret. A key is
@@ -7,8 +8,6 @@
  * code, the published demo key, is done in constant time over the digests.
  */
 import { UnauthorizedError } from './errors.ts';
-import { activeAccount, noteKeyUse } from './console/standing.ts';
-import type { AccountPlan } from './console/config.ts';
 
 /** Prefix of every developer key. */
 export const KEY_PREFIX = 'svc_dk_';
@@ -17,7 +16,7 @@ export const KEY_PATTERN = /^svc_dk_[0-9A-Za-z]{32}$/;
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /**
- * The published demo key (README). Scope `demo`: it reads only the bundled synthetic fund, is refused on
+ * The published demo key (docs/api.md#keys-and-scopes). Scope `demo`: it reads only the bundled synthetic fund, is refused on
  * the fund MCP server and does not raise the calculator limit.
  */
 export const DEMO_API_KEY = 'svc_dk_DemoKeyFundEdgeSyntheticFixture1';
@@ -44,7 +43,7 @@ export interface KeyRecord {
   fundId: string | null;
   /**
    * Calculator calls per UTC day of a key minted by the operator CLI. A key minted in the developer console
-   * (one with `accountId`) counts against its account's plan limit instead (lib/console/config.ts).
+   * (one with `accountId`) counts against its account's plan limit instead ({@link KeyAccount}).
    */
   dailyCalcLimit: number;
   /** The developer-console account that minted the key; absent for keys minted by the operator CLI. */
@@ -59,8 +58,19 @@ export interface KeyRecord {
 /** The account standing of a console key, read when the key is authenticated. */
 export interface KeyAccount {
   accountId: string;
-  /** The account's plan, which sets its calculator limit (lib/console/config.ts). */
-  plan: AccountPlan;
+  /** Calculator calls per UTC day of the account's plan, shared by all its keys. */
+  dailyCalcLimit: number;
+}
+
+/**
+ * What verifying a key asks of the developer console, handed in by the composition root (lib/app.ts builds it
+ * from lib/console/standing.ts), so that the key store depends on no feature.
+ */
+export interface AccountDirectory {
+  /** The account when it exists and is not revoked, with its plan's calculator limit and its funds; else null. */
+  activeAccount(accountId: string): Promise<(KeyAccount & { fundIds: readonly string[] }) | null>;
+  /** Notes that a key of an account was used (at most once an hour per key and isolate; failures ignored). */
+  noteKeyUse(keyId: string): Promise<void>;
 }
 
 /** Who a request authenticated as. `account` is set for keys minted in the developer console. */
@@ -132,7 +142,7 @@ let demoHash: string | undefined;
  * How long an isolate trusts a stored key record it has read, in milliseconds, without reading `API_KEYS`
  * again. A key revoked through `revokeRecord` (the console, the CLI against this isolate's namespace) stops at
  * once in the isolate that revoked it; elsewhere within this time, on top of KV's own propagation (up to
- * about 60 s), as README "Performance" states. A console key's account is still read on every call, so
+ * about 60 s), as docs/performance.md states. A console key's account is still read on every call, so
  * revoking an account stops its keys at once. Unknown and revoked keys are never cached.
  */
 export const AUTH_CACHE_MS = 30_000;
@@ -218,26 +228,17 @@ export async function revokeKey(store: KeyAdminStore, prefixOrId: string, now = 
 }
 
 /**
- * Authenticates an `Authorization` header value. A key minted in the developer console also needs its
- * account to be active: one more KV read (`account:<id>` in the console namespace), so revoking an account
- * stops all its keys at once. Its last use is noted at most once an hour per key and isolate.
+ * Verifies a presented key (the token of a `Bearer` header, lib/auth.ts). A key minted in the developer
+ * console also needs its account to be active: one more read through `accounts`, so revoking an account stops
+ * all its keys at once. Its last use is noted at most once an hour per key and isolate.
+ * @param key the presented key
  * @param store the `API_KEYS` namespace
- * @param accounts the console namespace (`CONSOLE`); without it a console key is refused (fail closed)
- * @returns null when no header was sent; the principal when the key is the demo key or an active stored key
- * @throws {UnauthorizedError} 401 for a header that is not `Bearer <key>`, a key of the wrong shape, an
- *   unknown or revoked key, or a key of a revoked account (one message, so the answer does not tell which
- *   keys exist)
+ * @param accounts the developer console's accounts; without it a console key is refused (fail closed)
+ * @returns the principal: the demo key, or an active stored key (with its account's standing)
+ * @throws {UnauthorizedError} 401 for a key of the wrong shape, an unknown or revoked key, or a key of a
+ *   revoked account (one message, so the answer does not tell which keys exist)
  */
-export async function authenticate(
-  header: string | undefined | null,
-  store: KeyValueStore,
-  accounts?: KeyValueStore,
-): Promise<Principal | null> {
-  if (header === undefined || header === null || header.trim() === '') return null;
-  const match = /^Bearer +(\S+)\s*$/i.exec(header);
-  // Another scheme (Basic, ...) carries no bearer token: RFC 6750 §3.1 says to answer without an error code.
-  if (!match) throw new UnauthorizedError('Send the key as "Authorization: Bearer svc_dk_...".', /^Bearer\b/i.test(header));
-  const key = match[1]!;
+export async function verifyKey(key: string, store: KeyValueStore, accounts?: AccountDirectory): Promise<Principal> {
   if (!KEY_PATTERN.test(key)) throw new UnauthorizedError('The API key is malformed.', true);
   const hash = await hashKey(key);
   demoHash ??= await hashKey(DEMO_API_KEY);
@@ -256,8 +257,8 @@ export async function authenticate(
   }
   if (record === null || record.revokedAt !== null) throw new UnauthorizedError('The API key is not valid.', true);
   if (record.accountId === undefined) return { kind: 'key', record };
-  const account = accounts ? await activeAccount(accounts, record.accountId) : null;
+  const account = accounts ? await accounts.activeAccount(record.accountId) : null;
   if (account === null) throw new UnauthorizedError('The API key is not valid.', true);
-  await noteKeyUse(accounts!, record.keyId);
-  return { kind: 'key', record, account: { accountId: account.accountId, plan: account.plan } };
+  await accounts!.noteKeyUse(record.keyId);
+  return { kind: 'key', record, account: { accountId: account.accountId, dailyCalcLimit: account.dailyCalcLimit } };
 }

@@ -1,6 +1,6 @@
 /**
  * Every limit of the service, in one place: the code enforces these, the OpenAPI document states them, and
- * a test holds README "Keys and limits" and wrangler.toml's `[[ratelimits]]` to them
+ * a test holds docs/api.md#limits and wrangler.toml's `[[ratelimits]]` to them
  * (test/security/limits.test.ts). The modules that enforce them re-export them under their old homes.
  */
 

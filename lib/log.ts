@@ -1,6 +1,6 @@
 /**
  * Structured error logging: one JSON line per failure an operator must see, on `console.error`, which
- * Workers Logs (`[observability]` in wrangler.toml) and `wrangler tail` collect (README "Logging").
+ * Workers Logs (`[observability]` in wrangler.toml) and `wrangler tail` collect (docs/logging.md).
  *
  * Logged: every error that is not an `ApiError` (answered 500 `internal_error`), every redaction failure
  * (500 `redaction_failed`), an invalid configuration (`config_invalid`), and every other 5xx answer. Not

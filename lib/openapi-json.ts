@@ -32,7 +32,7 @@ const jsonText = (s: string) => JSON.stringify(s).slice(1, -1);
  * The document's JSON text for a server URL, from its template.
  * @param template the text of {@link OPENAPI_TEMPLATE_PATH}
  * @param serverUrl the configured `PUBLIC_ORIGIN`, else `/` (relative links), as for `openApiDocument`
- * @returns exactly `JSON.stringify(openApiDocument(ROUTES, serverUrl))`
+ * @returns exactly `JSON.stringify(openApiDocument(ROUTES, serverUrl, examples))` of the build
  * @throws {Error} when the template does not hold the mark three times (a deployment fault: 500)
  */
 export function openApiJson(template: string, serverUrl: string): string {

@@ -4,7 +4,7 @@
  * body and result come from the zod schemas the endpoints validate with (zod's JSON Schema 2020-12 output,
  * which OpenAPI 3.1 uses as its schema dialect), and its problem responses from {@link PROBLEMS}. Examples:
  * the request example is the one the declaration carries; the response example was computed from it at build
- * time (`scripts/build-docs.ts` → `lib/generated/examples.ts`, keyed by operationId). Request bodies and
+ * time and is handed in (`scripts/build-docs.ts`, keyed by operationId). Request bodies and
  * results are named component schemas (`components.schemas`, names from each declaration's `schemaNames`),
  * referenced with `$ref` from the operations, so generated clients get named types.
  */
@@ -20,7 +20,6 @@ import {
   MAX_BODY_BYTES,
   MAX_CSV_ROWS,
 } from './limits.ts';
-import { RESPONSE_EXAMPLES } from './generated/examples.ts';
 import { jsonSchema } from './json-schema.ts';
 import { SERVER_URL_MARK } from './openapi-json.ts';
 
@@ -103,7 +102,10 @@ function schemaNamesOf(op: Operation): { body: string; response: string } {
   return { body: op.schemaNames?.body ?? `${base}Request`, response: op.schemaNames?.response ?? `${base}Response` };
 }
 
-function operationObject(op: Operation, schemas: JsonObject): JsonObject {
+/** The response example of each operation, by operationId (computed at build time by running its handler on its request example). */
+export type ResponseExamples = Readonly<Record<string, unknown>>;
+
+function operationObject(op: Operation, schemas: JsonObject, examples: ResponseExamples): JsonObject {
   const names = schemaNamesOf(op);
   const query = op.query ? jsonSchema(op.query, 'input') : { properties: {}, required: [] };
   const required = new Set((query.required as string[] | undefined) ?? []);
@@ -116,7 +118,7 @@ function operationObject(op: Operation, schemas: JsonObject): JsonObject {
     schema,
     ...(name in queryExample ? { example: coerceLike(schema, queryExample[name]) } : {}),
   }));
-  const responseExample = RESPONSE_EXAMPLES[op.operationId as keyof typeof RESPONSE_EXAMPLES] as unknown;
+  const responseExample = examples[op.operationId];
   const isMcp = op.tags.includes('MCP');
   const successHeaders: JsonObject = { 'X-Request-Id': headerRefs.requestId };
   if (op.auth === 'required') successHeaders['Cache-Control'] = { schema: { type: 'string', const: 'private, no-store' } };
@@ -200,22 +202,29 @@ function withServer(doc: JsonObject, serverUrl: string): JsonObject {
   };
 }
 
-const cache = new WeakMap<readonly Route[], JsonObject>();
+const cache = new WeakMap<readonly Route[], WeakMap<ResponseExamples, JsonObject>>();
 
 /**
- * The OpenAPI 3.1 document of a route table (built once per table, then reused).
+ * The OpenAPI 3.1 document of a route table (built once per table and examples, then reused).
  * @param serverUrl the server to list: the configured `PUBLIC_ORIGIN`, else `/` (relative: the origin the
  *   document was fetched from, OpenAPI 3.1 §4.8.5). Never the request's `Host`, which a shared cache would
  *   otherwise store and serve to everyone.
+ * @param examples the operations' response examples (an operation without one is published without one)
  */
-export function openApiDocument(routes: readonly Route[], serverUrl: string): JsonObject {
-  let doc = cache.get(routes);
+export function openApiDocument(routes: readonly Route[], serverUrl: string, examples: ResponseExamples): JsonObject {
+  let byExamples = cache.get(routes);
+  if (!byExamples) {
+    byExamples = new WeakMap();
+    cache.set(routes, byExamples);
+  }
+  let doc = byExamples.get(examples);
   if (!doc) {
     const paths: JsonObject = {};
     const schemas: JsonObject = { Problem: problemSchema };
     for (const route of routes) {
       const item: JsonObject = {};
-      for (const [method, op] of Object.entries(route.endpoint.methods)) item[method.toLowerCase()] = operationObject(op, schemas);
+      for (const [method, op] of Object.entries(route.endpoint.methods))
+        item[method.toLowerCase()] = operationObject(op, schemas, examples);
       item.description = `Allow: ${allowedMethods(route).join(', ')}`;
       paths[route.path] = item;
     }
@@ -277,7 +286,7 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string): Js
         },
       },
     };
-    cache.set(routes, doc);
+    byExamples.set(examples, doc);
   }
   return withServer(doc, serverUrl);
 }
@@ -289,8 +298,8 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string): Js
  * @throws {Error} when the mark does not occur exactly three times, in contact, externalDocs and servers (a
  *   declaration quoting it, or a change to `withServer` that lib/openapi-json.ts does not know)
  */
-export function openApiTemplateText(routes: readonly Route[]): string {
-  const text = JSON.stringify(openApiDocument(routes, SERVER_URL_MARK));
+export function openApiTemplateText(routes: readonly Route[], examples: ResponseExamples): string {
+  const text = JSON.stringify(openApiDocument(routes, SERVER_URL_MARK, examples));
   const parts = text.split(SERVER_URL_MARK);
   if (
     parts.length !== 4 ||

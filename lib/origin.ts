@@ -17,7 +17,7 @@
  *   local, any loopback origin; otherwise 403 `origin_not_allowed`. Clients that send no `Origin` (every
  *   non-browser MCP client) are served.
  *
- * Documented in README ("MCP servers", "Deploy") and wrangler.toml `[vars]`.
+ * Documented in docs/mcp.md#host-origin-and-dns-rebinding, docs/configuration.md#deploy and wrangler.toml `[vars]`.
  */
 import type { MiddlewareHandler } from 'hono';
 import { configOf } from './config.ts';

@@ -21,7 +21,6 @@
  */
 import { RateLimitedError } from './errors.ts';
 import type { Principal } from './keys.ts';
-import { planDailyCalcLimit } from './console/config.ts';
 import { logFault } from './log.ts';
 
 import { ANONYMOUS_DAILY_CALC_LIMIT, BURST_LIMIT, BURST_PERIOD_SECONDS, DAILY_WINDOW_SECONDS, FUND_BURST_LIMIT } from './limits.ts';
@@ -95,14 +94,15 @@ export function clientNetwork(connectingIp: string | undefined): string {
 
 /**
  * The caller a calculator call counts against, and its daily limit: for a key minted in the developer
- * console, its account (`account:<accountId>`, at the account's plan limit, shared by all its keys); for
+ * console, its account (`account:<accountId>`, at the limit of the account's plan, which the authentication
+ * step resolved, shared by all its keys); for
  * another stored key, the key's id and its own limit; else the client address from `CF-Connecting-IP` (IPv6
  * grouped by /64). `X-Forwarded-For` is never read. The demo key counts as anonymous and keeps the anonymous
  * limit.
  */
 export function calcCaller(principal: Principal | null, connectingIp: string | undefined): { id: string; limit: number } {
   if (principal?.kind === 'key' && principal.account) {
-    return { id: `account:${principal.account.accountId}`, limit: planDailyCalcLimit(principal.account.plan) };
+    return { id: `account:${principal.account.accountId}`, limit: principal.account.dailyCalcLimit };
   }
   if (principal?.kind === 'key') return { id: principal.record.keyId, limit: principal.record.dailyCalcLimit };
   return { id: clientNetwork(connectingIp), limit: ANONYMOUS_DAILY_CALC_LIMIT };

@@ -1,11 +1,12 @@
 /**
- * Builds the developer console's static client files into `lib/console/client.generated.ts` (git-ignored):
+ * Builds the developer console's static client files into `lib/generated/console-client.ts` (git-ignored;
+ * its shape is `console-client.d.ts` beside it, and the composition root, lib/registry.ts, hands it to the console):
  * the browser script (lib/console/client/console.ts with `@simplewebauthn/browser`, bundled and minified by
  * esbuild) and the stylesheet, as string constants the Worker serves. Run by `npm install` (postinstall),
  * `npm run dev`, `npm test`, `npm run bench` and `npm run deploy` before they start, so a fresh clone works.
  */
 import { build } from 'esbuild';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -29,7 +30,8 @@ export const CONSOLE_JS: string = ${JSON.stringify(script)};
 /** The console's stylesheet. */
 export const CONSOLE_CSS: string = ${JSON.stringify(css)};
 `;
-const target = join(dir, 'client.generated.ts');
+const target = join(root, 'lib', 'generated', 'console-client.ts');
+mkdirSync(dirname(target), { recursive: true });
 let prior = '';
 try {
   prior = readFileSync(target, 'utf8');

@@ -1,6 +1,5 @@
 /**
- * `npm run console -- <command>`: the fund operator's side of the developer console (README "Developer
- * console"), over the `CONSOLE` and `API_KEYS` KV namespaces.
+ * `npm run console -- <command>`: the fund operator's side of the developer console (docs/console.md), over the `CONSOLE` and `API_KEYS` KV namespaces.
  *
  *   invite --fund <id> [--plan paid] [--expires 7d] [--base URL]   prints a one-time invitation link
  *   list                                                            accounts: id, plan, funds, state, keys

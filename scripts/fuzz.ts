@@ -1,7 +1,7 @@
 /**
  * `npm run fuzz`: generated requests, valid and hostile, against the Worker in workerd, over every REST route
  * and every tool of both MCP servers; every answer judged by the oracle, and the Worker's log read for
- * uncaught exceptions and requests cancelled as hung (README "Fuzzing"). Prints the seed, then every failure
+ * uncaught exceptions and requests cancelled as hung (docs/fuzzing.md). Prints the seed, then every failure
  * class with the smallest request that showed it and how to replay it. Exit code 1 when anything failed.
  *
  * Usage: npm run fuzz [-- --seed N] [--runs N] [--only I] [--timeout MS] [--concurrency N]

@@ -6,12 +6,12 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { createApp } from '../lib/app.ts';
 import { DEMO_API_KEY } from '../lib/keys.ts';
-import { ROUTES } from '../lib/routes.ts';
-import { CALCULATORS } from '../lib/calculators/index.ts';
+import { ROUTES, CALCULATORS } from '../lib/registry.ts';
 import type { CalculatorDefinition } from '../lib/calculators/definition.ts';
 import type { Endpoint } from '../lib/endpoint.ts';
 import { expectProblem } from './support/problems.ts';
 import { fakeEnv } from './support/fakes.ts';
+import { calcPath } from './support/declared.ts';
 
 const app = createApp();
 const IP = { 'cf-connecting-ip': '192.0.2.1' };
@@ -20,7 +20,7 @@ function post(path: string, body: BodyInit | null, headers: Record<string, strin
   return app.request(path, { method: 'POST', headers: { ...IP, ...headers }, body }, env);
 }
 const postJson = (slug: string, body: unknown, env = fakeEnv().env) =>
-  post(`/api/v1/calc/${slug}`, JSON.stringify(body), { 'content-type': 'application/json' }, env);
+  post(calcPath(slug), JSON.stringify(body), { 'content-type': 'application/json' }, env);
 
 /** A value of the wrong JSON type for a field, carrying a marker that must never come back. */
 function wrongTypeFor(schema: Record<string, unknown>, marker: string): unknown {
@@ -28,7 +28,8 @@ function wrongTypeFor(schema: Record<string, unknown>, marker: string): unknown 
   return types.includes('string') ? { [marker]: marker } : marker;
 }
 
-describe.each(CALCULATORS.map((c) => [c.path, c] as const))('POST /api/v1/calc/%s', (slug, def: CalculatorDefinition) => {
+describe.each(CALCULATORS.map((c) => [c.path, c] as const))('POST /api/v1/calc/%s', (_path, def: CalculatorDefinition) => {
+  const slug = def.slug;
   const inputJson = z.toJSONSchema(def.input, { io: 'input' }) as { properties: Record<string, Record<string, unknown>> };
 
   it('answers an empty object with the defaults applied and echoed', async () => {
@@ -75,30 +76,30 @@ describe.each(CALCULATORS.map((c) => [c.path, c] as const))('POST /api/v1/calc/%
 
   it('rejects malformed JSON, a JSON array and an empty body with malformed_json', async () => {
     for (const body of ['{"horizonYears": 5', '[1,2]', 'null', '']) {
-      const res = await post(`/api/v1/calc/${slug}`, body, { 'content-type': 'application/json' });
+      const res = await post(calcPath(slug), body, { 'content-type': 'application/json' });
       const { problem } = await expectProblem(res, 400, 'malformed_json');
       if (body) expect(problem.detail).not.toContain(body);
     }
   });
 
   it('rejects a body that is not JSON by content type with 415', async () => {
-    await expectProblem(await post(`/api/v1/calc/${slug}`, '{}', { 'content-type': 'text/plain' }), 415, 'unsupported_media_type');
+    await expectProblem(await post(calcPath(slug), '{}', { 'content-type': 'text/plain' }), 415, 'unsupported_media_type');
     await expectProblem(
-      await post(`/api/v1/calc/${slug}`, 'a=1', { 'content-type': 'application/x-www-form-urlencoded' }),
+      await post(calcPath(slug), 'a=1', { 'content-type': 'application/x-www-form-urlencoded' }),
       415,
       'unsupported_media_type',
     );
-    await expectProblem(await post(`/api/v1/calc/${slug}`, new Blob(['{}'])), 415, 'unsupported_media_type');
+    await expectProblem(await post(calcPath(slug), new Blob(['{}'])), 415, 'unsupported_media_type');
   });
 
   it('accepts application/json with a charset parameter', async () => {
-    const res = await post(`/api/v1/calc/${slug}`, '{}', { 'content-type': 'application/json; charset=utf-8' });
+    const res = await post(calcPath(slug), '{}', { 'content-type': 'application/json; charset=utf-8' });
     expect(res.status).toBe(200);
   });
 
   it('rejects a body over 1 MiB with 413, with or without Content-Length', async () => {
     const big = JSON.stringify({ padding: 'x'.repeat(1024 * 1024) });
-    await expectProblem(await post(`/api/v1/calc/${slug}`, big, { 'content-type': 'application/json' }), 413, 'payload_too_large');
+    await expectProblem(await post(calcPath(slug), big, { 'content-type': 'application/json' }), 413, 'payload_too_large');
     const stream = new ReadableStream({
       start(controller) {
         for (let i = 0; i < 17; i++) controller.enqueue(new TextEncoder().encode('x'.repeat(64 * 1024)));
@@ -106,7 +107,7 @@ describe.each(CALCULATORS.map((c) => [c.path, c] as const))('POST /api/v1/calc/%
       },
     });
     const res = await app.request(
-      `/api/v1/calc/${slug}`,
+      calcPath(slug),
       { method: 'POST', headers: { ...IP, 'content-type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit,
       fakeEnv().env,
     );
@@ -114,7 +115,7 @@ describe.each(CALCULATORS.map((c) => [c.path, c] as const))('POST /api/v1/calc/%
   });
 
   it('rejects an unknown query parameter', async () => {
-    const res = await post(`/api/v1/calc/${slug}?dryRun=SECRETQ`, '{}', { 'content-type': 'application/json' });
+    const res = await post(`${calcPath(slug)}?dryRun=SECRETQ`, '{}', { 'content-type': 'application/json' });
     const { problem } = await expectProblem(res, 400, 'invalid_request');
     expect(problem.errors).toEqual([{ pointer: '/query/dryRun', detail: 'is not a known field' }]);
     expect(JSON.stringify(problem)).not.toContain('SECRETQ');
@@ -122,7 +123,7 @@ describe.each(CALCULATORS.map((c) => [c.path, c] as const))('POST /api/v1/calc/%
   });
 
   it('answers GET with 405 and Allow', async () => {
-    const res = await app.request(`/api/v1/calc/${slug}`, { method: 'GET' }, fakeEnv().env);
+    const res = await app.request(calcPath(slug), { method: 'GET' }, fakeEnv().env);
     await expectProblem(res, 405, 'method_not_allowed');
     expect(res.headers.get('allow')).toBe('POST');
   });
@@ -207,7 +208,7 @@ describe('pipeline', () => {
 
   it('answers a CORS preflight with 204 and the contract headers, without auth', async () => {
     const res = await app.request(
-      '/api/v1/calc/fee-calculator',
+      calcPath('fee-calculator'),
       {
         method: 'OPTIONS',
         headers: {

@@ -1,4 +1,4 @@
-/** `npm run dev`'s command line (README#configuration) and its INVESTOR_REF_KEY check. */
+/** `npm run dev`'s command line (docs/configuration.md#variables-and-secrets) and its INVESTOR_REF_KEY check. */
 import { describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

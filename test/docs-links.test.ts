@@ -1,9 +1,11 @@
 /**
  * The repository explains itself: every `docs/<page>.md#<section>` a comment points at exists (page and
  * heading), and no comment points at a document the repository does not hold ("contract §N", "spec §N").
+ * The README and the `docs/` pages link every page, and every link between them, and every `docs/…` they
+ * name, leads to a page and a heading that exist.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -26,10 +28,13 @@ const slug = (heading: string) =>
     .replace(/[^\w\s-]/g, '')
     .replace(/\s/g, '-');
 
-function anchorsOf(page: string): Set<string> {
-  const text = readFileSync(join(ROOT, 'docs', page), 'utf8');
+/** The anchors of a Markdown file's headings (outside code blocks). */
+function headingAnchors(path: string): Set<string> {
+  const text = readFileSync(join(ROOT, path), 'utf8').replace(/^```[\s\S]*?^```/gm, '');
   return new Set([...text.matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1]!)));
 }
+
+const anchorsOf = (page: string) => headingAnchors(join('docs', page));
 
 const files = SOURCE_DIRS.flatMap(sources).filter((f) => f !== join('test', 'docs-links.test.ts'));
 
@@ -52,5 +57,49 @@ describe('references in code comments', () => {
     }
     expect(seen).toBeGreaterThan(30);
     expect(broken).toEqual([]);
+  });
+});
+
+describe('links in the README and docs/', () => {
+  const pages = [
+    'README.md',
+    ...readdirSync(join(ROOT, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
+  const text = (page: string) => readFileSync(join(ROOT, page), 'utf8');
+
+  it('lead to files and headings that exist', () => {
+    const broken: string[] = [];
+    let seen = 0;
+    for (const page of pages) {
+      for (const m of text(page).matchAll(/\]\((?!https?:|mailto:)([^)\s#]*)(?:#([\w-]+))?\)/g)) {
+        seen++;
+        const target = m[1] ? join(dirname(page), m[1]) : page;
+        if (!existsSync(join(ROOT, target))) broken.push(`${page}: ${m[0]}`);
+        else if (m[2] && target.endsWith('.md') && !headingAnchors(target).has(m[2])) broken.push(`${page}: ${m[0]}`);
+      }
+      for (const m of text(page).matchAll(/(?<![\w/])docs\/([\w-]+\.md)(?:#([\w-]+))?/g)) {
+        seen++;
+        if (!existsSync(join(ROOT, 'docs', m[1]!))) broken.push(`${page}: ${m[0]}`);
+        else if (m[2] && !anchorsOf(m[1]!).has(m[2])) broken.push(`${page}: ${m[0]}`);
+      }
+    }
+    expect(seen).toBeGreaterThan(40);
+    expect(broken).toEqual([]);
+  });
+
+  it('include a link from the README, the front page, to every page of docs/', () => {
+    const readme = text('README.md');
+    const unlinked = pages.filter((p) => p.startsWith('docs/') && p !== 'docs/README.md' && !readme.includes(`](${p})`));
+    expect(unlinked).toEqual([]);
+  });
+
+  it('keep the README a front page: at most 300 lines, its first screen the two commands', () => {
+    const lines = text('README.md').split('\n');
+    expect(lines.length).toBeLessThanOrEqual(300);
+    const firstScreen = lines.slice(0, 30).join('\n');
+    expect(firstScreen).toContain('npm install && npm run dev');
+    expect(firstScreen).toContain('npm test');
   });
 });

@@ -1,18 +1,9 @@
 /** API keys (docs/api.md#keys-and-scopes): format, hash-only storage, authentication outcomes, constant-time comparison. */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import {
-  authenticate,
-  constantTimeEqual,
-  createKey,
-  DEMO_API_KEY,
-  generateKey,
-  hashKey,
-  KEY_PATTERN,
-  listKeys,
-  revokeKey,
-} from '../lib/keys.ts';
+import { constantTimeEqual, createKey, DEMO_API_KEY, generateKey, hashKey, KEY_PATTERN, listKeys, revokeKey } from '../lib/keys.ts';
 import { UnauthorizedError } from '../lib/errors.ts';
+import { authenticate } from '../lib/auth.ts';
 import { hex, sha256Hex } from '../lib/digest.ts';
 import { MemoryKv } from './support/fakes.ts';
 
@@ -84,19 +75,19 @@ describe('key store', () => {
 
 describe('authenticate', () => {
   it('returns null when no header is sent', async () => {
-    expect(await authenticate(undefined, new MemoryKv())).toBeNull();
-    expect(await authenticate('', new MemoryKv())).toBeNull();
+    expect(await authenticate(undefined, { keys: new MemoryKv() })).toBeNull();
+    expect(await authenticate('', { keys: new MemoryKv() })).toBeNull();
   });
 
   it('recognises the demo key and an active stored key', async () => {
     const kv = new MemoryKv();
     const { key, record } = await createKey(kv, { fundId: 'f' });
-    expect(await authenticate(`Bearer ${DEMO_API_KEY}`, kv)).toEqual({ kind: 'demo' });
-    expect(await authenticate(`bearer ${key}`, kv)).toEqual({ kind: 'key', record });
+    expect(await authenticate(`Bearer ${DEMO_API_KEY}`, { keys: kv })).toEqual({ kind: 'demo' });
+    expect(await authenticate(`bearer ${key}`, { keys: kv })).toEqual({ kind: 'key', record });
   });
 
   it('answers another scheme with a challenge that carries no error code (RFC 6750 §3.1)', async () => {
-    const err = (await authenticate('Basic dXNlcjpwYXNz', new MemoryKv()).catch((e: unknown) => e)) as UnauthorizedError;
+    const err = (await authenticate('Basic dXNlcjpwYXNz', { keys: new MemoryKv() }).catch((e: unknown) => e)) as UnauthorizedError;
     expect(err).toBeInstanceOf(UnauthorizedError);
     expect(err.headers['WWW-Authenticate']).toBe('Bearer realm="fund-data"');
   });
@@ -107,7 +98,7 @@ describe('authenticate', () => {
     [`Bearer svc_dk_${'a'.repeat(31)}`, /malformed/],
     [`Bearer svc_dk_${'a'.repeat(32)}`, /not valid/],
   ])('refuses %j with 401 invalid_token and without echoing it', async (header, message) => {
-    const err = await authenticate(header, new MemoryKv()).catch((e: unknown) => e);
+    const err = await authenticate(header, { keys: new MemoryKv() }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnauthorizedError);
     const e = err as UnauthorizedError;
     expect(e.status).toBe(401);
@@ -120,7 +111,7 @@ describe('authenticate', () => {
     const kv = new MemoryKv();
     const { key, record } = await createKey(kv, { fundId: 'f' });
     await revokeKey(kv, record.keyId);
-    await expect(authenticate(`Bearer ${key}`, kv)).rejects.toMatchObject({ detail: 'The API key is not valid.' });
+    await expect(authenticate(`Bearer ${key}`, { keys: kv })).rejects.toMatchObject({ detail: 'The API key is not valid.' });
   });
 });
 

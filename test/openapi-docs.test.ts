@@ -7,18 +7,17 @@
 import { describe, expect, it } from 'vitest';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { openApiDocument } from '../lib/openapi.ts';
-import { ROUTES } from '../lib/routes.ts';
-import { CALCULATORS } from '../lib/calculators/index.ts';
+import { ROUTES, CALCULATORS, FUND_TOOLS } from '../lib/registry.ts';
 import { runCalculator } from '../lib/calculators/definition.ts';
-import { FUND_TOOLS } from '../lib/fund/tools/index.ts';
-import { fundEndpoint } from '../lib/fund/definition.ts';
-import { calculatorEndpoint } from '../lib/endpoint.ts';
+import { fundEndpoint } from '../lib/fund/endpoint.ts';
+import { calculatorEndpoint } from '../lib/calculators/endpoint.ts';
 import { RESPONSE_EXAMPLES } from '../lib/generated/examples.ts';
 import { queryStringSchema } from '../lib/validation.ts';
+import { calcPath } from './support/declared.ts';
 
 type Json = Record<string, any>;
 const ORIGIN = 'https://fund-edge.example';
-const doc = () => structuredClone(openApiDocument(ROUTES, ORIGIN)) as Json;
+const doc = () => structuredClone(openApiDocument(ROUTES, ORIGIN, RESPONSE_EXAMPLES)) as Json;
 
 /** Lint problems of a document under recommended-strict and the rules this project adds. */
 async function lint(document: Json) {
@@ -52,7 +51,7 @@ describe('OpenAPI lint (Redocly recommended-strict)', () => {
     const broken = doc();
     broken.tags = broken.tags.filter((t: Json) => t.name !== 'MCP');
     delete broken.info.contact;
-    broken.paths['/api/v1/calc/fee-calculator'].post.requestBody.content['application/json'].examples.typical.value = {
+    broken.paths[calcPath('fee-calculator')].post.requestBody.content['application/json'].examples.typical.value = {
       horizonYears: 'five',
     };
     const problems = (await lint(broken)).join('\n');
@@ -107,7 +106,7 @@ describe('examples', () => {
     (_slug, def) => {
       const inputs = def.input.parse(def.example);
       const operationId = calculatorEndpoint(def).methods.POST!.operationId;
-      const published = RESPONSE_EXAMPLES[operationId as keyof typeof RESPONSE_EXAMPLES];
+      const published = RESPONSE_EXAMPLES[operationId];
       expect(published).toBeDefined();
       // Published arrays are shortened to three items; everything else is the handler's answer.
       const full = runCalculator(def, inputs) as Json;
@@ -120,7 +119,7 @@ describe('examples', () => {
   it.each(FUND_TOOLS.map((t) => [t.path, t] as const))('fund %s: the query example and the response example validate', (_path, def) => {
     queryStringSchema(def.query).parse(def.example);
     const operationId = fundEndpoint(def).methods.GET!.operationId;
-    const published = RESPONSE_EXAMPLES[operationId as keyof typeof RESPONSE_EXAMPLES];
+    const published = RESPONSE_EXAMPLES[operationId];
     expect(published).toBeDefined();
     expect(() => def.output.parse(published)).not.toThrow();
   });

@@ -10,10 +10,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jsonSchema, openApiDocument, openApiTemplateText, problemBodySchema } from '../lib/openapi.ts';
 import { OPENAPI_TEMPLATE_PATH, SERVER_URL_MARK, openApiJson } from '../lib/openapi-json.ts';
-import { ROUTES } from '../lib/routes.ts';
-import { CALCULATORS } from '../lib/calculators/index.ts';
+import { CALCULATORS, ROUTES } from '../lib/registry.ts';
+import { RESPONSE_EXAMPLES } from '../lib/generated/examples.ts';
 import { toolName } from '../lib/calculators/definition.ts';
 import { fakeEnv } from './support/fakes.ts';
+import { calcPath, fundPath } from './support/declared.ts';
 
 type Doc = {
   openapi: string;
@@ -39,7 +40,7 @@ describe('OpenAPI document', () => {
   it('lists every route with every method, and the serving origin', async () => {
     const doc = await fetchDoc();
     expect(doc.openapi).toBe('3.1.0');
-    // Not the request's Host (README#configuration): the configured PUBLIC_ORIGIN, else relative.
+    // Not the request's Host (docs/configuration.md#variables-and-secrets): the configured PUBLIC_ORIGIN, else relative.
     expect(doc.servers).toEqual([{ url: '/' }]);
     expect(Object.keys(doc.paths).sort()).toEqual(ROUTES.map((r) => r.path).sort());
     for (const r of ROUTES) {
@@ -101,13 +102,15 @@ describe('named component schemas', () => {
   });
 
   it('refuses two different schemas under one name', () => {
-    const op = ROUTES.find((r) => r.path === '/api/v1/fund/overview')!.endpoint.methods.GET!;
-    const other = ROUTES.find((r) => r.path === '/api/v1/fund/positions')!.endpoint.methods.GET!;
+    const op = ROUTES.find((r) => r.path === fundPath('get_fund_overview'))!.endpoint.methods.GET!;
+    const other = ROUTES.find((r) => r.path === fundPath('get_positions'))!.endpoint.methods.GET!;
     const clash = [
       { path: '/a', endpoint: { methods: { GET: op } } },
       { path: '/b', endpoint: { methods: { GET: { ...other, schemaNames: { response: 'FundOverview' } } } } },
     ] as unknown as typeof ROUTES;
-    expect(() => openApiDocument(clash, '/')).toThrow('Two different schemas are named FundOverview in the OpenAPI components.');
+    expect(() => openApiDocument(clash, '/', RESPONSE_EXAMPLES)).toThrow(
+      'Two different schemas are named FundOverview in the OpenAPI components.',
+    );
   });
 });
 
@@ -115,7 +118,7 @@ describe('the Problem component', () => {
   it('is the JSON Schema of the zod schema that the bodies the app answers parse with', async () => {
     const env = fakeEnv().env;
     const bad = await createApp().request(
-      'http://api.example/api/v1/calc/fee-calculator',
+      `http://api.example${calcPath('fee-calculator')}`,
       { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"horizonYears":"x"}' },
       env,
     );
@@ -132,24 +135,24 @@ describe('the precomputed document', () => {
   const template = () => readFileSync(join(process.cwd(), 'public', OPENAPI_TEMPLATE_PATH), 'utf8');
 
   it('is the one the declarations produce now (a stale public/docs/openapi.template.json fails here)', () => {
-    expect(template()).toBe(openApiTemplateText(ROUTES));
+    expect(template()).toBe(openApiTemplateText(ROUTES, RESPONSE_EXAMPLES));
   });
 
   it.each(['/', 'https://fund-edge.example.com', 'http://127.0.0.1:8787'])('is served byte for byte as generated, server %s', (server) => {
-    expect(openApiJson(template(), server)).toBe(JSON.stringify(openApiDocument(ROUTES, server)));
+    expect(openApiJson(template(), server)).toBe(JSON.stringify(openApiDocument(ROUTES, server, RESPONSE_EXAMPLES)));
   });
 
   it('with the configured PUBLIC_ORIGIN as its server', async () => {
     const origin = 'https://fund-edge.example.com';
     const res = await createApp().request(`${origin}/api/v1/openapi.json`, {}, fakeEnv({ PUBLIC_ORIGIN: origin }).env);
-    expect(await res.text()).toBe(JSON.stringify(openApiDocument(ROUTES, origin)));
+    expect(await res.text()).toBe(JSON.stringify(openApiDocument(ROUTES, origin, RESPONSE_EXAMPLES)));
     expect(res.headers.get('cache-control')).toBe('public, max-age=300');
   });
 
   it('refuses to cut a document whose declarations quote the server URL mark, and a template without it', () => {
-    const op = ROUTES.find((r) => r.path === '/api/v1/fund/overview')!.endpoint.methods.GET!;
+    const op = ROUTES.find((r) => r.path === fundPath('get_fund_overview'))!.endpoint.methods.GET!;
     const quoting = [{ path: '/a', endpoint: { methods: { GET: { ...op, description: SERVER_URL_MARK } } } }] as unknown as typeof ROUTES;
-    expect(() => openApiTemplateText(quoting)).toThrow('The OpenAPI document holds its server URL elsewhere');
+    expect(() => openApiTemplateText(quoting, RESPONSE_EXAMPLES)).toThrow('The OpenAPI document holds its server URL elsewhere');
     expect(() => openApiJson('{}', '/')).toThrow('The OpenAPI template does not hold its server URL three times.');
   });
 });

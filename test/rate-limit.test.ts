@@ -7,6 +7,7 @@ import { createApp } from '../lib/app.ts';
 import { createKey, DEMO_API_KEY } from '../lib/keys.ts';
 import { QUOTA_SYNC_MS, callerNetwork, calcCaller, quotaWritesSettled, secondsToUtcMidnight, utcDate } from '../lib/rate-limit.ts';
 import { fakeEnv, FakeBurst, type MemoryKv } from './support/fakes.ts';
+import { calcPath } from './support/declared.ts';
 
 function clockAt(iso: string) {
   let now = new Date(iso).getTime();
@@ -15,7 +16,7 @@ function clockAt(iso: string) {
 
 const call = (app: ReturnType<typeof createApp>, env: object, headers: Record<string, string> = {}) =>
   app.request(
-    '/api/v1/calc/operating-cost-calculator',
+    calcPath('operating-cost-calculator'),
     { method: 'POST', headers: { 'content-type': 'application/json', 'cf-connecting-ip': '192.0.2.7', ...headers }, body: '{}' },
     env,
   );

@@ -6,7 +6,7 @@
  * - `redact` returns exactly the JSON of a clean body and otherwise throws 500 `redaction_failed` (unknown or
  *   missing field, PII or key shape, a sensitive value in any case);
  * - `investorRefs` are stable HMAC pseudonyms, distinct per fund and per secret;
- * - end to end, no response of any of the twelve endpoints, for the demo fund or the sample fund, carries an
+ * - end to end, no response of any fund-data endpoint, for the demo fund or the sample fund, carries an
  *   investor's identity data, a ledger memo naming an investor, the raw expense e-mail, a key string, or
  *   anything of the paper book; capital accounts name investors only by `investorRef`;
  * - a store that returns more than its interface allows (extra fields, a paper row, PII in a label field,
@@ -20,19 +20,22 @@ import { createApp } from '../lib/app.ts';
 import { ApiError, RedactionFailedError, problemResponse } from '../lib/errors.ts';
 import { createKey, DEMO_API_KEY, generateKey } from '../lib/keys.ts';
 import { containsAnyValue, FORBIDDEN_SHAPES, investorRefs, maskFreeText, redact, scannableText } from '../lib/redaction.ts';
-import { callFundTool, fundEndpoint, type FundToolDefinition } from '../lib/fund/definition.ts';
+import { callFundTool, type FundToolDefinition } from '../lib/fund/definition.ts';
+import { fundEndpoint } from '../lib/fund/endpoint.ts';
 import { embeddedStore } from '../lib/fund/embedded-store.ts';
 import { guardedStore, type FundIndex, type FundReadRequest, type FundReadResult, type FundStore } from '../lib/fund/store.ts';
 import { DEMO_FUND, SAMPLE_FUND, generateFund, type FundDataset } from '../lib/fund/synthetic.ts';
-import { FUND_TOOLS } from '../lib/fund/tools/index.ts';
+import { FUND_TOOLS } from '../lib/registry.ts';
 import { fakeEnv } from './support/fakes.ts';
 import { isUsableRun } from './support/contract.ts';
+import { fundPath } from './support/declared.ts';
 
 const FIXED_DETAIL = 'The response could not be verified as safe to send, so none of it was sent.';
 
-function tool(path: string): FundToolDefinition {
-  const def = FUND_TOOLS.find((t) => t.path === path);
-  if (!def) throw new Error(`no tool ${path}`);
+/** A fund tool by its MCP name (`get_positions`) or its path. */
+function tool(nameOrPath: string): FundToolDefinition {
+  const def = FUND_TOOLS.find((t) => t.tool === nameOrPath || t.path === nameOrPath);
+  if (!def) throw new Error(`no tool ${nameOrPath}`);
   return def;
 }
 
@@ -335,22 +338,22 @@ function urlsFor(data: FundDataset): string[] {
     ]),
   ];
   return [
-    'overview',
-    'positions',
-    'breakdown',
-    'exposure',
-    'exposure/series?days=366',
-    'exposure/series',
-    ...dates.map((d) => `pnl/attribution?date=${d}`),
-    'risk/var',
-    'risk/var?method=sample&confidence=0.99&horizonDays=10&windowDays=1000',
-    'trial-balance',
-    `trial-balance?asOf=${data.runs[data.runs.length - 1]!.navDate}`,
-    'capital-accounts',
-    'expenses?limit=500',
-    'expenses',
-    'fee-terms',
-    'nav-history?days=3660',
+    'get_fund_overview',
+    'get_positions',
+    'get_portfolio_breakdown',
+    'get_exposure',
+    'get_exposure_series?days=366',
+    'get_exposure_series',
+    ...dates.map((d) => `get_pnl_attribution?date=${d}`),
+    'get_value_at_risk',
+    'get_value_at_risk?method=sample&confidence=0.99&horizonDays=10&windowDays=1000',
+    'get_trial_balance',
+    `get_trial_balance?asOf=${data.runs[data.runs.length - 1]!.navDate}`,
+    'get_capital_accounts',
+    'get_expenses?limit=500',
+    'get_expenses',
+    'get_fee_terms',
+    'get_nav_history?days=3660',
   ];
 }
 
@@ -363,11 +366,13 @@ describe('end to end: no PII and nothing of the paper book in any response', () 
     const seen = new Set<string>();
     const bodies = new Map<string, string>();
     for (const url of urls) {
-      const res = await app.request(`/api/v1/fund/${url}`, { headers: { authorization: auth, 'cf-connecting-ip': '192.0.2.9' } }, env);
+      const [name, query] = url.split(/(?=\?)/);
+      const path = fundPath(name!);
+      const res = await app.request(`${path}${query ?? ''}`, { headers: { authorization: auth, 'cf-connecting-ip': '192.0.2.9' } }, env);
       expect(res.status, url).toBe(200);
       const text = await res.text();
       bodies.set(url, text);
-      seen.add(url.split('?')[0]!);
+      seen.add(path.slice('/api/v1/fund/'.length));
       const lower = text.toLowerCase();
       for (const w of words) expect(lower.includes(w.toLowerCase()), `${url} contains ${w}`).toBe(false);
       for (const q of quoted) expect(text.includes(q), `${url} contains paper quantity ${q}`).toBe(false);
@@ -411,12 +416,12 @@ describe('end to end: no PII and nothing of the paper book in any response', () 
     const data = DEMO_DATA;
     const { env } = fakeEnv();
     const bodies = await sweep(data, `Bearer ${DEMO_API_KEY}`, env);
-    await checkCapitalAccounts(bodies.get('capital-accounts')!, 'demo-fund', data);
+    await checkCapitalAccounts(bodies.get('get_capital_accounts')!, 'demo-fund', data);
     // The expense quoting an e-mail is served, with the address masked.
-    expect(bodies.get('expenses?limit=500')).toContain('Legal review of a side letter; invoice sent by counsel from [redacted]');
+    expect(bodies.get('get_expenses?limit=500')).toContain('Legal review of a side letter; invoice sent by counsel from [redacted]');
     // Pseudonyms are stable across calls.
-    const again = await app.request('/api/v1/fund/capital-accounts', { headers: { authorization: `Bearer ${DEMO_API_KEY}` } }, env);
-    expect(await again.text()).toBe(bodies.get('capital-accounts'));
+    const again = await app.request(fundPath('get_capital_accounts'), { headers: { authorization: `Bearer ${DEMO_API_KEY}` } }, env);
+    expect(await again.text()).toBe(bodies.get('get_capital_accounts'));
   });
 
   it('the sample fund, read with a sample-fund key', async () => {
@@ -424,8 +429,8 @@ describe('end to end: no PII and nothing of the paper book in any response', () 
     const { env, API_KEYS } = fakeEnv({ FUND_ID: 'sample-fund' });
     const { key } = await createKey(API_KEYS, { fundId: 'sample-fund' });
     const bodies = await sweep(data, `Bearer ${key}`, env);
-    await checkCapitalAccounts(bodies.get('capital-accounts')!, 'sample-fund', data);
-    expect(bodies.get('expenses?limit=500')).toContain('invoice sent by counsel from [redacted]');
+    await checkCapitalAccounts(bodies.get('get_capital_accounts')!, 'sample-fund', data);
+    expect(bodies.get('get_expenses?limit=500')).toContain('invoice sent by counsel from [redacted]');
     for (const text of bodies.values()) expect(text).not.toContain(key.slice(7));
   });
 });
@@ -459,7 +464,7 @@ describe('fail closed on a faulty store', () => {
   it('the uncorrupted wrapper answers every tool (control)', async () => {
     const store = faultyStore({});
     for (const def of FUND_TOOLS) {
-      const args = def.path === 'pnl/attribution' ? { date: '2026-10-30' } : {};
+      const args = def.tool === 'get_pnl_attribution' ? { date: '2026-10-30' } : {};
       const text = await call(def.path, store, args);
       def.output.parse(JSON.parse(text));
     }
@@ -469,10 +474,10 @@ describe('fail closed on a faulty store', () => {
     const store = faultyStore({
       read: (r) => ({ ...r, positions: r.positions.map((p, i) => (i === 0 ? { ...p, traderNote: 'call Margaret re: margin' } : p)) }),
     });
-    for (const path of ['positions', 'breakdown', 'exposure', 'exposure/series', 'risk/var']) {
+    for (const path of ['get_positions', 'get_portfolio_breakdown', 'get_exposure', 'get_exposure_series', 'get_value_at_risk']) {
       await expectRedactionFailed(await rejectionOf(call(path, store)), ['traderNote', 'Margaret']);
     }
-    await expectRedactionFailed(await rejectionOf(call('pnl/attribution', store, { date: '2026-10-30' })), ['traderNote']);
+    await expectRedactionFailed(await rejectionOf(call('get_pnl_attribution', store, { date: '2026-10-30' })), ['traderNote']);
   });
 
   it('(2) a paper-book row among the positions', async () => {
@@ -484,7 +489,7 @@ describe('fail closed on a faulty store', () => {
           : r.positions,
       }),
     });
-    for (const path of ['positions', 'breakdown', 'exposure', 'risk/var']) {
+    for (const path of ['get_positions', 'get_portfolio_breakdown', 'get_exposure', 'get_value_at_risk']) {
       await expectRedactionFailed(await rejectionOf(call(path, store)), ['PEPE', 'Hyperliquid']);
     }
   });
@@ -493,19 +498,19 @@ describe('fail closed on a faulty store', () => {
     const store = faultyStore({
       read: (r) => ({ ...r, investors: r.investors.map((i) => ({ ...i, dateOfBirth: '1970-01-01', passportNo: 'X1234567' })) }),
     });
-    await expectRedactionFailed(await rejectionOf(call('capital-accounts', store)), ['dateOfBirth', 'X1234567', 'investor.relations']);
+    await expectRedactionFailed(await rejectionOf(call('get_capital_accounts', store)), ['dateOfBirth', 'X1234567', 'investor.relations']);
   });
 
   it('(4) an e-mail in an expense field that is not masked (category)', async () => {
     const store = faultyStore({
       read: (r) => ({ ...r, expenses: r.expenses.map((e, i) => (i === 0 ? { ...e, category: 'ops@fund.example.com' } : e)) }),
     });
-    await expectRedactionFailed(await rejectionOf(call('expenses', store, { limit: '10' })), ['ops@fund.example.com']);
+    await expectRedactionFailed(await rejectionOf(call('get_expenses', store, { limit: '10' })), ['ops@fund.example.com']);
     // The same address in the description is masked and the call succeeds.
     const masked = faultyStore({
       read: (r) => ({ ...r, expenses: r.expenses.map((e, i) => (i === 0 ? { ...e, description: `Query from ops@fund.example.com` } : e)) }),
     });
-    const text = await call('expenses', masked, { limit: '10' });
+    const text = await call('get_expenses', masked, { limit: '10' });
     expect(text).toContain('Query from [redacted]');
     expect(text).not.toContain('ops@fund.example.com');
   });
@@ -515,7 +520,7 @@ describe('fail closed on a faulty store', () => {
       const store = faultyStore({
         read: (r) => ({ ...r, expenses: r.expenses.map((e, i) => (i === 0 ? { ...e, category: `legal\n${value}` } : e)) }),
       });
-      await expectRedactionFailed(await rejectionOf(call('expenses', store, { limit: '10' })), [value]);
+      await expectRedactionFailed(await rejectionOf(call('get_expenses', store, { limit: '10' })), [value]);
     }
   });
 
@@ -529,16 +534,16 @@ describe('fail closed on a faulty store', () => {
         positions: r.positions.map((p, i) => (i === 0 ? { ...p, venue: name.toUpperCase() } : p)),
       }),
     });
-    await expectRedactionFailed(await rejectionOf(call('positions', store)), [name]);
-    await expectRedactionFailed(await rejectionOf(call('breakdown', store)), [name]);
+    await expectRedactionFailed(await rejectionOf(call('get_positions', store)), [name]);
+    await expectRedactionFailed(await rejectionOf(call('get_portfolio_breakdown', store)), [name]);
   });
 
   it('(5b) a position venue holding an e-mail address', async () => {
     const store = faultyStore({
       read: (r) => ({ ...r, positions: r.positions.map((p, i) => (i === 0 ? { ...p, venue: 'desk: trader@broker.example.com' } : p)) }),
     });
-    await expectRedactionFailed(await rejectionOf(call('positions', store)), ['trader@broker.example.com']);
-    await expectRedactionFailed(await rejectionOf(call('breakdown', store)), ['trader@broker.example.com']);
+    await expectRedactionFailed(await rejectionOf(call('get_positions', store)), ['trader@broker.example.com']);
+    await expectRedactionFailed(await rejectionOf(call('get_portfolio_breakdown', store)), ['trader@broker.example.com']);
   });
 
   it('(5c) an investor tax id or bank account as a ledger account name', async () => {
@@ -551,7 +556,7 @@ describe('fail closed on a faulty store', () => {
         accounts: r.accounts.map((a, i) => (i === 0 ? { ...a, name: `Cash held for ${victim.investorId}` } : a)),
       }),
     });
-    await expectRedactionFailed(await rejectionOf(call('trial-balance', store)), [victim.investorId]);
+    await expectRedactionFailed(await rejectionOf(call('get_trial_balance', store)), [victim.investorId]);
   });
 
   it("(5d) an investor's legal name on its own line of the share class field of capital accounts", async () => {
@@ -572,7 +577,7 @@ describe('fail closed on a faulty store', () => {
         ),
       }),
     });
-    const outcome = await call('capital-accounts', store).then(
+    const outcome = await call('get_capital_accounts', store).then(
       (text) => text,
       (err: unknown) => err,
     );
@@ -584,20 +589,20 @@ describe('fail closed on a faulty store', () => {
       index: (i) => ({ ...i, runs: i.runs.map((r, k) => (k === i.runs.length - 1 ? { ...r, operatorComment: 'rerun by jdoe' } : r)) }),
     });
     for (const def of FUND_TOOLS) {
-      const args = def.path === 'pnl/attribution' ? { date: '2026-10-30' } : {};
+      const args = def.tool === 'get_pnl_attribution' ? { date: '2026-10-30' } : {};
       await expectRedactionFailed(await rejectionOf(call(def.path, store, args)), ['operatorComment', 'jdoe']);
     }
   });
 
   it('(6b) a fund row or share class with an extra field in index()', async () => {
     const fund = faultyStore({ index: (i) => ({ ...i, fund: { ...i.fund, gpContact: 'gp@northstar.example.com' } }) });
-    await expectRedactionFailed(await rejectionOf(call('overview', fund)), ['gp@northstar']);
+    await expectRedactionFailed(await rejectionOf(call('get_fund_overview', fund)), ['gp@northstar']);
     const classes = faultyStore({ index: (i) => ({ ...i, shareClasses: i.shareClasses.map((c) => ({ ...c, sideLetter: 'yes' })) }) });
-    await expectRedactionFailed(await rejectionOf(call('fee-terms', classes)), ['sideLetter']);
+    await expectRedactionFailed(await rejectionOf(call('get_fee_terms', classes)), ['sideLetter']);
   });
 
   it('(7) a body that leaves the output allow-list', async () => {
-    const def = tool('positions');
+    const def = tool('get_positions');
     const leaky: FundToolDefinition = {
       ...def,
       run: async (ctx, query) => ({ ...((await def.run(ctx, query)) as Record<string, unknown>), extra: 1 }),
@@ -615,7 +620,7 @@ describe('fail closed on a faulty store', () => {
   });
 
   it('(7, REST) the same failure through the app is a bare 500 problem', async () => {
-    const def = tool('positions');
+    const def = tool('get_positions');
     const leaky: FundToolDefinition = {
       ...def,
       run: async (ctx, query) => ({

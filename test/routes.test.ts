@@ -1,19 +1,20 @@
 /**
- * The files under functions/ are the route table: `lib/routes.ts` and the declaration lists are generated
- * from them (scripts/build-routes.ts) and must be current; every file is routed at the path it mirrors; and
- * every declaration is routed, listed on its MCP server, in OpenAPI with examples, and exercised by the
- * shared endpoint tests (which iterate the generated lists).
+ * The files under functions/ are the route table: the route table and the declaration lists
+ * (`lib/generated/`, read through lib/registry.ts) are generated from them (scripts/build-routes.ts) and must
+ * be current; every file is routed at the path it mirrors; and every declaration is routed (the endpoint of
+ * its path validates with its schemas), listed on its MCP server, in OpenAPI with examples, and exercised by
+ * the shared endpoint tests (which iterate the generated lists).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROUTES } from '../lib/routes.ts';
-import { CALCULATORS } from '../lib/calculators/index.ts';
+import { CATALOG, CALCULATORS, FUND_TOOLS, ROUTES } from '../lib/registry.ts';
 import { toolName } from '../lib/calculators/definition.ts';
-import { FUND_TOOLS } from '../lib/fund/tools/index.ts';
+import { RESPONSE_EXAMPLES } from '../lib/generated/examples.ts';
 import { publicServer } from '../lib/mcp/public-server.ts';
 import { fundServer } from '../lib/mcp/fund-server.ts';
 import { openApiDocument } from '../lib/openapi.ts';
+import { operationIdOf } from '../lib/endpoint.ts';
 import { endpointFiles, pathOfFile, staleRouteFiles } from '../scripts/build-routes.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -37,15 +38,16 @@ describe('route table', () => {
 });
 
 describe('every declaration', () => {
-  const doc = openApiDocument(ROUTES, '/') as { paths: Record<string, Record<string, Record<string, any>>> };
-  const publicTools = publicServer.tools().map((t) => t.name);
-  const fundTools = fundServer.tools().map((t) => t.name);
+  const doc = openApiDocument(ROUTES, '/', RESPONSE_EXAMPLES) as { paths: Record<string, Record<string, Record<string, any>>> };
+  const publicTools = publicServer.tools(CATALOG).map((t) => t.name);
+  const fundTools = fundServer.tools(CATALOG).map((t) => t.name);
   const source = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 
   it.each(CALCULATORS.map((c) => [c.path, c] as const))(
     'calculator %s is routed, on the public MCP server, and in OpenAPI with examples',
     (path, def) => {
-      const routes = ROUTES.filter((r) => r.endpoint.calculator?.slug === def.slug);
+      const routes = ROUTES.filter((r) => r.endpoint.methods.POST?.operationId === operationIdOf(toolName(def)));
+      expect(routes[0]?.endpoint.methods.POST?.body).toBe(def.input);
       expect(routes.map((r) => r.path)).toEqual([`/api/v1/calc/${path}`]);
       expect(publicTools).toContain(toolName(def));
       const op = doc.paths[routes[0]!.path]!.post!;
@@ -57,7 +59,8 @@ describe('every declaration', () => {
   it.each(FUND_TOOLS.map((t) => [t.path, t] as const))(
     'fund tool %s is routed, on the fund MCP server, and in OpenAPI with examples',
     (path, def) => {
-      const routes = ROUTES.filter((r) => r.endpoint.fundTool?.tool === def.tool);
+      const routes = ROUTES.filter((r) => r.endpoint.methods.GET?.operationId === operationIdOf(def.tool));
+      expect(routes[0]?.endpoint.methods.GET?.query).toBe(def.query);
       expect(routes.map((r) => r.path)).toEqual([`/api/v1/fund/${path}`]);
       expect(fundTools).toContain(def.tool);
       const op = doc.paths[routes[0]!.path]!.get!;
@@ -70,7 +73,7 @@ describe('every declaration', () => {
   it('is exercised by the shared endpoint tests, which iterate the generated lists', () => {
     expect(source('test/app.test.ts')).toMatch(/describe\.each\(CALCULATORS\.map/);
     expect(source('test/fund/endpoints.test.ts')).toMatch(/it\.each\(FUND_TOOLS\.map/);
-    expect(source('test/readme.test.ts')).toMatch(/FUND_TOOLS\.map\(\(t\) => t\.tool\)/);
+    expect(source('test/doc-sections.test.ts')).toMatch(/FUND_TOOLS\.map\(\(t\) => t\.tool\)/);
     expect(source('test/mcp/tools.test.ts')).toMatch(/CALCULATORS\.map\(\(def\) => \[toolName\(def\)/);
     expect(publicTools).toEqual([...CALCULATORS.map(toolName), 'search_docs']);
     expect(fundTools).toEqual(FUND_TOOLS.map((t) => t.tool));

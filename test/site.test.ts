@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../lib/app.ts';
-import { ROUTES } from '../lib/routes.ts';
+import { ROUTES } from '../lib/registry.ts';
 import { DEMO_API_KEY } from '../lib/keys.ts';
 import { feeCalculator } from '../lib/calculators/fee-calculator.ts';
 import { fakeEnv } from './support/fakes.ts';

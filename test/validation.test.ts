@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import * as z from 'zod';
 import { parseInput, pointerToken, toPointer } from '../lib/validation.ts';
 import { ValidationError } from '../lib/errors.ts';
-import { CALCULATORS } from '../lib/calculators/index.ts';
+import { CALCULATORS } from '../lib/registry.ts';
 
 describe('JSON pointers', () => {
   it('escapes ~ and / (RFC 6901 §3)', () => {

@@ -91,7 +91,7 @@ export function computeBackOfficeSavings(inputs: OperatingCostInputs): z.output<
   };
 }
 
-/** The back-office savings calculator, `POST /api/v1/calc/back-office-savings`. */
+/** The back-office savings calculator (REST, and its MCP tool). */
 export const backOfficeSavings = defineCalculator({
   slug: 'back-office-savings',
   title: 'Back-office savings',

@@ -41,9 +41,15 @@ export interface CalculatorDefinition<I extends z.ZodObject = z.ZodObject, O ext
  */
 export type LocatedCalculator = CalculatorDefinition & { readonly path: string };
 
-/** A declaration with its path (the generated `lib/calculators/index.ts` calls this for each file). */
-export function locatedCalculator(def: CalculatorDefinition, path: string): LocatedCalculator {
-  return { ...def, path };
+/**
+ * A declaration with its path (the generated declaration list, lib/registry.ts, calls this for each file).
+ * Widened: every caller parses with `def.input` before calling `def.run`.
+ */
+export function locatedCalculator<I extends z.ZodObject, O extends z.ZodObject>(
+  def: CalculatorDefinition<I, O>,
+  path: string,
+): LocatedCalculator {
+  return { ...(def as unknown as CalculatorDefinition), path };
 }
 
 /** Declares a calculator (identity at run time; keeps the input and output types tied together). */

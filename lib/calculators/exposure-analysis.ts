@@ -384,7 +384,7 @@ function exposureInCents(columns: ReturnType<typeof readColumns>, navUsd: number
   };
 }
 
-/** The exposure analysis, `POST /api/v1/calc/exposure-analysis`. */
+/** The exposure analysis (REST, and its MCP tool). */
 export const exposureAnalysis = defineCalculator({
   slug: 'exposure-analysis',
   title: 'Exposure analysis',

@@ -270,7 +270,7 @@ export function computeFees(inputs: FeeInputs): z.output<typeof feeCalculatorOut
   };
 }
 
-/** The fee calculator, `POST /api/v1/calc/fee-calculator` and MCP tool `calc_fee_calculator`. */
+/** The fee calculator (REST, and the MCP tool `calc_fee_calculator`). */
 export const feeCalculator = defineCalculator({
   slug: 'fee-calculator',
   title: 'Fee calculator',

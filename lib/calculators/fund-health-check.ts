@@ -203,7 +203,7 @@ export function checkFundHealth(inputs: HealthInputs): z.output<typeof fundHealt
   return { score, grade: grade(score), subScores };
 }
 
-/** The fund health check, `POST /api/v1/calc/fund-health-check`. */
+/** The fund health check (REST, and its MCP tool). */
 export const fundHealthCheck = defineCalculator({
   slug: 'fund-health-check',
   title: 'Fund health check',

@@ -232,7 +232,7 @@ export function gradeLpReport(inputs: z.output<typeof lpReportGraderInput>): Gra
   };
 }
 
-/** The LP report grader, `POST /api/v1/calc/lp-report-grader`. */
+/** The LP report grader (REST, and its MCP tool). */
 export const lpReportGrader = defineCalculator({
   slug: 'lp-report-grader',
   title: 'LP report grader',

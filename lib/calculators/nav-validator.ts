@@ -360,7 +360,7 @@ export function validateNav(inputs: NavInputs): NavOutput {
   };
 }
 
-/** The NAV validator, `POST /api/v1/calc/nav-validator` and MCP tool `calc_nav_validator`. */
+/** The NAV validator (REST, and the MCP tool `calc_nav_validator`). */
 export const navValidator = defineCalculator({
   slug: 'nav-validator',
   title: 'NAV roll-forward validator',

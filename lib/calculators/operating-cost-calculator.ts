@@ -81,7 +81,7 @@ export function computeOperatingCost(inputs: OperatingCostInputs): z.output<type
   };
 }
 
-/** The operating cost calculator, `POST /api/v1/calc/operating-cost-calculator`. */
+/** The operating cost calculator (REST, and its MCP tool). */
 /**
  * A typical small fund's yearly costs (USD; AUM 150 M USD): the request example of this calculator and of
  * back-office savings, which takes the same body.

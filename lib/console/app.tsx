@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 /**
- * The developer console at `/developers/console` (README "Developer console"): pages, passkey sign-up and
+ * The developer console at `/developers/console` (docs/console.md): pages, passkey sign-up and
  * sign-in, sessions, key minting and revocation, invitations. Mounted on the service's app by lib/app.ts.
  *
  * Every console response: security headers (a Content-Security-Policy with no inline script and
@@ -18,7 +18,7 @@ import { csrf } from 'hono/csrf';
 import { HTTPException } from 'hono/http-exception';
 import { secureHeaders } from 'hono/secure-headers';
 import * as z from 'zod';
-import { readJsonObject } from '../endpoint.ts';
+import { quickstartCalls, readJsonObject, type Catalog } from '../endpoint.ts';
 import { limitBody } from '../body.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError, PayloadTooLargeError, RateLimitedError } from '../errors.ts';
@@ -41,28 +41,13 @@ import {
   CHALLENGE_TTL_SECONDS,
   type Account,
 } from './accounts.ts';
-import {
-  CONSOLE_PATH,
-  consoleHostCheck,
-  consoleOriginCheck,
-  consoleSettings,
-  planDailyCalcLimit,
-  type ConsoleConfig,
-  type ConsoleSettings,
-} from './config.ts';
-import { DashboardPage, InvitationPage, WelcomePage } from './pages.tsx';
-import { CONSOLE_CSS, CONSOLE_JS } from './client.generated.ts';
+import { CONSOLE_PATH, consoleHostCheck, consoleOriginCheck, consoleSettings, planDailyCalcLimit, type ConsoleConfig } from './config.ts';
+import { DashboardPage, InvitationPage, WelcomePage, type QuickstartPaths } from './pages.tsx';
+import { csrfToken, type ConsoleEnv } from './session.ts';
 import { mountConsent, oauthFormAction } from '../oauth/consent.tsx';
 
-/** Hono environment of the console: the app's, plus the request's console configuration and session. */
-export interface ConsoleEnv {
-  Bindings: AppEnv['Bindings'];
-  Variables: AppEnv['Variables'] & {
-    consoleSettings: ConsoleSettings;
-    consoleConfig: ConsoleConfig;
-    session: { sessionId: string; account: Account } | null;
-  };
-}
+export { csrfToken, type ConsoleEnv } from './session.ts';
+
 type ConsoleContext = Context<ConsoleEnv>;
 
 /** Name of the session cookie (`__Host-` prefixed when the cookie is Secure). */
@@ -71,6 +56,12 @@ export const SESSION_COOKIE = 'fe_console_session';
 export const CHALLENGE_COOKIE = 'fe_console_challenge';
 /** Largest body a console endpoint accepts, bytes (a passkey response is a few KiB). */
 export const CONSOLE_MAX_BODY_BYTES = 64 * 1024;
+
+/** The console's browser script and stylesheet, bundled at build time (`lib/console/client/`). */
+export interface ConsoleClient {
+  js: string;
+  css: string;
+}
 
 /** 403 `csrf_failed`: a state-changing request without the console's Origin or the session's CSRF token. */
 export class CsrfError extends ApiError {
@@ -109,16 +100,6 @@ const CeremonyBody = z.strictObject({
 });
 
 const InvitationBody = z.strictObject({ invitation: z.string().max(64) });
-
-/** The CSRF token of a session: HMAC-SHA-256(session secret, "csrf:" + session id), base64url. */
-export async function csrfToken(secret: string, sessionId: string): Promise<string> {
-  const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(`csrf:${sessionId}`)));
-  return btoa(String.fromCharCode(...mac))
-    .replace(/\+/g, '-')
-    .replace(/\//g, '_')
-    .replace(/=+$/, '');
-}
 
 const cookieOptions = (config: ConsoleConfig) => ({
   httpOnly: true,
@@ -191,11 +172,39 @@ function csrfGuard(): MiddlewareHandler<ConsoleEnv> {
 /**
  * The console's routes, to mount at {@link CONSOLE_PATH}.
  * @param options.clock the time source (tests inject one to expire sessions and invitations)
+ * @param options.client the browser script and stylesheet (`npm run build` bundles them: scripts/build-console.ts),
+ *   handed in by the composition root
+ * @param options.catalog the declarations, for the dashboard's quick starts (their URLs)
  */
-export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
+export function consoleApp(options: {
+  clock?: Clock;
+  client: ConsoleClient;
+  catalog: Pick<Catalog, 'calculators' | 'fundTools'>;
+}): Hono<ConsoleEnv> {
   const clock = options.clock ?? systemClock;
+  const calls = quickstartCalls(options.catalog);
+  const quickstart: QuickstartPaths = { calculator: calls.calculator?.path ?? '', fund: calls.fundPath ?? '' };
   const app = new Hono<ConsoleEnv>();
+  useConsolePipeline(app, clock);
 
+  // OAuth 2.1 for the fund MCP server: the authorization page and authorized applications (lib/oauth/consent.tsx).
+  mountConsent(app);
+
+  app.get('/console.js', (c) => c.body(options.client.js, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
+  app.get('/console.css', (c) => c.body(options.client.css, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
+
+  mountPages(app, clock, quickstart);
+  mountCeremonies(app, clock);
+  mountAccountApi(app, clock);
+  return app;
+}
+
+/**
+ * What every console request passes first: security headers, the Host check and configuration, the session
+ * from its cookie (and `Cache-Control: no-store` on the answer), then for `/api/*` the body cap and the CSRF
+ * guard.
+ */
+function useConsolePipeline(app: Hono<ConsoleEnv>, clock: Clock): void {
   app.use(
     '*',
     secureHeaders({
@@ -239,17 +248,14 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
     limitBody(CONSOLE_MAX_BODY_BYTES, () => new PayloadTooLargeError('A developer console request body may be at most 64 KiB.')),
   );
   app.use('/api/*', csrfGuard());
+}
 
-  // OAuth 2.1 for the fund MCP server: the authorization page and authorized applications (lib/oauth/consent.tsx).
-  mountConsent(app);
-
-  app.get('/console.js', (c) => c.body(CONSOLE_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
-  app.get('/console.css', (c) => c.body(CONSOLE_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
-
+/** The pages: the welcome page or the dashboard, and an invitation's page. */
+function mountPages(app: Hono<ConsoleEnv>, clock: Clock, quickstart: QuickstartPaths): void {
   app.get('/', async (c) => {
     const session = c.get('session');
     if (!session) return c.html(<WelcomePage docsUrl={c.get('consoleSettings').docsUrl ?? undefined} />);
-    return c.html(await dashboard(c, session));
+    return c.html(await dashboard(c, clock, quickstart, session));
   });
 
   // An invitation link carries its token in the fragment (`/invite#<token>`), which browsers never send: it
@@ -266,7 +272,10 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
     const token = c.req.param('token');
     return c.redirect(`${CONSOLE_PATH}/invite${/^[0-9A-Za-z]{32}$/.test(token) ? `#${token}` : ''}`, 303);
   });
+}
 
+/** Passkey sign-up and sign-in (lib/console/webauthn.ts, loaded on the first ceremony). */
+function mountCeremonies(app: Hono<ConsoleEnv>, clock: Clock): void {
   // Passkey ceremonies: `options` stores a challenge and sets its cookie; `verify` answers it (once), creates
   // the account (register) or finds it (login), redeems an invitation sent along, and starts a session.
   for (const ceremony of ['register', 'login'] as const) {
@@ -305,11 +314,14 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
       if (body.invitation !== undefined) account = await redeemInvitation(c.env.CONSOLE, c.env.ATOMIC, body.invitation, account, clock());
       const prior = c.get('session');
       if (prior) await endSession(c.env.CONSOLE, prior.sessionId);
-      await startSession(c, account);
+      await startSession(c, clock, account);
       return c.json({ accountId: account.accountId }, ceremony === 'register' ? 201 : 200);
     });
   }
+}
 
+/** What a signed-in developer does: sign out, mint and revoke keys, accept an invitation. */
+function mountAccountApi(app: Hono<ConsoleEnv>, clock: Clock): void {
   app.post('/api/logout', async (c) => {
     const { sessionId } = requireSession(c);
     await endSession(c.env.CONSOLE, sessionId);
@@ -353,49 +365,51 @@ export function consoleApp(options: { clock?: Clock } = {}): Hono<ConsoleEnv> {
     const updated = await redeemInvitation(c.env.CONSOLE, c.env.ATOMIC, body.invitation, account, clock());
     return c.json({ accountId: updated.accountId, fundIds: updated.fundIds, plan: updated.plan });
   });
+}
 
-  /** The dashboard's data for a session. */
-  async function dashboard(c: ConsoleContext, session: { sessionId: string; account: Account }) {
-    const config = c.get('consoleConfig');
-    const { account } = session;
-    const used = await calcCallsToday(c.env.RATE_LIMITS, `account:${account.accountId}`, clock());
-    const servedFund = c.env.FUND_ID || DEFAULT_FUND_ID;
-    return (
-      <DashboardPage
-        account={account}
-        keys={await listAccountKeys(c.env.CONSOLE, c.env.API_KEYS, account.accountId)}
-        usage={{ used, limit: planDailyCalcLimit(account.plan) }}
-        base={config.origin}
-        csrfToken={await csrfToken(config.sessionSecret, session.sessionId)}
-        fundId={account.fundIds.includes(servedFund) ? servedFund : (account.fundIds[0] ?? null)}
-        docsUrl={c.get('consoleSettings').docsUrl ?? undefined}
-      />
-    );
-  }
+/** The dashboard's data for a session. */
+async function dashboard(c: ConsoleContext, clock: Clock, quickstart: QuickstartPaths, session: { sessionId: string; account: Account }) {
+  const config = c.get('consoleConfig');
+  const { account } = session;
+  const used = await calcCallsToday(c.env.RATE_LIMITS, `account:${account.accountId}`, clock());
+  const servedFund = c.env.FUND_ID || DEFAULT_FUND_ID;
+  return (
+    <DashboardPage
+      account={account}
+      keys={await listAccountKeys(c.env.CONSOLE, c.env.API_KEYS, account.accountId)}
+      usage={{ used, limit: planDailyCalcLimit(account.plan) }}
+      base={config.origin}
+      csrfToken={await csrfToken(config.sessionSecret, session.sessionId)}
+      fundId={account.fundIds.includes(servedFund) ? servedFund : (account.fundIds[0] ?? null)}
+      docsUrl={c.get('consoleSettings').docsUrl ?? undefined}
+      quickstart={quickstart}
+    />
+  );
+}
 
-  async function startSession(c: ConsoleContext, account: Account): Promise<void> {
-    const config = c.get('consoleConfig');
-    const { sessionId } = await createSession(c.env.CONSOLE, account.accountId, clock());
-    await setSignedCookie(c, SESSION_COOKIE, sessionId, config.sessionSecret, { ...cookieOptions(config), maxAge: SESSION_TTL_SECONDS });
-  }
+/** Starts a session for `account` and sets its signed cookie. */
+async function startSession(c: ConsoleContext, clock: Clock, account: Account): Promise<void> {
+  const config = c.get('consoleConfig');
+  const { sessionId } = await createSession(c.env.CONSOLE, account.accountId, clock());
+  await setSignedCookie(c, SESSION_COOKIE, sessionId, config.sessionSecret, { ...cookieOptions(config), maxAge: SESSION_TTL_SECONDS });
+}
 
-  async function setChallengeCookie(c: ConsoleContext, challengeId: string): Promise<void> {
-    const config = c.get('consoleConfig');
-    await setSignedCookie(c, CHALLENGE_COOKIE, challengeId, config.sessionSecret, {
-      ...cookieOptions(config),
-      sameSite: 'Strict',
-      maxAge: CHALLENGE_TTL_SECONDS,
-    });
-  }
+/** Sets the signed cookie of a pending passkey challenge (strict same-site, short-lived). */
+async function setChallengeCookie(c: ConsoleContext, challengeId: string): Promise<void> {
+  const config = c.get('consoleConfig');
+  await setSignedCookie(c, CHALLENGE_COOKIE, challengeId, config.sessionSecret, {
+    ...cookieOptions(config),
+    sameSite: 'Strict',
+    maxAge: CHALLENGE_TTL_SECONDS,
+  });
+}
 
-  async function takeChallengeCookie(c: ConsoleContext): Promise<string | undefined> {
-    const config = c.get('consoleConfig');
-    const value = await getSignedCookie(c, config.sessionSecret, CHALLENGE_COOKIE, config.secureCookies ? 'host' : undefined);
-    deleteCookie(c, CHALLENGE_COOKIE, cookieOptions(config));
-    return typeof value === 'string' ? value : undefined;
-  }
-
-  return app;
+/** The pending passkey challenge's id from its cookie, which is deleted (a challenge is answered once). */
+async function takeChallengeCookie(c: ConsoleContext): Promise<string | undefined> {
+  const config = c.get('consoleConfig');
+  const value = await getSignedCookie(c, config.sessionSecret, CHALLENGE_COOKIE, config.secureCookies ? 'host' : undefined);
+  deleteCookie(c, CHALLENGE_COOKIE, cookieOptions(config));
+  return typeof value === 'string' ? value : undefined;
 }
 
 export { CONSOLE_PATH };

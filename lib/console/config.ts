@@ -1,7 +1,7 @@
 /**
  * The developer console's configuration, read in one place: where it is served (relying-party id and
  * origin for passkeys, cookie security), the session secret, and the plans' calculator limits. See the
- * README section "Developer console".
+ * docs/console.md.
  */
 import { configOf } from '../config.ts';
 import { ApiError } from '../errors.ts';

@@ -21,6 +21,8 @@ export interface DashboardData extends PageProps {
   csrfToken: string;
   /** The fund this deployment serves, when the account may mint keys for it. */
   fundId: string | null;
+  /** The URL paths of the quick starts' calls. */
+  quickstart: QuickstartPaths;
 }
 
 /** Props every page takes: `docsUrl` is where the API documentation lives (`DOCS_URL`, optional). */
@@ -154,9 +156,15 @@ const InvitationUnusableText: FC = () => (
   </>
 );
 
-const QuickStarts: FC<{ base: string; fund: boolean }> = ({ base, fund }) => {
-  const calc = `curl -s -i -X POST ${base}/api/v1/calc/fee-calculator \\\n  -H "authorization: Bearer $FUND_EDGE_KEY" -H 'content-type: application/json' -d '{}'`;
-  const fundCurl = `curl -s ${base}/api/v1/fund/overview -H "authorization: Bearer $FUND_EDGE_KEY"`;
+/** The quick starts' two calls (the composition root's `quickstartCalls`, lib/endpoint.ts): URL paths. */
+export interface QuickstartPaths {
+  calculator: string;
+  fund: string;
+}
+
+const QuickStarts: FC<{ base: string; fund: boolean; paths: QuickstartPaths }> = ({ base, fund, paths }) => {
+  const calc = `curl -s -i -X POST ${base}${paths.calculator} \\\n  -H "authorization: Bearer $FUND_EDGE_KEY" -H 'content-type: application/json' -d '{}'`;
+  const fundCurl = `curl -s ${base}${paths.fund} -H "authorization: Bearer $FUND_EDGE_KEY"`;
   const mcp = JSON.stringify(
     {
       mcpServers: {
@@ -196,8 +204,101 @@ const QuickStarts: FC<{ base: string; fund: boolean }> = ({ base, fund }) => {
   );
 };
 
+/** The form that mints a key (a `fund` key only with a fund to mint it for), and the panel that shows it once. */
+const MintKeyCard: FC<{ fundId: string | null }> = ({ fundId }) => (
+  <section class="card" aria-labelledby="mint-h">
+    <h2 id="mint-h">Mint a key</h2>
+    <form id="mint-form" novalidate>
+      <label for="key-label">Label</label>
+      <input id="key-label" name="label" required maxlength={64} placeholder="e.g. laptop, CI" autocomplete="off" />
+      <fieldset>
+        <legend>Scope</legend>
+        <label>
+          <input type="radio" name="scope" value="calc" checked /> Calculators (<code>calc</code>)
+        </label>
+        {fundId ? (
+          <label>
+            <input type="radio" name="scope" value="fund" /> Fund data for <code>{fundId}</code> (<code>fund</code>)
+          </label>
+        ) : null}
+      </fieldset>
+      <button type="submit">Mint key</button>
+    </form>
+    {/* biome-ignore lint/a11y/useAriaPropsSupportedByRole: the key panel is named by its heading for screen readers, as it was */}
+    <div id="new-key" class="new-key" hidden tabindex={-1} aria-labelledby="new-key-h">
+      <h3 id="new-key-h">Your new key</h3>
+      <p>Copy it now: it is shown once and cannot be recovered.</p>
+      <div class="copyrow">
+        <code id="new-key-value" data-testid="new-key"></code>
+        <button type="button" data-action="copy" data-copy-target="new-key-value">
+          Copy key
+        </button>
+      </div>
+      <pre tabindex={0}>
+        <code id="new-key-export"></code>
+      </pre>
+      <button type="button" class="secondary" data-action="reload">
+        Done
+      </button>
+    </div>
+  </section>
+);
+
+/** The account's keys: prefix, label, scope, created, last used, and a revoke button while active. */
+const KeysCard: FC<{ keys: DashboardData['keys'] }> = ({ keys }) => (
+  <section class="card" aria-labelledby="keys-h">
+    <h2 id="keys-h">Keys</h2>
+    {keys.length === 0 ? (
+      <p>No keys yet.</p>
+    ) : (
+      <div class="scroll">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Prefix</th>
+              <th scope="col">Label</th>
+              <th scope="col">Scope</th>
+              <th scope="col">Created</th>
+              <th scope="col">Last used</th>
+              <th scope="col">State</th>
+            </tr>
+          </thead>
+          <tbody>
+            {keys.map((k) => (
+              <tr data-key-id={k.keyId}>
+                <td>
+                  <code>{k.prefix}…</code>
+                </td>
+                <td>{k.label}</td>
+                <td>{k.scope === 'fund' ? `fund (${k.fundId})` : k.scope}</td>
+                <td>{k.createdAt.slice(0, 16).replace('T', ' ')} UTC</td>
+                <td>{k.lastUsedAt ? `${k.lastUsedAt.slice(0, 16).replace('T', ' ')} UTC (±1 h)` : 'not yet'}</td>
+                <td>
+                  {k.revokedAt ? (
+                    'revoked'
+                  ) : (
+                    <button
+                      type="button"
+                      class="danger"
+                      data-action="revoke"
+                      data-key-id={k.keyId}
+                      aria-label={`Revoke key ${k.prefix} ${k.label}`}
+                    >
+                      Revoke
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    )}
+  </section>
+);
+
 /** The signed-in dashboard. */
-export const DashboardPage: FC<DashboardData> = ({ account, keys, usage, base, csrfToken, fundId, docsUrl }) => {
+export const DashboardPage: FC<DashboardData> = ({ account, keys, usage, base, csrfToken, fundId, docsUrl, quickstart }) => {
   const scopes = ['calc', ...account.fundIds.map((f) => `fund (${f})`)];
   const pct = usage.limit > 0 ? Math.min(100, Math.round((usage.used / usage.limit) * 100)) : 0;
   return (
@@ -232,92 +333,9 @@ export const DashboardPage: FC<DashboardData> = ({ account, keys, usage, base, c
           </dd>
         </dl>
       </section>
-      <section class="card" aria-labelledby="mint-h">
-        <h2 id="mint-h">Mint a key</h2>
-        <form id="mint-form" novalidate>
-          <label for="key-label">Label</label>
-          <input id="key-label" name="label" required maxlength={64} placeholder="e.g. laptop, CI" autocomplete="off" />
-          <fieldset>
-            <legend>Scope</legend>
-            <label>
-              <input type="radio" name="scope" value="calc" checked /> Calculators (<code>calc</code>)
-            </label>
-            {fundId ? (
-              <label>
-                <input type="radio" name="scope" value="fund" /> Fund data for <code>{fundId}</code> (<code>fund</code>)
-              </label>
-            ) : null}
-          </fieldset>
-          <button type="submit">Mint key</button>
-        </form>
-        {/* biome-ignore lint/a11y/useAriaPropsSupportedByRole: the key panel is named by its heading for screen readers, as it was */}
-        <div id="new-key" class="new-key" hidden tabindex={-1} aria-labelledby="new-key-h">
-          <h3 id="new-key-h">Your new key</h3>
-          <p>Copy it now: it is shown once and cannot be recovered.</p>
-          <div class="copyrow">
-            <code id="new-key-value" data-testid="new-key"></code>
-            <button type="button" data-action="copy" data-copy-target="new-key-value">
-              Copy key
-            </button>
-          </div>
-          <pre tabindex={0}>
-            <code id="new-key-export"></code>
-          </pre>
-          <button type="button" class="secondary" data-action="reload">
-            Done
-          </button>
-        </div>
-      </section>
-      <section class="card" aria-labelledby="keys-h">
-        <h2 id="keys-h">Keys</h2>
-        {keys.length === 0 ? (
-          <p>No keys yet.</p>
-        ) : (
-          <div class="scroll">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Prefix</th>
-                  <th scope="col">Label</th>
-                  <th scope="col">Scope</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">State</th>
-                </tr>
-              </thead>
-              <tbody>
-                {keys.map((k) => (
-                  <tr data-key-id={k.keyId}>
-                    <td>
-                      <code>{k.prefix}…</code>
-                    </td>
-                    <td>{k.label}</td>
-                    <td>{k.scope === 'fund' ? `fund (${k.fundId})` : k.scope}</td>
-                    <td>{k.createdAt.slice(0, 16).replace('T', ' ')} UTC</td>
-                    <td>{k.lastUsedAt ? `${k.lastUsedAt.slice(0, 16).replace('T', ' ')} UTC (±1 h)` : 'not yet'}</td>
-                    <td>
-                      {k.revokedAt ? (
-                        'revoked'
-                      ) : (
-                        <button
-                          type="button"
-                          class="danger"
-                          data-action="revoke"
-                          data-key-id={k.keyId}
-                          aria-label={`Revoke key ${k.prefix} ${k.label}`}
-                        >
-                          Revoke
-                        </button>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-      </section>
-      <QuickStarts base={base} fund={fundId !== null} />
+      <MintKeyCard fundId={fundId} />
+      <KeysCard keys={keys} />
+      <QuickStarts base={base} fund={fundId !== null} paths={quickstart} />
     </Layout>
   );
 };

@@ -3,7 +3,8 @@
  * plan), and the note of a key's last use. Kept apart from the rest of the console so that authenticating a
  * key loads nothing else.
  */
-import type { AccountPlan } from './config.ts';
+import type { AccountDirectory } from '../keys.ts';
+import { planDailyCalcLimit, type AccountPlan } from './config.ts';
 
 /** A developer-console account as stored under `account:<accountId>` in the `CONSOLE` namespace. */
 export interface Account {
@@ -41,6 +42,21 @@ export async function readAccount(kv: Pick<ConsoleKv, 'get'>, accountId: string)
 export async function activeAccount(kv: Pick<ConsoleKv, 'get'>, accountId: string): Promise<Account | null> {
   const account = await readAccount(kv, accountId);
   return account && account.revokedAt === null ? account : null;
+}
+
+/**
+ * The console's accounts as key verification sees them (lib/keys.ts {@link AccountDirectory}): an active
+ * account with its plan's calculator limit and its funds, and the note of a key's use. The composition root
+ * hands it to the authentication step, so the key store never imports the console.
+ */
+export function consoleAccounts(kv: ConsoleKv): AccountDirectory {
+  return {
+    async activeAccount(accountId) {
+      const account = await activeAccount(kv, accountId);
+      return account && { accountId: account.accountId, dailyCalcLimit: planDailyCalcLimit(account.plan), fundIds: account.fundIds };
+    },
+    noteKeyUse: (keyId) => noteKeyUse(kv, keyId),
+  };
 }
 
 /** Interval between two notes of one key's use by one isolate, ms. */

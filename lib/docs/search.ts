@@ -5,7 +5,7 @@
  * formula, error code and design-note section) and indexed with MiniSearch (BM25 ranking, prefix and small
  * fuzzy matches). The serialized index is a static asset ({@link SEARCH_INDEX_PATH}), not part of the
  * Worker's code: it is fetched through the assets binding on the first search of an isolate, so it costs
- * the MCP server's bundle nothing and an isolate that is never asked nothing. See README "Documentation".
+ * the MCP server's bundle nothing and an isolate that is never asked nothing. See docs/documentation.md.
  */
 import { keptOnceLoaded } from '../assets.ts';
 import MiniSearch, { type Options } from 'minisearch';

@@ -1,21 +1,16 @@
 /**
  * The one declaration of a fund-data tool (an analyst endpoint): query schema, output allow-list schema and
- * handler. The REST endpoint under `/api/v1/fund/`, the fund MCP server's tool and the OpenAPI document are
- * all derived from it, and every call goes through {@link callFundTool}, which ends in the fail-closed
- * redaction step.
+ * handler. The REST endpoint under `/api/v1/fund/` (lib/fund/endpoint.ts), the fund MCP server's tool and
+ * the OpenAPI document are all derived from it, and every call goes through {@link callFundTool}, which ends
+ * in the fail-closed redaction step.
  */
 import type * as z from 'zod';
-import type { Context } from 'hono';
-import { NotFoundError, UnauthorizedError, type ProblemCode } from '../errors.ts';
-import type { AppEnv } from '../env.ts';
+import { NotFoundError, type ProblemCode } from '../errors.ts';
 import type { Config } from '../config.ts';
-import { operationIdOf, pascalCase, queryParams, type Endpoint } from '../endpoint.ts';
-import { authenticate } from '../keys.ts';
-import { consumeFundBurst } from '../rate-limit.ts';
 import { investorRefs, redact } from '../redaction.ts';
 import { parseInput, queryStringSchema, type InputLocation } from '../validation.ts';
 import { memoKey, recall, remember } from './memo.ts';
-import { fundSource, releaseAfterResponse, type FundSource } from './source.ts';
+import type { FundSource } from './source.ts';
 import type { FundIndex, FundReadRequest, FundReadResult } from './store.ts';
 
 /** What a tool's handler reads through. */
@@ -57,9 +52,12 @@ export interface FundToolDefinition<Q extends z.ZodObject = z.ZodObject, O exten
 /** A fund tool with the URL path under `/api/v1/fund/` its file under `functions/` gives it (`exposure/series`). */
 export type LocatedFundTool = FundToolDefinition & { readonly path: string };
 
-/** A declaration with its path (the generated `lib/fund/tools/index.ts` calls this for each file). */
-export function locatedFundTool(def: FundToolDefinition, path: string): LocatedFundTool {
-  return { ...def, path };
+/**
+ * A declaration with its path (the generated declaration list, lib/registry.ts, calls this for each file).
+ * Widened: every call parses with `def.query` before `def.run`.
+ */
+export function locatedFundTool<Q extends z.ZodObject, O extends z.ZodType>(def: FundToolDefinition<Q, O>, path: string): LocatedFundTool {
+  return { ...(def as unknown as FundToolDefinition), path };
 }
 
 /** Declares a fund-data tool (identity at run time; ties the query and output types to the handler). */
@@ -119,46 +117,4 @@ export async function callFundTool(
   const body = redact(def.output, await def.run(ctx, query), sensitive);
   if (key !== null) remember(key, body);
   return body;
-}
-
-/**
- * The REST endpoint of a fund tool: `GET /api/v1/fund/<path>` with a Bearer key. Order: key (401) → scope
- * (403) → burst guard (429) → query (400) → data. Responses are `Cache-Control: private, no-store`.
- */
-export function fundEndpoint<Q extends z.ZodObject, O extends z.ZodType>(declared: FundToolDefinition<Q, O>): Endpoint {
-  // Widened: every call parses with `def.query` before `def.run`.
-  const def = declared as unknown as FundToolDefinition;
-  return {
-    fundTool: def,
-    methods: {
-      GET: {
-        operationId: operationIdOf(def.tool),
-        summary: def.title,
-        description: def.description,
-        tags: ['Fund data'],
-        auth: 'required',
-        query: def.query,
-        example: def.example,
-        response: { description: `${def.title}, redacted.`, schema: def.output },
-        // `get_fund_overview` → `FundOverview`.
-        schemaNames: { response: pascalCase(def.tool.replace(/^get_/, '')) },
-        problems: [...FUND_PROBLEMS, ...def.problems],
-        async handle(c: Context<AppEnv>) {
-          const principal = await authenticate(c.req.header('authorization'), c.env.API_KEYS, c.env.CONSOLE);
-          if (!principal) throw new UnauthorizedError('Fund data needs a key: send "Authorization: Bearer svc_dk_...".', false);
-          const source = fundSource(principal, c.get('config'), c.env.ASSETS);
-          await consumeFundBurst(c.env, principal, c.req.header('cf-connecting-ip'));
-          let body: string;
-          try {
-            body = await callFundTool(def, source, c.get('config'), queryParams(c));
-          } finally {
-            releaseAfterResponse(c, source);
-          }
-          return new Response(body, {
-            headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'private, no-store' },
-          });
-        },
-      },
-    },
-  };
 }

@@ -21,9 +21,16 @@ import { emptyRead } from './store.ts';
 import type { LedgerLineRow, PositionRow } from './rows.ts';
 import { SyntheticFund, simulateFund, type SyntheticFundSpec } from './synthetic.ts';
 import { FundAssetError, decodeFund, fundAssetPath } from './synthetic/codec.ts';
-import { FUND_ASSET_FINGERPRINTS } from '../generated/fund-assets.ts';
 import { logFault } from '../log.ts';
 import { fetchAsset } from '../assets.ts';
+
+/** Where the embedded funds' build-time assets are, and the fingerprint each must carry to be used. */
+export interface FundAssets {
+  /** The Worker's `ASSETS` binding; without it the funds are simulated. */
+  binding: Fetcher | undefined;
+  /** The fingerprint of each fund's asset as this build wrote it, by fund id (handed in by the composition root). */
+  fingerprints: Readonly<Record<string, string>>;
+}
 
 /**
  * How long a request waits for a fund another request began loading before it loads the fund itself, ms.
@@ -39,17 +46,17 @@ const LOAD_POLL_MS = 10;
  * unusable asset is a deployment fault (`npm run build` writes it before every deploy): logged as
  * `fund_asset_unusable` with the reason, then the fund is simulated, so answers never depend on it.
  * @param spec the fund
- * @param assets the `ASSETS` binding, if any
+ * @param assets the assets and their fingerprints, if any
  * @returns the fund, decoded from its asset or simulated (the same rows either way)
  * @throws {Error} only from simulating (a generator bug; never for the two bundled specs, which the tests
  *   simulate); an unusable asset is logged, not thrown
  */
-export async function loadFund(spec: SyntheticFundSpec, assets: Fetcher | undefined): Promise<SyntheticFund> {
-  if (assets) {
+export async function loadFund(spec: SyntheticFundSpec, assets: FundAssets | undefined): Promise<SyntheticFund> {
+  if (assets?.binding) {
     let reason: string;
     try {
-      const res = await fetchAsset(assets, fundAssetPath(spec.fundId));
-      if (res.ok) return new SyntheticFund(decodeFund(await res.arrayBuffer(), spec, FUND_ASSET_FINGERPRINTS[spec.fundId] ?? ''));
+      const res = await fetchAsset(assets.binding, fundAssetPath(spec.fundId));
+      if (res.ok) return new SyntheticFund(decodeFund(await res.arrayBuffer(), spec, assets.fingerprints[spec.fundId] ?? ''));
       reason = `status ${res.status}`;
     } catch (err) {
       reason = err instanceof FundAssetError ? err.reason : err instanceof Error ? err.name : 'unknown';
@@ -95,10 +102,10 @@ export interface EmbeddedFunds {
   /**
    * A store for one request: its reads share one load of each fund (a promise of this request only), and it
    * awaits no other request's load (see the module comment).
-   * @param assets the Worker's `ASSETS` binding, where the funds' build-time assets are; without it the
-   *   funds are simulated
+   * @param assets where the funds' build-time assets are (the Worker's `ASSETS` binding) and their
+   *   fingerprints; without them the funds are simulated
    */
-  forRequest(assets?: Fetcher): FundStore;
+  forRequest(assets?: FundAssets): FundStore;
 }
 
 /**
@@ -115,7 +122,7 @@ export function embeddedFunds(specs: readonly SyntheticFundSpec[]): EmbeddedFund
     return prepared.get(fundId)!;
   };
   /** One request's load of a fund: another request's result if it lands while that load's claim is fresh, else its own. */
-  const loadFor = async (spec: SyntheticFundSpec, assets: Fetcher | undefined): Promise<Prepared> => {
+  const loadFor = async (spec: SyntheticFundSpec, assets: FundAssets | undefined): Promise<Prepared> => {
     for (;;) {
       const kept = prepared.get(spec.fundId);
       if (kept) return kept;
@@ -156,9 +163,10 @@ export function embeddedFunds(specs: readonly SyntheticFundSpec[]): EmbeddedFund
  * A store over synthetic funds whose reads all share one load of each fund: one request's view of
  * {@link embeddedFunds}, for tests and scripts that read the funds outside the Worker.
  * @param specs the funds it holds, loaded lazily by id ({@link loadFund}) and kept once loaded
- * @param assets the Worker's `ASSETS` binding, where the funds' build-time assets are; without it the funds are simulated
+ * @param assets where the funds' build-time assets are (the Worker's `ASSETS` binding) and their fingerprints;
+ *   without them the funds are simulated
  */
-export function embeddedStore(specs: readonly SyntheticFundSpec[], assets?: Fetcher): FundStore {
+export function embeddedStore(specs: readonly SyntheticFundSpec[], assets?: FundAssets): FundStore {
   return embeddedFunds(specs).forRequest(assets);
 }
 

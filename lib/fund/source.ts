@@ -9,7 +9,7 @@ import { FundDataNotConfiguredError, InsufficientScopeError } from '../errors.ts
 import type { AppEnv } from '../env.ts';
 import { DEFAULT_FUND_ID as CONFIG_DEFAULT_FUND_ID, type Config } from '../config.ts';
 import type { Principal } from '../keys.ts';
-import { embeddedFunds, type EmbeddedFunds } from './embedded-store.ts';
+import { embeddedFunds, type EmbeddedFunds, type FundAssets } from './embedded-store.ts';
 import { guardedStore, type FundStore } from './store.ts';
 import { DEMO_FUND, SAMPLE_FUND } from './synthetic.ts';
 
@@ -49,14 +49,15 @@ const nothingToRelease = async () => {};
  * knows an internal investor id could recompute its `investorRef`). The demo key and the embedded sample
  * fund need no secret.
  * @throws {InsufficientScopeError} 403 for a `calc` key, or a key scoped to a fund other than the deployment's
- * @param assets the Worker's `ASSETS` binding: the embedded stores read their funds' build-time assets
- *   through it (lib/fund/embedded-store.ts; the first request that needs a fund loads it, and the isolate keeps it)
+ * @param assets the Worker's `ASSETS` binding and the build's fingerprints: the embedded stores read their
+ *   funds' build-time assets through it (lib/fund/embedded-store.ts; kept by the store the isolate's first
+ *   request makes)
  * @throws {FundDataNotConfiguredError} 500 for a real key when `DATABASE_URL` is set without `INVESTOR_REF_KEY`
  */
 export function fundSource(
   principal: Principal,
   config: Pick<Config, 'fundId' | 'databaseUrl' | 'databaseWsProxy' | 'investorRefKey'>,
-  assets?: Fetcher,
+  assets?: FundAssets,
 ): FundSource {
   if (principal.kind === 'demo') {
     return { store: guardedStore(demoFunds.forRequest(assets)), fundId: DEMO_FUND.fundId, scope: 'demo', release: nothingToRelease };

@@ -2,15 +2,14 @@
  * The `tools/list` entries of both MCP servers (name, title, description, input and output JSON Schema,
  * annotations), derived from the declarations: the calculators (`lib/calculators/`), the fund tools
  * (`lib/fund/tools/`) and `search_docs` (`search-docs.ts`). Used at build time only: `scripts/build-docs.ts`
- * writes them to `lib/generated/mcp-tools.ts`, which the servers read, so an isolate never converts a zod
- * schema to JSON Schema (docs/mcp.md "Tool definitions"); `test/mcp/generated.test.ts` proves the generated
- * file equals what this module produces now.
+ * writes them to `lib/generated/mcp-tools.ts`, which the composition root hands the servers, so an isolate
+ * never converts a zod schema to JSON Schema (docs/mcp.md "Tool definitions"); `test/mcp/generated.test.ts`
+ * proves the generated file equals what this module produces now.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type * as z from 'zod';
-import { CALCULATORS } from '../calculators/index.ts';
-import { resultSchema, toolName } from '../calculators/definition.ts';
-import { FUND_TOOLS } from '../fund/tools/index.ts';
+import { resultSchema, toolName, type CalculatorDefinition } from '../calculators/definition.ts';
+import type { LocatedFundTool } from '../fund/definition.ts';
 import { jsonSchema } from '../json-schema.ts';
 import { withNullAsAnyOf } from './portable-schema.ts';
 import { SEARCH_DOCS, searchDocsInput, searchDocsOutput } from './search-docs.ts';
@@ -40,9 +39,9 @@ export function toolOutputSchema(schema: z.ZodType): NonNullable<Tool['outputSch
 }
 
 /** The public server's tools as `tools/list` shows them: one `calc_<slug>` per calculator, then `search_docs`. */
-export function publicToolDefinitions(): Tool[] {
+export function publicToolDefinitions(calculators: readonly CalculatorDefinition[]): Tool[] {
   return [
-    ...CALCULATORS.map(
+    ...calculators.map(
       (def): Tool => ({
         name: toolName(def),
         title: def.title,
@@ -62,8 +61,8 @@ export function publicToolDefinitions(): Tool[] {
 }
 
 /** The fund server's tools as `tools/list` shows them: one `get_*` per fund-data endpoint, in declaration order. */
-export function fundToolDefinitions(): Tool[] {
-  return FUND_TOOLS.map((def) => ({
+export function fundToolDefinitions(fundTools: readonly LocatedFundTool[]): Tool[] {
+  return fundTools.map((def) => ({
     name: def.tool,
     title: def.title,
     description: `${def.description} Arguments are the query parameters of GET /api/v1/fund/${def.path}; the result is the same redacted JSON. Units: money and quantities are exact decimal strings in the fund's base currency (the \`currency\` field); percentages are numbers in percent units (fields ending Pct); dates YYYY-MM-DD.`,

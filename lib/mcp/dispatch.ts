@@ -41,7 +41,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { AppEnv } from '../env.ts';
 import { RateLimitedError, UnsupportedMediaTypeError } from '../errors.ts';
-import { isJsonObject, type RequestContext } from '../endpoint.ts';
+import { isJsonObject, type Catalog, type RequestContext } from '../endpoint.ts';
 import { MCP_ANSWER_TIMEOUT_MS } from '../limits.ts';
 import { checkHostAndOrigin, publicOrigin, requestHost } from '../origin.ts';
 import { createServer, withOwnErrorText } from './sdk-adapter.ts';
@@ -187,7 +187,7 @@ export function invalidRequestReason(body: unknown, served: string | undefined):
  */
 export async function handleMcp<C>(spec: McpServerSpec<C>, c: Context<AppEnv>, ctx: RequestContext): Promise<Response> {
   checkHostAndOrigin(c.env, requestHost(c.req.raw), c.req.header('origin'));
-  const context = await spec.admit(c);
+  const context = await spec.admit(c, ctx);
   let answered: Promise<unknown> = Promise.resolve();
   try {
     const { response, streamed } = await answerMcp(spec, c, ctx, context);
@@ -198,19 +198,24 @@ export async function handleMcp<C>(spec: McpServerSpec<C>, c: Context<AppEnv>, c
   }
 }
 
-const FREE_TOOLS = new WeakMap<object, ReadonlySet<string>>();
+const FREE_TOOLS = new WeakMap<object, WeakMap<Catalog, ReadonlySet<string>>>();
 
-/** Names of a server's tools that are not charged (`free`), once per spec and isolate (its tools are fixed). */
-function freeToolsOf<C>(spec: McpServerSpec<C>): ReadonlySet<string> {
-  let free = FREE_TOOLS.get(spec);
+/** Names of a server's tools that are not charged (`free`), once per spec, catalog and isolate (its tools are fixed). */
+function freeToolsOf<C>(spec: McpServerSpec<C>, catalog: Catalog): ReadonlySet<string> {
+  let bySpec = FREE_TOOLS.get(spec);
+  if (!bySpec) {
+    bySpec = new WeakMap();
+    FREE_TOOLS.set(spec, bySpec);
+  }
+  let free = bySpec.get(catalog);
   if (!free) {
     free = new Set(
       spec
-        .tools()
+        .tools(catalog)
         .filter((t) => t.free)
         .map((t) => t.name),
     );
-    FREE_TOOLS.set(spec, free);
+    bySpec.set(catalog, free);
   }
   return free;
 }
@@ -238,6 +243,39 @@ export async function withinTime<T>(work: Promise<T>, ms: number): Promise<T> {
     ]);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/**
+ * Charges the body's `tools/call` requests (but those of free tools) against the server's limit, before any
+ * is answered.
+ * @param requests the body's requests (a batch's, or the one message's)
+ * @param batch whether the body was an array (the 429 answer is one then too)
+ * @returns the limit's headers, or the 429 answer (a JSON-RPC error per request) when the limit is spent
+ */
+async function charge<C>(
+  spec: McpServerSpec<C>,
+  c: Context<AppEnv>,
+  ctx: RequestContext,
+  context: C,
+  requests: readonly (RpcMessage & { method: string; id: string | number })[],
+  batch: boolean,
+): Promise<Record<string, string> | Response> {
+  const free = freeToolsOf(spec, ctx.catalog);
+  const calls = requests.filter((m) => m.method === 'tools/call' && !free.has(toolNameOf(m))).length;
+  if (calls === 0) return {};
+  try {
+    return await spec.charge(c, context, calls, ctx.clock());
+  } catch (err) {
+    if (!(err instanceof RateLimitedError)) throw err;
+    const errors = requests.map((m) =>
+      rpcError(m.id, RATE_LIMITED_RPC_CODE, err.detail, {
+        status: 429,
+        code: err.code,
+        retryAfterSeconds: Number(err.headers['Retry-After']),
+      }),
+    );
+    return rpcResponse(429, batch ? errors : errors[0], err.headers);
   }
 }
 
@@ -272,27 +310,12 @@ async function answerMcp<C>(
   if (refused !== null) return now(rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, refused)));
   const batch = Array.isArray(body);
   const requests = (batch ? (body as unknown[]) : [body]).filter(isRequest);
-  const free = freeToolsOf(spec);
-  const calls = requests.filter((m) => m.method === 'tools/call' && !free.has(toolNameOf(m))).length;
-  let limitHeaders: Record<string, string> = {};
-  if (calls > 0) {
-    try {
-      limitHeaders = await spec.charge(c, context, calls, ctx.clock());
-    } catch (err) {
-      if (!(err instanceof RateLimitedError)) throw err;
-      const errors = requests.map((m) =>
-        rpcError(m.id, RATE_LIMITED_RPC_CODE, err.detail, {
-          status: 429,
-          code: err.code,
-          retryAfterSeconds: Number(err.headers['Retry-After']),
-        }),
-      );
-      return now(rpcResponse(429, batch ? errors : errors[0], err.headers));
-    }
-  }
+  const charged = await charge(spec, c, ctx, context, requests, batch);
+  if (charged instanceof Response) return now(charged);
+  const limitHeaders = charged;
 
   const sse = wantsEventStream(c.req.header('accept'));
-  const server = createServer(spec, context, c.get('requestId'), `${publicOrigin(c)}/`, argumentsById(requests));
+  const server = createServer(spec, ctx.catalog, context, c.get('requestId'), `${publicOrigin(c)}/`, argumentsById(requests));
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !sse });
   await server.connect(transport);
   withOwnErrorText(transport);

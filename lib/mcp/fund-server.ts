@@ -2,8 +2,8 @@
  * The fund MCP server (`POST /api/mcp`, docs/mcp.md): one read-only tool per fund-data endpoint, generated
  * from the declarations in `lib/fund/tools/`. Arguments are the endpoint's query parameters; results are
  * the REST body, byte for byte, as text content and as `structuredContent`, after the same fail-closed
- * redaction (every call goes through `callFundTool`). The tools' `tools/list` entries are computed at build
- * time (lib/mcp/definitions.ts → lib/generated/).
+ * redaction (every call goes through `callFundTool`). The tools and their `tools/list` entries (computed at
+ * build time, lib/mcp/definitions.ts) come from the catalog the composition root hands each request.
  *
  * Only a real fund key or an OAuth access token of an account with this fund (lib/oauth/, docs/oauth.md) is
  * admitted: none or a bad one is 401, the demo key, a calc key, a key of another fund and a calc-only
@@ -13,15 +13,14 @@
  */
 import type { Config } from '../config.ts';
 import { logContextOf, logFailure, type LogContext } from '../log.ts';
-import { ApiError, InsufficientScopeError } from '../errors.ts';
+import { ApiError, InsufficientScopeError, UnauthorizedError } from '../errors.ts';
 import type { Principal } from '../keys.ts';
-import { fundPrincipal, withDiscovery } from '../oauth/resource.ts';
+import { authenticate } from '../auth.ts';
+import { NO_CREDENTIAL_DETAIL, accessTokens, withDiscovery } from '../oauth/resource.ts';
 import { consumeFundBurst } from '../rate-limit.ts';
 import { callFundTool } from '../fund/definition.ts';
 import { fundSource, releaseAfterResponse, type FundSource } from '../fund/source.ts';
-import { FUND_TOOLS } from '../fund/tools/index.ts';
-import { FUND_TOOL_DEFINITIONS } from '../generated/mcp-tools.ts';
-import { definitionsOf, once, structuredOf, type McpServerSpec, type McpTool } from './tools.ts';
+import { definitionsOf, perCatalog, structuredOf, type McpServerSpec, type McpTool } from './tools.ts';
 
 /** An admitted caller of the fund server: its key, its fund's source, the configuration, and where to log. */
 export interface FundCaller {
@@ -32,8 +31,8 @@ export interface FundCaller {
   at: LogContext;
 }
 
-const fundTools = once((): McpTool<FundCaller>[] =>
-  FUND_TOOLS.map((def) => ({
+const fundTools = perCatalog((catalog): McpTool<FundCaller>[] =>
+  catalog.fundTools.map((def) => ({
     name: def.tool,
     async call(caller, args) {
       try {
@@ -70,10 +69,13 @@ export const fundServer: McpServerSpec<FundCaller> = {
   ],
   cacheControl: 'private, no-store',
   tools: fundTools,
-  definitions: definitionsOf(FUND_TOOL_DEFINITIONS),
-  async admit(c) {
+  definitions: definitionsOf((catalog) => catalog.toolDefinitions.fund),
+  async admit(c, ctx) {
     try {
-      const principal = await fundPrincipal(c);
+      // API keys, and this service's OAuth access tokens (lib/oauth/resource.ts), through the one authentication step.
+      const access = ctx.access(c.env);
+      const principal = await authenticate(c.req.header('authorization'), { ...access, token: accessTokens(c, access.accounts) });
+      if (!principal) throw new UnauthorizedError(NO_CREDENTIAL_DETAIL, false);
       if (principal.kind === 'demo') {
         throw new InsufficientScopeError(
           'The demo key reads only the demo fixture over REST; the fund MCP server needs a key minted for this fund, or OAuth.',
@@ -82,7 +84,7 @@ export const fundServer: McpServerSpec<FundCaller> = {
       const config = c.get('config');
       return {
         principal,
-        source: fundSource(principal, config, c.env.ASSETS),
+        source: fundSource(principal, config, { binding: c.env.ASSETS, fingerprints: ctx.catalog.fundAssetFingerprints }),
         config,
         connectingIp: c.req.header('cf-connecting-ip'),
         at: logContextOf(c),

@@ -3,12 +3,13 @@
  * `calc_<slug>`, generated from their declarations in `lib/calculators/`, with no key needed. Every
  * `tools/call` counts against the same daily calculator quota as a REST call (docs/api.md#limits); an optional key
  * raises it exactly as on REST. Besides them, `search_docs` searches the service's documentation; it reads
- * only the index bundled at build time and is not charged against the quota (README "Documentation").
- * The tools' `tools/list` entries are computed at build time (lib/mcp/definitions.ts → lib/generated/).
+ * only the index bundled at build time and is not charged against the quota (docs/documentation.md).
+ * The tools and their `tools/list` entries (computed at build time, lib/mcp/definitions.ts) come from the
+ * catalog the composition root hands each request.
  */
-import { CALCULATORS } from '../calculators/index.ts';
 import { runCalculator, toolName } from '../calculators/definition.ts';
-import { authenticate, type Principal } from '../keys.ts';
+import type { Principal } from '../keys.ts';
+import { authenticate } from '../auth.ts';
 import { calcCaller, consumeCalcQuota, deferOf, rateLimitHeaders } from '../rate-limit.ts';
 import { atLocation, parseInput } from '../validation.ts';
 import { SEARCH_INDEX_PATH, searchDocs } from '../docs/search.ts';
@@ -17,9 +18,8 @@ import type { Env } from '../env.ts';
 import { publicOrigin } from '../origin.ts';
 import { ApiError } from '../errors.ts';
 import { logContextOf, logFailure, type LogContext } from '../log.ts';
-import { PUBLIC_TOOL_DEFINITIONS } from '../generated/mcp-tools.ts';
 import { SEARCH_DOCS, searchDocsInput } from './search-docs.ts';
-import { definitionsOf, once, type McpServerSpec, type McpTool } from './tools.ts';
+import { definitionsOf, perCatalog, type McpServerSpec, type McpTool } from './tools.ts';
 
 export { searchDocsInput, searchDocsOutput } from './search-docs.ts';
 
@@ -51,8 +51,8 @@ const searchDocsTool: McpTool<PublicCaller> = {
   },
 };
 
-const calculatorTools = once((): McpTool<PublicCaller>[] =>
-  CALCULATORS.map((def) => ({
+const calculatorTools = perCatalog((catalog): McpTool<PublicCaller>[] =>
+  catalog.calculators.map((def) => ({
     name: toolName(def),
     async call(caller, args) {
       try {
@@ -80,11 +80,11 @@ export const publicServer: McpServerSpec<PublicCaller> = {
   auth: 'optional',
   problems: ['unauthorized', 'origin_not_allowed', 'misdirected_request', 'payload_too_large', 'unsupported_media_type', 'rate_limited'],
   cacheControl: 'no-store',
-  tools: once(() => [...calculatorTools(), searchDocsTool]),
-  definitions: definitionsOf(PUBLIC_TOOL_DEFINITIONS),
-  async admit(c) {
+  tools: perCatalog((catalog) => [...calculatorTools(catalog), searchDocsTool]),
+  definitions: definitionsOf((catalog) => catalog.toolDefinitions.public),
+  async admit(c, ctx) {
     return {
-      principal: await authenticate(c.req.header('authorization'), c.env.API_KEYS, c.env.CONSOLE),
+      principal: await authenticate(c.req.header('authorization'), ctx.access(c.env)),
       connectingIp: c.req.header('cf-connecting-ip'),
       origin: publicOrigin(c),
       assets: c.env.ASSETS,

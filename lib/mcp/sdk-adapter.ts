@@ -22,6 +22,7 @@ import * as z from 'zod';
 import { problemOf } from '../errors.ts';
 import { MCP_BATCH_CONCURRENCY } from '../limits.ts';
 import { SERVER_VERSION, type McpServerSpec } from './tools.ts';
+import type { Catalog } from '../endpoint.ts';
 
 /** Messages of errors this module throws on purpose; {@link withOwnErrorText} lets them through. */
 const OWN_MESSAGES = new Set<string>();
@@ -150,19 +151,20 @@ export function concurrencyGate(limit: number): <T>(work: () => Promise<T>) => P
  */
 export function createServer<C>(
   spec: McpServerSpec<C>,
+  catalog: Catalog,
   context: C,
   requestId: string,
   websiteUrl: string,
   rawArguments: ReadonlyMap<string | number, unknown> = new Map(),
 ): Server {
-  const tools = spec.tools();
+  const tools = spec.tools(catalog);
   const byName = new Map(tools.map((t) => [t.name, t]));
   const gate = concurrencyGate(MCP_BATCH_CONCURRENCY);
   const server = new ParamsCheckingServer(
     { name: spec.name, title: spec.title, version: SERVER_VERSION, websiteUrl },
     { capabilities: { tools: { listChanged: false } }, instructions: spec.instructions, jsonSchemaValidator: NO_SCHEMA_VALIDATION },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...spec.definitions()] }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...spec.definitions(catalog)] }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
     if (!tool) {

@@ -1,12 +1,14 @@
 /**
  * The tool side of both MCP servers: what a server and its tools are (generated from the calculator and
- * fund-tool declarations), and how a server reads its `tools/list` entries, which are computed at build
- * time (`definitions.ts` → `lib/generated/mcp-tools.ts`, docs/mcp.md "Tool definitions").
+ * fund-tool declarations the composition root hands each request in its {@link Catalog}), and how a server
+ * reads its `tools/list` entries, which are computed at build time (`definitions.ts`, docs/mcp.md "Tool
+ * definitions") and reach it in the same catalog.
  */
 import type { Context } from 'hono';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { AppEnv } from '../env.ts';
 import type { ProblemCode } from '../errors.ts';
+import type { Catalog, RequestContext } from '../endpoint.ts';
 /** The version this service reports in `serverInfo`. */
 export const SERVER_VERSION = '1.0.0';
 
@@ -47,19 +49,20 @@ export interface McpServerSpec<C> {
   description: string;
   auth: 'none' | 'optional' | 'required';
   problems: ProblemCode[];
-  /** The tools (built once per isolate by the caller; the list is read on every request). */
-  tools(): readonly McpTool<C>[];
+  /** The tools, made from the catalog's declarations (once per catalog and isolate: see {@link perCatalog}). */
+  tools(catalog: Catalog): readonly McpTool<C>[];
   /**
    * The entries `tools/list` shows, one per tool in the order of {@link McpServerSpec.tools}: name, title,
    * description, input and output JSON Schema, annotations. Computed at build time from the declarations
-   * (`definitions.ts`) and parsed on first use ({@link definitionsOf}); `tools/call` never reads them.
+   * (`definitions.ts`), handed in by the catalog and parsed on first use ({@link definitionsOf}); `tools/call`
+   * never reads them.
    */
-  definitions(): readonly Tool[];
+  definitions(catalog: Catalog): readonly Tool[];
   /**
    * Admits the request before its body is read.
    * @throws {ApiError} 401 / 403 refusals
    */
-  admit(c: Context<AppEnv>): Promise<C>;
+  admit(c: Context<AppEnv>, ctx: RequestContext): Promise<C>;
   /**
    * Charges `calls` tool calls against the server's limit.
    * @returns headers to add to the response (RateLimit)
@@ -81,16 +84,26 @@ export function structuredOf(text: string): Record<string, unknown> {
   return Array.isArray(value) ? { items: value } : (value as Record<string, unknown>);
 }
 
-/** Builds a value once per isolate, on first use (the tool lists, their parsed definitions). */
-export function once<T>(build: () => T): () => T {
-  let value: T | undefined;
-  return () => (value ??= build());
+/**
+ * Builds a value from a catalog once per catalog, on first use (the tool lists, their parsed definitions):
+ * once per isolate for the Worker's one catalog.
+ */
+export function perCatalog<T>(build: (catalog: Catalog) => T): (catalog: Catalog) => T {
+  const built = new WeakMap<Catalog, T>();
+  return (catalog) => {
+    let value = built.get(catalog);
+    if (value === undefined) {
+      value = build(catalog);
+      built.set(catalog, value);
+    }
+    return value;
+  };
 }
 
 /**
- * The `tools/list` entries of a server from their JSON text (a constant of `lib/generated/mcp-tools.ts`),
- * parsed once per isolate, on the first `tools/list`.
+ * A server's `tools/list` entries from their JSON text in the catalog (`toolDefinitions`, written by
+ * `npm run build`), parsed once per catalog, on the first `tools/list`.
  */
-export function definitionsOf(json: string): () => readonly Tool[] {
-  return once(() => JSON.parse(json) as Tool[]);
+export function definitionsOf(json: (catalog: Catalog) => string): (catalog: Catalog) => readonly Tool[] {
+  return perCatalog((catalog) => JSON.parse(json(catalog)) as Tool[]);
 }

@@ -1,7 +1,7 @@
 /**
- * The fund MCP server as an OAuth 2.1 resource server (RFC 9728, RFC 6750; docs/oauth.md): who a bearer
- * credential is, for `/api/mcp`, whether it is an API key (`svc_dk_...`, lib/keys.ts) or an access token
- * this service issued (lib/oauth/provider.ts), and the challenges of its refusals.
+ * The fund MCP server as an OAuth 2.1 resource server (RFC 9728, RFC 6750; docs/oauth.md): who an access
+ * token this service issued (lib/oauth/provider.ts) is, for the authentication step of `/api/mcp` (lib/auth.ts,
+ * which also takes API keys, `svc_dk_...`), and the challenges of its refusals.
  *
  * Every 401 and 403 from `/api/mcp` carries `WWW-Authenticate: Bearer` with `resource_metadata` (the URL of
  * the server's RFC 9728 document, which names this service as its authorization server), `scope`
@@ -12,8 +12,7 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../env.ts';
 import { ApiError, InsufficientScopeError, UnauthorizedError } from '../errors.ts';
-import { authenticate, KEY_PREFIX, type Principal } from '../keys.ts';
-import { activeAccount } from '../console/standing.ts';
+import type { AccountDirectory, Principal } from '../keys.ts';
 import { FUND_READ_SCOPE, resourceMetadataUrl, validateAccessToken } from './provider.ts';
 
 /** Detail of the 401 without any credential. */
@@ -49,41 +48,37 @@ export function withDiscovery(c: Context<AppEnv>, err: ApiError): ApiError {
 }
 
 /**
- * Who the `Authorization` header of a fund MCP request is: the demo key, a stored key, or an access token's
- * account, as a {@link Principal} (an access token becomes a `fund` principal of its account, so the fund
- * scope checks of lib/fund/source.ts apply to it unchanged).
- * @throws {UnauthorizedError} 401 (none, malformed, unknown, revoked, expired, other resource)
- * @throws {InsufficientScopeError} 403 (no `fund:read`; an account without the served fund); the caller adds
- *   the discovery challenge with {@link withDiscovery}
+ * The verifier of this service's OAuth access tokens that the fund MCP server hands the authentication step
+ * (lib/auth.ts `Access.token`): an access token becomes a `fund` principal of its account, so the fund scope
+ * checks of lib/fund/source.ts apply to it unchanged.
+ * @param accounts the developer console's accounts (the token's account must be active and hold the fund)
+ * @returns a verifier that throws {@link UnauthorizedError} 401 (unknown, expired, revoked, other resource, a
+ *   revoked account) or {@link InsufficientScopeError} 403 (no `fund:read`; an account without the served
+ *   fund); the caller adds the discovery challenge with {@link withDiscovery}
  */
-export async function fundPrincipal(c: Context<AppEnv>): Promise<Principal> {
-  const header = c.req.header('authorization');
-  const token = /^Bearer +(\S+)\s*$/i.exec(header ?? '')?.[1];
-  if (token === undefined || token.startsWith(KEY_PREFIX)) {
-    const principal = await authenticate(header, c.env.API_KEYS, c.env.CONSOLE);
-    if (!principal) throw new UnauthorizedError(NO_CREDENTIAL_DETAIL, false);
-    return principal;
-  }
-  const validated = await validateAccessToken(c, token);
-  const account = validated ? await activeAccount(c.env.CONSOLE, validated.props.accountId) : null;
-  if (!validated || !account) throw new UnauthorizedError(INVALID_TOKEN_DETAIL, true);
-  if (!validated.scope.includes(FUND_READ_SCOPE)) throw new InsufficientScopeError(TOKEN_SCOPE_DETAIL);
-  const fundId = c.get('config').fundId;
-  if (!account.fundIds.includes(fundId)) throw new InsufficientScopeError(ACCOUNT_NO_FUND_DETAIL);
-  return {
-    kind: 'key',
-    record: {
-      // Not a stored key: the fund-data burst limit counts per account and client.
-      keyId: `oauth_${account.accountId}_${validated.clientId}`,
-      prefix: 'oauth',
-      scope: 'fund',
-      fundId,
-      dailyCalcLimit: 0,
-      accountId: account.accountId,
-      label: 'OAuth access token',
-      createdAt: new Date(0).toISOString(),
-      revokedAt: null,
-    },
-    account: { accountId: account.accountId, plan: account.plan },
+export function accessTokens(c: Context<AppEnv>, accounts: AccountDirectory | undefined): (token: string) => Promise<Principal> {
+  return async (token) => {
+    const validated = await validateAccessToken(c, token);
+    const account = validated && accounts ? await accounts.activeAccount(validated.props.accountId) : null;
+    if (!validated || !account) throw new UnauthorizedError(INVALID_TOKEN_DETAIL, true);
+    if (!validated.scope.includes(FUND_READ_SCOPE)) throw new InsufficientScopeError(TOKEN_SCOPE_DETAIL);
+    const fundId = c.get('config').fundId;
+    if (!account.fundIds.includes(fundId)) throw new InsufficientScopeError(ACCOUNT_NO_FUND_DETAIL);
+    return {
+      kind: 'key',
+      record: {
+        // Not a stored key: the fund-data burst limit counts per account and client.
+        keyId: `oauth_${account.accountId}_${validated.clientId}`,
+        prefix: 'oauth',
+        scope: 'fund',
+        fundId,
+        dailyCalcLimit: 0,
+        accountId: account.accountId,
+        label: 'OAuth access token',
+        createdAt: new Date(0).toISOString(),
+        revokedAt: null,
+      },
+      account: { accountId: account.accountId, dailyCalcLimit: account.dailyCalcLimit },
+    };
   };
 }

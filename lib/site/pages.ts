@@ -1,13 +1,13 @@
 /**
  * The way in for a reader of a deployed service: the home page `/`, the interactive API reference `/docs`,
- * and `/llms.txt` and `/llms-full.txt` (the llms.txt convention). See README "Documentation".
+ * and `/llms.txt` and `/llms-full.txt` (the llms.txt convention). See docs/documentation.md.
  *
  * - Everything is same-origin: the pages load only this Worker's stylesheet and scripts, under a
  *   Content-Security-Policy that allows nothing else (no inline script or style, no third-party origin).
  * - `/docs` is Swagger UI (`swagger-ui-dist`, vendored by `scripts/build-docs.ts` into `public/docs/assets/`,
  *   served by wrangler's static assets) rendering `/api/v1/openapi.json`; "try it" calls the same origin.
- * - The llms files are generated at build time from the declarations and `docs/` (`lib/generated/docs.ts`);
- *   `{{origin}}` in them becomes the serving origin.
+ * - The llms files are generated at build time from the declarations and `docs/` (`scripts/build-docs.ts`)
+ *   and handed in by the composition root; `{{origin}}` in them becomes the serving origin.
  * - The pages are not API operations: they are not in the route table or the OpenAPI document.
  */
 import type { Hono } from 'hono';
@@ -15,8 +15,7 @@ import { html } from 'hono/html';
 import { secureHeaders } from 'hono/secure-headers';
 import type { AppEnv } from '../env.ts';
 import { DEMO_API_KEY } from '../keys.ts';
-import { feeCalculator } from '../calculators/fee-calculator.ts';
-import { LLMS_FULL_TXT, LLMS_TXT } from '../generated/docs.ts';
+import { quickstartCalls, type Catalog } from '../endpoint.ts';
 import { SITE_CSS, SWAGGER_INIT_JS } from './assets.ts';
 import { publicOrigin } from '../origin.ts';
 
@@ -76,8 +75,16 @@ ${extraHead}
 ${body}
 </html>`;
 
+/** What the site shows besides its own text: the declarations (for the quick starts) and the llms files. */
+export interface SiteContent {
+  catalog: Pick<Catalog, 'calculators' | 'fundTools'>;
+  /** `llms.txt` and `llms-full.txt` as the build wrote them, with `{{origin}}` for the serving origin. */
+  llms: { index: string; full: string };
+}
+
 /** The home page: what the service is, its three surfaces, the demo key, the docs, and quick starts. */
-function homePage(origin: string) {
+function homePage(origin: string, catalog: SiteContent['catalog']) {
+  const start = quickstartCalls(catalog);
   const mcpPublic = JSON.stringify({ mcpServers: { 'fund-edge-calculators': { url: `${origin}/api/mcp/public` } } }, null, 2);
   const mcpFundOAuth = JSON.stringify({ mcpServers: { 'fund-edge-fund-data': { url: `${origin}/api/mcp` } } }, null, 2);
   const mcpFund = JSON.stringify(
@@ -119,11 +126,11 @@ function homePage(origin: string) {
 <p>The published demo key reads a synthetic fund (no real data) on the REST fund-data endpoints: <code>${DEMO_API_KEY}</code></p>
 <h2>Quick start</h2>
 <h3>Calculators (no key)</h3>
-<pre><code>curl -s -X POST ${origin}/api/v1/calc/fee-calculator \\
+<pre><code>curl -s -X POST ${origin}${start.calculator?.path} \\
   -H 'content-type: application/json' \\
-  -d '${JSON.stringify(feeCalculator.example)}'</code></pre>
+  -d '${JSON.stringify(start.calculator?.example ?? {})}'</code></pre>
 <h3>Fund data (demo key)</h3>
-<pre><code>curl -s ${origin}/api/v1/fund/overview \\
+<pre><code>curl -s ${origin}${start.fundPath} \\
   -H 'authorization: Bearer ${DEMO_API_KEY}'</code></pre>
 <h3>MCP client configuration</h3>
 <p>Public server (Streamable HTTP, no key):</p>
@@ -158,20 +165,20 @@ function docsPage() {
 }
 
 /** Mounts the pages on the app (before the API routes; none of these paths is an API path). */
-export function mountSite(app: Hono<AppEnv>): void {
+export function mountSite(app: Hono<AppEnv>, content: SiteContent): void {
   // The pages' absolute URLs come from PUBLIC_ORIGIN, or locally from the request's own origin: vary on Host.
   const cached = { 'Cache-Control': 'public, max-age=300', Vary: 'Host' };
   const textFile = (type: string) => ({ ...cached, 'Content-Type': type });
 
-  app.get('/', pageHeaders(HOME_CSP), (c) => c.html(homePage(publicOrigin(c)), 200, cached));
+  app.get('/', pageHeaders(HOME_CSP), (c) => c.html(homePage(publicOrigin(c), content.catalog), 200, cached));
   app.get('/docs', pageHeaders(DOCS_CSP), (c) => c.html(docsPage(), 200, cached));
   app.get('/docs/', (c) => c.redirect('/docs', 301));
   app.get('/docs/init.js', pageHeaders(TEXT_CSP), (c) => c.body(SWAGGER_INIT_JS, 200, textFile('text/javascript; charset=utf-8')));
   app.get('/site.css', pageHeaders(TEXT_CSP), (c) => c.body(SITE_CSS, 200, textFile('text/css; charset=utf-8')));
   app.get('/llms.txt', pageHeaders(TEXT_CSP), (c) =>
-    c.body(LLMS_TXT.replaceAll('{{origin}}', publicOrigin(c)), 200, textFile('text/markdown; charset=utf-8')),
+    c.body(content.llms.index.replaceAll('{{origin}}', publicOrigin(c)), 200, textFile('text/markdown; charset=utf-8')),
   );
   app.get('/llms-full.txt', pageHeaders(TEXT_CSP), (c) =>
-    c.body(LLMS_FULL_TXT.replaceAll('{{origin}}', publicOrigin(c)), 200, textFile('text/markdown; charset=utf-8')),
+    c.body(content.llms.full.replaceAll('{{origin}}', publicOrigin(c)), 200, textFile('text/markdown; charset=utf-8')),
   );
 }

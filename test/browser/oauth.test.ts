@@ -3,7 +3,7 @@
  * virtual passkey, and the MCP TypeScript SDK's client with its OAuth client provider, which is given only
  * the URL of the fund MCP server. The client is refused (401), discovers the authorization server, registers
  * itself and sends the browser to the console's authorization page; the developer signs up with a passkey
- * through an operator invitation to the fund and approves; the client lists the twelve tools and calls
+ * through an operator invitation to the fund and approves; the client lists every fund tool and calls
  * `get_fund_overview`. A denied consent, a grant revoked in the console and a calc-only account each end in
  * a clear refusal. The same through `mcp-remote` (the stdio bridge desktop clients run), with no browser of
  * its own: the test opens the URL it prints. Screenshots go to test-results/screenshots/ (git-ignored).
@@ -21,6 +21,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, operatorInvite, pageWithPasskey, screenshot } from '../support/browser.ts';
 import { startWorker, type TestWorker } from '../support/worker.ts';
+import { FUND_TOOL_NAMES } from '../support/declared.ts';
 
 const persistDir = mkdtempSync(join(tmpdir(), 'fund-edge-oauth-'));
 let worker: TestWorker;
@@ -139,7 +140,7 @@ describe('an MCP client connects with OAuth, knowing only the URL', () => {
     const { client, connected } = connect(provider);
     await connected;
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(12);
+    expect(tools).toHaveLength(FUND_TOOL_NAMES.length);
     const overview = await client.callTool({ name: 'get_fund_overview', arguments: {} });
     expect(overview.isError).toBeFalsy();
     expect(JSON.stringify(overview.structuredContent)).toContain('"currency"');
@@ -205,7 +206,7 @@ async function freePort(): Promise<number> {
 }
 
 describe('the same through mcp-remote', () => {
-  it('prints the authorization URL, takes the approval, and bridges the twelve tools and get_fund_overview', async () => {
+  it('prints the authorization URL, takes the approval, and bridges every fund tool and get_fund_overview', async () => {
     const { context, page } = await pageWithPasskey(browser, origin);
     const configDir = mkdtempSync(join(tmpdir(), 'fund-edge-mcp-remote-'));
     const bridge = spawn(
@@ -245,7 +246,7 @@ describe('the same through mcp-remote', () => {
       expect((await answer(1)).result.serverInfo).toMatchObject({ name: 'fund-edge-fund-data' });
       send({ jsonrpc: '2.0', method: 'notifications/initialized' });
       send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
-      expect(((await answer(2)).result.tools as unknown[]).length).toBe(12);
+      expect(((await answer(2)).result.tools as unknown[]).length).toBe(FUND_TOOL_NAMES.length);
       send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_fund_overview', arguments: {} } });
       const overview = (await answer(3)).result;
       expect(overview.isError).toBeFalsy();

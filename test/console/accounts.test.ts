@@ -31,8 +31,9 @@ import {
   ConsoleNotConfiguredError,
   PLAN_DAILY_CALC_LIMITS,
 } from '../../lib/console/config.ts';
-import { KEY_USE_NOTE_INTERVAL_MS, noteKeyUse } from '../../lib/console/standing.ts';
-import { authenticate, createKey } from '../../lib/keys.ts';
+import { KEY_USE_NOTE_INTERVAL_MS, consoleAccounts, noteKeyUse } from '../../lib/console/standing.ts';
+import { createKey } from '../../lib/keys.ts';
+import { authenticate } from '../../lib/auth.ts';
 import { calcCaller } from '../../lib/rate-limit.ts';
 import { FakeAtomicNamespace, MemoryKv } from '../support/fakes.ts';
 import { thrown } from '../support/thrown.ts';
@@ -218,15 +219,20 @@ describe('keys of an account', () => {
     const { kv, apiKeys, atomic } = stores();
     const account = await createAccount(kv, 'h', T0);
     const { key } = await mintAccountKey(kv, apiKeys, atomic, account, { scope: 'calc', label: 'a' });
-    const principal = await authenticate(`Bearer ${key}`, apiKeys, kv);
+    const principal = await authenticate(`Bearer ${key}`, { keys: apiKeys, accounts: consoleAccounts(kv) });
     expect(calcCaller(principal, '192.0.2.1')).toEqual({ id: `account:${account.accountId}`, limit: PLAN_DAILY_CALC_LIMITS.free });
     await setPlan(kv, account.accountId, 'paid');
-    expect(calcCaller(await authenticate(`Bearer ${key}`, apiKeys, kv), undefined).limit).toBe(PLAN_DAILY_CALC_LIMITS.paid);
+    expect(calcCaller(await authenticate(`Bearer ${key}`, { keys: apiKeys, accounts: consoleAccounts(kv) }), undefined).limit).toBe(
+      PLAN_DAILY_CALC_LIMITS.paid,
+    );
     // Without the console namespace a console key fails closed.
-    expect(await rejected(() => authenticate(`Bearer ${key}`, apiKeys))).toMatchObject({ code: 'unauthorized' });
+    expect(await rejected(() => authenticate(`Bearer ${key}`, { keys: apiKeys }))).toMatchObject({ code: 'unauthorized' });
     const { keysRevoked } = await revokeAccount(kv, apiKeys, account.accountId, T0);
     expect(keysRevoked).toBe(1);
-    expect(await rejected(() => authenticate(`Bearer ${key}`, apiKeys, kv))).toMatchObject({ code: 'unauthorized', status: 401 });
+    expect(await rejected(() => authenticate(`Bearer ${key}`, { keys: apiKeys, accounts: consoleAccounts(kv) }))).toMatchObject({
+      code: 'unauthorized',
+      status: 401,
+    });
     expect((await listAccounts(kv))[0]?.revokedAt).toBe(T0.toISOString());
   });
 
@@ -234,16 +240,22 @@ describe('keys of an account', () => {
     const { kv, apiKeys, atomic } = stores();
     const account = await createAccount(kv, 'h', T0);
     const { key } = await mintAccountKey(kv, apiKeys, atomic, account, { scope: 'calc', label: 'a' });
-    expect(await authenticate(`Bearer ${key}`, apiKeys, kv)).toMatchObject({ kind: 'key', account: { accountId: account.accountId } });
+    expect(await authenticate(`Bearer ${key}`, { keys: apiKeys, accounts: consoleAccounts(kv) })).toMatchObject({
+      kind: 'key',
+      account: { accountId: account.accountId },
+    });
     // As when the account's revocation has reached this location before the key records' updates.
     await saveAccount(kv, { ...account, revokedAt: T0.toISOString() });
-    expect(await rejected(() => authenticate(`Bearer ${key}`, apiKeys, kv))).toMatchObject({ code: 'unauthorized', status: 401 });
+    expect(await rejected(() => authenticate(`Bearer ${key}`, { keys: apiKeys, accounts: consoleAccounts(kv) }))).toMatchObject({
+      code: 'unauthorized',
+      status: 401,
+    });
   });
 
   it('of the operator CLI keep their own limit and need no account', async () => {
     const { kv, apiKeys } = stores();
     const { key } = await createKey(apiKeys, { fundId: 'sample-fund', dailyCalcLimit: 42 });
-    const principal = await authenticate(`Bearer ${key}`, apiKeys, kv);
+    const principal = await authenticate(`Bearer ${key}`, { keys: apiKeys, accounts: consoleAccounts(kv) });
     expect(calcCaller(principal, undefined).limit).toBe(42);
     expect(kv.gets).toEqual([]);
   });

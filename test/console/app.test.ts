@@ -14,6 +14,7 @@ import { fakeEnv, FakeBurst, type MemoryKv } from '../support/fakes.ts';
 import { expectProblem } from '../support/problems.ts';
 import { take } from '../../lib/atomic.ts';
 import { SIGNUPS_PER_NETWORK_PER_DAY } from '../../lib/limits.ts';
+import { calcPath, fundPath } from '../support/declared.ts';
 
 const ORIGIN = 'http://localhost:8787';
 const SECRET = 'test-secret-'.padEnd(40, 'x');
@@ -123,7 +124,7 @@ describe('console pages', () => {
     const { key } = (await (await mint(env, s)).json()) as { key: string };
     for (let i = 0; i < 3; i++) {
       const res = await app.request(
-        '/api/v1/calc/fee-calculator',
+        calcPath('fee-calculator'),
         { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' },
         env,
       );
@@ -259,11 +260,11 @@ describe('logging', () => {
       const s = await signIn(CONSOLE);
       const { key, keyId } = (await (await mint(env, s)).json()) as { key: string; keyId: string };
       await app.request(
-        '/api/v1/calc/fee-calculator',
+        calcPath('fee-calculator'),
         { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' },
         env,
       );
-      await app.request('/api/v1/fund/overview', { headers: { authorization: `Bearer ${key}` } }, env);
+      await app.request(fundPath('get_fund_overview'), { headers: { authorization: `Bearer ${key}` } }, env);
       await post(env, `/keys/${keyId}/revoke`, {}, { cookie: s.cookie, 'x-csrf-token': s.token });
       await post(env, '/login/verify', { response: { id: 'credential-id', response: {} } });
       await mint(env, { ...s, token: 'wrong' });
@@ -284,7 +285,7 @@ describe('keys and scopes', () => {
     const minted = (await res.json()) as { key: string; scope: string; fundId: null; dailyCalcLimit: number };
     expect(minted).toMatchObject({ scope: 'calc', fundId: null, dailyCalcLimit: PLAN_DAILY_CALC_LIMITS.free });
     const auth = { authorization: `Bearer ${minted.key}` };
-    const fund = await app.request('/api/v1/fund/overview', { headers: auth }, env);
+    const fund = await app.request(fundPath('get_fund_overview'), { headers: auth }, env);
     const { problem } = await expectProblem(fund, 403, 'insufficient_scope');
     expect(problem.detail).toContain('calculators');
     const mcp = await app.request(
@@ -308,9 +309,9 @@ describe('keys and scopes', () => {
     expect(await accepted.json()).toMatchObject({ fundIds: ['sample-fund'] });
     const { key, keyId } = (await (await mint(env, s, { label: 'desk', scope: 'fund' })).json()) as { key: string; keyId: string };
     const auth = { authorization: `Bearer ${key}` };
-    expect((await app.request('/api/v1/fund/overview', { headers: auth }, env)).status).toBe(200);
+    expect((await app.request(fundPath('get_fund_overview'), { headers: auth }, env)).status).toBe(200);
     expect((await post(env, `/keys/${keyId}/revoke`, {}, { cookie: s.cookie, 'x-csrf-token': s.token })).status).toBe(200);
-    await expectProblem(await app.request('/api/v1/fund/overview', { headers: auth }, env), 401, 'unauthorized');
+    await expectProblem(await app.request(fundPath('get_fund_overview'), { headers: auth }, env), 401, 'unauthorized');
   });
 
   it('a reused or expired invitation is refused (410), when previewed and when accepted', async () => {
@@ -371,7 +372,7 @@ describe('keys and scopes', () => {
     const { key } = (await (await mint(env, s)).json()) as { key: string };
     const call = () =>
       app.request(
-        '/api/v1/calc/fee-calculator',
+        calcPath('fee-calculator'),
         { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' },
         env,
       );

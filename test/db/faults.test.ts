@@ -39,6 +39,7 @@ import { postgresTarget, startPgWsProxy, type PgWsProxy } from '../../scripts/pg
 import { createTestDatabase, migrateAndSeed, someoneWaitsOnALock, type TestDatabase } from '../support/database.ts';
 import { fakeEnv } from '../support/fakes.ts';
 import { expectProblem } from '../support/problems.ts';
+import { fundPath } from '../support/declared.ts';
 
 const FUND = SAMPLE_FUND.fundId;
 const sample = generateFund(SAMPLE_FUND);
@@ -151,7 +152,7 @@ interface AppSetup {
 }
 
 async function getPositions(setup: AppSetup): Promise<Response> {
-  return app.request('/api/v1/fund/positions', { headers: { authorization: `Bearer ${setup.key}` } }, setup.env);
+  return app.request(fundPath('get_positions'), { headers: { authorization: `Bearer ${setup.key}` } }, setup.env);
 }
 
 /** The 503 answer of the REST endpoint. */

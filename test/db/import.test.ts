@@ -27,9 +27,9 @@ import { embeddedStore } from '../../lib/fund/embedded-store.ts';
 import { postgresStore } from '../../lib/fund/postgres-store.ts';
 import { guardedStore } from '../../lib/fund/store.ts';
 import { SAMPLE_FUND } from '../../lib/fund/synthetic.ts';
-import { FUND_TOOLS } from '../../lib/fund/tools/index.ts';
 import { loadMigrations } from '../../scripts/db.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { FUND_TOOLS } from '../../lib/registry.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const FUND = SAMPLE_FUND.fundId;

@@ -19,7 +19,7 @@ import { embeddedStore } from '../../lib/fund/embedded-store.ts';
 import { postgresStore } from '../../lib/fund/postgres-store.ts';
 import { guardedStore } from '../../lib/fund/store.ts';
 import { DEMO_FUND, SAMPLE_FUND } from '../../lib/fund/synthetic.ts';
-import { FUND_TOOLS } from '../../lib/fund/tools/index.ts';
+import { FUND_TOOLS } from '../../lib/registry.ts';
 import { createKey } from '../../lib/keys.ts';
 import { createTestDatabase, migrateAndSeed, type TestDatabase } from '../support/database.ts';
 import { fakeEnv } from '../support/fakes.ts';

@@ -8,10 +8,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FUND_TOOLS } from '../../lib/fund/tools/index.ts';
+import { FUND_TOOLS } from '../../lib/registry.ts';
 import { DEMO_API_KEY } from '../../lib/keys.ts';
 import { createTestDatabase, migrateAndSeed, type TestDatabase } from '../support/database.ts';
 import { mintKey, startWorker, type TestWorker } from '../support/worker.ts';
+import { fundUrl } from '../support/declared.ts';
 
 const FUND_ID = 'e2e-db-fund';
 const persistDir = mkdtempSync(join(tmpdir(), 'fund-edge-db-e2e-'));
@@ -38,7 +39,7 @@ afterAll(async () => {
   rmSync(persistDir, { recursive: true, force: true });
 });
 
-const get = (path: string, k: string) => fetch(`${worker.base}/api/v1/fund/${path}`, { headers: { authorization: `Bearer ${k}` } });
+const get = (path: string, k: string) => fetch(`${worker.base}${fundUrl(path)}`, { headers: { authorization: `Bearer ${k}` } });
 
 describe('fund data from Postgres over HTTP', () => {
   it.each(FUND_TOOLS.map((t) => [t.path, t] as const))('%s answers 200 with a schema-valid body', async (path, tool) => {
@@ -49,7 +50,7 @@ describe('fund data from Postgres over HTTP', () => {
   });
 
   it('serves the fund of the database (its name), not the embedded sample', async () => {
-    const body = (await (await get('overview', key)).json()) as { name: string };
+    const body = (await (await get('get_fund_overview', key)).json()) as { name: string };
     expect(body.name).toBe(`${FUND_ID} (synthetic)`);
   });
 
@@ -65,19 +66,19 @@ describe('fund data from Postgres over HTTP', () => {
   });
 
   it('keeps the demo key on its embedded fixture', async () => {
-    const body = (await (await get('overview', DEMO_API_KEY)).json()) as { name: string };
+    const body = (await (await get('get_fund_overview', DEMO_API_KEY)).json()) as { name: string };
     expect(body.name).toMatch(/Northstar/);
   });
 
   it('answers 503 while the database is out of reach, and recovers', async () => {
     await database.proxy.close();
-    const down = await get('positions', key);
+    const down = await get('get_positions', key);
     expect(down.status).toBe(503);
     expect(down.headers.get('retry-after')).toMatch(/^\d+$/);
     const text = await down.text();
     expect(JSON.parse(text)).toMatchObject({ code: 'upstream_unavailable' });
     expect(text).not.toMatch(/marketValue|ECONNREFUSED|WebSocket/);
     await database.restartProxy();
-    expect((await get('positions', key)).status).toBe(200);
+    expect((await get('get_positions', key)).status).toBe(200);
   });
 });

@@ -14,11 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
-import { CALCULATORS } from '../../lib/calculators/index.ts';
+import { CALCULATORS, FUND_TOOLS } from '../../lib/registry.ts';
 import { toolName } from '../../lib/calculators/definition.ts';
-import { FUND_TOOLS } from '../../lib/fund/tools/index.ts';
 import { DEMO_API_KEY } from '../../lib/keys.ts';
-import { FUND_TOOL_NAMES, PUBLIC_TOOL_NAMES, SPEC_MCP_HEADERS, specInitialize } from '../support/contract.ts';
+import { SPEC_MCP_HEADERS, specInitialize } from '../support/contract.ts';
+import { FUND_TOOL_NAMES, PUBLIC_TOOL_NAMES } from '../support/declared.ts';
 import { fundExample } from '../support/examples.ts';
 import { mintKey, startWorker, type TestWorker } from '../support/worker.ts';
 
@@ -60,9 +60,9 @@ describe('public server through the SDK client', () => {
     expect(client.getInstructions()).toMatch(/calculators/i);
   });
 
-  it('lists the calculators of docs/mcp.md and search_docs as read-only tools', async () => {
+  it('lists every declared calculator and search_docs as read-only tools', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual([...PUBLIC_TOOL_NAMES, 'search_docs'].sort());
+    expect(tools.map((t) => t.name)).toEqual(PUBLIC_TOOL_NAMES);
     expect(tools.at(-1)!.name).toBe('search_docs');
     for (const t of tools) {
       expect(t.annotations?.readOnlyHint).toBe(true);
@@ -111,9 +111,9 @@ describe('fund server through the SDK client', () => {
   });
   afterAll(() => client?.close());
 
-  it('lists the fund tools of docs/mcp.md', async () => {
+  it('lists every declared fund tool', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual([...FUND_TOOL_NAMES].sort());
+    expect(tools.map((t) => t.name)).toEqual(FUND_TOOL_NAMES);
     for (const t of tools) expect(t.annotations?.readOnlyHint).toBe(true);
   });
 

@@ -8,12 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mintKey, startWorker, type TestWorker } from '../support/worker.ts';
-import { CALCULATORS } from '../../lib/calculators/index.ts';
-import { FUND_TOOLS } from '../../lib/fund/tools/index.ts';
+import { CALCULATORS, FUND_TOOLS } from '../../lib/registry.ts';
 import { DEMO_API_KEY } from '../../lib/keys.ts';
 import { QUOTA_SYNC_MS, secondsToUtcMidnight } from '../../lib/rate-limit.ts';
 import { createApp } from '../../lib/app.ts';
 import { fakeEnv } from '../support/fakes.ts';
+import { fundUrl, calcPath } from '../support/declared.ts';
 
 /** The Worker counts by real UTC day: a loop of hundreds of calls must not straddle midnight. */
 async function awayFromMidnight(): Promise<void> {
@@ -93,7 +93,7 @@ describe('calculators over HTTP', () => {
 
   it('reproduces the CFA Kettleside example through the whole stack', async () => {
     const res = await post(
-      '/api/v1/calc/fee-calculator',
+      calcPath('fee-calculator'),
       {
         startingNavUsd: 100,
         annualGrossReturnPct: 30,
@@ -112,7 +112,7 @@ describe('calculators over HTTP', () => {
   });
 
   it('answers bad input with problem+json that does not echo the value', async () => {
-    const res = await post('/api/v1/calc/fee-calculator', { horizonYears: 'secret-value-123' }, { 'cf-connecting-ip': '198.51.100.3' });
+    const res = await post(calcPath('fee-calculator'), { horizonYears: 'secret-value-123' }, { 'cf-connecting-ip': '198.51.100.3' });
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
     const text = await res.text();
@@ -131,8 +131,9 @@ describe('calculators over HTTP', () => {
 
 describe('fund data over HTTP', () => {
   const get = (path: string, key?: string) =>
-    fetch(`${base}/api/v1/fund/${path}`, { headers: key ? { authorization: `Bearer ${key}`, 'cf-connecting-ip': '198.51.100.50' } : {} });
-  const sample = (path: string) => (path === 'pnl/attribution' ? `${path}?date=2026-10-20` : path);
+    fetch(`${base}${fundUrl(path)}`, { headers: key ? { authorization: `Bearer ${key}`, 'cf-connecting-ip': '198.51.100.50' } : {} });
+  const sample = (path: string) =>
+    FUND_TOOLS.find((t) => t.path === path)?.tool === 'get_pnl_attribution' ? `${path}?date=2026-10-20` : path;
 
   it.each(FUND_TOOLS.map((t) => [t.path, t] as const))(
     '%s answers the demo key with its redacted, schema-valid body',
@@ -168,7 +169,7 @@ describe('fund data over HTTP', () => {
       expect(await inWorkerd.text()).toBe(await inProcess.text());
     }
     // The sample fund (its minted key exists only in workerd's KV).
-    expect((await get('overview', sampleKey)).status).toBe(200);
+    expect((await get('get_fund_overview', sampleKey)).status).toBe(200);
     // Without its asset the store logs `fund_asset_unusable` (and simulates): the Worker read both assets.
     expect(workerStderr.join('')).not.toContain('fund_asset_unusable');
   });
@@ -194,17 +195,17 @@ describe('fund data over HTTP', () => {
   });
 
   it('serves each key its own fund', async () => {
-    const demo = (await (await get('overview', DEMO_API_KEY)).json()) as { name: string };
-    const own = (await (await get('overview', sampleKey)).json()) as { name: string };
+    const demo = (await (await get('get_fund_overview', DEMO_API_KEY)).json()) as { name: string };
+    const own = (await (await get('get_fund_overview', sampleKey)).json()) as { name: string };
     expect(demo.name).toMatch(/Northstar/);
     expect(own.name).toMatch(/Meridian/);
   });
 
   it('refuses a missing key with 401, and a key of another fund with 403, without data', async () => {
-    const none = await get('positions');
+    const none = await get('get_positions');
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toBe('Bearer realm="fund-data"');
-    const other = await get('positions', fundKey);
+    const other = await get('get_positions', fundKey);
     expect(other.status).toBe(403);
     const body = (await other.json()) as Record<string, unknown>;
     expect(body.code).toBe('insufficient_scope');
@@ -212,12 +213,14 @@ describe('fund data over HTTP', () => {
   });
 
   it('answers a missing date with 400 and a failed run with 409', async () => {
-    const missing = await get('pnl/attribution', DEMO_API_KEY);
+    const missing = await get('get_pnl_attribution', DEMO_API_KEY);
     expect(missing.status).toBe(400);
     expect(await missing.json()).toMatchObject({ code: 'invalid_request', errors: [{ pointer: '/query/date' }] });
-    const history = (await (await get('nav-history?days=3660', DEMO_API_KEY)).json()) as { runs: { navDate: string; status: string }[] };
+    const history = (await (await get('get_nav_history?days=3660', DEMO_API_KEY)).json()) as {
+      runs: { navDate: string; status: string }[];
+    };
     const failed = history.runs.find((r) => r.status === 'failed')!;
-    const res = await get(`pnl/attribution?date=${failed.navDate}`, DEMO_API_KEY);
+    const res = await get(`get_pnl_attribution?date=${failed.navDate}`, DEMO_API_KEY);
     expect(res.status).toBe(409);
     expect(((await res.json()) as { code: string }).code).toBe('not_usable');
   });
@@ -226,15 +229,15 @@ describe('fund data over HTTP', () => {
 describe('daily quota over HTTP with persisted KV', () => {
   it('counts remaining calls down from 500 per caller', async () => {
     const ip = '203.0.113.10';
-    const first = await post('/api/v1/calc/operating-cost-calculator', {}, { 'cf-connecting-ip': ip });
-    const second = await post('/api/v1/calc/operating-cost-calculator', {}, { 'cf-connecting-ip': ip });
+    const first = await post(calcPath('operating-cost-calculator'), {}, { 'cf-connecting-ip': ip });
+    const second = await post(calcPath('operating-cost-calculator'), {}, { 'cf-connecting-ip': ip });
     expect(first.headers.get('ratelimit')).toMatch(/^"daily";r=499;t=\d+$/);
     expect(second.headers.get('ratelimit')).toMatch(/^"daily";r=498;t=\d+$/);
   });
 
   it('groups IPv6 callers by /64', async () => {
-    const a = await post('/api/v1/calc/operating-cost-calculator', {}, { 'cf-connecting-ip': '2001:db8:1:2::1' });
-    const b = await post('/api/v1/calc/operating-cost-calculator', {}, { 'cf-connecting-ip': '2001:db8:1:2:ffff::9' });
+    const a = await post(calcPath('operating-cost-calculator'), {}, { 'cf-connecting-ip': '2001:db8:1:2::1' });
+    const b = await post(calcPath('operating-cost-calculator'), {}, { 'cf-connecting-ip': '2001:db8:1:2:ffff::9' });
     expect(a.headers.get('ratelimit')).toMatch(/r=499;/);
     expect(b.headers.get('ratelimit')).toMatch(/r=498;/);
   });
@@ -243,11 +246,11 @@ describe('daily quota over HTTP with persisted KV', () => {
     const ip = '203.0.113.20';
     await awayFromMidnight();
     for (let i = 1; i <= 500; i++) {
-      const res = await post('/api/v1/calc/lp-report-grader', {}, { 'cf-connecting-ip': ip });
+      const res = await post(calcPath('lp-report-grader'), {}, { 'cf-connecting-ip': ip });
       if (res.status !== 200) throw new Error(`call ${i} answered ${res.status}`);
       await res.arrayBuffer();
     }
-    const refused = await post('/api/v1/calc/lp-report-grader', {}, { 'cf-connecting-ip': ip });
+    const refused = await post(calcPath('lp-report-grader'), {}, { 'cf-connecting-ip': ip });
     expect(refused.status).toBe(429);
     expect(refused.headers.get('content-type')).toBe('application/problem+json');
     const retryAfter = Number(refused.headers.get('retry-after'));
@@ -261,9 +264,9 @@ describe('daily quota over HTTP with persisted KV', () => {
     await new Promise((resolve) => setTimeout(resolve, 2 * QUOTA_SYNC_MS + 500));
     await worker.dispose();
     await start();
-    const afterRestart = await post('/api/v1/calc/lp-report-grader', {}, { 'cf-connecting-ip': ip });
+    const afterRestart = await post(calcPath('lp-report-grader'), {}, { 'cf-connecting-ip': ip });
     expect(afterRestart.status).toBe(429);
-    const other = await post('/api/v1/calc/lp-report-grader', {}, { 'cf-connecting-ip': '203.0.113.21' });
+    const other = await post(calcPath('lp-report-grader'), {}, { 'cf-connecting-ip': '203.0.113.21' });
     expect(other.status).toBe(200);
   });
 
@@ -272,27 +275,23 @@ describe('daily quota over HTTP with persisted KV', () => {
     let last: Response | undefined;
     await awayFromMidnight();
     for (let i = 1; i <= 501; i++) {
-      last = await post('/api/v1/calc/lp-report-grader', {}, auth);
+      last = await post(calcPath('lp-report-grader'), {}, auth);
       if (last.status !== 200) throw new Error(`call ${i} answered ${last.status}`);
       if (i < 501) await last.arrayBuffer();
     }
     expect(last!.headers.get('ratelimit-policy')).toBe('"daily";q=600;w=86400');
     expect(last!.headers.get('ratelimit')).toMatch(/^"daily";r=99;t=\d+$/);
     // The same IP without the key still has its whole anonymous quota.
-    const anonymous = await post('/api/v1/calc/lp-report-grader', {}, { 'cf-connecting-ip': '203.0.113.30' });
+    const anonymous = await post(calcPath('lp-report-grader'), {}, { 'cf-connecting-ip': '203.0.113.30' });
     expect(anonymous.headers.get('ratelimit')).toMatch(/^"daily";r=499;/);
   });
 
   it('answers an unknown key with 401 and does not count it', async () => {
     const ip = '203.0.113.40';
-    const bad = await post(
-      '/api/v1/calc/lp-report-grader',
-      {},
-      { authorization: `Bearer svc_dk_${'x'.repeat(32)}`, 'cf-connecting-ip': ip },
-    );
+    const bad = await post(calcPath('lp-report-grader'), {}, { authorization: `Bearer svc_dk_${'x'.repeat(32)}`, 'cf-connecting-ip': ip });
     expect(bad.status).toBe(401);
     expect(bad.headers.get('www-authenticate')).toBe('Bearer realm="fund-data", error="invalid_token"');
-    const ok = await post('/api/v1/calc/lp-report-grader', {}, { 'cf-connecting-ip': ip });
+    const ok = await post(calcPath('lp-report-grader'), {}, { 'cf-connecting-ip': ip });
     expect(ok.headers.get('ratelimit')).toMatch(/r=499;/);
   });
 });

@@ -1,10 +1,10 @@
 /**
  * The bundle format (lib/fund/bundle/format.ts, docs/import.md) and its exact decimals
- * (lib/fund/bundle/decimal.ts): the doc's column tables are current and name every column of every file;
+ * (lib/fund/bundle/decimal.ts): the doc's column tables name every column of every file;
  * the files are derived from the table descriptors; the decimal grammar, and quantity × price to the cent
  * and the difference in basis points against decimal.js (fast-check); CSV writing.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -12,28 +12,18 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { D } from '../../lib/decimal.ts';
 import { type BundleError, csvLine, scanFile } from '../../lib/fund/bundle/csv.ts';
 import * as X from '../../lib/fund/bundle/decimal.ts';
-import { BUNDLE_FILES, bundleFile, columnTables, withColumnTables } from '../../lib/fund/bundle/format.ts';
+import { BUNDLE_FILES, bundleFile, columnTables } from '../../lib/fund/bundle/format.ts';
 import { pgConnectionString } from '../../lib/fund/bundle/load.ts';
 import { differenceBps, isDate } from '../../lib/fund/bundle/validate.ts';
 import { FUND_KEY, TABLES } from '../../lib/fund/tables.ts';
 
-const DOC = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'import.md'), 'utf8');
-
-describe('docs/import.md', () => {
-  it('holds the current column tables (run npm run build after changing lib/fund/tables.ts)', () => {
-    expect(withColumnTables(DOC)).toBe(DOC);
-  });
-
+describe('docs/import.md (its column tables are held current by test/doc-sections.test.ts)', () => {
   it('names every column of every file, with its file heading', () => {
     const tables = columnTables();
     for (const f of BUNDLE_FILES) {
       const section = tables.split(`#### \`${f.file}\``)[1]!.split('####')[0]!;
       for (const c of f.columns) expect(section, `${f.file} ${c.name}`).toContain(`| \`${c.name}\` |`);
     }
-  });
-
-  it('refuses a doc without its markers', () => {
-    expect(() => withColumnTables('# no markers')).toThrow(/markers/);
   });
 });
 

@@ -15,6 +15,7 @@ import { MCP_BATCH_CONCURRENCY } from '../../lib/limits.ts';
 import { concurrencyGate } from '../../lib/mcp/sdk-adapter.ts';
 import { createKey } from '../../lib/keys.ts';
 import { fakeAssets, fakeEnv } from '../support/fakes.ts';
+import { CATALOG } from '../../lib/registry.ts';
 import { FUND, okJson, post, type RpcMessage, type ToolResult } from '../mcp/support.ts';
 
 /** The assets binding over `public/`, counting fetches of the funds' assets; `hang` makes the next one never answer. */
@@ -41,12 +42,15 @@ function countingAssets() {
   return binding as typeof binding & Fetcher;
 }
 
+/** The funds' assets as the composition root hands them to the store: the binding and this build's fingerprints. */
+const withFingerprints = (binding: Fetcher) => ({ binding, fingerprints: CATALOG.fundAssetFingerprints });
+
 const READ: FundReadRequest = { positions: { navDates: ['2026-10-20'] }, ledger: { after: null, through: '2026-10-20' } };
 
 describe('within one request', () => {
   it('every read shares one load of the fund, however many arrive at once', async () => {
     const assets = countingAssets();
-    const store = embeddedFunds([DEMO_FUND]).forRequest(assets);
+    const store = embeddedFunds([DEMO_FUND]).forRequest(withFingerprints(assets));
     const answers = await Promise.all([
       ...Array.from({ length: 30 }, () => store.index(DEMO_FUND.fundId)),
       ...Array.from({ length: 30 }, () => store.read(DEMO_FUND.fundId, READ)),
@@ -57,7 +61,7 @@ describe('within one request', () => {
 
   it('answers null for a fund it does not hold, loading nothing', async () => {
     const assets = countingAssets();
-    expect(await embeddedFunds([DEMO_FUND]).forRequest(assets).index(SAMPLE_FUND.fundId)).toBeNull();
+    expect(await embeddedFunds([DEMO_FUND]).forRequest(withFingerprints(assets)).index(SAMPLE_FUND.fundId)).toBeNull();
     expect(assets.fetched).toEqual([]);
   });
 });
@@ -66,11 +70,11 @@ describe('across requests', () => {
   it('concurrent first requests decode the fund once: the others take the kept fund when it lands', async () => {
     const assets = countingAssets();
     const funds = embeddedFunds([DEMO_FUND]);
-    const heads = await Promise.all(Array.from({ length: 10 }, () => funds.forRequest(assets).index(DEMO_FUND.fundId)));
+    const heads = await Promise.all(Array.from({ length: 10 }, () => funds.forRequest(withFingerprints(assets)).index(DEMO_FUND.fundId)));
     expect(assets.fetched).toHaveLength(1);
     expect(new Set(heads.map((h) => JSON.stringify(h))).size).toBe(1);
     // Kept: a later request loads nothing.
-    await funds.forRequest(assets).read(DEMO_FUND.fundId, READ);
+    await funds.forRequest(withFingerprints(assets)).read(DEMO_FUND.fundId, READ);
     expect(assets.fetched).toHaveLength(1);
   });
 
@@ -78,10 +82,10 @@ describe('across requests', () => {
     const assets = countingAssets();
     const funds = embeddedFunds([DEMO_FUND]);
     assets.hang();
-    void funds.forRequest(assets).index(DEMO_FUND.fundId); // never answers
+    void funds.forRequest(withFingerprints(assets)).index(DEMO_FUND.fundId); // never answers
     await new Promise((resolve) => setTimeout(resolve, 20));
     const started = performance.now();
-    const head = await funds.forRequest(assets).index(DEMO_FUND.fundId);
+    const head = await funds.forRequest(withFingerprints(assets)).index(DEMO_FUND.fundId);
     expect(head?.fund.fundId).toBe(DEMO_FUND.fundId);
     expect(performance.now() - started).toBeGreaterThanOrEqual(LOAD_CLAIM_MS - 50);
     expect(performance.now() - started).toBeLessThan(LOAD_CLAIM_MS + 2_000);

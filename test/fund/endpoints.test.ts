@@ -17,7 +17,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../lib/app.ts';
 import { createKey, DEMO_API_KEY, generateKey, revokeKey } from '../../lib/keys.ts';
-import { FUND_TOOLS } from '../../lib/fund/tools/index.ts';
+import { FUND_TOOLS } from '../../lib/registry.ts';
 import type { FundToolDefinition } from '../../lib/fund/definition.ts';
 import { DEMO_FUND, SAMPLE_FUND, generateFund } from '../../lib/fund/synthetic.ts';
 import type { NavRunRow } from '../../lib/fund/rows.ts';
@@ -36,17 +36,22 @@ const latestUsable = (runs: readonly NavRunRow[]) => [...runs].reverse().find(is
 const DEMO_LATEST = latestUsable(demoData.runs);
 const SAMPLE_LATEST = latestUsable(sampleData.runs);
 
-/** Query strings that make each endpoint answer 200 (pnl/attribution needs a date). */
+/** Query strings that make each endpoint answer 200 (P&L attribution needs a date). */
 function defaultQuery(path: string, latest: string): string {
-  return path === 'pnl/attribution' ? `?date=${latest}` : '';
+  return tool(path).tool === 'get_pnl_attribution' ? `?date=${latest}` : '';
 }
 
-function tool(path: string): FundToolDefinition {
-  const def = FUND_TOOLS.find((t) => t.path === path);
-  if (!def) throw new Error(`no tool ${path}`);
+/** A fund tool by its MCP name (`get_positions`) or its path (`positions`). */
+function tool(nameOrPath: string): FundToolDefinition & { path: string } {
+  const def = FUND_TOOLS.find((t) => t.tool === nameOrPath || t.path === nameOrPath);
+  if (!def) throw new Error(`no tool ${nameOrPath}`);
   return def;
 }
 
+/**
+ * GET a fund endpoint through the app: `pathAndQuery` starts with its tool's MCP name (`get_positions?x=1`),
+ * which stands for the path its file gives it, or with the path itself.
+ */
 function get(
   pathAndQuery: string,
   options: { auth?: string | null; ip?: string; method?: string; headers?: Record<string, string> } = {},
@@ -55,7 +60,9 @@ function get(
   const headers: Record<string, string> = { 'cf-connecting-ip': options.ip ?? IP, ...options.headers };
   const auth = options.auth === undefined ? DEMO : options.auth;
   if (auth !== null) headers.authorization = auth;
-  return app.request(`/api/v1/fund/${pathAndQuery}`, { method: options.method ?? 'GET', headers }, env);
+  const [head, query] = pathAndQuery.split(/(?=\?)/);
+  const path = head!.startsWith('get_') ? tool(head!).path : head;
+  return app.request(`/api/v1/fund/${path}${query ?? ''}`, { method: options.method ?? 'GET', headers }, env);
 }
 
 /** Asserts a problem text carries no fund data of either fund. */
@@ -76,19 +83,19 @@ async function okJson(res: Response, def: FundToolDefinition): Promise<unknown> 
   return def.output.parse(body);
 }
 
-// Which endpoints exist is the files under functions/ (test/routes.test.ts) and what the README lists of
-// them is test/readme.test.ts; this file exercises every declared one.
+// Which endpoints exist is the files under functions/ (test/routes.test.ts) and what the docs list of them
+// is test/doc-sections.test.ts; this file exercises every declared one.
 describe('every endpoint with the demo key', () => {
   it.each(FUND_TOOLS.map((t) => [t.path, t] as const))('GET %s answers 200 with a body its output schema accepts', async (path, def) => {
     const body = await okJson(await get(`${path}${defaultQuery(path, DEMO_LATEST.navDate)}`), def);
-    if (path === 'exposure/series') expect(Array.isArray(body)).toBe(true);
+    if (tool(path).tool === 'get_exposure_series') expect(Array.isArray(body)).toBe(true);
     else expect(body !== null && typeof body === 'object' && !Array.isArray(body)).toBe(true);
   });
 
   it('the demo fund is Northstar, its latest usable run 2026-10-30 (the 2026-10-31 run is a recon break)', async () => {
     const last = demoData.runs[demoData.runs.length - 1]!;
     expect(last).toMatchObject({ navDate: '2026-10-31', status: 'complete', reconStatus: 'break' });
-    const body = (await okJson(await get('overview'), tool('overview'))) as {
+    const body = (await okJson(await get('get_fund_overview'), tool('get_fund_overview'))) as {
       name: string;
       currency: string;
       inceptionDate: string;
@@ -106,7 +113,7 @@ describe('every endpoint with the demo key', () => {
   });
 
   it('positions are the live book of 2026-10-30 only: never PEPE or Hyperliquid', async () => {
-    const body = (await okJson(await get('positions'), tool('positions'))) as {
+    const body = (await okJson(await get('get_positions'), tool('get_positions'))) as {
       asOf: string;
       nav: string;
       positions: { asset: string; venue: string; quantity: string }[];
@@ -124,18 +131,18 @@ describe('every endpoint with the demo key', () => {
   });
 
   it('exposure/series is a top-level array of the usable runs of the trailing 30 days, oldest first', async () => {
-    const body = (await okJson(await get('exposure/series'), tool('exposure/series'))) as { date: string }[];
+    const body = (await okJson(await get('get_exposure_series'), tool('get_exposure_series'))) as { date: string }[];
     const from = '2026-09-30'; // 30 days before 2026-10-30, exclusive
     const expected = demoData.runs.filter((r) => r.navDate > from && r.navDate <= '2026-10-30' && isUsableRun(r)).map((r) => r.navDate);
     expect(body.map((r) => r.date)).toEqual(expected);
     expect(expected.length).toBeGreaterThan(20);
-    const year = (await okJson(await get('exposure/series?days=366'), tool('exposure/series'))) as { date: string }[];
+    const year = (await okJson(await get('get_exposure_series?days=366'), tool('get_exposure_series'))) as { date: string }[];
     expect(year.length).toBeGreaterThan(body.length);
     expect(year[year.length - 1]!.date).toBe('2026-10-30');
   });
 
   it('nav-history is newest first from the latest run, whatever its status', async () => {
-    const body = (await okJson(await get('nav-history'), tool('nav-history'))) as {
+    const body = (await okJson(await get('get_nav_history'), tool('get_nav_history'))) as {
       runs: { navDate: string; usable: boolean; reconStatus: string | null }[];
     };
     expect(body.runs).toHaveLength(90);
@@ -144,13 +151,13 @@ describe('every endpoint with the demo key', () => {
   });
 
   it('capital accounts close at the latest complete run and sum to its NAV; the trial balance balances', async () => {
-    const capital = (await okJson(await get('capital-accounts'), tool('capital-accounts'))) as {
+    const capital = (await okJson(await get('get_capital_accounts'), tool('get_capital_accounts'))) as {
       navRunDate: string;
       totals: { closingCapital: string };
     };
     expect(capital.navRunDate).toBe('2026-10-31');
     expect(capital.totals.closingCapital).toBe(demoData.runs[demoData.runs.length - 1]!.shadowNav);
-    const tb = (await okJson(await get('trial-balance'), tool('trial-balance'))) as {
+    const tb = (await okJson(await get('get_trial_balance'), tool('get_trial_balance'))) as {
       asOf: string;
       balanced: boolean;
       totalDebit: string;
@@ -162,7 +169,7 @@ describe('every endpoint with the demo key', () => {
   });
 
   it('fee terms, VaR defaults and expenses match the fund', async () => {
-    const fees = (await okJson(await get('fee-terms'), tool('fee-terms'))) as {
+    const fees = (await okJson(await get('get_fee_terms'), tool('get_fee_terms'))) as {
       shareClasses: { id: string; mgmtFeePct: number; perfFeePct: number }[];
     };
     expect(fees.shareClasses.map((c) => [c.id, c.mgmtFeePct, c.perfFeePct])).toEqual([
@@ -170,7 +177,7 @@ describe('every endpoint with the demo key', () => {
       ['B', 1, 10],
       ['I', 1.5, 15],
     ]);
-    const v = (await okJson(await get('risk/var'), tool('risk/var'))) as {
+    const v = (await okJson(await get('get_value_at_risk'), tool('get_value_at_risk'))) as {
       asOf: string;
       confidence: number;
       horizonDays: number;
@@ -181,14 +188,14 @@ describe('every endpoint with the demo key', () => {
     };
     expect(v).toMatchObject({ asOf: '2026-10-30', confidence: 0.95, horizonDays: 1, method: 'ewma', windowDays: 250, lambda: 0.94 });
     for (const c of v.componentVar) expect(['PEPE', 'WIF', 'BONK', 'JUP']).not.toContain(c.asset);
-    const ex = (await okJson(await get('expenses?limit=5'), tool('expenses'))) as { expenses: { date: string }[] };
+    const ex = (await okJson(await get('get_expenses?limit=5'), tool('get_expenses'))) as { expenses: { date: string }[] };
     expect(ex.expenses).toHaveLength(5);
     const dates = ex.expenses.map((e) => e.date);
     expect([...dates].sort().reverse()).toEqual(dates);
   });
 
   it('pnl/attribution of the latest usable run attributes from the usable run before it, with no residual', async () => {
-    const body = (await okJson(await get('pnl/attribution?date=2026-10-30'), tool('pnl/attribution'))) as {
+    const body = (await okJson(await get('get_pnl_attribution?date=2026-10-30'), tool('get_pnl_attribution'))) as {
       date: string;
       previousDate: string;
       closingNav: string;
@@ -199,7 +206,7 @@ describe('every endpoint with the demo key', () => {
   });
 
   it('HEAD is answered like GET, with no body', async () => {
-    const res = await get('fee-terms', { method: 'HEAD' });
+    const res = await get('get_fee_terms', { method: 'HEAD' });
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('private, no-store');
     expect(await res.text()).toBe('');
@@ -210,9 +217,9 @@ describe('a real key', () => {
   it("reads the deployment's sample fund (Meridian), not the demo fund", async () => {
     const { env, API_KEYS } = fakeEnv({ FUND_ID: 'sample-fund' });
     const { key } = await createKey(API_KEYS, { fundId: 'sample-fund' });
-    const real = await get('overview', { auth: `Bearer ${key}` }, env);
+    const real = await get('get_fund_overview', { auth: `Bearer ${key}` }, env);
     const realText = await real.clone().text();
-    const body = (await okJson(real, tool('overview'))) as {
+    const body = (await okJson(real, tool('get_fund_overview'))) as {
       name: string;
       inceptionDate: string;
       latestNav: { navDate: string; nav: string };
@@ -220,7 +227,7 @@ describe('a real key', () => {
     expect(body.name).toContain('Meridian');
     expect(body.inceptionDate).toBe(sampleData.fund.inceptionDate);
     expect(body.latestNav.nav).toBe(SAMPLE_LATEST.shadowNav);
-    const demoText = await (await get('overview', {}, env)).text();
+    const demoText = await (await get('get_fund_overview', {}, env)).text();
     expect(demoText).toContain('Northstar');
     expect(realText).not.toBe(demoText);
   });
@@ -315,9 +322,9 @@ describe('burst guard', () => {
     const { env, API_KEYS, FUND_BURST } = fakeEnv({ fundBurst: new FakeBurst(2) });
     const { key, record } = await createKey(API_KEYS, { fundId: 'sample-fund' });
     const auth = `Bearer ${key}`;
-    expect((await get('fee-terms', { auth }, env)).status).toBe(200);
-    expect((await get('overview', { auth, ip: '198.51.100.7' }, env)).status).toBe(200);
-    const res = await get('fee-terms', { auth }, env);
+    expect((await get('get_fee_terms', { auth }, env)).status).toBe(200);
+    expect((await get('get_fund_overview', { auth, ip: '198.51.100.7' }, env)).status).toBe(200);
+    const res = await get('get_fee_terms', { auth }, env);
     const { text } = await expectProblem(res, 429, 'rate_limited');
     expect(res.headers.get('retry-after')).toBe('60');
     expect(res.headers.get('ratelimit-policy')).toBe('"burst";q=120;w=60');
@@ -328,20 +335,20 @@ describe('burst guard', () => {
 
   it('limits the shared demo key per client network', async () => {
     const { env, FUND_BURST } = fakeEnv({ fundBurst: new FakeBurst(2) });
-    expect((await get('fee-terms', { ip: '203.0.113.1' }, env)).status).toBe(200);
-    expect((await get('fee-terms', { ip: '203.0.113.1' }, env)).status).toBe(200);
-    const third = await get('fee-terms', { ip: '203.0.113.1' }, env);
+    expect((await get('get_fee_terms', { ip: '203.0.113.1' }, env)).status).toBe(200);
+    expect((await get('get_fee_terms', { ip: '203.0.113.1' }, env)).status).toBe(200);
+    const third = await get('get_fee_terms', { ip: '203.0.113.1' }, env);
     await expectProblem(third, 429, 'rate_limited');
     expect(third.headers.get('retry-after')).toBe('60');
     expect(third.headers.get('ratelimit-policy')).toBe('"burst";q=120;w=60');
     // Another client has its own allowance.
-    expect((await get('fee-terms', { ip: '203.0.113.2' }, env)).status).toBe(200);
-    expect((await get('fee-terms', { ip: '203.0.113.2' }, env)).status).toBe(200);
-    expect((await get('fee-terms', { ip: '203.0.113.2' }, env)).status).toBe(429);
+    expect((await get('get_fee_terms', { ip: '203.0.113.2' }, env)).status).toBe(200);
+    expect((await get('get_fee_terms', { ip: '203.0.113.2' }, env)).status).toBe(200);
+    expect((await get('get_fee_terms', { ip: '203.0.113.2' }, env)).status).toBe(429);
     // IPv6 clients are grouped by /64.
-    expect((await get('fee-terms', { ip: '2001:db8:1:2::1' }, env)).status).toBe(200);
-    expect((await get('fee-terms', { ip: '2001:db8:1:2:ffff::9' }, env)).status).toBe(200);
-    expect((await get('fee-terms', { ip: '2001:db8:1:2::abcd' }, env)).status).toBe(429);
+    expect((await get('get_fee_terms', { ip: '2001:db8:1:2::1' }, env)).status).toBe(200);
+    expect((await get('get_fee_terms', { ip: '2001:db8:1:2:ffff::9' }, env)).status).toBe(200);
+    expect((await get('get_fee_terms', { ip: '2001:db8:1:2::abcd' }, env)).status).toBe(429);
     expect(FUND_BURST.counts.get('demo:203.0.113.1')).toBe(3);
     expect(FUND_BURST.counts.get('demo:203.0.113.2')).toBe(3);
     expect(FUND_BURST.counts.get('demo:2001:db8:1:2::/64')).toBe(3);
@@ -350,54 +357,54 @@ describe('burst guard', () => {
 
 describe('query validation', () => {
   it.each(FUND_TOOLS.map((t) => [t.path] as const))('GET %s rejects an unknown parameter by name, without its value', async (path) => {
-    const extra = path === 'pnl/attribution' ? `?date=${DEMO_LATEST.navDate}&foo=VALUEMARKER1` : '?foo=VALUEMARKER1';
+    const extra = tool(path).tool === 'get_pnl_attribution' ? `?date=${DEMO_LATEST.navDate}&foo=VALUEMARKER1` : '?foo=VALUEMARKER1';
     const { problem, text } = await expectProblem(await get(`${path}${extra}`), 400, 'invalid_request');
     expect(problem.errors).toEqual([{ pointer: '/query/foo', detail: 'is not a known field' }]);
     expect(text).not.toContain('VALUEMARKER1');
   });
 
   const bad: [string, string][] = [
-    ['exposure/series?days=0', '/query/days'],
-    ['exposure/series?days=367', '/query/days'],
-    ['exposure/series?days=abc', '/query/days'],
-    ['exposure/series?days=1.5', '/query/days'],
-    ['exposure/series?days=', '/query/days'],
-    ['exposure/series?days=5&days=6', '/query/days'],
-    ['nav-history?days=0', '/query/days'],
-    ['nav-history?days=3661', '/query/days'],
-    ['expenses?limit=0', '/query/limit'],
-    ['expenses?limit=501', '/query/limit'],
-    ['expenses?limit=10&limit=10', '/query/limit'],
-    ['risk/var?confidence=0.9', '/query/confidence'],
-    ['risk/var?horizonDays=5', '/query/horizonDays'],
-    ['risk/var?method=foo', '/query/method'],
-    ['risk/var?windowDays=19', '/query/windowDays'],
-    ['risk/var?windowDays=1001', '/query/windowDays'],
-    ['pnl/attribution', '/query/date'],
-    ['pnl/attribution?date=2026-02-30', '/query/date'],
-    ['pnl/attribution?date=20261030', '/query/date'],
-    ['pnl/attribution?date=2026-10-30&date=2026-10-29', '/query/date'],
-    ['trial-balance?asOf=bad', '/query/asOf'],
-    ['trial-balance?asOf=2026-13-01', '/query/asOf'],
+    ['get_exposure_series?days=0', '/query/days'],
+    ['get_exposure_series?days=367', '/query/days'],
+    ['get_exposure_series?days=abc', '/query/days'],
+    ['get_exposure_series?days=1.5', '/query/days'],
+    ['get_exposure_series?days=', '/query/days'],
+    ['get_exposure_series?days=5&days=6', '/query/days'],
+    ['get_nav_history?days=0', '/query/days'],
+    ['get_nav_history?days=3661', '/query/days'],
+    ['get_expenses?limit=0', '/query/limit'],
+    ['get_expenses?limit=501', '/query/limit'],
+    ['get_expenses?limit=10&limit=10', '/query/limit'],
+    ['get_value_at_risk?confidence=0.9', '/query/confidence'],
+    ['get_value_at_risk?horizonDays=5', '/query/horizonDays'],
+    ['get_value_at_risk?method=foo', '/query/method'],
+    ['get_value_at_risk?windowDays=19', '/query/windowDays'],
+    ['get_value_at_risk?windowDays=1001', '/query/windowDays'],
+    ['get_pnl_attribution', '/query/date'],
+    ['get_pnl_attribution?date=2026-02-30', '/query/date'],
+    ['get_pnl_attribution?date=20261030', '/query/date'],
+    ['get_pnl_attribution?date=2026-10-30&date=2026-10-29', '/query/date'],
+    ['get_trial_balance?asOf=bad', '/query/asOf'],
+    ['get_trial_balance?asOf=2026-13-01', '/query/asOf'],
     // Query numbers are plain decimals (docs/api.md#conventions): no hex, exponent, sign, space or leading zero.
     ...['0x10', '1e1', '%205', '5%20', '+5', '5.0', '05', '-0x1', 'Infinity', '1_0', '３０'].map((v): [string, string] => [
-      `exposure/series?days=${v}`,
+      `get_exposure_series?days=${v}`,
       '/query/days',
     ]),
-    ['nav-history?days=0x10', '/query/days'],
-    ['expenses?limit=0x1F', '/query/limit'],
-    ['expenses?limit=1e1', '/query/limit'],
-    ['risk/var?confidence=.99', '/query/confidence'],
-    ['risk/var?confidence=9.9e-1', '/query/confidence'],
-    ['risk/var?horizonDays=1e1', '/query/horizonDays'],
-    ['risk/var?horizonDays=10.0', '/query/horizonDays'],
-    ['risk/var?windowDays=0x20', '/query/windowDays'],
+    ['get_nav_history?days=0x10', '/query/days'],
+    ['get_expenses?limit=0x1F', '/query/limit'],
+    ['get_expenses?limit=1e1', '/query/limit'],
+    ['get_value_at_risk?confidence=.99', '/query/confidence'],
+    ['get_value_at_risk?confidence=9.9e-1', '/query/confidence'],
+    ['get_value_at_risk?horizonDays=1e1', '/query/horizonDays'],
+    ['get_value_at_risk?horizonDays=10.0', '/query/horizonDays'],
+    ['get_value_at_risk?windowDays=0x20', '/query/windowDays'],
   ];
   it('names the decimal grammar a query number broke, not the value', async () => {
-    const { problem, text } = await expectProblem(await get('expenses?limit=0x1F'), 400, 'invalid_request');
+    const { problem, text } = await expectProblem(await get('get_expenses?limit=0x1F'), 400, 'invalid_request');
     expect(problem.errors).toEqual([{ pointer: '/query/limit', detail: 'must be a decimal integer' }]);
     expect(text).not.toContain('0x1F');
-    const var_ = await expectProblem(await get('risk/var?confidence=.99'), 400, 'invalid_request');
+    const var_ = await expectProblem(await get('get_value_at_risk?confidence=.99'), 400, 'invalid_request');
     expect(var_.problem.errors).toEqual([{ pointer: '/query/confidence', detail: 'must be a decimal number' }]);
   });
 
@@ -409,15 +416,15 @@ describe('query validation', () => {
 
   it('accepts every boundary value', async () => {
     for (const url of [
-      'exposure/series?days=1',
-      'exposure/series?days=366',
-      'nav-history?days=1',
-      'nav-history?days=3660',
-      'expenses?limit=1',
-      'expenses?limit=500',
-      'risk/var?confidence=0.99&horizonDays=10&method=sample&windowDays=20',
-      'risk/var?windowDays=1000',
-      'trial-balance?asOf=2026-10-30',
+      'get_exposure_series?days=1',
+      'get_exposure_series?days=366',
+      'get_nav_history?days=1',
+      'get_nav_history?days=3660',
+      'get_expenses?limit=1',
+      'get_expenses?limit=500',
+      'get_value_at_risk?confidence=0.99&horizonDays=10&method=sample&windowDays=20',
+      'get_value_at_risk?windowDays=1000',
+      'get_trial_balance?asOf=2026-10-30',
     ]) {
       expect((await get(url)).status, url).toBe(200);
     }
@@ -425,15 +432,15 @@ describe('query validation', () => {
 
   it('never echoes a submitted value in the problem', async () => {
     for (const [url, marker] of [
-      ['exposure/series?days=99999abc', '99999abc'],
-      ['nav-history?days=88888zzq', '88888zzq'],
-      ['expenses?limit=77777qqz', '77777qqz'],
-      ['risk/var?method=zzmarkerzz', 'zzmarkerzz'],
-      ['risk/var?confidence=0.912345', '0.912345'],
-      ['risk/var?windowDays=654321', '654321'],
-      ['pnl/attribution?date=2026-99-99xyz', '2026-99-99xyz'],
-      ['pnl/attribution?date=2026-02-30', '2026-02-30'],
-      ['trial-balance?asOf=asofmarker42', 'asofmarker42'],
+      ['get_exposure_series?days=99999abc', '99999abc'],
+      ['get_nav_history?days=88888zzq', '88888zzq'],
+      ['get_expenses?limit=77777qqz', '77777qqz'],
+      ['get_value_at_risk?method=zzmarkerzz', 'zzmarkerzz'],
+      ['get_value_at_risk?confidence=0.912345', '0.912345'],
+      ['get_value_at_risk?windowDays=654321', '654321'],
+      ['get_pnl_attribution?date=2026-99-99xyz', '2026-99-99xyz'],
+      ['get_pnl_attribution?date=2026-02-30', '2026-02-30'],
+      ['get_trial_balance?asOf=asofmarker42', 'asofmarker42'],
     ] as const) {
       const res = await get(url);
       const { text } = await expectProblem(res, 400, 'invalid_request');
@@ -457,7 +464,7 @@ describe('404 and 409', () => {
 
   it('pnl/attribution for a date with no run is 404', async () => {
     for (const date of ['2020-01-01', '2026-11-01', '2025-08-27']) {
-      const { text } = await expectProblem(await get(`pnl/attribution?date=${date}`), 404, 'not_found');
+      const { text } = await expectProblem(await get(`get_pnl_attribution?date=${date}`), 404, 'not_found');
       expect(text).not.toContain(date);
     }
   });
@@ -468,7 +475,7 @@ describe('404 and 409', () => {
     ['break', () => brk],
   ] as const)('pnl/attribution for a %s run is 409 not_usable', async (_kind, run) => {
     const date = run().navDate;
-    const { problem, text } = await expectProblem(await get(`pnl/attribution?date=${date}`), 409, 'not_usable');
+    const { problem, text } = await expectProblem(await get(`get_pnl_attribution?date=${date}`), 409, 'not_usable');
     expect(problem.detail).toMatch(
       /^The NAV run of that day (is (failed|partial), not complete|did not reconcile with the administrator)\.$/,
     );
@@ -477,18 +484,18 @@ describe('404 and 409', () => {
   });
 
   it('pnl/attribution for the latest run (a break) is 409', async () => {
-    await expectProblem(await get('pnl/attribution?date=2026-10-31'), 409, 'not_usable');
+    await expectProblem(await get('get_pnl_attribution?date=2026-10-31'), 409, 'not_usable');
   });
 
   it('pnl/attribution for the first run (no usable run before it) is 404', async () => {
-    await expectProblem(await get(`pnl/attribution?date=${first.navDate}`), 404, 'not_found');
+    await expectProblem(await get(`get_pnl_attribution?date=${first.navDate}`), 404, 'not_found');
   });
 
   it('pnl/attribution for the run after a failed one attributes from the last usable run before it', async () => {
     const i = runs.indexOf(failed);
     const next = runs[i + 1]!;
     expect(isUsableRun(next)).toBe(true);
-    const body = (await okJson(await get(`pnl/attribution?date=${next.navDate}`), tool('pnl/attribution'))) as {
+    const body = (await okJson(await get(`get_pnl_attribution?date=${next.navDate}`), tool('get_pnl_attribution'))) as {
       previousDate: string;
       residual: string;
     };
@@ -499,13 +506,13 @@ describe('404 and 409', () => {
   it('trial-balance before inception or after the last run is 404', async () => {
     const before = '2025-08-27';
     expect(demoData.fund.inceptionDate).toBe('2025-08-28');
-    await expectProblem(await get(`trial-balance?asOf=${before}`), 404, 'not_found');
-    await expectProblem(await get('trial-balance?asOf=2026-11-01'), 404, 'not_found');
-    await expectProblem(await get('trial-balance?asOf=2000-01-01'), 404, 'not_found');
+    await expectProblem(await get(`get_trial_balance?asOf=${before}`), 404, 'not_found');
+    await expectProblem(await get('get_trial_balance?asOf=2026-11-01'), 404, 'not_found');
+    await expectProblem(await get('get_trial_balance?asOf=2000-01-01'), 404, 'not_found');
   });
 
   it.each(['2025-08-28', '2026-03-13', '2026-06-30', '2026-10-31'])('trial-balance as of %s balances', async (asOf) => {
-    const body = (await okJson(await get(`trial-balance?asOf=${asOf}`), tool('trial-balance'))) as {
+    const body = (await okJson(await get(`get_trial_balance?asOf=${asOf}`), tool('get_trial_balance'))) as {
       asOf: string;
       balanced: boolean;
       totalDebit: string;

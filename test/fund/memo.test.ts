@@ -10,10 +10,11 @@ import { MEMO_MAX_CHARS, MEMO_MAX_ENTRIES, clearMemo, memoStats, recall, remembe
 import type { FundStore } from '../../lib/fund/store.ts';
 import { guardedStore } from '../../lib/fund/store.ts';
 import { DEMO_FUND, SAMPLE_FUND } from '../../lib/fund/synthetic.ts';
-import { FUND_TOOLS } from '../../lib/fund/tools/index.ts';
+import { FUND_TOOLS } from '../../lib/registry.ts';
 import { RedactionFailedError } from '../../lib/errors.ts';
 
-const tool = (path: string) => FUND_TOOLS.find((t) => t.path === path)! as FundToolDefinition;
+/** A fund tool by its MCP name. */
+const tool = (name: string) => FUND_TOOLS.find((t) => t.tool === name)! as FundToolDefinition;
 const base = embeddedStore([DEMO_FUND, SAMPLE_FUND]);
 
 /** The embedded store, counting its calls, optionally with one more NAV run appended to the index. */
@@ -40,8 +41,8 @@ describe('memoized fund answers', () => {
   it('serves a repeated call from the memo, byte for byte, without reading the rows again', async () => {
     const { store, counts } = countingStore();
     const source = { store, fundId: DEMO_FUND.fundId, scope: 'demo' as const };
-    const first = await callFundTool(tool('positions'), source, {}, {});
-    const second = await callFundTool(tool('positions'), source, {}, {});
+    const first = await callFundTool(tool('get_positions'), source, {}, {});
+    const second = await callFundTool(tool('get_positions'), source, {}, {});
     expect(second).toBe(first);
     expect(counts).toEqual({ index: 2, read: 1 }); // the index names the latest run; the rows are read once
   });
@@ -49,16 +50,16 @@ describe('memoized fund answers', () => {
   it('keeps answers apart by arguments, tool definition, fund, scope, pseudonym key and latest run', async () => {
     const { store, counts } = countingStore();
     const demo = { store, fundId: DEMO_FUND.fundId, scope: 'demo' as const };
-    await callFundTool(tool('nav-history'), demo, {}, { days: '5' });
-    await callFundTool(tool('nav-history'), demo, {}, { days: '6' }); // other arguments
-    await callFundTool({ ...tool('nav-history') }, demo, {}, { days: '5' }); // another definition, same name
-    await callFundTool(tool('nav-history'), { ...demo, scope: 'embedded' }, {}, { days: '5' }); // another scope
-    await callFundTool(tool('nav-history'), { ...demo, fundId: SAMPLE_FUND.fundId }, {}, { days: '5' }); // another fund
-    await callFundTool(tool('capital-accounts'), demo, { investorRefKey: 'a' }, {});
-    const otherKey = await callFundTool(tool('capital-accounts'), demo, { investorRefKey: 'b' }, {}); // other pseudonyms
-    expect(otherKey).not.toBe(await callFundTool(tool('capital-accounts'), demo, { investorRefKey: 'a' }, {}));
+    await callFundTool(tool('get_nav_history'), demo, {}, { days: '5' });
+    await callFundTool(tool('get_nav_history'), demo, {}, { days: '6' }); // other arguments
+    await callFundTool({ ...tool('get_nav_history') }, demo, {}, { days: '5' }); // another definition, same name
+    await callFundTool(tool('get_nav_history'), { ...demo, scope: 'embedded' }, {}, { days: '5' }); // another scope
+    await callFundTool(tool('get_nav_history'), { ...demo, fundId: SAMPLE_FUND.fundId }, {}, { days: '5' }); // another fund
+    await callFundTool(tool('get_capital_accounts'), demo, { investorRefKey: 'a' }, {});
+    const otherKey = await callFundTool(tool('get_capital_accounts'), demo, { investorRefKey: 'b' }, {}); // other pseudonyms
+    expect(otherKey).not.toBe(await callFundTool(tool('get_capital_accounts'), demo, { investorRefKey: 'a' }, {}));
     const later = countingStore(true);
-    await callFundTool(tool('nav-history'), { ...demo, store: later.store }, {}, { days: '5' }); // a new run
+    await callFundTool(tool('get_nav_history'), { ...demo, store: later.store }, {}, { days: '5' }); // a new run
     expect(counts.read).toBe(2); // nav-history reads the index only; capital accounts once per pseudonym key
     expect(later.counts.index).toBe(1);
     expect(memoStats().entries).toBe(8);
@@ -67,7 +68,7 @@ describe('memoized fund answers', () => {
   it('never keeps a body that failed redaction, and never serves one for a clean definition', async () => {
     const { store } = countingStore();
     const source = { store, fundId: DEMO_FUND.fundId, scope: 'demo' as const };
-    const def = tool('positions');
+    const def = tool('get_positions');
     const leaky: FundToolDefinition = {
       ...def,
       run: async (ctx, q) => ({ ...((await def.run(ctx, q)) as object), note: 'ops@northstar.example.com' }),
@@ -79,8 +80,8 @@ describe('memoized fund answers', () => {
 
   it('memoizes nothing for a source without a scope', async () => {
     const { store, counts } = countingStore();
-    await callFundTool(tool('exposure'), { store, fundId: DEMO_FUND.fundId }, {}, {});
-    await callFundTool(tool('exposure'), { store, fundId: DEMO_FUND.fundId }, {}, {});
+    await callFundTool(tool('get_exposure'), { store, fundId: DEMO_FUND.fundId }, {}, {});
+    await callFundTool(tool('get_exposure'), { store, fundId: DEMO_FUND.fundId }, {}, {});
     expect(counts.read).toBe(2);
     expect(memoStats().entries).toBe(0);
   });
@@ -88,7 +89,7 @@ describe('memoized fund answers', () => {
   it('stays within its bounds, dropping the least recently used', async () => {
     const { store } = countingStore();
     const source = { store, fundId: DEMO_FUND.fundId, scope: 'demo' as const };
-    for (let days = 100; days <= 300; days++) await callFundTool(tool('nav-history'), source, {}, { days: String(days) });
+    for (let days = 100; days <= 300; days++) await callFundTool(tool('get_nav_history'), source, {}, { days: String(days) });
     expect(memoStats().chars).toBeLessThanOrEqual(MEMO_MAX_CHARS);
     expect(memoStats().entries).toBeLessThan(201);
     clearMemo();

@@ -94,7 +94,7 @@ describe('loading the embedded fund', () => {
       return fakeAssets.fetch(input);
     }) as never;
     const log = vi.spyOn(console, 'error').mockImplementation(() => {});
-    const store = embeddedStore([DEMO_FUND], assets);
+    const store = embeddedStore([DEMO_FUND], { binding: assets, fingerprints: FUND_ASSET_FINGERPRINTS });
     const date = DEMO_FUND.endDate;
     // At once: the reads of one store share its one load (test/fund/embedded-loading.test.ts has the rest).
     const [a, b] = await Promise.all([
@@ -118,7 +118,7 @@ describe('loading the embedded fund', () => {
       [servingAssets(null, 404), 'status 404'],
     ] as const) {
       const log = vi.spyOn(console, 'error').mockImplementation(() => {});
-      const store = embeddedStore([DEMO_FUND], assets);
+      const store = embeddedStore([DEMO_FUND], { binding: assets, fingerprints: FUND_ASSET_FINGERPRINTS });
       await store.index(DEMO_FUND.fundId);
       await store.index(DEMO_FUND.fundId);
       const read = await store.read(DEMO_FUND.fundId, { capital: { navDates: ['2026-10-20'] } });

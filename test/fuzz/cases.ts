@@ -44,3 +44,24 @@ export function fuzzCase(model: FuzzModel, keys: FuzzKeys): fc.Arbitrary<FuzzCas
     { weight: 1, arbitrary: big(keys) },
   );
 }
+
+/**
+ * The tour: one arbitrary per route of the table and per tool of both MCP servers, each aimed at it alone (a
+ * calculator's body, a fund path's query, a `tools/call` of the tool, any method on another route). The
+ * harness draws case `k × TOUR_STRIDE` from the k-th of them (harness.ts), so every slice of
+ * `tour length × TOUR_STRIDE` cases reaches every route and tool, whatever the seed and the routes' order.
+ */
+export function tourCases(model: FuzzModel, keys: FuzzKeys): fc.Arbitrary<FuzzCase>[] {
+  const routes = [...model.allow.keys()].map((path) => {
+    const op = model.operations.find((o) => o.path === path);
+    const alone = { ...model, operations: op ? [op] : [], allow: new Map([[path, model.allow.get(path)!]]) };
+    if (op?.method === 'POST' && op.body) return restCalc(alone, keys);
+    if (op?.method === 'GET' && op.auth === 'required') return restFund(alone, keys);
+    return methodConfusion(alone, keys);
+  });
+  return [
+    ...routes,
+    ...model.publicTools.map((tool) => mcp(model, keys, 'public', tool)),
+    ...model.fundTools.map((tool) => mcp(model, keys, 'fund', tool)),
+  ];
+}

@@ -1,26 +1,24 @@
 /**
  * The bounded slice of `npm run fuzz` inside `npm test`: a fixed seed, a few hundred generated requests
- * against the Worker in workerd, every answer judged by the oracle (README "Fuzzing"). Before it, checks
+ * against the Worker in workerd, every answer judged by the oracle (docs/fuzzing.md). Before it, checks
  * that the generator reaches every route and tool and that the oracle catches what it is meant to catch,
  * so that a slice with no failures means something.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES } from '../../lib/routes.ts';
+import { ROUTES, CALCULATORS, FUND_TOOLS } from '../../lib/registry.ts';
 import { openApiDocument } from '../../lib/openapi.ts';
-import { CALCULATORS } from '../../lib/calculators/index.ts';
+import { RESPONSE_EXAMPLES } from '../../lib/generated/examples.ts';
 import { toolName } from '../../lib/calculators/definition.ts';
-import { FUND_TOOLS } from '../../lib/fund/tools/index.ts';
-import { buildModel, type FuzzCase } from './cases.ts';
+import { buildModel, tourCases, type FuzzCase } from './cases.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { casesOf, formatReport, runFuzz, startFuzzTarget, WORKER_LOG_FAILURE, type FuzzTarget } from './harness.ts';
+import { TOUR_STRIDE, casesOf, formatReport, runFuzz, startFuzzTarget, WORKER_LOG_FAILURE, type FuzzTarget } from './harness.ts';
 import type { WorkerLog } from '../support/worker.ts';
 import { judge } from './oracle.ts';
 import { queryVerdict } from './schema.ts';
 import type { FuzzAnswer } from './http.ts';
 
-/** The slice: seed and size (about 20 s of requests on 2 shared cores). */
-/** A seed whose slice reaches every route and tool (the test below checks; the lists are in path order). */
+/** The slice: seed and size (about 20 s of requests on 2 shared cores); it holds the whole tour (harness.ts). */
 const SLICE_SEED = 20_261_125;
 const SLICE_RUNS = 400;
 
@@ -29,7 +27,7 @@ const keys = {
   other: 'svc_dk_OtherOtherOtherOtherOtherOtherOthe',
   revoked: 'svc_dk_RevokedRevokedRevokedRevokedRevo',
 };
-const model = buildModel(openApiDocument(ROUTES, 'http://127.0.0.1:8787') as Parameters<typeof buildModel>[0]);
+const model = buildModel(openApiDocument(ROUTES, 'http://127.0.0.1:8787', RESPONSE_EXAMPLES) as Parameters<typeof buildModel>[0]);
 
 describe('the generator', () => {
   const cases = casesOf({ model, keys }, SLICE_SEED, 0, SLICE_RUNS).map((c) => c.fuzzCase);
@@ -40,11 +38,32 @@ describe('the generator', () => {
     expect(casesOf({ model, keys }, SLICE_SEED + 1, 0, 10).map((c) => c.fuzzCase)).not.toEqual(cases.slice(0, 10));
   });
 
-  it("reaches every route of the table and every tool of both MCP servers within the slice's seed", () => {
-    const paths = new Set(cases.map((c) => new URL(c.request.path, 'http://x').pathname));
+  /** The routes and tools a slice's cases aim at: their paths, and the tools their bodies call. */
+  const reached = (list: FuzzCase[]) => ({
+    paths: new Set(list.map((c) => new URL(c.request.path, 'http://x').pathname)),
+    bodies: list.map((c) => (typeof c.request.body === 'string' ? c.request.body : '')).join('\n'),
+  });
+  const everyTool = [...CALCULATORS.map(toolName), ...FUND_TOOLS.map((t) => t.tool)];
+
+  it('reaches every route of the table and every tool of both MCP servers within the slice, for any seed', () => {
+    expect(SLICE_RUNS).toBeGreaterThanOrEqual(tourCases(model, keys).length * TOUR_STRIDE);
+    for (const seed of [SLICE_SEED, 1, 987_654]) {
+      const { paths, bodies } = reached(seed === SLICE_SEED ? cases : casesOf({ model, keys }, seed, 0, SLICE_RUNS).map((c) => c.fuzzCase));
+      for (const route of ROUTES) expect(paths, `seed ${seed}`).toContain(route.path);
+      for (const name of everyTool) expect(bodies, `seed ${seed}`).toContain(`"name":"${name}"`);
+    }
+  });
+
+  it('reaches them whatever order the routes and tools are declared in', () => {
+    const reversed: typeof model = {
+      operations: [...model.operations].reverse(),
+      publicTools: [...model.publicTools].reverse(),
+      fundTools: [...model.fundTools].reverse(),
+      allow: new Map([...model.allow].reverse()),
+    };
+    const { paths, bodies } = reached(casesOf({ model: reversed, keys }, SLICE_SEED, 0, SLICE_RUNS).map((c) => c.fuzzCase));
     for (const route of ROUTES) expect(paths).toContain(route.path);
-    const bodies = cases.map((c) => (typeof c.request.body === 'string' ? c.request.body : '')).join('\n');
-    for (const name of [...CALCULATORS.map(toolName), ...FUND_TOOLS.map((t) => t.tool)]) expect(bodies).toContain(`"name":"${name}"`);
+    for (const name of everyTool) expect(bodies).toContain(`"name":"${name}"`);
   });
 
   it('marks the known spellings that must be refused and leaves the undecided ones alone', () => {

@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { captureWorkerLog, mintKey, startWorker, WORKER_LOG_PROBLEM, type TestWorker, type WorkerLog } from '../support/worker.ts';
 import { DEMO_API_KEY } from '../../lib/keys.ts';
-import { buildModel, fuzzCase, SELF_ORIGIN, type FuzzCase, type FuzzKeys, type FuzzModel } from './cases.ts';
+import { buildModel, fuzzCase, SELF_ORIGIN, tourCases, type FuzzCase, type FuzzKeys, type FuzzModel } from './cases.ts';
 import { closeConnections, send, type FuzzAnswer, type FuzzRequest } from './http.ts';
 import { judge, type Violation } from './oracle.ts';
 
@@ -153,7 +153,14 @@ export interface FuzzReport {
   classes: FailureClass[];
 }
 
-/** The cases `[from, to)` of a seed. */
+/** Every this many cases, one is the next stop of the tour (cases.ts `tourCases`), until it has been round once. */
+export const TOUR_STRIDE = 8;
+
+/**
+ * The cases `[from, to)` of a seed. Case i is the same whatever `[from, to)` it is drawn in: drawn in chunks
+ * of {@link CHUNK} from the seed, except every {@link TOUR_STRIDE}th of the first round of the tour, drawn
+ * from its stop's arbitrary with a seed of its own.
+ */
 export function casesOf(
   target: Pick<FuzzTarget, 'model' | 'keys'>,
   seed: number,
@@ -162,11 +169,15 @@ export function casesOf(
 ): { index: number; fuzzCase: FuzzCase }[] {
   const out: { index: number; fuzzCase: FuzzCase }[] = [];
   const arb = fuzzCase(target.model, target.keys);
+  const tour = tourCases(target.model, target.keys);
   for (let chunk = Math.floor(from / CHUNK); chunk * CHUNK < to; chunk++) {
     const sample = fc.sample(arb, { seed: (seed ^ Math.imul(chunk + 1, 0x9e3779b1)) | 0, numRuns: CHUNK });
-    sample.forEach((fuzzCase, i) => {
+    sample.forEach((drawn, i) => {
       const index = chunk * CHUNK + i;
-      if (index >= from && index < to) out.push({ index, fuzzCase });
+      if (index < from || index >= to) return;
+      const stop = index % TOUR_STRIDE === 0 ? tour[index / TOUR_STRIDE] : undefined;
+      const fuzzCase = stop ? fc.sample(stop, { seed: (seed ^ Math.imul(index + 1, 0x85ebca6b)) | 0, numRuns: 1 })[0]! : drawn;
+      out.push({ index, fuzzCase });
     });
   }
   return out;

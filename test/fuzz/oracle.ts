@@ -1,5 +1,5 @@
 /**
- * The fuzzer's oracle: the rules every answer must obey (README "Errors", "MCP servers", "Fund data" and
+ * The fuzzer's oracle: the rules every answer must obey (docs/api.md#errors, docs/mcp.md, docs/fund-data.md and
  * "Fuzzing"), and the ones a case's generator asked for. Each broken rule is a {@link Violation} whose
  * `kind` names the rule, so that failures group into classes.
  *
@@ -25,7 +25,7 @@ const isRpcCode = (code: unknown): boolean =>
   [-32700, -32600, -32601, -32602, -32603].includes(code as number) ||
   (Number.isInteger(code) && (code as number) <= -32000 && (code as number) >= -32099);
 
-/** HTTP refusals the MCP servers make before reading JSON-RPC, which are problem+json like every endpoint's (README "MCP servers"). */
+/** HTTP refusals the MCP servers make before reading JSON-RPC, which are problem+json like every endpoint's (docs/mcp.md). */
 const HTTP_REFUSALS = new Set([401, 403, 404, 405, 413, 415]);
 
 /** True when a Cache-Control value has both `private` and `no-store` (an SSE answer adds `no-transform`). */

@@ -23,6 +23,7 @@ import {
   admitted,
   CHEAP_CALL,
 } from './support.ts';
+import { FUND_TOOL_NAMES, PUBLIC_TOOL_NAMES } from '../support/declared.ts';
 
 describe('JSON-RPC framing', () => {
   describe.each(SERVERS)('%s server', (kind, path) => {
@@ -52,7 +53,7 @@ describe('JSON-RPC framing', () => {
       expect(body).toHaveLength(2);
       const list = body.find((m) => m.id === 'list-1')!;
       const call = body.find((m) => m.id === 42)!;
-      expect((list.result!.tools as ToolDefinition[]).length).toBe(kind === 'public' ? 8 : 12);
+      expect((list.result!.tools as ToolDefinition[]).length).toBe(kind === 'public' ? PUBLIC_TOOL_NAMES.length : FUND_TOOL_NAMES.length);
       const result = call.result as unknown as ToolResult;
       expect(result.isError).toBeUndefined();
       expect(JSON.parse(result.content[0]!.text)).toEqual(result.structuredContent);

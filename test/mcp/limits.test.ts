@@ -24,6 +24,7 @@ import {
   fundFixture,
   CHEAP_CALL,
 } from './support.ts';
+import { calcPath } from '../support/declared.ts';
 
 describe('fund server keys', () => {
   const cases: [string, (f: Awaited<ReturnType<typeof fundFixture>>) => Promise<string | undefined>, number, string, string][] = [
@@ -162,7 +163,7 @@ describe('public server keys and quota', () => {
     const { env, RATE_LIMITS } = fakeEnv();
     await RATE_LIMITS.put(QUOTA_KEY, '500');
     const rest = await app.request(
-      '/api/v1/calc/fee-calculator',
+      calcPath('fee-calculator'),
       { method: 'POST', headers: { 'content-type': 'application/json', 'cf-connecting-ip': IP }, body: '{}' },
       env,
     );

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../lib/app.ts';
+import { CATALOG } from '../../lib/registry.ts';
 import { fundServer } from '../../lib/mcp/fund-server.ts';
 import { publicServer } from '../../lib/mcp/public-server.ts';
 import { withNullAsAnyOf } from '../../lib/mcp/portable-schema.ts';
@@ -58,7 +59,7 @@ describe('tool schemas', () => {
   });
 
   it('the fund server too', () => {
-    for (const tool of fundServer.definitions()) {
+    for (const tool of fundServer.definitions(CATALOG)) {
       expect(JSON.stringify([tool.inputSchema, tool.outputSchema]), tool.name).not.toMatch(/"type":\[/);
     }
   });
@@ -81,7 +82,7 @@ describe('tool schemas', () => {
 });
 
 describe('tool descriptions say their units', () => {
-  it.each([...publicServer.definitions(), ...fundServer.definitions()].map((t) => [t.name, t.description!] as const))(
+  it.each([...publicServer.definitions(CATALOG), ...fundServer.definitions(CATALOG)].map((t) => [t.name, t.description!] as const))(
     '%s',
     (_name, description) => {
       expect(description).toMatch(/USD|base currency/);

@@ -4,13 +4,12 @@
  * The app runs on a fixed clock, so every RateLimit header value is asserted exactly.
  */
 import { describe, expect, it } from 'vitest';
-import { CALCULATORS } from '../../lib/calculators/index.ts';
+import { CALCULATORS, FUND_TOOLS } from '../../lib/registry.ts';
 import { toolName } from '../../lib/calculators/definition.ts';
-import { FUND_TOOLS } from '../../lib/fund/tools/index.ts';
 import { SAMPLE_FUND, generateFund } from '../../lib/fund/synthetic.ts';
 import { quotaWritesSettled } from '../../lib/rate-limit.ts';
 import { fakeEnv } from '../support/fakes.ts';
-import { FUND_TOOL_NAMES, PUBLIC_TOOL_NAMES } from '../support/contract.ts';
+import { CALC_TOOL_NAMES, FUND_TOOL_NAMES } from '../support/declared.ts';
 import { fundExample } from '../support/examples.ts';
 import {
   T,
@@ -42,8 +41,8 @@ describe('tools/list', () => {
     expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, title: tool.title });
   }
 
-  it('the public server lists exactly the calc_* tools of docs/mcp.md, then search_docs', async () => {
-    expect(CALCULATORS.map(toolName).sort()).toEqual([...PUBLIC_TOOL_NAMES].sort());
+  it('the public server lists exactly the declared calc_* tools, then search_docs', async () => {
+    expect(CALCULATORS.map(toolName)).toEqual(CALC_TOOL_NAMES);
     const { body } = await okJson(await post(PUBLIC, toolsList()));
     const tools = body.result!.tools as ToolDefinition[];
     expect(tools.map((t) => t.name)).toEqual([...CALCULATORS.map(toolName), 'search_docs']);
@@ -59,8 +58,8 @@ describe('tools/list', () => {
     }
   });
 
-  it('the fund server lists exactly the get_* tools of docs/mcp.md', async () => {
-    expect(FUND_TOOLS.map((t) => t.tool).sort()).toEqual([...FUND_TOOL_NAMES].sort());
+  it('the fund server lists exactly the declared get_* tools', async () => {
+    expect(FUND_TOOLS.map((t) => t.tool)).toEqual(FUND_TOOL_NAMES);
     const { env, auth } = await fundFixture();
     const { body } = await okJson(await post(FUND, toolsList(), { env, auth }));
     const tools = body.result!.tools as ToolDefinition[];
@@ -240,7 +239,7 @@ describe('fund server tools/call', () => {
     ['get_pnl_attribution', {}, '/arguments/date'],
     ['get_pnl_attribution', { date: '2026-02-30' }, '/arguments/date'],
     ['get_fund_overview', { verbose: SECRET }, '/arguments/verbose'],
-    // Arguments must be of the JSON type tools/list advertises: no coercion (README, MCP servers: argument types).
+    // Arguments must be of the JSON type tools/list advertises: no coercion (docs/mcp.md: argument types).
     ['get_nav_history', { days: [90] }, '/arguments/days'],
     ['get_nav_history', { days: true }, '/arguments/days'],
     ['get_nav_history', { days: '90' }, '/arguments/days'],

@@ -30,6 +30,7 @@ import {
   CHEAP_CALL,
   sseData,
 } from './support.ts';
+import { FUND_TOOL_NAMES, PUBLIC_TOOL_NAMES } from '../support/declared.ts';
 
 describe('initialize', () => {
   it('negotiates 2026-06-18 down to the SDK newest revision, which is not 2026-06-18', () => {
@@ -90,7 +91,7 @@ describe('MCP-Protocol-Version header', () => {
       const res = await post(path, toolsList(), { ...options, headers: version === undefined ? {} : { 'mcp-protocol-version': version } });
       const { body } = await okJson(res);
       expect(body.id).toBe(2);
-      expect((body.result!.tools as ToolDefinition[]).length).toBe(kind === 'public' ? 8 : 12);
+      expect((body.result!.tools as ToolDefinition[]).length).toBe(kind === 'public' ? PUBLIC_TOOL_NAMES.length : FUND_TOOL_NAMES.length);
     });
 
     it.each(['banana', '1999-01-01', '2025-06-18x', 'secret-value-123'])(
@@ -141,7 +142,9 @@ describe('Accept', () => {
       const data = sseData(text);
       expect(data).toHaveLength(1);
       expect(data[0]).toMatchObject({ jsonrpc: '2.0', id: 7, result: { tools: expect.any(Array) } });
-      expect(((data[0] as RpcMessage).result!.tools as ToolDefinition[]).length).toBe(kind === 'public' ? 8 : 12);
+      expect(((data[0] as RpcMessage).result!.tools as ToolDefinition[]).length).toBe(
+        kind === 'public' ? PUBLIC_TOOL_NAMES.length : FUND_TOOL_NAMES.length,
+      );
     });
   });
 

@@ -24,6 +24,7 @@ import {
   register,
   token,
 } from '../support/oauth.ts';
+import { FUND_TOOL_NAMES } from '../support/declared.ts';
 
 const app = createApp();
 
@@ -67,7 +68,7 @@ describe('the code flow', () => {
     const list = await mcp(env, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, `Bearer ${body.access_token}`);
     expect(list.status).toBe(200);
     const tools = ((await list.json()) as { result: { tools: { name: string }[] } }).result.tools;
-    expect(tools).toHaveLength(12);
+    expect(tools).toHaveLength(FUND_TOOL_NAMES.length);
     const call = await mcp(
       env,
       { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_fund_overview', arguments: {} } },

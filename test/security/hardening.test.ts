@@ -1,5 +1,5 @@
 /**
- * The hardening of README#configuration and docs/api.md#limits through the app (`createApp().request`, in-memory bindings):
+ * The hardening of docs/configuration.md#variables-and-secrets and docs/api.md#limits through the app (`createApp().request`, in-memory bindings):
  * - caching: every fund-data answer, errors included, is `Cache-Control: private, no-store` on REST and on
  *   the fund MCP server; the OpenAPI document lists a server from configuration, never the request's Host;
  * - `INVESTOR_REF_KEY`: with `DATABASE_URL` and no secret, real fund data is refused (500, a fixed detail,
@@ -14,12 +14,12 @@ import { createApp } from '../../lib/app.ts';
 import { ConfigInvalidError, configOf } from '../../lib/config.ts';
 import { RedactionFailedError, UpstreamUnavailableError } from '../../lib/errors.ts';
 import type { Route } from '../../lib/endpoint.ts';
-import { ROUTES } from '../../lib/routes.ts';
-import { CALCULATORS } from '../../lib/calculators/index.ts';
+import { ROUTES, CALCULATORS } from '../../lib/registry.ts';
 import { createKey, DEMO_API_KEY } from '../../lib/keys.ts';
 import { FakeBurst, fakeEnv } from '../support/fakes.ts';
 import { expectProblem } from '../support/problems.ts';
 import { SPEC_MCP_HEADERS } from '../support/contract.ts';
+import { calcPath, fundPath } from '../support/declared.ts';
 
 const NOW = new Date('2026-11-20T12:00:00Z');
 const app = createApp({ clock: () => NOW });
@@ -44,12 +44,12 @@ afterEach(() => vi.restoreAllMocks());
 
 describe('item 5: fund-data answers are private, no-store, errors included', () => {
   it.each([
-    ['401 without a key', async () => app.request('/api/v1/fund/overview', {}, fakeEnv().env), 401],
+    ['401 without a key', async () => app.request(fundPath('get_fund_overview'), {}, fakeEnv().env), 401],
     [
       '403 for a key of another fund',
       async () => {
         const { env, auth } = await withKey({ FUND_ID: 'ghost-fund' });
-        return app.request('/api/v1/fund/overview', { headers: { authorization: auth } }, env);
+        return app.request(fundPath('get_fund_overview'), { headers: { authorization: auth } }, env);
       },
       403,
     ],
@@ -57,18 +57,18 @@ describe('item 5: fund-data answers are private, no-store, errors included', () 
       '400 for a bad query',
       async () => {
         const { env, auth } = await withKey();
-        return app.request('/api/v1/fund/nav-history?days=0x10', { headers: { authorization: auth } }, env);
+        return app.request(`${fundPath('get_nav_history')}?days=0x10`, { headers: { authorization: auth } }, env);
       },
       400,
     ],
     ['404 for an unknown fund path', async () => app.request('/api/v1/fund/nope', {}, fakeEnv().env), 404],
     ['404 for /api/v1/fund itself', async () => app.request('/api/v1/fund', {}, fakeEnv().env), 404],
-    ['405 for POST', async () => app.request('/api/v1/fund/overview', { method: 'POST' }, fakeEnv().env), 405],
+    ['405 for POST', async () => app.request(fundPath('get_fund_overview'), { method: 'POST' }, fakeEnv().env), 405],
     [
       '429 over the burst limit',
       async () => {
         const { env, auth } = await withKey({ fundBurst: new FakeBurst(0) });
-        return app.request('/api/v1/fund/overview', { headers: { authorization: auth } }, env);
+        return app.request(fundPath('get_fund_overview'), { headers: { authorization: auth } }, env);
       },
       429,
     ],
@@ -76,7 +76,7 @@ describe('item 5: fund-data answers are private, no-store, errors included', () 
       '200',
       async () => {
         const { env, auth } = await withKey();
-        return app.request('/api/v1/fund/overview', { headers: { authorization: auth } }, env);
+        return app.request(fundPath('get_fund_overview'), { headers: { authorization: auth } }, env);
       },
       200,
     ],
@@ -155,7 +155,7 @@ describe('item 7: DATABASE_URL without INVESTOR_REF_KEY fails closed', () => {
   it('refuses real fund data over REST and MCP with a fixed 500 and one log line, before opening the database', async () => {
     const log = captureLog();
     const { env, auth, key } = await withKey({}, { DATABASE_URL });
-    const res = await app.request('/api/v1/fund/overview', { headers: { authorization: auth } }, env);
+    const res = await app.request(fundPath('get_fund_overview'), { headers: { authorization: auth } }, env);
     const { problem, text } = await expectProblem(res, 500, 'internal_error');
     expect(problem.detail).toBe('Fund data is unavailable: this deployment is not fully configured.');
     expect(res.headers.get('cache-control')).toBe(PRIVATE);
@@ -179,10 +179,10 @@ describe('item 7: DATABASE_URL without INVESTOR_REF_KEY fails closed', () => {
 
   it('keeps serving the demo key and the calculators', async () => {
     const { env } = await withKey({}, { DATABASE_URL });
-    const demo = await app.request('/api/v1/fund/overview', { headers: { authorization: `Bearer ${DEMO_API_KEY}` } }, env);
+    const demo = await app.request(fundPath('get_fund_overview'), { headers: { authorization: `Bearer ${DEMO_API_KEY}` } }, env);
     expect(demo.status).toBe(200);
     const calc = await app.request(
-      '/api/v1/calc/operating-cost-calculator',
+      calcPath('operating-cost-calculator'),
       { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' },
       env,
     );
@@ -264,7 +264,7 @@ describe('item 8: one structured log line per unexpected failure', () => {
     expect(log.lines().map((l) => JSON.parse(l))).toEqual([
       expect.objectContaining({ event: 'redaction_failed', reason: 'identity_value', status: 500 }),
     ]);
-    await app.request('/api/v1/fund/overview', {}, fakeEnv().env);
+    await app.request(fundPath('get_fund_overview'), {}, fakeEnv().env);
     expect(log.lines()).toHaveLength(1);
   });
 
@@ -393,8 +393,8 @@ describe('item 9: configuration parsed once with zod', () => {
     const env = { ...fakeEnv().env, CORS_ORIGINS: 'not-an-origin', DATABASE_URL: `mysql://u:${PASSWORD}@db/x` };
     for (const [path, init] of [
       ['/api/v1/openapi.json', {}],
-      ['/api/v1/calc/operating-cost-calculator', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }],
-      ['/api/v1/fund/overview', { headers: { authorization: `Bearer ${DEMO_API_KEY}` } }],
+      [calcPath('operating-cost-calculator'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }],
+      [fundPath('get_fund_overview'), { headers: { authorization: `Bearer ${DEMO_API_KEY}` } }],
     ] as const) {
       const res = await app.request(path, init, env);
       const { text } = await expectProblem(res, 500, 'internal_error');

@@ -6,13 +6,12 @@
  * The bodies are JSON text, so that a member named `__proto__` reaches the service as a client sends it.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { CALCULATORS } from '../../lib/calculators/index.ts';
 import { toolName } from '../../lib/calculators/definition.ts';
-import { FUND_TOOLS } from '../../lib/fund/tools/index.ts';
 import { createApp } from '../../lib/app.ts';
 import { createKey, DEMO_API_KEY } from '../../lib/keys.ts';
 import { fakeEnv } from '../support/fakes.ts';
 import { SPEC_MCP_HEADERS } from '../support/contract.ts';
+import { CALCULATORS, FUND_TOOLS } from '../../lib/registry.ts';
 
 const app = createApp();
 

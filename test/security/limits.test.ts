@@ -1,6 +1,6 @@
 /**
  * Every limit has one home, lib/limits.ts (docs/api.md#limits): the code reads it (re-exported where it is
- * enforced), the OpenAPI document states it, and README "Keys and limits" and wrangler.toml's
+ * enforced), the OpenAPI document states it, and docs/api.md#limits and wrangler.toml's
  * `[[ratelimits]]` must say the same.
  */
 import { describe, expect, it } from 'vitest';
@@ -40,9 +40,9 @@ describe('limits live in lib/limits.ts', () => {
     expect(binding('FUND_BURST')?.slice(1).map(Number)).toEqual([limits.FUND_BURST_LIMIT, limits.BURST_PERIOD_SECONDS]);
   });
 
-  it('README "Keys and limits" states them', () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const table = readme.slice(readme.indexOf('## Keys and limits'));
+  it('docs/api.md "Limits" states them', () => {
+    const page = readFileSync(join(ROOT, 'docs', 'api.md'), 'utf8');
+    const table = page.slice(page.indexOf('## Limits'));
     for (const text of [
       `| calculators without a key | ${n(limits.ANONYMOUS_DAILY_CALC_LIMIT)} calls per UTC day`,
       `(default ${n(limits.DEFAULT_KEY_DAILY_CALC_LIMIT)})`,

@@ -23,6 +23,7 @@ import { MAX_BODY_BYTES } from '../../lib/endpoint.ts';
 import { createApp } from '../../lib/app.ts';
 import { fakeEnv } from '../support/fakes.ts';
 import { SPEC_MCP_HEADERS } from '../support/contract.ts';
+import { calcPath } from '../support/declared.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -151,10 +152,10 @@ describe('ReDoS: the same text through REST and the public MCP server', () => {
     }
   });
 
-  it('POST /api/v1/calc/lp-report-grader grades ~1 MiB of digits followed by %', async () => {
+  it('POST the LP report grader ~1 MiB of digits followed by %', async () => {
     const body = JSON.stringify({ reportText: `up ${'1'.repeat(MiB - 40)}%` });
     const res = await app.request(
-      '/api/v1/calc/lp-report-grader',
+      calcPath('lp-report-grader'),
       { method: 'POST', headers: { 'content-type': 'application/json' }, body },
       fakeEnv(),
     );

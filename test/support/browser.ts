@@ -1,7 +1,7 @@
 /**
  * A real Chromium for browser tests: the build the npm package `@sparticuz/chromium` ships, driven by
- * `playwright-core`, headless, with background networking, component updates and first-run work off (the
- * tests run offline). Pages get a CDP virtual authenticator (a platform passkey with user verification)
+ * `playwright-core`, headless, with the same-origin policy on (the package's defaults turn it off), and
+ * background networking, component updates and first-run work off (the tests run offline). Pages get a CDP virtual authenticator (a platform passkey with user verification)
  * and screenshots go to `test-results/screenshots/` (git-ignored).
  */
 import { execFileSync } from 'node:child_process';
@@ -13,17 +13,34 @@ import { chromium as playwright, type Browser, type BrowserContext, type Page } 
 /** Where screenshots are written, relative to the project root. */
 export const SCREENSHOT_DIR = join('test-results', 'screenshots');
 
-/** Launches the packaged Chromium headless. */
-export async function launchChromium(): Promise<Browser> {
+/**
+ * Arguments of `@sparticuz/chromium` (made for one-page Lambda runs) the tests must not inherit, because a
+ * browser launched with them is one nobody uses: `--disable-web-security` turns off the same-origin policy
+ * (every same-origin, CSP and cross-site assertion would pass whatever the service sent),
+ * `--allow-running-insecure-content` lets an https page load http scripts, and `--single-process` ends the
+ * whole browser when a context closes. `test/browser/web-security.test.ts` proves the policy holds.
+ */
+export const UNSAFE_ARGS = ['--disable-web-security', '--allow-running-insecure-content', '--single-process'];
+
+/** The arguments the test browser is launched with: the package's, less {@link UNSAFE_ARGS}, and offline. */
+export function chromiumArgs(): string[] {
+  return [
+    ...chromium.args.filter((a) => !UNSAFE_ARGS.includes(a)),
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--no-first-run',
+  ];
+}
+
+/**
+ * Launches the packaged Chromium headless, with the same-origin policy on.
+ * @param extraArgs more arguments (the web-security test launches one browser with the policy off, to show
+ *   that its probe tells the two apart)
+ */
+export async function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
   return playwright.launch({
     executablePath: await chromium.executablePath(),
-    // --single-process (meant for one-page Lambda runs) ends the whole browser when a context closes.
-    args: [
-      ...chromium.args.filter((a) => a !== '--single-process'),
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-    ],
+    args: [...chromiumArgs(), ...extraArgs],
     headless: true,
   });
 }

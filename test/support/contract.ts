@@ -1,31 +1,4 @@
-/** Literal tool names as docs/mcp.md and the README list them, so that tests check the servers against the documentation, not against the code. */
-
-/** The public MCP server's calculator tools (the server lists them in the path order of their files under functions/). */
-export const PUBLIC_TOOL_NAMES = [
-  'calc_fee_calculator',
-  'calc_nav_validator',
-  'calc_operating_cost_calculator',
-  'calc_back_office_savings',
-  'calc_fund_health_check',
-  'calc_exposure_analysis',
-  'calc_lp_report_grader',
-];
-
-/** The fund MCP server's tools (listed in the path order of their files under functions/). */
-export const FUND_TOOL_NAMES = [
-  'get_fund_overview',
-  'get_positions',
-  'get_portfolio_breakdown',
-  'get_exposure',
-  'get_exposure_series',
-  'get_pnl_attribution',
-  'get_value_at_risk',
-  'get_trial_balance',
-  'get_capital_accounts',
-  'get_expenses',
-  'get_fee_terms',
-  'get_nav_history',
-];
+/** What the tests hold the service to that is written apart from the code: documented rules, and the requests clients send. */
 
 /**
  * The "usable" NAV run of docs/fund-data.md#nav-runs-and-which-one-an-endpoint-reads (complete and matched, with a shadow NAV), written here independently of

@@ -17,7 +17,8 @@
  */
 import worker from '../../lib/worker.ts';
 import type { Env } from '../../lib/env.ts';
-import { authenticate } from '../../lib/keys.ts';
+import { authenticate } from '../../lib/auth.ts';
+import { consoleAccess } from '../../lib/app.ts';
 import { calcCaller, utcDate } from '../../lib/rate-limit.ts';
 
 /** The Worker's Durable Object classes, exported as the real entry exports them (wrangler.toml binds them). */
@@ -100,7 +101,7 @@ export default {
       return Response.json({ faults, ...seen });
     }
     if (path === '/api/__quota') {
-      const principal = await authenticate(request.headers.get('authorization'), env.API_KEYS, env.CONSOLE);
+      const principal = await authenticate(request.headers.get('authorization'), consoleAccess(env));
       const caller = calcCaller(principal, undefined);
       const stored = await env.RATE_LIMITS.get(`calc:${caller.id}:${utcDate(new Date())}`);
       return Response.json({ stored: stored === null ? null : Number(stored) });

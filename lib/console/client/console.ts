@@ -1,5 +1,5 @@
 /**
- * The developer console's browser script (bundled by scripts/build-console.ts into lib/console/client.generated.ts
+ * The developer console's browser script (bundled by scripts/build-console.ts into lib/generated/console-client.ts
  * and served as `/developers/console/console.js`): passkey sign-up and sign-in through
  * `@simplewebauthn/browser`, minting and revoking keys, reading and accepting an invitation (its token is the
  * link's fragment, which no request path carries), signing out, and copying a key. Every request is a

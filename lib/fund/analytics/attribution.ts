@@ -35,37 +35,33 @@ interface Effects {
   total: Dec;
 }
 
-/**
- * Attribution of the P&L from `previous` to `run`.
- * @param opening live positions at `previous`; `closing` at `run`
- * @param ledger lines dated after `previous.navDate` through `run.navDate`, with the chart of accounts
- */
-export function pnlAttribution(input: {
-  run: NavRunRow;
-  previous: NavRunRow;
-  opening: readonly PositionRow[];
-  closing: readonly PositionRow[];
-  accounts: readonly AccountRow[];
-  ledger: readonly LedgerLineRow[];
-  currency: string;
-}) {
-  const { run, previous } = input;
-  const keyOf = (asset: string, venue: string) => `${asset}\u0000${venue}`;
+/** Key of a position: asset and venue. */
+const keyOf = (asset: string, venue: string) => `${asset}\u0000${venue}`;
+
+/** The non-cash positions at either run, by asset and venue, with their opening and closing rows. */
+function pairPositions(opening: readonly PositionRow[], closing: readonly PositionRow[]) {
   const positions = new Map<string, { open?: PositionRow; close?: PositionRow }>();
-  for (const p of input.opening) if (!CASH_CLASSES.has(p.assetClass)) positions.set(keyOf(p.asset, p.venue), { open: p });
-  for (const p of input.closing) {
+  for (const p of opening) if (!CASH_CLASSES.has(p.assetClass)) positions.set(keyOf(p.asset, p.venue), { open: p });
+  for (const p of closing) {
     if (CASH_CLASSES.has(p.assetClass)) continue;
     const entry = positions.get(keyOf(p.asset, p.venue)) ?? {};
     entry.close = p;
     positions.set(keyOf(p.asset, p.venue), entry);
   }
+  return positions;
+}
 
-  const roles = new Map(input.accounts.map((a) => [a.code, a.role]));
+/**
+ * The ledger between the runs, by role: fees and operating expenses (as costs, positive), investor flows
+ * (contributions less withdrawals), and net purchases at cost of each paired position.
+ */
+function readLedger(ledger: readonly LedgerLineRow[], accounts: readonly AccountRow[], positions: ReadonlyMap<string, unknown>) {
+  const roles = new Map(accounts.map((a) => [a.code, a.role]));
   const purchases = new Map<string, Dec>();
   let fees = new D(0);
   let expenses = new D(0);
   let flows = new D(0);
-  for (const line of input.ledger) {
+  for (const line of ledger) {
     const net = dec(line.debit).minus(line.credit);
     const role = roles.get(line.accountCode);
     if (role === 'fee_expense') fees = fees.minus(net);
@@ -76,7 +72,14 @@ export function pnlAttribution(input: {
       if (positions.has(key)) purchases.set(key, (purchases.get(key) ?? new D(0)).plus(net));
     }
   }
+  return { purchases, fees, expenses, flows };
+}
 
+/**
+ * Each position's effects (total = ΔMV − net purchases; price effect = opening quantity × price change;
+ * quantity effect = the rest), summed by asset, source type and venue.
+ */
+function positionEffects(positions: ReturnType<typeof pairPositions>, purchases: ReadonlyMap<string, Dec>) {
   const byAsset = new Map<string, Effects>();
   const bySourceType = new Map<string, Effects>();
   const byVenue = new Map<string, Effects>();
@@ -99,22 +102,46 @@ export function pnlAttribution(input: {
     add(bySourceType, any.sourceType, effects);
     add(byVenue, any.venue, effects);
   }
+  return { byAsset, bySourceType, byVenue };
+}
 
+/** Answer rows of one grouping, largest total first (ties by key). */
+const effectRows = (map: Map<string, Effects>) =>
+  [...map]
+    .sort(([ka, a], [kb, b]) => b.total.cmp(a.total) || (ka < kb ? -1 : 1))
+    .map(([key, e]): { key: string } & AttributionRow => ({
+      key,
+      priceEffect: toMoney(e.price),
+      quantityEffect: toMoney(e.quantity),
+      total: toMoney(e.total),
+    }));
+
+/**
+ * Attribution of the P&L from `previous` to `run`: positions paired, the ledger read by role, each
+ * position's effects grouped; totalPnl = closing NAV − opening NAV − flows, and the residual is what
+ * positions, fees and expenses leave unexplained.
+ * @param opening live positions at `previous`; `closing` at `run`
+ * @param ledger lines dated after `previous.navDate` through `run.navDate`, with the chart of accounts
+ */
+export function pnlAttribution(input: {
+  run: NavRunRow;
+  previous: NavRunRow;
+  opening: readonly PositionRow[];
+  closing: readonly PositionRow[];
+  accounts: readonly AccountRow[];
+  ledger: readonly LedgerLineRow[];
+  currency: string;
+}) {
+  const { run, previous } = input;
+  const positions = pairPositions(input.opening, input.closing);
+  const { purchases, fees, expenses, flows } = readLedger(input.ledger, input.accounts, positions);
+  const { byAsset, bySourceType, byVenue } = positionEffects(positions, purchases);
   const openingNav = navOf(previous);
   const closingNav = navOf(run);
   const totalPnl = closingNav.minus(openingNav).minus(flows);
   const explained = sum([...byAsset.values()].map((e) => e.total))
     .plus(fees)
     .plus(expenses);
-  const rows = (map: Map<string, Effects>) =>
-    [...map]
-      .sort(([ka, a], [kb, b]) => b.total.cmp(a.total) || (ka < kb ? -1 : 1))
-      .map(([key, e]): { key: string } & AttributionRow => ({
-        key,
-        priceEffect: toMoney(e.price),
-        quantityEffect: toMoney(e.quantity),
-        total: toMoney(e.total),
-      }));
   return {
     date: run.navDate,
     previousDate: previous.navDate,
@@ -122,9 +149,9 @@ export function pnlAttribution(input: {
     openingNav: toMoney(openingNav),
     closingNav: toMoney(closingNav),
     totalPnl: toMoney(totalPnl),
-    byAsset: rows(byAsset).map(({ key, ...e }) => ({ asset: key, ...e })),
-    bySourceType: rows(bySourceType),
-    byVenue: rows(byVenue),
+    byAsset: effectRows(byAsset).map(({ key, ...e }) => ({ asset: key, ...e })),
+    bySourceType: effectRows(bySourceType),
+    byVenue: effectRows(byVenue),
     fees: toMoney(fees),
     expenses: toMoney(expenses),
     flows: toMoney(flows),

@@ -24,7 +24,7 @@ export const Z_SCORES = { 0.95: 1.6448536269514722, 0.99: 2.3263478740408408 } a
 /** RiskMetrics (1996) decay factor for daily data. */
 export const EWMA_LAMBDA = 0.94;
 
-/** VaR options (query parameters of `/api/v1/fund/risk/var`). */
+/** VaR options (the query parameters of `get_value_at_risk`). */
 export interface VarOptions {
   confidence: 0.95 | 0.99;
   horizonDays: 1 | 10;
@@ -46,35 +46,39 @@ function allocateCents(totalCents: number, shares: readonly number[]): number[] 
   return floors;
 }
 
-/**
- * VaR of the live positions of `run`.
- * @param prices closes of the held assets on dates up to `run.navDate` (any order)
- * @throws {NotUsableError} 409 when fewer than two daily returns are available for every held asset
- */
-export function valueAtRisk(
-  run: NavRunRow,
-  positions: readonly PositionRow[],
-  prices: readonly PriceRow[],
-  options: VarOptions,
-  currency: string,
-) {
+/** Exposure per risky asset: Σ market value of its live positions (shorts negative); cash and stablecoins left out. */
+function exposureByAsset(positions: readonly PositionRow[]): Map<string, number> {
   const exposure = new Map<string, number>();
   for (const p of positions) {
     if (CASH_CLASSES.has(p.assetClass)) continue;
     exposure.set(p.asset, (exposure.get(p.asset) ?? 0) + Number(p.marketValue));
   }
-  const assets = [...exposure.keys()].sort();
-  // Closes in one flat array, asset-major, by the index of each date (first seen): one Map lookup for the
-  // asset and one for the date per price row, no Map per asset (a Map entry per price row made the cost grow
-  // faster than the rows, through allocation and garbage collection). A later row for the same asset and
-  // date replaces an earlier one, as before.
+  return exposure;
+}
+
+/** The closes of the held assets in one flat array, asset-major (`closes[asset × dates + slot]`). */
+interface CloseMatrix {
+  closes: Float64Array;
+  /** Dates (slots) per asset. */
+  nd: number;
+  /** The slots of the dates on which every asset has a close, in date order. */
+  complete: number[];
+}
+
+/**
+ * The closes up to `navDate` of `assets` (sorted), by the index of each date (first seen): one Map lookup for
+ * the asset and one for the date per price row, no Map per asset (a Map entry per price row made the cost
+ * grow faster than the rows, through allocation and garbage collection). A later row for the same asset and
+ * date replaces an earlier one.
+ */
+function closeMatrix(navDate: string, assets: readonly string[], prices: readonly PriceRow[]): CloseMatrix {
   const assetIndex = new Map<string, number>();
   for (const [i, a] of assets.entries()) assetIndex.set(a, i);
   const dateIndex = new Map<string, number>();
   const rows: number[] = [];
   const slots: number[] = [];
   for (const p of prices) {
-    if (p.priceDate > run.navDate) continue;
+    if (p.priceDate > navDate) continue;
     const a = assetIndex.get(p.asset);
     if (a === undefined) continue;
     let d = dateIndex.get(p.priceDate);
@@ -88,17 +92,14 @@ export function valueAtRisk(
   const nd = dateIndex.size;
   const closes = new Float64Array(assets.length * nd);
   const present = new Uint8Array(assets.length * nd);
-  {
-    let k = 0;
-    for (const p of prices) {
-      if (p.priceDate > run.navDate || !assetIndex.has(p.asset)) continue;
-      const at = rows[k]! * nd + slots[k]!;
-      closes[at] = Number(p.price);
-      present[at] = 1;
-      k++;
-    }
+  let k = 0;
+  for (const p of prices) {
+    if (p.priceDate > navDate || !assetIndex.has(p.asset)) continue;
+    const at = rows[k]! * nd + slots[k]!;
+    closes[at] = Number(p.price);
+    present[at] = 1;
+    k++;
   }
-  // Dates on which every asset has a close, in date order.
   const dates: { date: string; slot: number }[] = [];
   for (const [date, slot] of dateIndex) {
     let all = assets.length > 0;
@@ -106,12 +107,16 @@ export function valueAtRisk(
     if (all) dates.push({ date, slot });
   }
   dates.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
-  const used = dates.slice(-(options.windowDays + 1)).map((d) => d.slot);
-  // Without price risk (only fiat and stablecoins) VaR is nil and there are no returns to use.
-  const n = assets.length === 0 ? 0 : used.length - 1;
-  if (assets.length > 0 && n < 2) throw new NotUsableError('Not enough price history to estimate VaR.');
+  return { closes, nd, complete: dates.map((d) => d.slot) };
+}
 
-  // x[a][t]: daily P&L of asset a on return t (oldest first); xp[t]: the portfolio's.
+/**
+ * Daily P&L over the dates `used` (slots, oldest first): x[a][t] = E_a × r_a,t for each asset a and return t,
+ * and xp[t] = Σ_a x[a][t], the portfolio's.
+ */
+function dailyPnl(assets: readonly string[], exposure: Map<string, number>, matrix: CloseMatrix, used: readonly number[]) {
+  const { closes, nd } = matrix;
+  const n = used.length - 1;
   const x = assets.map((a, i) => {
     const base = i * nd;
     const e = exposure.get(a)!;
@@ -121,12 +126,18 @@ export function valueAtRisk(
   });
   const xp = new Array<number>(n).fill(0);
   for (const row of x) for (let t = 0; t < n; t++) xp[t]! += row[t]!;
+  return { x, xp };
+}
 
+/**
+ * The portfolio's variance σ² and each asset's covariance with it, c_a (Σ_a c_a = σ²), over n returns:
+ * demeaned with n − 1 (`sample`), or RiskMetrics EWMA with zero mean (`ewma`).
+ */
+function moments(x: readonly number[][], xp: readonly number[], n: number, method: VarOptions['method']) {
   let variance = 0;
-  const cov = new Array<number>(assets.length).fill(0);
-  if (n === 0) {
-    // No risky asset: σ = 0.
-  } else if (options.method === 'sample') {
+  const cov = new Array<number>(x.length).fill(0);
+  if (n === 0) return { variance, cov }; // no risky asset: σ = 0
+  if (method === 'sample') {
     const mean = (v: readonly number[]) => v.reduce((s, y) => s + y, 0) / n;
     const mp = mean(xp);
     for (let t = 0; t < n; t++) variance += (xp[t]! - mp) ** 2;
@@ -137,22 +148,47 @@ export function valueAtRisk(
       for (let t = 0; t < n; t++) c += (row[t]! - m) * (xp[t]! - mp);
       cov[i] = c / (n - 1);
     });
-  } else {
-    const weights = new Array<number>(n);
-    let w = 1;
-    let total = 0;
-    for (let k = 0; k < n; k++) {
-      weights[n - 1 - k] = w; // newest return has age 0
-      total += w;
-      w *= EWMA_LAMBDA;
-    }
-    for (let t = 0; t < n; t++) variance += (weights[t]! / total) * xp[t]! ** 2;
-    x.forEach((row, i) => {
-      let c = 0;
-      for (let t = 0; t < n; t++) c += (weights[t]! / total) * row[t]! * xp[t]!;
-      cov[i] = c;
-    });
+    return { variance, cov };
   }
+  const weights = new Array<number>(n);
+  let w = 1;
+  let total = 0;
+  for (let k = 0; k < n; k++) {
+    weights[n - 1 - k] = w; // newest return has age 0
+    total += w;
+    w *= EWMA_LAMBDA;
+  }
+  for (let t = 0; t < n; t++) variance += (weights[t]! / total) * xp[t]! ** 2;
+  x.forEach((row, i) => {
+    let c = 0;
+    for (let t = 0; t < n; t++) c += (weights[t]! / total) * row[t]! * xp[t]!;
+    cov[i] = c;
+  });
+  return { variance, cov };
+}
+
+/**
+ * VaR of the live positions of `run`: exposures, the closes on common dates, the daily P&L of the last
+ * `windowDays` returns, their moments, then VaR and its Euler components in cents.
+ * @param prices closes of the held assets on dates up to `run.navDate` (any order)
+ * @throws {NotUsableError} 409 when fewer than two daily returns are available for every held asset
+ */
+export function valueAtRisk(
+  run: NavRunRow,
+  positions: readonly PositionRow[],
+  prices: readonly PriceRow[],
+  options: VarOptions,
+  currency: string,
+) {
+  const exposure = exposureByAsset(positions);
+  const assets = [...exposure.keys()].sort();
+  const matrix = closeMatrix(run.navDate, assets, prices);
+  const used = matrix.complete.slice(-(options.windowDays + 1));
+  // Without price risk (only fiat and stablecoins) VaR is nil and there are no returns to use.
+  const n = assets.length === 0 ? 0 : used.length - 1;
+  if (assets.length > 0 && n < 2) throw new NotUsableError('Not enough price history to estimate VaR.');
+  const { x, xp } = n === 0 ? { x: assets.map(() => []), xp: [] } : dailyPnl(assets, exposure, matrix, used);
+  const { variance, cov } = moments(x, xp, n, options.method);
 
   const sigma = Math.sqrt(Math.max(variance, 0));
   const z = Z_SCORES[options.confidence];

@@ -204,18 +204,3 @@ export function columnTables(): string {
   }
   return out.join('\n').trimEnd();
 }
-
-/** The markers of the generated column tables in docs/import.md. */
-export const COLUMN_TABLES_MARKERS = ['<!-- generated:import-columns -->', '<!-- /generated:import-columns -->'] as const;
-
-/**
- * docs/import.md with its column tables replaced by the current {@link columnTables}.
- * @throws {Error} when the markers are missing
- */
-export function withColumnTables(doc: string): string {
-  const [open, close] = COLUMN_TABLES_MARKERS;
-  const start = doc.indexOf(open);
-  const end = doc.indexOf(close);
-  if (start < 0 || end < start) throw new Error('docs/import.md lacks the markers of its generated column tables.');
-  return `${doc.slice(0, start + open.length)}\n${columnTables()}\n${doc.slice(end)}`;
-}

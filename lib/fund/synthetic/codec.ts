@@ -162,15 +162,11 @@ export function encodeFund(parts: FundParts, fingerprint: string): Uint8Array {
 }
 
 /**
- * Decodes a fund asset into the parts `SyntheticFund` is made from: one JSON.parse and typed-array views
- * over `bytes` (not copied; keep the buffer unchanged). The result makes the same rows as simulating `spec`.
- * @param bytes the file
- * @param spec the fund it must hold
- * @param fingerprint the fingerprint the build wrote for this spec and generator
- * @throws {FundAssetError} `format` (not this layout or version, or a big-endian engine), `stale` (another
- *   fingerprint or fund), `shape` (arrays missing or of the wrong length)
+ * The asset's header, checked: layout and version, then the fingerprint and fund.
+ * @returns the header, and where its arrays start
+ * @throws {FundAssetError} as {@link decodeFund}
  */
-export function decodeFund(bytes: ArrayBuffer, spec: SyntheticFundSpec, fingerprint: string): FundParts {
+function readHeader(bytes: ArrayBuffer, spec: SyntheticFundSpec, fingerprint: string): { header: Header; at: number } {
   if (!littleEndian()) throw new FundAssetError('format', 'fund assets are little-endian');
   if (bytes.byteLength < PREFIX) throw new FundAssetError('format', 'too short');
   const view = new DataView(bytes);
@@ -180,9 +176,19 @@ export function decodeFund(bytes: ArrayBuffer, spec: SyntheticFundSpec, fingerpr
   if (PREFIX + length > bytes.byteLength) throw new FundAssetError('format', 'truncated header');
   const header = JSON.parse(new TextDecoder().decode(new Uint8Array(bytes, PREFIX, length))) as Header;
   if (header.fingerprint !== fingerprint || header.fundId !== spec.fundId) throw new FundAssetError('stale', 'another spec or generator');
+  return { header, at: PREFIX + length };
+}
 
+/** An array of the asset by name, of `count` elements when given. */
+type ArrayOf = <T extends ArrayLike<number>>(name: string, count?: number) => T;
+
+/**
+ * Typed-array views over the asset's arrays (each 8-byte aligned, in the header's order), by name.
+ * @throws {FundAssetError} `shape` when one is truncated, or (on access) missing or of another length
+ */
+function arrayViews(bytes: ArrayBuffer, header: Header, start: number): ArrayOf {
   const arrays = new Map<string, ArrayLike<number>>();
-  let at = PREFIX + length;
+  let at = start;
   for (const [name, type, count] of header.arrays) {
     at = Math.ceil(at / 8) * 8;
     const Ctor = ARRAY[type];
@@ -190,15 +196,15 @@ export function decodeFund(bytes: ArrayBuffer, spec: SyntheticFundSpec, fingerpr
     arrays.set(name, new Ctor(bytes, at, count));
     at += count * Ctor.BYTES_PER_ELEMENT;
   }
-  const array = <T extends ArrayLike<number>>(name: string, count?: number): T => {
+  return <T extends ArrayLike<number>>(name: string, count?: number): T => {
     const a = arrays.get(name);
     if (!a || (count !== undefined && a.length !== count)) throw new FundAssetError('shape', `${name} is missing or of another length`);
     return a as T;
   };
+}
 
-  const offset = offsetOf(spec);
-  // The calendar as simulateParts makes it: every price date, ending at the last run.
-  const priceCalendar = dateRange(addDays(spec.endDate, -(spec.priceDays - 1)), spec.priceDays);
+/** The price series by asset; assets that follow another share its series object, as simulated. */
+function priceSeries(array: ArrayOf, spec: SyntheticFundSpec): Map<string, PriceSeries> {
   const series = new Map<string, PriceSeries>();
   for (const a of OWN_SERIES) {
     series.set(a.asset, {
@@ -208,7 +214,12 @@ export function decodeFund(bytes: ArrayBuffer, spec: SyntheticFundSpec, fingerpr
     });
   }
   for (const a of ASSETS) if (a.follows) series.set(a.asset, series.get(a.follows)!);
+  return series;
+}
 
+/** The holdings snapshots and the capital snapshots, by date, as views of their arrays. */
+function snapshotsOf(array: ArrayOf, header: Header, spec: SyntheticFundSpec, priceCalendar: readonly string[]) {
+  const offset = offsetOf(spec);
   const holdings = POSITIONS.length;
   const qu = array<Float64Array>('qu', header.snapshots.length * holdings);
   const mv = array<Float64Array>('mv', header.snapshots.length * holdings);
@@ -222,7 +233,6 @@ export function decodeFund(bytes: ArrayBuffer, spec: SyntheticFundSpec, fingerpr
       mv: mv.subarray(from, from + holdings),
     });
   });
-
   const values = array<Float64Array>(
     'capital',
     header.capital.reduce((s, [, n]) => s + n, 0),
@@ -233,7 +243,25 @@ export function decodeFund(bytes: ArrayBuffer, spec: SyntheticFundSpec, fingerpr
     capital.set(priceCalendar[day + offset]!, values.subarray(from, from + n));
     from += n;
   }
+  return { snapshots, capital };
+}
 
+/**
+ * Decodes a fund asset into the parts `SyntheticFund` is made from: one JSON.parse and typed-array views
+ * over `bytes` (not copied; keep the buffer unchanged). The result makes the same rows as simulating `spec`.
+ * @param bytes the file
+ * @param spec the fund it must hold
+ * @param fingerprint the fingerprint the build wrote for this spec and generator
+ * @throws {FundAssetError} `format` (not this layout or version, or a big-endian engine), `stale` (another
+ *   fingerprint or fund), `shape` (arrays missing or of the wrong length)
+ */
+export function decodeFund(bytes: ArrayBuffer, spec: SyntheticFundSpec, fingerprint: string): FundParts {
+  const { header, at } = readHeader(bytes, spec, fingerprint);
+  const array = arrayViews(bytes, header, at);
+  // The calendar as simulateParts makes it: every price date, ending at the last run.
+  const priceCalendar = dateRange(addDays(spec.endDate, -(spec.priceDays - 1)), spec.priceDays);
+  const series = priceSeries(array, spec);
+  const { snapshots, capital } = snapshotsOf(array, header, spec, priceCalendar);
   const lines = array<Float64Array>('journal.amount').length;
   const column = (name: string) => array<Int32Array>(`journal.${name}`, lines);
   return {

@@ -1,4 +1,4 @@
-/** `get_portfolio_breakdown` · `GET /api/v1/fund/breakdown`: market value by asset, source type and venue. */
+/** `get_portfolio_breakdown` (and the REST GET of its file under functions/api/v1/fund/): market value by asset, source type and venue. */
 import * as z from 'zod';
 import { toMoney } from '../../decimal.ts';
 import { defineFundTool } from '../definition.ts';

@@ -1,4 +1,4 @@
-/** `get_capital_accounts` · `GET /api/v1/fund/capital-accounts`: investors' capital accounts, month to date. */
+/** `get_capital_accounts` (and the REST GET of its file under functions/api/v1/fund/): investors' capital accounts, month to date. */
 import * as z from 'zod';
 import { defineFundTool } from '../definition.ts';
 import { capitalAccounts, openingRunDate } from '../analytics/capital-accounts.ts';

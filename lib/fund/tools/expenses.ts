@@ -1,4 +1,4 @@
-/** `get_expenses` · `GET /api/v1/fund/expenses`: expense accruals and payments, newest first. */
+/** `get_expenses` (and the REST GET of its file under functions/api/v1/fund/): expense accruals and payments, newest first. */
 import * as z from 'zod';
 import { dec, toMoney } from '../../decimal.ts';
 import { maskFreeText } from '../../redaction.ts';

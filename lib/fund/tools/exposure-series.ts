@@ -1,4 +1,4 @@
-/** `get_exposure_series` · `GET /api/v1/fund/exposure/series`: exposure over a trailing window of days. */
+/** `get_exposure_series` (and the REST GET of its file under functions/api/v1/fund/): exposure over a trailing window of days. */
 import * as z from 'zod';
 import { defineFundTool } from '../definition.ts';
 import { exposureSeries as series } from '../analytics/holdings.ts';

@@ -1,4 +1,4 @@
-/** `get_exposure` · `GET /api/v1/fund/exposure`: long, short, gross, net and cash exposure now. */
+/** `get_exposure` (and the REST GET of its file under functions/api/v1/fund/): long, short, gross, net and cash exposure now. */
 import * as z from 'zod';
 import { defineFundTool } from '../definition.ts';
 import { exposureSnapshot } from '../analytics/holdings.ts';

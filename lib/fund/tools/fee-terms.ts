@@ -1,4 +1,4 @@
-/** `get_fee_terms` · `GET /api/v1/fund/fee-terms`: management and performance fee terms per share class. */
+/** `get_fee_terms` (and the REST GET of its file under functions/api/v1/fund/): management and performance fee terms per share class. */
 import * as z from 'zod';
 import { dec, pct4 } from '../../decimal.ts';
 import { defineFundTool } from '../definition.ts';

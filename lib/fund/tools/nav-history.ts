@@ -1,4 +1,4 @@
-/** `get_nav_history` · `GET /api/v1/fund/nav-history`: daily NAV runs with their reconciliation. */
+/** `get_nav_history` (and the REST GET of its file under functions/api/v1/fund/): daily NAV runs with their reconciliation. */
 import * as z from 'zod';
 import { defineFundTool } from '../definition.ts';
 import { navHistory } from '../analytics/runs.ts';

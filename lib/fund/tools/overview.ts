@@ -1,4 +1,4 @@
-/** `get_fund_overview` · `GET /api/v1/fund/overview`: the fund, its share classes and its latest usable NAV. */
+/** `get_fund_overview` (and the REST GET of its file under functions/api/v1/fund/): the fund, its share classes and its latest usable NAV. */
 import * as z from 'zod';
 import { dec, toMoney } from '../../decimal.ts';
 import { defineFundTool } from '../definition.ts';

@@ -1,4 +1,4 @@
-/** `get_pnl_attribution` · `GET /api/v1/fund/pnl/attribution`: P&L between a run and the usable run before it. */
+/** `get_pnl_attribution` (and the REST GET of its file under functions/api/v1/fund/): P&L between a run and the usable run before it. */
 import * as z from 'zod';
 import { NotFoundError } from '../../errors.ts';
 import { isoDate } from '../../validation.ts';

@@ -1,4 +1,4 @@
-/** `get_positions` · `GET /api/v1/fund/positions`: the live positions of the latest usable NAV run. */
+/** `get_positions` (and the REST GET of its file under functions/api/v1/fund/): the live positions of the latest usable NAV run. */
 import * as z from 'zod';
 import { toMoney } from '../../decimal.ts';
 import { defineFundTool } from '../definition.ts';

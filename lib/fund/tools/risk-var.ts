@@ -1,4 +1,4 @@
-/** `get_value_at_risk` · `GET /api/v1/fund/risk/var`: parametric VaR of the live portfolio. */
+/** `get_value_at_risk` (and the REST GET of its file under functions/api/v1/fund/): parametric VaR of the live portfolio. */
 import * as z from 'zod';
 import { defineFundTool } from '../definition.ts';
 import { valueAtRisk } from '../analytics/var.ts';

@@ -1,4 +1,4 @@
-/** `get_trial_balance` · `GET /api/v1/fund/trial-balance`: account balances as of a date. */
+/** `get_trial_balance` (and the REST GET of its file under functions/api/v1/fund/): account balances as of a date. */
 import * as z from 'zod';
 import { NotFoundError } from '../../errors.ts';
 import { isoDate } from '../../validation.ts';

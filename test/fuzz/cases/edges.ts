@@ -7,6 +7,7 @@ import { canary, csvOfRows } from '../schema.ts';
 import { type Headers, auth, contentType } from './common.ts';
 import { rpcId } from './mcp.ts';
 import { type FuzzCase, type FuzzKeys, type FuzzModel, SELF_ORIGIN } from './model.ts';
+import { calcPath, fundPath } from '../../support/declared.ts';
 
 /**
  * Methods sent to every path. A method name outside HTTP's registry (`FOO`) never reaches the Worker:
@@ -106,10 +107,10 @@ export function hostHeaders(keys: FuzzKeys): fc.Arbitrary<FuzzCase> {
         case 'calc':
           return {
             ...base,
-            route: '/api/v1/calc/fee-calculator',
+            route: FEE,
             request: {
               method: 'POST',
-              path: '/api/v1/calc/fee-calculator',
+              path: FEE,
               headers: [['host', host], ...originHeaders, ...json, ['authorization', `Bearer ${keys.sample}`]],
               body: '{}',
             },
@@ -117,10 +118,10 @@ export function hostHeaders(keys: FuzzKeys): fc.Arbitrary<FuzzCase> {
         default:
           return {
             ...base,
-            route: '/api/v1/fund/overview',
+            route: OVERVIEW,
             request: {
               method: 'GET',
-              path: '/api/v1/fund/overview',
+              path: OVERVIEW,
               headers: [['host', host], ...originHeaders, ['authorization', `Bearer ${keys.sample}`]],
             },
           };
@@ -131,28 +132,34 @@ export function hostHeaders(keys: FuzzKeys): fc.Arbitrary<FuzzCase> {
 /** The site's documentation pages (lib/site/pages.ts): answered as HTML or Markdown. */
 export const SITE_PAGES = new Set(['/', '/docs', '/llms.txt', '/llms-full.txt']);
 
+/** The routes the edge cases lean on, by name (their URLs are their files' paths). */
+const FEE = calcPath('fee-calculator');
+const OVERVIEW = fundPath('get_fund_overview');
+const SERIES = fundPath('get_exposure_series');
+const VAR = fundPath('get_value_at_risk');
+
 export const OTHER_PATHS = [
   '/',
   '/api',
   '/api/v1/fund',
   '/api/v1/fund/',
-  '/api/v1/fund/overview/',
+  `${OVERVIEW}/`,
   '/api/v1/fund/nope',
-  '/api/v1/fund/../calc/fee-calculator',
-  '/api/v1/fund/%2e%2e/calc/fee-calculator',
-  '/api/v1/fund/overview%00',
-  '/api/v1/fund/overview;x=1',
-  '/api/v1/FUND/overview',
-  '//api/v1/fund/overview',
-  '/api/v1/fund/risk/var/x',
+  FEE.replace('/api/v1/calc/', '/api/v1/fund/../calc/'),
+  FEE.replace('/api/v1/calc/', '/api/v1/fund/%2e%2e/calc/'),
+  `${OVERVIEW}%00`,
+  `${OVERVIEW};x=1`,
+  OVERVIEW.replace('/fund/', '/FUND/'),
+  `/${OVERVIEW}`,
+  `${VAR}/x`,
   '/api/mcp/',
   '/api/mcp/public/',
   '/api/mcp/x',
   '/api/v1/openapi.json/x',
   '/api/v1/calc/',
   '/api/v1/calc/unknown',
-  '/api/v1/fund/overview?%ZZ=1',
-  '/api/v1/fund/exposure/series?days=%E0%A4%A',
+  `${OVERVIEW}?%ZZ=1`,
+  `${SERIES}?days=%E0%A4%A`,
 ];
 
 /** Paths outside the route table, on the edges of it (trailing slashes, dot segments, encodings, case). */
@@ -203,7 +210,7 @@ export const BIG = {
 export function big(keys: FuzzKeys): fc.Arbitrary<FuzzCase> {
   const calc = (slug: string, body: string, reject?: string, mcpArgs = false): FuzzCase => ({
     family: 'big',
-    route: mcpArgs ? '/api/mcp/public' : `/api/v1/calc/${slug}`,
+    route: mcpArgs ? '/api/mcp/public' : calcPath(slug),
     surface: mcpArgs ? 'mcp' : 'rest',
     request: mcpArgs
       ? {
@@ -218,7 +225,7 @@ export function big(keys: FuzzKeys): fc.Arbitrary<FuzzCase> {
         }
       : {
           method: 'POST',
-          path: `/api/v1/calc/${slug}`,
+          path: calcPath(slug),
           headers: [
             ['content-type', 'application/json'],
             ['authorization', `Bearer ${keys.sample}`],

@@ -148,39 +148,54 @@ export const originHeader: fc.Arbitrary<{ headers: Headers; reject?: string }> =
   },
 );
 
-/** MCP: one message or a batch to one server, with its headers, key, Origin and revision. */
-export function mcp(model: FuzzModel, keys: FuzzKeys, server: 'public' | 'fund'): fc.Arbitrary<FuzzCase> {
+/** A `tools/call` of one tool with generated arguments (an `isError` answer expected when they break its schema). */
+export function callOf(tool: ToolModel): fc.Arbitrary<Message> {
+  return fc.record({ id: rpcId, args: argumentsFor(tool.input) }).map(({ id, args }): Message => {
+    const value = { jsonrpc: '2.0', id, method: 'tools/call', params: { name: tool.name, arguments: args } };
+    return jsonVerdict(tool.input, args) ? { value } : { value, rpc: { badArguments: true } };
+  });
+}
+
+/**
+ * MCP: one message or a batch to one server, with its headers, key, Origin and revision.
+ * @param only a tool of the server: the body is one `tools/call` of it (the fuzzer's tour, harness.ts)
+ */
+export function mcp(model: FuzzModel, keys: FuzzKeys, server: 'public' | 'fund', only?: ToolModel): fc.Arbitrary<FuzzCase> {
   const tools = server === 'public' ? model.publicTools : model.fundTools;
   const other = server === 'public' ? model.fundTools : model.publicTools;
   const path = server === 'public' ? '/api/mcp/public' : '/api/mcp';
-  const body = fc.oneof(
-    { weight: 8, arbitrary: message(tools, other).map((m) => ({ messages: [m], batch: false })) },
-    {
-      weight: 2,
-      arbitrary: fc.array(message(tools, other), { minLength: 1, maxLength: 4 }).map((messages) => ({ messages, batch: true })),
-    },
-  );
+  const body = only
+    ? callOf(only).map((m) => ({ messages: [m], batch: false }))
+    : fc.oneof(
+        { weight: 8, arbitrary: message(tools, other).map((m) => ({ messages: [m], batch: false })) },
+        {
+          weight: 2,
+          arbitrary: fc.array(message(tools, other), { minLength: 1, maxLength: 4 }).map((messages) => ({ messages, batch: true })),
+        },
+      );
   return fc
     .record({
       body,
-      raw: sometimes(
-        fc.oneof(
-          fc.constantFrom(
-            '',
-            '{',
-            '[',
-            '{"jsonrpc":"2.0",',
-            '\u0000',
-            'null',
-            '5',
-            '"x"',
-            '[]',
-            '\uFEFF{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+      raw: only
+        ? fc.constant(null)
+        : sometimes(
+            fc.oneof(
+              fc.constantFrom(
+                '',
+                '{',
+                '[',
+                '{"jsonrpc":"2.0",',
+                '\u0000',
+                'null',
+                '5',
+                '"x"',
+                '[]',
+                '\uFEFF{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+              ),
+              canary,
+            ),
+            10,
           ),
-          canary,
-        ),
-        10,
-      ),
       type: contentType,
       who: auth(keys, server === 'fund' ? 'mcp-fund' : 'calc'),
       version: versionHeader,

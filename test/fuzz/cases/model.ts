@@ -2,10 +2,8 @@
  * The fuzzer's model of the service: the keys it calls with, the operations and tools the service
  * declares (cross-checked against the OpenAPI document), and the shape of a case.
  */
-import { ROUTES } from '../../../lib/routes.ts';
-import { CALCULATORS } from '../../../lib/calculators/index.ts';
+import { ROUTES, CALCULATORS, FUND_TOOLS } from '../../../lib/registry.ts';
 import { toolName } from '../../../lib/calculators/definition.ts';
-import { FUND_TOOLS } from '../../../lib/fund/tools/index.ts';
 import { toolInputSchema } from '../../../lib/mcp/definitions.ts';
 import { allowedMethods } from '../../../lib/endpoint.ts';
 import type { FuzzRequest } from '../http.ts';

@@ -1,5 +1,5 @@
-/** `POST /api/v1/calc/lp-report-grader`: the calculator declared in `lib/calculators/lp-report-grader.ts`. */
-import { calculatorEndpoint } from '../../../../lib/endpoint.ts';
+/** The calculator declared in `lib/calculators/lp-report-grader.ts`, POST at this file's path. */
+import { calculatorEndpoint } from '../../../../lib/calculators/endpoint.ts';
 import { lpReportGrader } from '../../../../lib/calculators/lp-report-grader.ts';
 
 export default calculatorEndpoint(lpReportGrader);

@@ -1,5 +1,5 @@
-/** `POST /api/v1/calc/operating-cost-calculator`: the calculator declared in `lib/calculators/operating-cost-calculator.ts`. */
-import { calculatorEndpoint } from '../../../../lib/endpoint.ts';
+/** The calculator declared in `lib/calculators/operating-cost-calculator.ts`, POST at this file's path. */
+import { calculatorEndpoint } from '../../../../lib/calculators/endpoint.ts';
 import { operatingCostCalculator } from '../../../../lib/calculators/operating-cost-calculator.ts';
 
 export default calculatorEndpoint(operatingCostCalculator);

@@ -1,5 +1,5 @@
-/** `GET /api/v1/fund/breakdown` (tool `get_portfolio_breakdown`): see lib/fund/tools/breakdown.ts. */
-import { fundEndpoint } from '../../../../lib/fund/definition.ts';
+/** The fund-data endpoint of tool `get_portfolio_breakdown` (lib/fund/tools/breakdown.ts), GET at this file's path. */
+import { fundEndpoint } from '../../../../lib/fund/endpoint.ts';
 import { breakdown } from '../../../../lib/fund/tools/breakdown.ts';
 
 export default fundEndpoint(breakdown);

@@ -1,5 +1,5 @@
-/** `GET /api/v1/fund/capital-accounts` (tool `get_capital_accounts`): see lib/fund/tools/capital-accounts.ts. */
-import { fundEndpoint } from '../../../../lib/fund/definition.ts';
+/** The fund-data endpoint of tool `get_capital_accounts` (lib/fund/tools/capital-accounts.ts), GET at this file's path. */
+import { fundEndpoint } from '../../../../lib/fund/endpoint.ts';
 import { capitalAccountsTool } from '../../../../lib/fund/tools/capital-accounts.ts';
 
 export default fundEndpoint(capitalAccountsTool);

@@ -1,5 +1,5 @@
-/** `GET /api/v1/fund/exposure` (tool `get_exposure`): see lib/fund/tools/exposure.ts. */
-import { fundEndpoint } from '../../../../lib/fund/definition.ts';
+/** The fund-data endpoint of tool `get_exposure` (lib/fund/tools/exposure.ts), GET at this file's path. */
+import { fundEndpoint } from '../../../../lib/fund/endpoint.ts';
 import { exposure } from '../../../../lib/fund/tools/exposure.ts';
 
 export default fundEndpoint(exposure);

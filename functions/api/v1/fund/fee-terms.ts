@@ -1,5 +1,5 @@
-/** `GET /api/v1/fund/fee-terms` (tool `get_fee_terms`): see lib/fund/tools/fee-terms.ts. */
-import { fundEndpoint } from '../../../../lib/fund/definition.ts';
+/** The fund-data endpoint of tool `get_fee_terms` (lib/fund/tools/fee-terms.ts), GET at this file's path. */
+import { fundEndpoint } from '../../../../lib/fund/endpoint.ts';
 import { feeTerms } from '../../../../lib/fund/tools/fee-terms.ts';
 
 export default fundEndpoint(feeTerms);

@@ -1,5 +1,5 @@
-/** `GET /api/v1/fund/positions` (tool `get_positions`): see lib/fund/tools/positions.ts. */
-import { fundEndpoint } from '../../../../lib/fund/definition.ts';
+/** The fund-data endpoint of tool `get_positions` (lib/fund/tools/positions.ts), GET at this file's path. */
+import { fundEndpoint } from '../../../../lib/fund/endpoint.ts';
 import { positions } from '../../../../lib/fund/tools/positions.ts';
 
 export default fundEndpoint(positions);

@@ -1,0 +1,57 @@
+/**
+ * The one authentication step of the API (docs/api.md#keys-and-scopes): the REST calculators, the fund-data
+ * endpoints and both MCP servers call {@link authenticate} with the request's `Authorization` header, and
+ * only here is that header read as `Bearer <token>`.
+ *
+ * What it needs from elsewhere arrives by parameter, as an {@link Access}: the key store, the developer
+ * console's accounts (whether a console key's account is active, and its plan's limit) and, for the one
+ * surface that accepts them, a verifier of OAuth access tokens (lib/oauth/resource.ts). The composition root
+ * (lib/app.ts) builds it per Worker environment and hands it to every endpoint in its request context.
+ */
+import { UnauthorizedError } from './errors.ts';
+import { KEY_PREFIX, verifyKey, type AccountDirectory, type KeyValueStore, type Principal } from './keys.ts';
+
+/** What authenticating a request reads through. */
+export interface Access {
+  /** The `API_KEYS` namespace: SHA-256(key) → key record. */
+  keys: KeyValueStore;
+  /** The developer console's accounts; without them a console key is refused (fail closed). */
+  accounts?: AccountDirectory;
+  /**
+   * Verifies a bearer token that is not an API key (an OAuth access token) and says who it is. Absent on the
+   * surfaces that take API keys only, where such a token is a malformed key.
+   * @throws {ApiError} 401 / 403 refusals of the token
+   */
+  token?: (token: string) => Promise<Principal>;
+}
+
+/** The pattern of a bearer credential (RFC 6750 §2.1): the scheme, case-insensitive, then one token. */
+const BEARER = /^Bearer +(\S+)\s*$/i;
+
+/**
+ * The bearer token of an `Authorization` header value.
+ * @returns null when no header (or a blank one) was sent
+ * @throws {UnauthorizedError} 401 for a header that is not `Bearer <token>` (another scheme carries no bearer
+ *   token: RFC 6750 §3.1 says to answer it without an error code)
+ */
+export function bearerToken(header: string | undefined | null): string | null {
+  if (header === undefined || header === null || header.trim() === '') return null;
+  const match = BEARER.exec(header);
+  if (!match) throw new UnauthorizedError('Send the key as "Authorization: Bearer svc_dk_...".', /^Bearer\b/i.test(header));
+  return match[1]!;
+}
+
+/**
+ * Who a request is, from its `Authorization` header: nobody, the demo key, a stored key (with its console
+ * account's standing), or, where `access.token` is given, an access token's account.
+ * @returns null when no credential was sent
+ * @throws {UnauthorizedError} 401 for a malformed header, a malformed, unknown or revoked key, a key of a
+ *   revoked account, or a token `access.token` refuses
+ * @throws {ApiError} whatever else `access.token` refuses with (403 for a token without the scope)
+ */
+export async function authenticate(header: string | undefined | null, access: Access): Promise<Principal | null> {
+  const token = bearerToken(header);
+  if (token === null) return null;
+  if (access.token && !token.startsWith(KEY_PREFIX)) return access.token(token);
+  return verifyKey(token, access.keys, access.accounts);
+}

@@ -1,0 +1,167 @@
+/**
+ * The generated sections of the README and the `docs/` pages: what stands between
+ * `<!-- generated:NAME -->` and `<!-- /generated:NAME -->` is written from the declarations, so that adding,
+ * renaming or changing an endpoint needs no page edited by hand. `npm run build` (scripts/build-docs.ts)
+ * rewrites them; `test/doc-sections.test.ts` fails when a committed page is not current.
+ *
+ * Sections:
+ * - `README.md` `quickstart`: one call on each surface (the fund overview with the demo key, the fee
+ *   calculator, a `tools/call` on the public MCP server), at the URLs their files give them;
+ * - `README.md` `mcp-servers`: each MCP server, its URL, its key rule and its tools (the fund server's named,
+ *   the calculators' by their pattern, so that adding a calculator changes no committed page);
+ * - `docs/fund-data.md` `fund-examples`: a call of every fund-data endpoint on its declared example;
+ * - `docs/fund-data.md` `fund-parameters`: every fund-data path and its query parameters (default and bounds
+ *   from the schema);
+ * - `docs/import.md` `import-columns`: the columns of every file of a fund bundle, from the table descriptors
+ *   (lib/fund/bundle/format.ts).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CALCULATORS, FUND_TOOLS } from '../lib/generated/declarations.ts';
+import { toolName } from '../lib/calculators/definition.ts';
+import { DEMO_API_KEY } from '../lib/keys.ts';
+import { jsonSchema } from '../lib/json-schema.ts';
+import { columnTables } from '../lib/fund/bundle/format.ts';
+
+type Json = Record<string, unknown>;
+
+const ROOT = join(import.meta.dirname, '..');
+const code = (text: string) => `\`${text}\``;
+
+/** `1..366`, `0.95 or 0.99`, `` `sample` or `ewma` ``: the bounds a parameter's JSON Schema sets. */
+function bounds(schema: Json): string | null {
+  if (Array.isArray(schema.enum)) return schema.enum.map((v) => (typeof v === 'string' ? code(v) : String(v))).join(' or ');
+  if (typeof schema.minimum === 'number' && typeof schema.maximum === 'number') return `${schema.minimum}..${schema.maximum}`;
+  if (schema.pattern === '^\\d{4}-\\d{2}-\\d{2}$') return code('YYYY-MM-DD');
+  return null;
+}
+
+/** One parameter as the table shows it: `` `days` (30; 1..366) ``, `` `date` (required, `YYYY-MM-DD`) ``. */
+function parameterCell(name: string, schema: Json, required: boolean): string {
+  const shape = bounds(schema);
+  // Without a schema default, the description may say what stands in (`...; default the latest usable run`).
+  const described = typeof schema.description === 'string' ? /; default ([^.;]+)/.exec(schema.description)?.[1] : undefined;
+  const first = required
+    ? 'required'
+    : 'default' in schema
+      ? typeof schema.default === 'string'
+        ? code(schema.default)
+        : String(schema.default)
+      : (described ?? 'optional');
+  return `${code(name)} (${[first, shape].filter(Boolean).join(required ? ', ' : '; ')})`;
+}
+
+/** The fund-data parameter table: paths without parameters in one row, then one row per path with some. */
+export function fundParametersTable(): string {
+  const none: string[] = [];
+  const rows: string[] = [];
+  for (const tool of FUND_TOOLS) {
+    const schema = jsonSchema(tool.query, 'input');
+    const properties = (schema.properties ?? {}) as Record<string, Json>;
+    const required = new Set((schema.required ?? []) as string[]);
+    const names = Object.keys(properties);
+    if (names.length === 0) none.push(code(tool.path));
+    else rows.push(`| ${code(tool.path)} | ${names.map((n) => parameterCell(n, properties[n]!, required.has(n))).join(', ')} |`);
+  }
+  return [
+    '| path | parameters (default; bounds) |',
+    '|---|---|',
+    ...(none.length ? [`| ${none.join(', ')} | none (any parameter is a 400) |`] : []),
+    ...rows,
+  ].join('\n');
+}
+
+/** The MCP servers table: URL, key rule and tools of each server. */
+export function mcpServersTable(): string {
+  const fundTools = FUND_TOOLS.map((t) => code(t.tool)).join(', ');
+  return [
+    '| server | URL | key | tools |',
+    '|---|---|---|---|',
+    `| public | ${code('POST /api/mcp/public')} | none (an optional key raises the quota) | one ${code('calc_<name>')} per calculator, with the REST body as arguments; and ${code('search_docs')} (the documentation, not counted against the quota) |`,
+    `| fund | ${code('POST /api/mcp')} | a fund key, ${code('Authorization: Bearer svc_dk_...')}, or OAuth 2.1 (the demo key gets 403) | ${FUND_TOOLS.length} read-only tools, one per fund-data endpoint: ${fundTools} |`,
+  ].join('\n');
+}
+
+/** A fund tool's example query string (`?days=7`), or nothing. */
+const queryOf = (example: Record<string, string>) => {
+  const query = new URLSearchParams(example).toString();
+  return query ? `?${query}` : '';
+};
+
+/**
+ * One call on each surface: the fund overview (else the first fund tool) with the demo key, the fee
+ * calculator (else the first calculator) on its declared example, and the same calculator as an MCP tool.
+ */
+export function quickstart(): string {
+  const fund = FUND_TOOLS.find((t) => t.tool === 'get_fund_overview') ?? FUND_TOOLS[0]!;
+  const calc = CALCULATORS.find((c) => c.slug === 'fee-calculator') ?? CALCULATORS[0]!;
+  const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: toolName(calc), arguments: calc.example } };
+  return [
+    '```sh',
+    'BASE=http://127.0.0.1:8787',
+    `curl -s "$BASE/api/v1/fund/${fund.path}${queryOf(fund.example)}" -H 'authorization: Bearer ${DEMO_API_KEY}'`,
+    `curl -s "$BASE/api/v1/calc/${calc.path}" -H 'content-type: application/json' \\`,
+    `  -d '${JSON.stringify(calc.example)}'`,
+    `curl -s "$BASE/api/mcp/public" -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \\`,
+    `  -d '${JSON.stringify(call)}'`,
+    '```',
+  ].join('\n');
+}
+
+/** A call of every fund-data endpoint on its declared example, with the demo key, each with its title. */
+export function fundExamples(): string {
+  return [
+    '```sh',
+    'BASE=http://127.0.0.1:8787/api/v1/fund',
+    `KEY=${DEMO_API_KEY}`,
+    ...FUND_TOOLS.flatMap((t) => [
+      `# ${t.title} (MCP: ${t.tool})`,
+      `curl -s "$BASE/${t.path}${queryOf(t.example)}" -H "authorization: Bearer $KEY"`,
+    ]),
+    '```',
+  ].join('\n');
+}
+
+/** Every generated section, by page (relative to the repository) and marker name. */
+export function docSections(): Record<string, Record<string, string>> {
+  return {
+    'README.md': { quickstart: quickstart(), 'mcp-servers': mcpServersTable() },
+    'docs/fund-data.md': { 'fund-examples': fundExamples(), 'fund-parameters': fundParametersTable() },
+    'docs/import.md': { 'import-columns': columnTables() },
+  };
+}
+
+/**
+ * A page with each of its generated sections replaced by its current text.
+ * @param page the page's path (relative to the repository), naming it in errors
+ * @throws {Error} when a section's markers are missing (the build names it)
+ */
+export function withSections(page: string, text: string, sections: Record<string, string> = docSections()[page] ?? {}): string {
+  let out = text;
+  for (const [name, section] of Object.entries(sections)) {
+    const open = `<!-- generated:${name} -->`;
+    const close = `<!-- /generated:${name} -->`;
+    const start = out.indexOf(open);
+    const end = out.indexOf(close);
+    if (start < 0 || end < start) throw new Error(`${page} lacks the markers of the generated section ${name}.`);
+    out = `${out.slice(0, start + open.length)}\n${section}\n${out.slice(end)}`;
+  }
+  return out;
+}
+
+/**
+ * Rewrites every page whose generated sections are not current.
+ * @returns the pages written
+ */
+export function writeSections(root = ROOT): string[] {
+  const written: string[] = [];
+  for (const [page, sections] of Object.entries(docSections())) {
+    const before = readFileSync(join(root, page), 'utf8');
+    const now = withSections(page, before, sections);
+    if (now !== before) {
+      writeFileSync(join(root, page), now);
+      written.push(page);
+    }
+  }
+  return written;
+}
