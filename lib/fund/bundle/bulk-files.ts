@@ -16,7 +16,7 @@ import { type Cell, type DateDigest, type ValidationState, col, fail, nonNegativ
 /**
  * The digest of one row: the first 60 bits of the MD5 of its cells joined by tabs (NULL as `\N`), as a
  * BigInt. A date's digest is the count and the sum of its rows' digests, so row order does not matter; the
- * database computes the same from its rows (lib/fund/bundle/load.ts `storedDigests`).
+ * database computes the same from its rows (lib/fund/bundle/plan.ts `storedDigests`).
  */
 export function rowDigest(cells: readonly Cell[]): bigint {
   const line = cells.map((c) => c ?? '\\N').join('\t');
