@@ -5,9 +5,8 @@
  * and their fee terms) over the validator's state (validation-state.ts) and records what later files
  * reference: share class ids, account codes, investor ids, the runs and the fund's tolerance.
  */
-import { bundleFile } from './format.ts';
+import { type BundleFile, bundleFile } from './format.ts';
 import * as X from './decimal.ts';
-import type { BundleFile } from './format.ts';
 import {
   type Cell,
   type RunCells,
