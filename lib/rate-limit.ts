@@ -3,12 +3,13 @@
  * namespace under `calc:<caller>:<YYYY-MM-DD>`, with the Workers Rate Limiting binding `CALC_BURST`
  * (60 calls per 60 s per caller) in front of it.
  *
- * The count is kept in the isolate: each isolate reads a caller's counter from KV at most once a second and
- * writes it at most once a second, behind the response (`waitUntil`), coalescing the calls in between. So a
- * calculator call normally costs no KV round trip at all, and KV's limit of about one write per key per
- * second is never exceeded by one isolate. Requests share only plain data (counts and timestamps), never a
- * pending promise: coalescing is by time, each request awaits only KV calls and timers it started itself,
- * and a request that went away (its client hung up, the runtime cancelled it) holds up no other.
+ * The count is kept in the isolate (lib/quota-counter.ts): each isolate reads a caller's counter from KV at
+ * most once a second and writes it at most once a second, behind the response (`waitUntil`), coalescing the
+ * calls in between. So a calculator call normally costs no KV round trip at all, and KV's limit of about one
+ * write per key per second is never exceeded by one isolate. Requests share only plain data (counts and
+ * timestamps), never a pending promise: coalescing is by time, each request awaits only KV calls and timers
+ * it started itself, and a request that went away (its client hung up, the runtime cancelled it) holds up no
+ * other.
  *
  * Accuracy (docs/api.md#accuracy-of-the-daily-quota; measured in test/rate-limit.test.ts and, in workerd,
  * test/e2e/faults.test.ts): within one isolate the count is exact, concurrent calls included (the first
@@ -21,14 +22,12 @@
  */
 import { RateLimitedError } from './errors.ts';
 import type { Principal } from './keys.ts';
-import { logFault } from './log.ts';
+import { counterOf, countedHere, freshen, writeBehind } from './quota-counter.ts';
 
 import { ANONYMOUS_DAILY_CALC_LIMIT, BURST_LIMIT, BURST_PERIOD_SECONDS, DAILY_WINDOW_SECONDS, FUND_BURST_LIMIT } from './limits.ts';
-// The limits live in lib/limits.ts; re-exported here, where they are enforced.
+// The limits live in lib/limits.ts, the counters' timing in lib/quota-counter.ts; re-exported here, where they are enforced.
 export { ANONYMOUS_DAILY_CALC_LIMIT, BURST_LIMIT, BURST_PERIOD_SECONDS, DAILY_WINDOW_SECONDS, FUND_BURST_LIMIT } from './limits.ts';
-
-/** At most one KV read and one KV write per quota counter per this many milliseconds, per isolate. */
-export const QUOTA_SYNC_MS = 1_000;
+export { QUOTA_SYNC_MS, quotaWritesSettled } from './quota-counter.ts';
 
 /** The source of the current time; injectable so tests can cross a UTC midnight. */
 export type Clock = () => Date;
@@ -164,154 +163,6 @@ export function deferOf(c: { executionCtx: { waitUntil(p: Promise<unknown>): voi
 }
 
 /**
- * One caller-day counter as this isolate knows it. Only plain data: requests share it, never a pending
- * promise (workerd ties I/O and timers to the request that started them, so a request awaiting another's
- * promise is cancelled as hung when that request ends first). A KV read or write is claimed by the request
- * that makes it, with a timestamp that expires after {@link QUOTA_SYNC_MS}: a claim whose request was
- * cancelled blocks nothing for longer than that.
- */
-interface Counter {
-  /** Calls used, as far as this isolate knows (KV's count when last read, plus the calls counted here since). */
-  count: number;
-  /**
-   * The highest value this isolate has read from KV or handed to a write: a read above it brings calls of
-   * other isolates. Values this isolate wrote (even still in flight) are never counted twice.
-   */
-  known: number;
-  /** Whether a read of KV has succeeded in this isolate (until then a request waits for the first one). */
-  read: boolean;
-  /** `performance.now()` when the last read started (its claim); -Infinity before the first. */
-  readClaimedAt: number;
-  /** `performance.now()` when the last read failed; -Infinity if none has. */
-  readFailedAt: number;
-  /** `performance.now()` when the last write started (its claim); -Infinity before the first. */
-  writeClaimedAt: number;
-  /** Calls counted by this isolate (never merged with KV's count): what a request's own write must cover. */
-  counted: number;
-  /** `counted` as of the value of the last successful write. */
-  written: number;
-  /** Requests whose own write of this counter is still pending (behind their responses). */
-  writers: number;
-}
-
-/** Counters one isolate keeps per namespace; past this, the oldest with nothing left to write is dropped (and re-read if needed). */
-const MAX_COUNTERS = 10_000;
-
-/**
- * How often a request waiting for the first read of a counter (made by another request) looks again, ms:
- * it waits on its own timer and reads plain data, never the other request's promise.
- */
-const READ_POLL_MS = 5;
-
-/**
- * How long a request keeps trying to have its own calls written behind its response, ms. KV refusing writes
- * (its rate limit of about one write per key per second, or an outage) for longer leaves the calls counted
- * in this isolate only, until a later call's write carries them (each write holds the whole count).
- */
-export const QUOTA_WRITE_GIVE_UP_MS = 10_000;
-
-/**
- * Counters by KV namespace (the binding is one object per isolate; tests get a fresh namespace, so a fresh
- * set), for one UTC day (a call of a new day starts a new set), by KV key.
- */
-const counters = new WeakMap<object, { day: string; byKey: Map<string, Counter> }>();
-
-function countersOf(kv: KVNamespace, day: string): Map<string, Counter> {
-  let set = counters.get(kv);
-  if (!set || set.day !== day) {
-    set = { day, byKey: new Map() };
-    counters.set(kv, set);
-  }
-  if (set.byKey.size >= MAX_COUNTERS) {
-    for (const [key, c] of set.byKey) {
-      if (c.writers === 0 && c.written >= c.counted) {
-        set.byKey.delete(key);
-        break;
-      }
-    }
-  }
-  return set.byKey;
-}
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/**
- * Reads the counter from KV for the calling request (its own I/O) and adds what other isolates counted
- * since this isolate last knew KV's value. A failed read is logged (`quota_read_failed`) and leaves the
- * count as it is: the call is counted in memory and never refused or failed for it.
- */
-async function readCounter(kv: KVNamespace, key: string, counter: Counter): Promise<void> {
-  counter.readClaimedAt = performance.now();
-  let stored: number;
-  try {
-    stored = Number.parseInt((await kv.get(key)) ?? '0', 10) || 0;
-  } catch (err) {
-    counter.readFailedAt = performance.now();
-    logFault('quota_read_failed', { error: err instanceof Error ? err.name : typeof err });
-    return;
-  }
-  if (stored > counter.known) {
-    counter.count += stored - counter.known;
-    counter.known = stored;
-  }
-  counter.read = true;
-}
-
-/**
- * Makes sure the counter is fresh enough for the calling request to decide on: read at most once per
- * {@link QUOTA_SYNC_MS} per isolate, by the request that claims the read. Before a first read has succeeded,
- * a request that finds another's read claimed waits for it, on its own timer, while the claim is fresh (a
- * cancelled claim expires), then reads itself; once the isolate has read the counter, a request never waits
- * for another's read and decides on the count in memory.
- */
-async function freshen(kv: KVNamespace, key: string, counter: Counter): Promise<void> {
-  for (;;) {
-    const now = performance.now();
-    if (now - counter.readClaimedAt >= QUOTA_SYNC_MS) return readCounter(kv, key, counter);
-    // Another request's read is in flight, or failed: decide on what is known, but not on nothing.
-    if (counter.read || counter.readFailedAt >= counter.readClaimedAt) return;
-    await sleep(Math.min(READ_POLL_MS, counter.readClaimedAt + QUOTA_SYNC_MS - now));
-  }
-}
-
-/**
- * The calling request's write of a counter, run behind its response (its own `waitUntil`): it ends once a
- * write that started after this request's calls were counted has succeeded (`written` ≥ `target`). At most
- * one write per counter starts per {@link QUOTA_SYNC_MS} per isolate, by whichever waiting request claims it
- * first, and it writes the whole count as it is then; the others wait on their own timers for the next
- * slot. A refused write (KV's per-key rate limit, an outage) is tried again at the next slot, for up to
- * {@link QUOTA_WRITE_GIVE_UP_MS}.
- * @param target the value of `counter.counted` once this request's calls were counted
- */
-async function writeBehind(kv: KVNamespace, key: string, counter: Counter, target: number, ttlSeconds: number): Promise<void> {
-  const started = performance.now();
-  counter.writers++;
-  try {
-    while (counter.written < target && performance.now() - started < QUOTA_WRITE_GIVE_UP_MS) {
-      // A timer may fire a fraction of a millisecond early: wait until a full second has passed.
-      const wait = counter.writeClaimedAt + QUOTA_SYNC_MS - performance.now();
-      if (wait > 0) {
-        await sleep(Math.ceil(wait));
-        continue;
-      }
-      counter.writeClaimedAt = performance.now();
-      const value = counter.count;
-      const covers = counter.counted;
-      counter.known = Math.max(counter.known, value);
-      try {
-        // KV expirations must be at least 60 s ahead; keep the counter an hour past midnight, then let it expire.
-        await kv.put(key, String(value), { expirationTtl: Math.max(60, ttlSeconds + 3600) });
-        counter.written = Math.max(counter.written, covers);
-      } catch {
-        // Refused (over KV's write rate) or failed: the next slot writes the count, this call's included.
-      }
-    }
-  } finally {
-    counter.writers--;
-  }
-}
-
-/**
  * Counts calculator calls against the caller's daily quota: one REST call, or every `tools/call` of one
  * MCP request. The burst guard is asked first (once per call), so a flood is refused without touching KV.
  * The day's count is kept in the isolate: it is read from KV when this isolate has not read it in the last
@@ -344,22 +195,7 @@ export async function consumeCalcQuota(
   const day = utcDate(now);
   const key = `calc:${caller.id}:${day}`;
   const resetSeconds = secondsToUtcMidnight(now);
-  const map = countersOf(env.RATE_LIMITS, day);
-  let counter = map.get(key);
-  if (!counter) {
-    counter = {
-      count: 0,
-      known: 0,
-      read: false,
-      readClaimedAt: -Infinity,
-      readFailedAt: -Infinity,
-      writeClaimedAt: -Infinity,
-      counted: 0,
-      written: 0,
-      writers: 0,
-    };
-    map.set(key, counter);
-  }
+  const counter = counterOf(env.RATE_LIMITS, day, key);
   await freshen(env.RATE_LIMITS, key, counter);
   const used = counter.count;
   if (used + calls > caller.limit) {
@@ -390,15 +226,5 @@ export async function calcCallsToday(kv: KVNamespace, callerId: string, now: Dat
   const day = utcDate(now);
   const key = `calc:${callerId}:${day}`;
   const inKv = Number.parseInt((await kv.get(key)) ?? '0', 10) || 0;
-  const counted = counters.get(kv)?.day === day ? (counters.get(kv)?.byKey.get(key)?.count ?? 0) : 0;
-  return Math.max(inKv, counted);
-}
-
-/**
- * Waits until no request is still trying to write a counter of `kv` (for tests and benchmarks that look at
- * KV): by polling the counters' plain state, as requests never share a promise.
- */
-export async function quotaWritesSettled(kv: KVNamespace): Promise<void> {
-  const pending = () => [...(counters.get(kv)?.byKey.values() ?? [])].some((c) => c.writers > 0);
-  while (pending()) await sleep(READ_POLL_MS);
+  return Math.max(inKv, countedHere(kv, day, key));
 }

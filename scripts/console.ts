@@ -13,7 +13,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createInvitation, listAccountKeys, listAccounts, revokeAccount, setPlan } from '../lib/console/accounts.ts';
+import { listAccountKeys, listAccounts, revokeAccount, setPlan } from '../lib/console/accounts.ts';
+import { createInvitation } from '../lib/console/invitations.ts';
 import { CONSOLE_PATH, type AccountPlan } from '../lib/console/config.ts';
 import { wranglerKv, type KvTarget } from './wrangler-kv.ts';
 

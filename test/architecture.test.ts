@@ -26,7 +26,11 @@ const LAYERS: readonly { name: string; what: string; paths: RegExp }[] = [
     paths:
       /^lib\/(errors|limits|digest|decimal|config|env|log|validation|body|csv|json-schema|assets|atomic|origin|redaction)\.ts$|^lib\/db\/client\.ts$|^lib\/[\w/]+-unused\.ts$/,
   },
-  { name: 'access', what: 'keys, the one authentication step, quotas and burst guards', paths: /^lib\/(keys|auth|rate-limit)\.ts$/ },
+  {
+    name: 'access',
+    what: 'keys, the one authentication step, quotas (and their counters) and burst guards',
+    paths: /^lib\/(keys|auth|rate-limit|quota-counter)\.ts$/,
+  },
   {
     name: 'domain',
     what: 'the calculators and the fund data: declarations, analytics, stores, the synthetic funds; the seeder; the docs index',

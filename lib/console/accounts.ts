@@ -1,6 +1,7 @@
 /**
  * The developer console's records in the `CONSOLE` KV namespace, and the rules on them: accounts, passkey
- * credentials, sessions, invitations and each account's key index. API keys themselves stay in `API_KEYS`
+ * credentials, sessions and each account's key index; invitations, which grant an account a fund, are in
+ * lib/console/invitations.ts. API keys themselves stay in `API_KEYS`
  * (SHA-256 only, lib/keys.ts); this module never stores or logs a full key, a session id or an invitation
  * token, only their SHA-256.
  *
@@ -21,7 +22,7 @@
  *   account-keys:<accountId>            the account's active keys, at most {@link MAX_ACTIVE_KEYS_PER_ACCOUNT}
  */
 import { ApiError } from '../errors.ts';
-import { claim, release, reserve, type AtomicNamespace } from '../atomic.ts';
+import { release, reserve, type AtomicNamespace } from '../atomic.ts';
 import { createKey, hashKey, randomBase62, revokeRecord, type KeyAdminStore, type KeyRecord, type KeyScope } from '../keys.ts';
 import type { AccountPlan } from './config.ts';
 import { accountName, keyUseName, readAccount, type Account, type ConsoleKv } from './standing.ts';
@@ -61,18 +62,6 @@ export interface Session {
   expiresAt: string;
 }
 
-/** An operator's invitation: whoever redeems it first may mint `fund` keys for `fundId`. */
-export interface Invitation {
-  fundId: string;
-  /** The plan the redeeming account is set to (`free` leaves the account's plan as it is). */
-  plan: AccountPlan;
-  createdAt: string;
-  expiresAt: string;
-  /** RFC 3339 UTC once redeemed, with the account that did. */
-  usedAt: string | null;
-  usedBy: string | null;
-}
-
 /** A key of an account, as the console lists it. */
 export interface AccountKey extends KeyRecord {
   /** RFC 3339 UTC of the last noted use (accurate to about an hour), or null. */
@@ -83,26 +72,16 @@ export interface AccountKey extends KeyRecord {
 export const SESSION_TTL_SECONDS = 8 * 3600;
 /** How long a WebAuthn challenge may be answered, seconds (KV's minimum expiration is 60 s). */
 export const CHALLENGE_TTL_SECONDS = 300;
-/** Default lifetime of an invitation, seconds (7 days). */
-export const DEFAULT_INVITATION_TTL_SECONDS = 7 * 86_400;
 /** Active keys an account may hold at once. */
 export const MAX_ACTIVE_KEYS_PER_ACCOUNT = 20;
-
-/** 410 `invitation_unusable`: unknown, expired or already used (one answer for all three). */
-export class InvitationUnusableError extends ApiError {
-  constructor() {
-    super(
-      'invitation_unusable',
-      'This invitation link is not valid: it has expired or has already been used. Ask the fund operator for a new one.',
-    );
-    this.name = 'InvitationUnusableError';
-  }
-}
 
 const SESSION_PREFIX = 'session:';
 const accountKeyName = (accountId: string, keyId: string) => `account-key:${accountId}:${keyId}`;
 const credentialName = (credentialId: string) => `credential:${credentialId}`;
-const ttlUntil = (expiresAt: Date, now: Date) => Math.max(60, Math.ceil((expiresAt.getTime() - now.getTime()) / 1000));
+/** The KV `expirationTtl` of a record that must outlive `expiresAt`: seconds from `now`, rounded up, at least KV's minimum of 60. */
+export function ttlUntil(expiresAt: Date, now: Date): number {
+  return Math.max(60, Math.ceil((expiresAt.getTime() - now.getTime()) / 1000));
+}
 
 /** Every record under a prefix, through all pages of `list`. */
 async function listAll(kv: Pick<ConsoleStore, 'list'>, prefix: string): Promise<{ name: string; metadata?: unknown }[]> {
@@ -226,75 +205,6 @@ export async function readSession(
 /** Ends a session server side. */
 export async function endSession(kv: Pick<ConsoleStore, 'delete'>, sessionId: string): Promise<void> {
   await kv.delete(SESSION_PREFIX + (await hashKey(sessionId)));
-}
-
-/**
- * Creates an invitation (operator).
- * @returns the one-time token (for the link; only its SHA-256 is stored) and the invitation
- */
-export async function createInvitation(
-  kv: ConsoleKv,
-  options: { fundId: string; plan?: AccountPlan; ttlSeconds?: number; now?: Date },
-): Promise<{ token: string; invitation: Invitation }> {
-  const now = options.now ?? new Date();
-  const token = randomBase62(32);
-  const expiresAt = new Date(now.getTime() + (options.ttlSeconds ?? DEFAULT_INVITATION_TTL_SECONDS) * 1000);
-  const invitation: Invitation = {
-    fundId: options.fundId,
-    plan: options.plan ?? 'free',
-    createdAt: now.toISOString(),
-    expiresAt: expiresAt.toISOString(),
-    usedAt: null,
-    usedBy: null,
-  };
-  await kv.put(`invitation:${await hashKey(token)}`, JSON.stringify(invitation), { expirationTtl: ttlUntil(expiresAt, now) + 86_400 });
-  return { token, invitation };
-}
-
-/**
- * The invitation a token names, when it can still be redeemed.
- * @throws {InvitationUnusableError} 410 when it is unknown, expired or used
- */
-export async function usableInvitation(kv: ConsoleKv, token: string, now = new Date()): Promise<Invitation> {
-  if (!/^[0-9A-Za-z]{32}$/.test(token)) throw new InvitationUnusableError();
-  const text = await kv.get(`invitation:${await hashKey(token)}`);
-  const invitation = text === null ? null : (JSON.parse(text) as Invitation);
-  if (!invitation || invitation.usedAt !== null || Date.parse(invitation.expiresAt) <= now.getTime()) throw new InvitationUnusableError();
-  return invitation;
-}
-
-/** Name of the atomic record of an invitation, by the SHA-256 of its token. */
-const invitationRecord = (tokenHash: string) => `invitation:${tokenHash}`;
-
-/**
- * Redeems an invitation for an account: claims it in its atomic record (the first account to claim it wins,
- * whatever happens at once elsewhere), marks it used in KV, and grants the account the fund (and the `paid`
- * plan when the invitation carries it). The same account claiming again (a retry) is let through.
- * @returns the updated account
- * @throws {InvitationUnusableError} 410 when the invitation is unknown, expired, or used (by KV, or claimed
- *   by another account)
- */
-export async function redeemInvitation(
-  kv: ConsoleKv,
-  atomic: AtomicNamespace,
-  token: string,
-  account: Account,
-  now = new Date(),
-): Promise<Account> {
-  const invitation = await usableInvitation(kv, token, now);
-  const hash = await hashKey(token);
-  const expiresAt = new Date(invitation.expiresAt);
-  const winner = await claim(atomic, invitationRecord(hash), account.accountId, expiresAt.getTime() + 86_400_000);
-  if (winner !== account.accountId) throw new InvitationUnusableError();
-  const used: Invitation = { ...invitation, usedAt: now.toISOString(), usedBy: account.accountId };
-  await kv.put(`invitation:${hash}`, JSON.stringify(used), { expirationTtl: ttlUntil(expiresAt, now) + 86_400 });
-  const updated: Account = {
-    ...account,
-    fundIds: account.fundIds.includes(invitation.fundId) ? account.fundIds : [...account.fundIds, invitation.fundId],
-    plan: invitation.plan === 'paid' ? 'paid' : account.plan,
-  };
-  await saveAccount(kv, updated);
-  return updated;
 }
 
 /** Stores a pending WebAuthn challenge under a fresh id; @returns the id (for a short-lived cookie). */

@@ -3,26 +3,22 @@
  * The developer console at `/developers/console` (docs/console.md): pages, passkey sign-up and
  * sign-in, sessions, key minting and revocation, invitations. Mounted on the service's app by lib/app.ts.
  *
- * Every console response: security headers (a Content-Security-Policy with no inline script and
- * `frame-ancestors 'none'`, nosniff, `Referrer-Policy: no-referrer`) through hono's `secure-headers`, and
- * `Cache-Control: no-store`. Every request first passes {@link consoleHostCheck} (the console's Host
- * guard). Every state-changing request is a JSON POST under `/api/` that must pass hono's `csrf` check, come
- * from the console's own `Origin`, and, once signed in, carry the session's CSRF token in `X-CSRF-Token`.
- * Sign-up, sign-in and minting are rate limited per client network (`CONSOLE_BURST`), and sign-ups are capped
- * per client network and UTC day (an atomic count, lib/atomic.ts). Errors are problem+json (RFC 9457) like
- * the API's; keys, session ids, tokens and credential ids are never logged.
+ * Every request first passes the console's pipeline (lib/console/pipeline.ts): security headers (a
+ * Content-Security-Policy with no inline script and `frame-ancestors 'none'`, nosniff, `Referrer-Policy:
+ * no-referrer`) through hono's `secure-headers`, `Cache-Control: no-store`, and the console's Host guard
+ * (lib/console/config.ts `consoleHostCheck`). Every state-changing request is a JSON POST under `/api/` that
+ * must pass hono's `csrf` check, come from the console's own `Origin`, and, once signed in, carry the
+ * session's CSRF token in `X-CSRF-Token`. Sign-up, sign-in and minting are rate limited per client network
+ * (`CONSOLE_BURST`), and sign-ups are capped per client network and UTC day (an atomic count,
+ * lib/atomic.ts). Errors are problem+json (RFC 9457) like the API's; keys, session ids, tokens and
+ * credential ids are never logged.
  */
-import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { Hono, type Context } from 'hono';
 import { deleteCookie, getSignedCookie, setSignedCookie } from 'hono/cookie';
-import { csrf } from 'hono/csrf';
-import { HTTPException } from 'hono/http-exception';
-import { secureHeaders } from 'hono/secure-headers';
 import * as z from 'zod';
 import { quickstartCalls, readJsonObject, type Catalog } from '../endpoint.ts';
-import { limitBody } from '../body.ts';
 import type { AppEnv } from '../env.ts';
-import { ApiError, PayloadTooLargeError, RateLimitedError } from '../errors.ts';
-import { constantTimeEqual } from '../keys.ts';
+import { ApiError, RateLimitedError } from '../errors.ts';
 import { calcCallsToday, clientNetwork, secondsToUtcMidnight, systemClock, type Clock } from '../rate-limit.ts';
 import { giveBack, take } from '../atomic.ts';
 import { SIGNUPS_PER_NETWORK_PER_DAY } from '../limits.ts';
@@ -33,42 +29,30 @@ import {
   endSession,
   listAccountKeys,
   mintAccountKey,
-  readSession,
-  redeemInvitation,
   revokeAccountKey,
-  usableInvitation,
   SESSION_TTL_SECONDS,
   CHALLENGE_TTL_SECONDS,
   type Account,
 } from './accounts.ts';
-import { CONSOLE_PATH, consoleHostCheck, consoleOriginCheck, consoleSettings, planDailyCalcLimit, type ConsoleConfig } from './config.ts';
+import { redeemInvitation, usableInvitation } from './invitations.ts';
+import { CONSOLE_PATH, planDailyCalcLimit, type ConsoleConfig } from './config.ts';
 import { DashboardPage, InvitationPage, WelcomePage, type QuickstartPaths } from './pages.tsx';
+import { SESSION_COOKIE, useConsolePipeline } from './pipeline.ts';
 import { csrfToken, type ConsoleEnv } from './session.ts';
-import { mountConsent, oauthFormAction } from '../oauth/consent.tsx';
+import { mountConsent } from '../oauth/consent.tsx';
 
 export { csrfToken, type ConsoleEnv } from './session.ts';
+export { SESSION_COOKIE } from './pipeline.ts';
 
 type ConsoleContext = Context<ConsoleEnv>;
 
-/** Name of the session cookie (`__Host-` prefixed when the cookie is Secure). */
-export const SESSION_COOKIE = 'fe_console_session';
 /** Name of the cookie holding a pending WebAuthn challenge's id. */
 export const CHALLENGE_COOKIE = 'fe_console_challenge';
-/** Largest body a console endpoint accepts, bytes (a passkey response is a few KiB). */
-export const CONSOLE_MAX_BODY_BYTES = 64 * 1024;
 
 /** The console's browser script and stylesheet, bundled at build time (`lib/console/client/`). */
 export interface ConsoleClient {
   js: string;
   css: string;
-}
-
-/** 403 `csrf_failed`: a state-changing request without the console's Origin or the session's CSRF token. */
-export class CsrfError extends ApiError {
-  constructor() {
-    super('csrf_failed', 'The request did not come from the developer console page; reload it and try again.');
-    this.name = 'CsrfError';
-  }
 }
 
 /** 401 `unauthorized` for a console request without a valid session (no Bearer challenge: this is a cookie). */
@@ -143,33 +127,6 @@ function requireSession(c: ConsoleContext): { sessionId: string; account: Accoun
 }
 
 /**
- * The console's CSRF guard for `POST /api/*`: hono's `csrf` (form posts from other origins), the request's
- * `Origin` equal to the console's (or, without an `Origin`, `Sec-Fetch-Site: same-origin`), and, with a
- * session, `X-CSRF-Token` equal to the session's token.
- * @throws {CsrfError} 403 `csrf_failed`
- */
-function csrfGuard(): MiddlewareHandler<ConsoleEnv> {
-  return async (c, next) => {
-    const config = c.get('consoleConfig');
-    const formCheck = csrf({ origin: config.origin });
-    try {
-      await formCheck(c, async () => {});
-    } catch (err) {
-      if (err instanceof HTTPException) throw new CsrfError();
-      throw err;
-    }
-    if (!consoleOriginCheck({ origin: c.req.header('origin'), secFetchSite: c.req.header('sec-fetch-site') }, config))
-      throw new CsrfError();
-    const session = c.get('session');
-    if (session) {
-      const sent = c.req.header('x-csrf-token') ?? '';
-      if (!constantTimeEqual(sent, await csrfToken(config.sessionSecret, session.sessionId))) throw new CsrfError();
-    }
-    await next();
-  };
-}
-
-/**
  * The console's routes, to mount at {@link CONSOLE_PATH}.
  * @param options.clock the time source (tests inject one to expire sessions and invitations)
  * @param options.client the browser script and stylesheet (`npm run build` bundles them: scripts/build-console.ts),
@@ -197,57 +154,6 @@ export function consoleApp(options: {
   mountCeremonies(app, clock);
   mountAccountApi(app, clock);
   return app;
-}
-
-/**
- * What every console request passes first: security headers, the Host check and configuration, the session
- * from its cookie (and `Cache-Control: no-store` on the answer), then for `/api/*` the body cap and the CSRF
- * guard.
- */
-function useConsolePipeline(app: Hono<ConsoleEnv>, clock: Clock): void {
-  app.use(
-    '*',
-    secureHeaders({
-      contentSecurityPolicy: {
-        defaultSrc: ["'none'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'"],
-        imgSrc: ["'self'"],
-        connectSrc: ["'self'"],
-        // The OAuth consent form redirects to the client (lib/oauth/consent.tsx): its origin is allowed there.
-        formAction: ["'self'", (c) => oauthFormAction(c)],
-        baseUri: ["'none'"],
-        frameAncestors: ["'none'"],
-      },
-      referrerPolicy: 'no-referrer',
-      xFrameOptions: 'DENY',
-      crossOriginOpenerPolicy: 'same-origin',
-      permissionsPolicy: { camera: [], microphone: [], geolocation: [] },
-    }),
-  );
-
-  app.use('*', async (c, next) => {
-    const settings = consoleSettings(c.env);
-    c.set('consoleSettings', settings);
-    const decision = consoleHostCheck(new URL(c.req.url), settings);
-    if (!decision.ok) {
-      c.header('Cache-Control', 'no-store');
-      return c.redirect(decision.redirect, 308);
-    }
-    const config = decision.config;
-    c.set('consoleConfig', config);
-    const signed = await getSignedCookie(c, config.sessionSecret, SESSION_COOKIE, config.secureCookies ? 'host' : undefined);
-    const found = typeof signed === 'string' ? await readSession(c.env.CONSOLE, signed, clock()) : null;
-    c.set('session', found ? { sessionId: signed as string, account: found.account } : null);
-    await next();
-    c.res.headers.set('Cache-Control', 'no-store');
-  });
-
-  app.use(
-    '/api/*',
-    limitBody(CONSOLE_MAX_BODY_BYTES, () => new PayloadTooLargeError('A developer console request body may be at most 64 KiB.')),
-  );
-  app.use('/api/*', csrfGuard());
 }
 
 /** The pages: the welcome page or the dashboard, and an invitation's page. */

@@ -209,107 +209,124 @@ function hostOf(uri: string): string {
  * @param app the console's app (paths relative to {@link CONSOLE_PATH})
  */
 export function mountConsent(app: Hono<ConsoleEnv>): void {
-  app.get('/oauth/authorize', async (c) => {
-    const { AuthorizationError, authorizationErrorRedirect } = await import('@cloudflare/workers-oauth-provider');
-    const oauth = (await authorizationServer(c)).getOAuthApi(c.env);
-    let request: Awaited<ReturnType<typeof oauth.parseAuthRequest>>;
-    try {
-      request = await oauth.parseAuthRequest(c.req.raw);
-    } catch (err) {
-      if (err instanceof AuthorizationError) {
-        if (err.redirectTo) return c.redirect(err.redirectTo, 302);
-        return c.html(<ProblemPage title="This authorization request is not valid" text={err.description} />, 400);
-      }
-      throw err;
-    }
-    if (!request.scope.every((s) => REQUESTABLE_SCOPES.has(s))) {
-      return c.redirect(authorizationErrorRedirect(request, 'invalid_scope', UNKNOWN_SCOPE_DESCRIPTION), 302);
-    }
-    const session = c.get('session');
-    if (!session) return c.html(<WelcomePage docsUrl={c.get('consoleSettings').docsUrl ?? undefined} />);
-    const details = await oauth.describeConsent(request);
-    const consent = await oauth.beginConsent(request);
-    const allowed = session.account.fundIds.includes(servedFund(c));
-    const html = await c.html(
-      <ConsentPage
-        clientName={details.clientName}
-        redirectHost={details.redirectHost}
-        redirectIsLoopback={details.redirectIsLoopback}
-        scopes={[...GRANTED_SCOPES]}
-        fundId={servedFund(c)}
-        handle={consent.handle}
-        csrf={await sessionCsrf(c, session.sessionId)}
-        allowed={allowed}
-      />,
-    );
-    for (const [name, value] of consent.headers) if (name.toLowerCase() === 'set-cookie') html.headers.append(name, value);
-    return html;
-  });
+  app.get('/oauth/authorize', showConsent);
+  app.post('/oauth/authorize', decideConsent);
+  app.get('/oauth/applications', showApplications);
+  app.post('/oauth/applications/revoke', revokeApplication);
+}
 
-  app.post('/oauth/authorize', async (c) => {
-    const { AuthorizationError } = await import('@cloudflare/workers-oauth-provider');
-    const session = c.get('session');
-    const { form } = await readBoundedForm(c.req.raw, OAUTH_MAX_BODY_BYTES, OAUTH_MAX_FORM_FIELDS, oauthBodyTooLarge);
-    if (!session || !(await csrfOk(c, session.sessionId, form.get('csrf')))) {
+/**
+ * `GET /oauth/authorize`: the request parsed and checked by the library (an error it may send back is
+ * redirected to the client, any other shown here, 400), a scope this server does not grant sent back with
+ * `invalid_scope`; then, signed in, the consent page (with the library's consent cookie), else the sign-in.
+ */
+async function showConsent(c: ConsoleContext): Promise<Response> {
+  const { AuthorizationError, authorizationErrorRedirect } = await import('@cloudflare/workers-oauth-provider');
+  const oauth = (await authorizationServer(c)).getOAuthApi(c.env);
+  let request: Awaited<ReturnType<typeof oauth.parseAuthRequest>>;
+  try {
+    request = await oauth.parseAuthRequest(c.req.raw);
+  } catch (err) {
+    if (err instanceof AuthorizationError) {
+      if (err.redirectTo) return c.redirect(err.redirectTo, 302);
+      return c.html(<ProblemPage title="This authorization request is not valid" text={err.description} />, 400);
+    }
+    throw err;
+  }
+  if (!request.scope.every((s) => REQUESTABLE_SCOPES.has(s))) {
+    return c.redirect(authorizationErrorRedirect(request, 'invalid_scope', UNKNOWN_SCOPE_DESCRIPTION), 302);
+  }
+  const session = c.get('session');
+  if (!session) return c.html(<WelcomePage docsUrl={c.get('consoleSettings').docsUrl ?? undefined} />);
+  const details = await oauth.describeConsent(request);
+  const consent = await oauth.beginConsent(request);
+  const allowed = session.account.fundIds.includes(servedFund(c));
+  const html = await c.html(
+    <ConsentPage
+      clientName={details.clientName}
+      redirectHost={details.redirectHost}
+      redirectIsLoopback={details.redirectIsLoopback}
+      scopes={[...GRANTED_SCOPES]}
+      fundId={servedFund(c)}
+      handle={consent.handle}
+      csrf={await sessionCsrf(c, session.sessionId)}
+      allowed={allowed}
+    />,
+  );
+  for (const [name, value] of consent.headers) if (name.toLowerCase() === 'set-cookie') html.headers.append(name, value);
+  return html;
+}
+
+/**
+ * `POST /oauth/authorize`: the form's CSRF token checked against the session (else 403); Approve, by an
+ * account that may read the served fund, completes the authorization and redirects with the code; anything
+ * else redirects with `access_denied`. A used, expired or foreign handle is 400.
+ */
+async function decideConsent(c: ConsoleContext): Promise<Response> {
+  const { AuthorizationError } = await import('@cloudflare/workers-oauth-provider');
+  const session = c.get('session');
+  const { form } = await readBoundedForm(c.req.raw, OAUTH_MAX_BODY_BYTES, OAUTH_MAX_FORM_FIELDS, oauthBodyTooLarge);
+  if (!session || !(await csrfOk(c, session.sessionId, form.get('csrf')))) {
+    return c.html(
+      <ProblemPage
+        title="Sign in again"
+        text="Your console session ended or this form is stale; start connecting again from the application."
+      />,
+      403,
+    );
+  }
+  const oauth = (await authorizationServer(c)).getOAuthApi(c.env);
+  const handle = String(form.get('handle') ?? '');
+  const allowed = session.account.fundIds.includes(servedFund(c));
+  try {
+    if (form.get('decision') !== 'approve' || !allowed) {
+      const denied = await oauth.denyConsent(c.req.raw, handle, allowed ? {} : { description: ACCOUNT_NO_FUND_DETAIL });
+      return new Response(null, { status: 302, headers: denied.headers });
+    }
+    const approved = await oauth.approveConsent(c.req.raw, handle, { scope: [...GRANTED_SCOPES] });
+    const client = await oauth.lookupClient(approved.request.clientId);
+    const { redirectTo } = await oauth.completeAuthorization({
+      request: approved.request,
+      userId: session.account.accountId,
+      metadata: { clientName: client?.clientName ?? approved.request.clientId, redirectHost: hostOf(approved.request.redirectUri) },
+      scope: [...GRANTED_SCOPES],
+      props: { accountId: session.account.accountId },
+    });
+    approved.headers.set('Location', redirectTo);
+    return new Response(null, { status: 302, headers: approved.headers });
+  } catch (err) {
+    if (err instanceof AuthorizationError) {
       return c.html(
         <ProblemPage
-          title="Sign in again"
-          text="Your console session ended or this form is stale; start connecting again from the application."
+          title="This page has expired"
+          text="The authorization page was used already, expired, or opened in another browser. Start connecting again from the application."
         />,
-        403,
+        400,
       );
     }
-    const oauth = (await authorizationServer(c)).getOAuthApi(c.env);
-    const handle = String(form.get('handle') ?? '');
-    const allowed = session.account.fundIds.includes(servedFund(c));
-    try {
-      if (form.get('decision') !== 'approve' || !allowed) {
-        const denied = await oauth.denyConsent(c.req.raw, handle, allowed ? {} : { description: ACCOUNT_NO_FUND_DETAIL });
-        return new Response(null, { status: 302, headers: denied.headers });
-      }
-      const approved = await oauth.approveConsent(c.req.raw, handle, { scope: [...GRANTED_SCOPES] });
-      const client = await oauth.lookupClient(approved.request.clientId);
-      const { redirectTo } = await oauth.completeAuthorization({
-        request: approved.request,
-        userId: session.account.accountId,
-        metadata: { clientName: client?.clientName ?? approved.request.clientId, redirectHost: hostOf(approved.request.redirectUri) },
-        scope: [...GRANTED_SCOPES],
-        props: { accountId: session.account.accountId },
-      });
-      approved.headers.set('Location', redirectTo);
-      return new Response(null, { status: 302, headers: approved.headers });
-    } catch (err) {
-      if (err instanceof AuthorizationError) {
-        return c.html(
-          <ProblemPage
-            title="This page has expired"
-            text="The authorization page was used already, expired, or opened in another browser. Start connecting again from the application."
-          />,
-          400,
-        );
-      }
-      throw err;
-    }
-  });
+    throw err;
+  }
+}
 
-  app.get('/oauth/applications', async (c) => {
-    const session = c.get('session');
-    if (!session) return c.redirect(CONSOLE_PATH, 302);
-    return c.html(<ApplicationsPage rows={await applications(c, session.account)} csrf={await sessionCsrf(c, session.sessionId)} />);
-  });
+/** `GET /oauth/applications`: the signed-in account's authorized applications (without a session, the console). */
+async function showApplications(c: ConsoleContext): Promise<Response> {
+  const session = c.get('session');
+  if (!session) return c.redirect(CONSOLE_PATH, 302);
+  return c.html(<ApplicationsPage rows={await applications(c, session.account)} csrf={await sessionCsrf(c, session.sessionId)} />);
+}
 
-  app.post('/oauth/applications/revoke', async (c) => {
-    const session = c.get('session');
-    const { form } = await readBoundedForm(c.req.raw, OAUTH_MAX_BODY_BYTES, OAUTH_MAX_FORM_FIELDS, oauthBodyTooLarge);
-    if (!session || !(await csrfOk(c, session.sessionId, form.get('csrf')))) {
-      return c.html(<ProblemPage title="Sign in again" text="Your console session ended or this form is stale; reload the page." />, 403);
-    }
-    const grantId = String(form.get('grant') ?? '');
-    const oauth = (await authorizationServer(c)).getOAuthApi(c.env);
-    // Only a grant of this account is revoked (the library scopes revocation by user id).
-    if (/^[0-9A-Za-z_-]{1,128}$/.test(grantId)) await oauth.revokeGrant(grantId, session.account.accountId);
-    return c.redirect(`${CONSOLE_PATH}/oauth/applications`, 303);
-  });
+/** `POST /oauth/applications/revoke`: revokes one grant of the signed-in account, with its tokens (CSRF-checked, else 403). */
+async function revokeApplication(c: ConsoleContext): Promise<Response> {
+  const session = c.get('session');
+  const { form } = await readBoundedForm(c.req.raw, OAUTH_MAX_BODY_BYTES, OAUTH_MAX_FORM_FIELDS, oauthBodyTooLarge);
+  if (!session || !(await csrfOk(c, session.sessionId, form.get('csrf')))) {
+    return c.html(<ProblemPage title="Sign in again" text="Your console session ended or this form is stale; reload the page." />, 403);
+  }
+  const grantId = String(form.get('grant') ?? '');
+  const oauth = (await authorizationServer(c)).getOAuthApi(c.env);
+  // Only a grant of this account is revoked (the library scopes revocation by user id).
+  if (/^[0-9A-Za-z_-]{1,128}$/.test(grantId)) await oauth.revokeGrant(grantId, session.account.accountId);
+  return c.redirect(`${CONSOLE_PATH}/oauth/applications`, 303);
 }
 
 /** The account's grants, newest first. */

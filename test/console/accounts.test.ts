@@ -1,28 +1,25 @@
 /**
- * The console's records and rules (lib/console/accounts.ts, standing.ts, config.ts) over in-memory KV:
+ * The console's records and rules (lib/console/accounts.ts, invitations.ts, standing.ts, config.ts) over in-memory KV:
  * sessions, invitations, account revocation, plans, minting scopes, key authentication of console keys.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   createAccount,
-  createInvitation,
   createSession,
   endSession,
-  InvitationUnusableError,
   listAccountKeys,
   listAccounts,
   mintAccountKey,
   MAX_ACTIVE_KEYS_PER_ACCOUNT,
   readSession,
-  redeemInvitation,
   revokeAccount,
   revokeAccountKey,
   saveAccount,
   SESSION_TTL_SECONDS,
   setPlan,
-  usableInvitation,
 } from '../../lib/console/accounts.ts';
+import { createInvitation, InvitationUnusableError, redeemInvitation, usableInvitation } from '../../lib/console/invitations.ts';
 import {
   consoleHostCheck as hostCheck,
   consoleOriginCheck,

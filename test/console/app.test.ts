@@ -7,7 +7,8 @@
 import { generateSignedCookie } from 'hono/cookie';
 import { describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../lib/app.ts';
-import { createAccount, createInvitation, createSession, revokeAccount, SESSION_TTL_SECONDS } from '../../lib/console/accounts.ts';
+import { createAccount, createSession, revokeAccount, SESSION_TTL_SECONDS } from '../../lib/console/accounts.ts';
+import { createInvitation } from '../../lib/console/invitations.ts';
 import { csrfToken, SESSION_COOKIE } from '../../lib/console/app.tsx';
 import { PLAN_DAILY_CALC_LIMITS } from '../../lib/console/config.ts';
 import { fakeEnv, FakeBurst, type MemoryKv } from '../support/fakes.ts';

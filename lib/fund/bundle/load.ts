@@ -5,12 +5,12 @@
  *    `BEGIN`, and take a transaction-scoped advisory lock per fund, so two imports of one fund queue.
  * 2. Validate the whole bundle (lib/fund/bundle/validate.ts) before writing anything, spooling each valid
  *    row of the bulk files as COPY text (lib/fund/bundle/spool.ts). Any error: roll back.
- * 3. Plan. `replace`: the fund's rows are deleted (the foreign keys cascade) and the bundle's written.
- *    `append` (the default): runs newer than the latest stored one are new, with their rows. Anything the
- *    bundle holds up to that date is compared with what is stored (small tables row by row, bulk tables
- *    per date by digest); the same is nothing to do, a difference is a restatement, refused unless
- *    `allowRestatement` (then listed with old and new figures, and the stored rows of those dates replaced).
- *    An expense that was accrued and is now paid is a settlement, not a restatement.
+ * 3. Plan (lib/fund/bundle/plan.ts). `replace`: the fund's rows are deleted (the foreign keys cascade) and
+ *    the bundle's written. `append` (the default): runs newer than the latest stored one are new, with their
+ *    rows. Anything the bundle holds up to that date is compared with what is stored (small tables row by
+ *    row, bulk tables per date by digest); the same is nothing to do, a difference is a restatement, refused
+ *    unless `allowRestatement` (then listed with old and new figures, and the stored rows of those dates
+ *    replaced). An expense that was accrued and is now paid is a settlement, not a restatement.
  * 4. Write: small tables by `INSERT ... SELECT FROM json_to_recordset ... ON CONFLICT DO UPDATE`, bulk tables
  *    by `COPY ... FROM STDIN` (text format) streamed from the spool: the bundle is read once. `COMMIT`.
  *
@@ -21,10 +21,10 @@ import { once } from 'node:events';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { ColumnMap } from './csv.ts';
-import { BUNDLE_FILES, type BundleFile, bundleFile } from './format.ts';
-import { textOf } from './export.ts';
+import { BUNDLE_FILES, type BundleFile } from './format.ts';
+import { type ChangedRow, type Plan, type Restatement, planAppend, planReplace } from './plan.ts';
 import { Spool } from './spool.ts';
-import { type Cell, type RunCells, type RunFigures, type Validation, bundleBytes, validateBundle } from './validate.ts';
+import { type Cell, type Validation, bundleBytes, validateBundle } from './validate.ts';
 import { FUND_KEY } from '../tables.ts';
 
 /** How an import writes. */
@@ -59,22 +59,6 @@ export interface Progress {
   rows: number;
 }
 
-/** A stored run a bundle changes, with both sets of figures, and which tables change on its date. */
-export interface Restatement {
-  navDate: string;
-  old: RunFigures | null;
-  new: RunFigures | null;
-  tables: string[];
-}
-
-/** A changed row of a small table (reference data or an expense). Personal keys are shown as the bundle's line. */
-export interface ChangedRow {
-  file: string;
-  line: number;
-  key: string | null;
-  columns: string[];
-}
-
 /** What an import found and did. */
 export interface ImportResult {
   validation: Validation;
@@ -89,12 +73,6 @@ export interface ImportResult {
   written: Record<string, number>;
   /** What happened, for the exit code. */
   outcome: 'invalid' | 'refused' | 'dry-run' | 'no-op' | 'imported';
-}
-
-/** A stored run's figures as the report lists them. */
-function storedRun(row: Cell[]): RunFigures {
-  const [navDate, status, shadowNav, adminNav, reconStatus, netFlows] = row as RunCells;
-  return { navDate, status, shadowNav, adminNav, reconStatus, netFlows, differenceBps: null, line: 0 };
 }
 
 /**
@@ -120,37 +98,6 @@ export async function connectPg(url: string): Promise<pg.Client> {
   client.on('error', () => {}); // a dropped connection fails the running query; nothing else to do here
   await client.connect();
   return client;
-}
-
-const keyOf = (spec: BundleFile, cells: readonly Cell[]) =>
-  spec.key.map((k) => cells[spec.columns.findIndex((c) => c.name === k)]).join('\u0000');
-
-/** Stored rows of a small table, canonical text in the file's column order. */
-async function storedRows(client: pg.Client, spec: BundleFile, fundId: string): Promise<Cell[][]> {
-  const cols = spec.columns.map((c) => textOf(c.name, c.type)).join(', ');
-  const res = await client.query({
-    text: `SELECT ${cols} FROM ${spec.table!.table} WHERE fund_id = $1`,
-    values: [fundId],
-    rowMode: 'array',
-  });
-  return res.rows as Cell[][];
-}
-
-/** The database's per-date digests of a bulk table on `dates` (validate.ts `rowDigest`, computed in SQL). */
-async function storedDigests(
-  client: pg.Client,
-  spec: BundleFile,
-  fundId: string,
-  dates: string[],
-): Promise<Map<string, { count: number; sum: bigint }>> {
-  const line = `concat_ws(E'\\t', ${spec.columns.map((c) => `coalesce(${textOf(c.name, c.type)}, '\\N')`).join(', ')})`;
-  const res = await client.query({
-    text: `SELECT to_char(${spec.orderedBy}, 'YYYY-MM-DD'), count(*)::int, sum(('x' || substr(md5(${line}), 1, 15))::bit(60)::bigint)::text
-      FROM ${spec.table!.table} WHERE fund_id = $1 AND ${spec.orderedBy} = ANY($2::date[]) GROUP BY 1`,
-    values: [fundId, dates],
-    rowMode: 'array',
-  });
-  return new Map((res.rows as [string, number, string][]).map(([d, count, sum]) => [d, { count, sum: BigInt(sum) }]));
 }
 
 /** Upserts rows of a small table (one statement; values as JSON text, so decimals stay exact). */
@@ -208,11 +155,12 @@ async function copySpooled(
 }
 
 /**
- * Validates and imports a bundle (see the module comment).
+ * Validates and imports a bundle (see the module comment): the transaction begun, the bundle validated and
+ * spooled, the plan made, then written and committed, or rolled back at the first reason not to.
  * @throws {Error} on a database failure (the transaction is not committed), an unreadable file, or abort
  */
 export async function importBundle(options: ImportOptions): Promise<ImportResult> {
-  const { dir, fundId, mode } = options;
+  const { fundId, mode } = options;
   let client: pg.Client | undefined;
   const abort = () => {
     // Drop the connection: the server rolls back the open transaction.
@@ -224,30 +172,10 @@ export async function importBundle(options: ImportOptions): Promise<ImportResult
     let storedThrough: string | null = null;
     if (options.url) {
       client = await connectPg(options.url);
-      if (options.signal?.aborted) throw new Error('interrupted');
-      const schema = await client.query(`SELECT to_regclass('funds') IS NOT NULL AS ok`);
-      if (!schema.rows[0].ok) throw new Error('The database has no fund tables: run npm run db:migrate first.');
-      await client.query(options.dryRun ? 'BEGIN READ ONLY' : 'BEGIN');
-      await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('fund-edge import ' || $1, 0))`, [fundId]);
-      if (mode === 'append') {
-        const res = await client.query(`SELECT to_char(max(nav_date), 'YYYY-MM-DD') AS d FROM nav_runs WHERE fund_id = $1`, [fundId]);
-        storedThrough = res.rows[0].d;
-      }
+      storedThrough = await beginImport(client, options);
     }
-    const total = bundleBytes(dir);
-    let read = 0;
     if (client && !options.dryRun) spool = new Spool(fundId, storedThrough);
-    const validation = await validateBundle(dir, {
-      fundId,
-      map: options.map,
-      maxErrors: options.maxErrors,
-      storedThrough,
-      onBytes: (n, rows) => {
-        read += n;
-        options.onProgress?.({ phase: 'validate', file: '', done: read, total, rows });
-      },
-      ...(spool ? { onRow: spool.add.bind(spool) } : {}),
-    });
+    const validation = await validateSpooling(options, storedThrough, spool);
     spool?.seal();
     const result: ImportResult = {
       validation,
@@ -267,146 +195,18 @@ export async function importBundle(options: ImportOptions): Promise<ImportResult
       }
       return result;
     }
-
-    // Plan.
-    const writeSmall: Record<string, Cell[][]> = {};
-    const changedDates: Record<string, Set<string>> = {};
-    if (mode === 'replace') {
-      for (const spec of BUNDLE_FILES)
-        if (spec.table && !spec.orderedBy) writeSmall[spec.table.table] = validation.small[spec.table.table] ?? [];
-      result.newRuns = validation.runs.map((r) => r.navDate);
-    } else {
-      const L = storedThrough;
-      const restated = new Map<string, Restatement>();
-      const restate = (date: string, table: string) => {
-        let r = restated.get(date);
-        if (!r) {
-          r = { navDate: date, old: null, new: null, tables: [] };
-          restated.set(date, r);
-        }
-        if (!r.tables.includes(table)) r.tables.push(table);
-      };
-      for (const spec of BUNDLE_FILES) {
-        if (!spec.table || spec.orderedBy) continue;
-        const table = spec.table.table;
-        const stored = new Map((await storedRows(client, spec, fundId)).map((cells) => [keyOf(spec, cells), cells]));
-        const rows = validation.small[table] ?? [];
-        const out: Cell[][] = [];
-        const statusAt = spec.columns.findIndex((c) => c.name === 'status');
-        for (const [index, cells] of rows.entries()) {
-          const old = stored.get(keyOf(spec, cells));
-          if (table === 'nav_runs') {
-            const date = cells[0]!;
-            if (L === null || date > L) {
-              out.push(cells);
-              result.newRuns.push(date);
-            } else if (!old || old.join('\t') !== cells.join('\t')) {
-              out.push(cells);
-              restate(date, table);
-              restated.get(date)!.old = old ? storedRun(old) : null;
-            }
-            continue;
-          }
-          if (!old) {
-            out.push(cells);
-            continue;
-          }
-          if (old.join('\t') === cells.join('\t')) continue;
-          const differs = spec.columns.filter((_, k) => old[k] !== cells[k]).map((c) => c.name);
-          if (
-            table === 'expenses' &&
-            old[statusAt] === 'accrued' &&
-            cells[statusAt] === 'paid' &&
-            differs.every((n) => n === 'status' || n === 'paid_date')
-          ) {
-            result.settledExpenses++;
-            out.push(cells);
-            continue;
-          }
-          const personalKey = spec.key.some((k) => spec.columns.find((c) => c.name === k)?.personal);
-          const line = validation.smallLines[table]?.[index] ?? 0;
-          result.changedRows.push({
-            file: spec.file,
-            line,
-            key: personalKey ? null : keyOf(spec, cells).replaceAll('\u0000', ', '),
-            columns: differs,
-          });
-          out.push(cells);
-        }
-        writeSmall[table] = out;
-      }
-      for (const spec of BUNDLE_FILES) {
-        if (!spec.table || !spec.orderedBy) continue;
-        const table = spec.table.table;
-        const mine = validation.digests[table] ?? new Map();
-        const changed = new Set<string>();
-        if (mine.size > 0) {
-          const theirs = await storedDigests(client, spec, fundId, [...mine.keys()]);
-          for (const [date, d] of mine) {
-            const s = theirs.get(date);
-            if (!s || s.count !== d.count || s.sum !== d.sum) {
-              changed.add(date);
-              restate(date, table);
-            }
-          }
-        }
-        changedDates[table] = changed;
-      }
-      const runsByDate = new Map(validation.runs.map((r) => [r.navDate, r]));
-      for (const r of restated.values()) {
-        r.new = runsByDate.get(r.navDate) ?? null;
-        if (!r.tables.includes('nav_runs') && r.new) {
-          const stored = await client.query({
-            text: `SELECT ${bundleFile('nav_runs')
-              .columns.map((c) => textOf(c.name, c.type))
-              .join(', ')} FROM nav_runs WHERE fund_id = $1 AND nav_date = $2`,
-            values: [fundId, r.navDate],
-            rowMode: 'array',
-          });
-          r.old = stored.rows[0] ? storedRun(stored.rows[0] as Cell[]) : null;
-        }
-      }
-      result.restatements = [...restated.values()].sort((a, b) => (a.navDate < b.navDate ? -1 : 1));
-      if ((result.restatements.length > 0 || result.changedRows.length > 0) && !options.allowRestatement) {
-        await client.query('ROLLBACK');
-        result.outcome = 'refused';
-        return result;
-      }
-    }
-    const nothing =
-      mode === 'append' &&
-      Object.values(writeSmall).every((rows) => rows.length === 0) &&
-      result.newRuns.length === 0 &&
-      result.restatements.length === 0 &&
-      storedThrough !== null &&
-      Object.values(validation.dates).every((dates) => [...dates].every((d) => d <= storedThrough!));
-    if (options.dryRun || nothing) {
+    const plan = mode === 'replace' ? planReplace(validation) : await planAppend(client, validation, fundId, storedThrough);
+    result.newRuns = plan.newRuns;
+    result.restatements = plan.restatements;
+    result.changedRows = plan.changedRows;
+    result.settledExpenses = plan.settledExpenses;
+    const refused = (plan.restatements.length > 0 || plan.changedRows.length > 0) && !options.allowRestatement;
+    if (refused || options.dryRun || (mode === 'append' && changesNothing(plan, validation, storedThrough))) {
       await client.query('ROLLBACK');
-      result.outcome = options.dryRun ? 'dry-run' : 'no-op';
+      result.outcome = refused ? 'refused' : options.dryRun ? 'dry-run' : 'no-op';
       return result;
     }
-
-    // Write: the small tables from memory, the bulk ones from the spool.
-    const totalBytes = BUNDLE_FILES.reduce((sum, f) => sum + (f.table && f.orderedBy ? spool!.bytes(f.table.table) : 0), 0);
-    let sent = 0;
-    const progress = (f: string, bytes: number) => {
-      sent += bytes;
-      const rows = totalBytes > 0 ? Math.round((validation.tableRows * sent) / totalBytes) : validation.tableRows;
-      options.onProgress?.({ phase: 'write', file: f, done: sent, total: totalBytes, rows });
-    };
-    if (mode === 'replace') await client.query('DELETE FROM funds WHERE fund_id = $1', [fundId]);
-    for (const spec of BUNDLE_FILES) {
-      if (!spec.table) continue;
-      const table = spec.table.table;
-      if (!spec.orderedBy) {
-        result.written[table] = await upsert(client, spec, fundId, writeSmall[table] ?? []);
-        continue;
-      }
-      const changed = changedDates[table] ?? new Set<string>();
-      if (changed.size > 0)
-        await client.query(`DELETE FROM ${table} WHERE fund_id = $1 AND ${spec.orderedBy} = ANY($2::date[])`, [fundId, [...changed]]);
-      result.written[table] = await copySpooled(client, spool!, spec, changed, (n) => progress(spec.file, n));
-    }
+    result.written = await writePlan(client, spool!, validation, plan, options);
     if (options.signal?.aborted) throw new Error('interrupted');
     await client.query('COMMIT');
     result.outcome = 'imported';
@@ -416,4 +216,88 @@ export async function importBundle(options: ImportOptions): Promise<ImportResult
     spool?.close();
     await client?.end().catch(() => {});
   }
+}
+
+/**
+ * Begins the import's transaction (read-only for a dry run) once the schema is there, and takes the fund's
+ * transaction-scoped advisory lock, so two imports of one fund queue.
+ * @returns the latest stored run's date of the fund for an append (null when none is stored, or for a replace)
+ * @throws {Error} without the fund tables (the database was not migrated), on abort, or on a database failure
+ */
+async function beginImport(client: pg.Client, options: ImportOptions): Promise<string | null> {
+  if (options.signal?.aborted) throw new Error('interrupted');
+  const schema = await client.query(`SELECT to_regclass('funds') IS NOT NULL AS ok`);
+  if (!schema.rows[0].ok) throw new Error('The database has no fund tables: run npm run db:migrate first.');
+  await client.query(options.dryRun ? 'BEGIN READ ONLY' : 'BEGIN');
+  await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('fund-edge import ' || $1, 0))`, [options.fundId]);
+  if (options.mode !== 'append') return null;
+  const res = await client.query(`SELECT to_char(max(nav_date), 'YYYY-MM-DD') AS d FROM nav_runs WHERE fund_id = $1`, [options.fundId]);
+  return res.rows[0].d;
+}
+
+/** Validates the bundle (validate.ts), reporting progress by bytes read, and hands each valid bulk row to the spool when there is one. */
+function validateSpooling(options: ImportOptions, storedThrough: string | null, spool: Spool | undefined): Promise<Validation> {
+  const total = bundleBytes(options.dir);
+  let read = 0;
+  return validateBundle(options.dir, {
+    fundId: options.fundId,
+    map: options.map,
+    maxErrors: options.maxErrors,
+    storedThrough,
+    onBytes: (n, rows) => {
+      read += n;
+      options.onProgress?.({ phase: 'validate', file: '', done: read, total, rows });
+    },
+    ...(spool ? { onRow: spool.add.bind(spool) } : {}),
+  });
+}
+
+/** Whether an append's plan writes nothing: no new or changed row or run, and every bulk row dated up to the latest stored run. */
+function changesNothing(plan: Plan, validation: Validation, storedThrough: string | null): boolean {
+  return (
+    Object.values(plan.writeSmall).every((rows) => rows.length === 0) &&
+    plan.newRuns.length === 0 &&
+    plan.restatements.length === 0 &&
+    storedThrough !== null &&
+    Object.values(validation.dates).every((dates) => [...dates].every((d) => d <= storedThrough))
+  );
+}
+
+/**
+ * Writes the plan in the open transaction: for a replace, the fund's rows deleted first; the small tables
+ * upserted from memory; for each bulk table, the restated dates' stored rows deleted, then the spool copied
+ * in, with progress by bytes sent.
+ * @returns rows written per table
+ * @throws {Error} on a database failure
+ */
+async function writePlan(
+  client: pg.Client,
+  spool: Spool,
+  validation: Validation,
+  plan: Plan,
+  options: ImportOptions,
+): Promise<Record<string, number>> {
+  const { fundId } = options;
+  const written: Record<string, number> = {};
+  const totalBytes = BUNDLE_FILES.reduce((sum, f) => sum + (f.table && f.orderedBy ? spool.bytes(f.table.table) : 0), 0);
+  let sent = 0;
+  const progress = (f: string, bytes: number) => {
+    sent += bytes;
+    const rows = totalBytes > 0 ? Math.round((validation.tableRows * sent) / totalBytes) : validation.tableRows;
+    options.onProgress?.({ phase: 'write', file: f, done: sent, total: totalBytes, rows });
+  };
+  if (options.mode === 'replace') await client.query('DELETE FROM funds WHERE fund_id = $1', [fundId]);
+  for (const spec of BUNDLE_FILES) {
+    if (!spec.table) continue;
+    const table = spec.table.table;
+    if (!spec.orderedBy) {
+      written[table] = await upsert(client, spec, fundId, plan.writeSmall[table] ?? []);
+      continue;
+    }
+    const changed = plan.changedDates[table] ?? new Set<string>();
+    if (changed.size > 0)
+      await client.query(`DELETE FROM ${table} WHERE fund_id = $1 AND ${spec.orderedBy} = ANY($2::date[])`, [fundId, [...changed]]);
+    written[table] = await copySpooled(client, spool, spec, changed, (n) => progress(spec.file, n));
+  }
+  return written;
 }
