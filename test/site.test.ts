@@ -3,8 +3,10 @@
  * with the right content types and security headers, and say what a newcomer needs (surfaces, URLs, demo key,
  * links); the llms files cover every operation and carry no internal references.
  */
+import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../lib/app.ts';
+import { eachLine, published } from '../scripts/doc-text.ts';
 import { ROUTES } from '../lib/registry.ts';
 import { DEMO_API_KEY } from '../lib/keys.ts';
 import { feeCalculator } from '../lib/calculators/fee-calculator.ts';
@@ -95,7 +97,13 @@ describe('llms.txt', () => {
     expect(text).toMatch(/^# fund-edge\n\n> /);
     expect(text).not.toContain('{{origin}}');
     expect(text).toContain(`(${ORIGIN}/llms-full.txt)`);
-    for (const route of ROUTES) expect(text, route.path).toContain(` ${route.path}](${ORIGIN}/docs#/`);
+    // Each operation links to its object in the OpenAPI document (a JSON pointer), which an agent can fetch.
+    for (const route of ROUTES)
+      for (const method of Object.keys(route.endpoint.methods))
+        expect(text, route.path).toContain(
+          ` ${route.path}](${ORIGIN}/api/v1/openapi.json#/paths/${route.path.replaceAll('/', '~1')}/${method.toLowerCase()})`,
+        );
+    expect(text).not.toContain('/docs#/');
   });
 
   it('/llms-full.txt documents every operation with an example and the formulas, and cites no internal document', async () => {
@@ -108,6 +116,38 @@ describe('llms.txt', () => {
     expect(text).toContain(`curl -s '${ORIGIN}/api/v1/fund/overview' -H 'authorization: Bearer ${DEMO_API_KEY}'`);
     expect(text).toContain('fee = p·max(0, X − H) (hard)');
     expect(text).not.toMatch(/contract §|spec §|\{\{origin\}\}/);
+  });
+});
+
+describe('llms-full.txt keeps the pages it quotes intact', () => {
+  const pages = ['README.md', ...readdirSync('docs').filter((f) => f.endsWith('.md') && f !== 'README.md')];
+  /** The lines inside fenced code blocks of a Markdown text that start with `#`. */
+  const fencedHashLines = (markdown: string) => {
+    const out: string[] = [];
+    eachLine(markdown, (line, inFence) => {
+      if (inFence && line.startsWith('#')) out.push(line);
+      return line;
+    });
+    return out;
+  };
+
+  it("keeps the shell comments of every page's code blocks as comments, not headings", async () => {
+    const text = await (await get('/llms-full.txt')).text();
+    const quoted = fencedHashLines(text);
+    const asPublished = (page: string) =>
+      published(readFileSync(page === 'README.md' ? page : `docs/${page}`, 'utf8'), `${ORIGIN}/docs/design/`, new Set(pages));
+    const expected = pages.flatMap((page) => fencedHashLines(asPublished(page)));
+    expect(expected.length).toBeGreaterThan(5);
+    for (const line of expected) expect(quoted, line).toContain(line);
+    // No code line gained a `#`: every `#` line in a fence is one of the pages'.
+    for (const line of quoted) expect(expected, line).toContain(line);
+  });
+
+  it('leaves no empty link where a reference to a design note was, and links the notes where they are served', async () => {
+    const text = await (await get('/llms-full.txt')).text();
+    expect(text).not.toMatch(/\[\]\(|\(\[\]\)|\| \[\] \|/);
+    expect(text).toContain(`[docs/import.md](${ORIGIN}/docs/design/import.md)`);
+    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) expect(target).toMatch(/^(https?:\/\/|#)/);
   });
 });
 
