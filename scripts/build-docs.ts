@@ -155,12 +155,15 @@ const cell = (text: unknown) =>
     .replace(/\|/g, '\\|')
     .replace(/\n/g, ' ');
 
-/** A schema with a `$ref` to a component schema of the document replaced by that component. */
-function resolved(schema: JsonObject | undefined): JsonObject | undefined {
-  const ref = schema?.$ref;
-  if (typeof ref !== 'string') return schema;
-  const schemas = (doc.components as { schemas: Record<string, JsonObject> }).schemas;
-  return schemas[ref.replace('#/components/schemas/', '')];
+/**
+ * An object of the document with a `$ref` to one of its components (`#/components/<section>/<name>`)
+ * replaced by that component.
+ */
+function resolved(value: JsonObject | undefined): JsonObject | undefined {
+  const ref = value?.$ref;
+  if (typeof ref !== 'string') return value;
+  const [section, name] = ref.replace('#/components/', '').split('/');
+  return (doc.components as Record<string, Record<string, JsonObject>>)[section!]?.[name!];
 }
 
 /** A Markdown table of an object schema's properties. */
@@ -228,7 +231,7 @@ function operationSection({ method, path, op }: OperationDoc): { markdown: strin
       ),
     );
   }
-  const body = (op.requestBody as JsonObject | undefined)?.content as Record<string, JsonObject> | undefined;
+  const body = resolved(op.requestBody as JsonObject | undefined)?.content as Record<string, JsonObject> | undefined;
   const bodySchema = resolved(body?.['application/json']?.schema as JsonObject | undefined);
   if (bodySchema) lines.push('Request body fields (JSON, every one optional):', '', fieldTable(bodySchema));
   if (calc) {
