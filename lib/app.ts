@@ -62,7 +62,21 @@ function mutableHeaders(c: Context<AppEnv>): Headers {
 }
 
 /** Detail of the 404 of a path the service does not serve. */
-export const UNKNOWN_PATH_DETAIL = 'No resource exists at this path. The home page (/) lists every URL; the API reference is at /docs.';
+export const UNKNOWN_PATH_DETAIL =
+  'No resource exists at this path. GET /api/v1/ lists every API operation with its URL; the home page is /, the API reference /docs.';
+
+/**
+ * The detail of a 404: a path that is a route but for a trailing slash names the route (paths are matched
+ * exactly, so a route's path followed by `/` is not the route); any other path gets
+ * {@link UNKNOWN_PATH_DETAIL}. Only a declared route's path is ever written back, never the request's.
+ */
+export function notFoundDetail(path: string, routes: readonly Route[]): string {
+  if (path.length > 1 && path.endsWith('/')) {
+    const route = routes.find((r) => r.path === path.slice(0, -1));
+    if (route) return `No resource exists at this path: the route is ${route.path}, without the trailing slash.`;
+  }
+  return UNKNOWN_PATH_DETAIL;
+}
 
 /**
  * The authentication step's dependencies in a Worker environment (lib/auth.ts): the key store, and the
@@ -161,7 +175,7 @@ export function createApp(options: { clock?: Clock; routes?: readonly Route[]; c
   app.route(CONSOLE_PATH, consoleApp({ clock, client: CONSOLE_CLIENT, catalog }));
 
   // A wrong path is where a newcomer looks for the docs: point at them.
-  app.notFound((c) => problemResponse(new NotFoundError(UNKNOWN_PATH_DETAIL), c.get('requestId')));
+  app.notFound((c) => problemResponse(new NotFoundError(notFoundDetail(c.req.path, routes)), c.get('requestId')));
   app.onError((err, c) => {
     const requestId = c.get('requestId');
     logFailure(err, problemOf(err, requestId).error.status, logContextOf(c));

@@ -92,8 +92,9 @@ export interface Operation {
   example?: unknown;
   response: { description: string; schema: z.ZodType; rateLimited?: boolean };
   /**
-   * Names of the OpenAPI component schemas (`components.schemas`) of the request body and the result, so
-   * generated clients get named types (e.g. `FeeCalculatorRequest`, `FeeCalculatorResult`, `FundOverview`).
+   * Names of the OpenAPI components of the request body (`components.requestBodies`) and the result
+   * (`components.schemas`), so generated clients get named types (e.g. `FeeCalculatorRequest`,
+   * `FeeCalculatorResult`, `FundOverview`).
    * Default: the operationId in PascalCase with `Request` / `Response` appended.
    */
   schemaNames?: { body?: string; response?: string };

@@ -4,9 +4,10 @@
  * body and result come from the zod schemas the endpoints validate with (zod's JSON Schema 2020-12 output,
  * which OpenAPI 3.1 uses as its schema dialect), and its problem responses from {@link PROBLEMS}. Examples:
  * the request example is the one the declaration carries; the response example was computed from it at build
- * time and is handed in (`scripts/build-docs.ts`, keyed by operationId). Request bodies and
- * results are named component schemas (`components.schemas`, names from each declaration's `schemaNames`),
- * referenced with `$ref` from the operations, so generated clients get named types.
+ * time and is handed in (`scripts/build-docs.ts`, keyed by operationId). Request bodies are named
+ * request body components (`components.requestBodies`, in zod's input mode) and results named component
+ * schemas (`components.schemas`, output mode), names from each declaration's `schemaNames`, referenced with
+ * `$ref` from the operations, so generated clients get named types (docs/documentation.md).
  */
 import * as z from 'zod';
 import { PROBLEMS, problemType, type ProblemCode } from './errors.ts';
@@ -82,18 +83,24 @@ function problemResponses(codes: ProblemCode[]): JsonObject {
   return out;
 }
 
+/** The named components operations refer to: result schemas, and request bodies (see {@link operationObject}). */
+interface Components {
+  schemas: JsonObject;
+  requestBodies: JsonObject;
+}
+
 /**
- * Registers a named component schema and returns the `$ref` to it. One name, one schema: a name declared
- * twice with different schemas is a declaration error.
- * @throws {Error} at document build time, when two operations give one name different schemas
+ * Registers a named component (a schema, or a request body) and returns the `$ref` to it. One name, one
+ * component: a name declared twice with different contents is a declaration error.
+ * @throws {Error} at document build time, when two operations give one name different contents
  */
-function componentRef(schemas: JsonObject, name: string, schema: JsonObject): JsonObject {
-  const known = schemas[name];
-  if (known !== undefined && JSON.stringify(known) !== JSON.stringify(schema)) {
-    throw new Error(`Two different schemas are named ${name} in the OpenAPI components.`);
+function componentRef(components: Components, section: keyof Components, name: string, value: JsonObject): JsonObject {
+  const known = components[section][name];
+  if (known !== undefined && JSON.stringify(known) !== JSON.stringify(value)) {
+    throw new Error(`Two different ${section === 'schemas' ? 'schemas' : 'request bodies'} are named ${name} in the OpenAPI components.`);
   }
-  schemas[name] = schema;
-  return { $ref: `#/components/schemas/${name}` };
+  components[section][name] = value;
+  return { $ref: `#/components/${section}/${name}` };
 }
 
 /** The component names of an operation's request body and result (declared, or from its operationId). */
@@ -105,7 +112,15 @@ function schemaNamesOf(op: Operation): { body: string; response: string } {
 /** The response example of each operation, by operationId (computed at build time by running its handler on its request example). */
 export type ResponseExamples = Readonly<Record<string, unknown>>;
 
-function operationObject(op: Operation, schemas: JsonObject, examples: ResponseExamples): JsonObject {
+/**
+ * One operation. Its request body is described as a client may send it (zod's input mode: a field with a
+ * default is optional, its `default` shown) and is a named *request body* component
+ * (`components.requestBodies`), not a schema: generators read a `default` in a schema component as "the
+ * server always fills this in" and type the field as required (openapi-typescript's default
+ * `defaultNonNullable`), which is true of a result and false of a request. Results are output-mode schema
+ * components (`components.schemas`): every field the service always sends is required.
+ */
+function operationObject(op: Operation, components: Components, examples: ResponseExamples): JsonObject {
   const names = schemaNamesOf(op);
   const query = op.query ? jsonSchema(op.query, 'input') : { properties: {}, required: [] };
   const required = new Set((query.required as string[] | undefined) ?? []);
@@ -132,15 +147,15 @@ function operationObject(op: Operation, schemas: JsonObject, examples: ResponseE
     ...(parameters.length ? { parameters } : {}),
     ...(op.body
       ? {
-          requestBody: {
+          requestBody: componentRef(components, 'requestBodies', names.body, {
             required: true,
             content: {
               'application/json': {
-                schema: componentRef(schemas, names.body, jsonSchema(op.body, 'input')),
+                schema: jsonSchema(op.body, 'input'),
                 ...(op.example !== undefined ? { examples: { typical: { summary: 'A typical request', value: op.example } } } : {}),
               },
             },
-          },
+          }),
         }
       : {}),
     responses: {
@@ -149,7 +164,7 @@ function operationObject(op: Operation, schemas: JsonObject, examples: ResponseE
         headers: successHeaders,
         content: {
           'application/json': {
-            schema: componentRef(schemas, names.response, jsonSchema(op.response.schema, 'output')),
+            schema: componentRef(components, 'schemas', names.response, jsonSchema(op.response.schema, 'output')),
             ...(responseExample !== undefined
               ? { examples: { typical: { summary: 'The answer to the typical request', value: responseExample } } }
               : {}),
@@ -175,6 +190,11 @@ function operationObject(op: Operation, schemas: JsonObject, examples: ResponseE
       ...problemResponses(op.problems),
     },
   };
+}
+
+/** The object with its members in name order. */
+function sortedByName(o: JsonObject): JsonObject {
+  return Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -220,11 +240,11 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string, exa
   let doc = byExamples.get(examples);
   if (!doc) {
     const paths: JsonObject = {};
-    const schemas: JsonObject = { Problem: problemSchema };
+    const components: Components = { schemas: { Problem: problemSchema }, requestBodies: {} };
     for (const route of routes) {
       const item: JsonObject = {};
       for (const [method, op] of Object.entries(route.endpoint.methods))
-        item[method.toLowerCase()] = operationObject(op, schemas, examples);
+        item[method.toLowerCase()] = operationObject(op, components, examples);
       item.description = `Allow: ${allowedMethods(route).join(', ')}`;
       paths[route.path] = item;
     }
@@ -262,7 +282,8 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string, exa
       ],
       paths,
       components: {
-        schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+        schemas: sortedByName(components.schemas),
+        requestBodies: sortedByName(components.requestBodies),
         securitySchemes: {
           bearerAuth: {
             type: 'http',

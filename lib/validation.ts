@@ -50,16 +50,39 @@ function bound(value: number | bigint, inclusive: boolean | undefined, lower: bo
   return `${op} ${String(value)}`;
 }
 
+/** Detail of a query parameter given more than once (`?days=7&days=8`). */
+const REPEATED = 'must be given once (the parameter is repeated)';
+
+/**
+ * How the value at `path` of an input is given, without reading it: absent (no own member, or `undefined`),
+ * an array, or something else. Lets a missing required field say "is required" and a repeated query
+ * parameter say so, rather than name a type the caller never sent.
+ */
+function presence(input: unknown, path: readonly PropertyKey[]): 'absent' | 'array' | 'present' {
+  let node = input;
+  for (const key of path) {
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) return 'absent';
+    node = (node as Record<PropertyKey, unknown>)[key];
+  }
+  return node === undefined ? 'absent' : Array.isArray(node) ? 'array' : 'present';
+}
+
 /**
  * Turns one zod issue into client-safe details. Built only from the schema (expected type, bounds,
- * allowed values, unknown key names); `issue.input` is never read. Custom refinements carry messages
- * written in this code base, which by rule never include the input.
+ * allowed values, unknown key names) and, when `input` is given, whether the field is there at all (a
+ * missing required field "is required"; a query parameter given twice "must be given once"); `issue.input`
+ * and the submitted values are never read. Custom refinements carry messages written in this code base,
+ * which by rule never include the input.
  */
-export function describeIssue(issue: z.core.$ZodIssue, location: InputLocation): FieldError[] {
+export function describeIssue(issue: z.core.$ZodIssue, location: InputLocation, input?: unknown): FieldError[] {
   const at = (path: readonly PropertyKey[]) => toPointer(location, path);
   switch (issue.code) {
-    case 'invalid_type':
+    case 'invalid_type': {
+      const given = input === undefined || issue.path.length === 0 ? 'present' : presence(input, issue.path);
+      if (given === 'absent') return [{ pointer: at(issue.path), detail: 'is required' }];
+      if (given === 'array' && location === 'query' && issue.expected !== 'array') return [{ pointer: at(issue.path), detail: REPEATED }];
       return [{ pointer: at(issue.path), detail: `must be of type ${issue.expected}` }];
+    }
     case 'too_big': {
       const what = issue.origin === 'string' ? 'length must be' : issue.origin === 'array' ? 'item count must be' : 'must be';
       return [{ pointer: at(issue.path), detail: `${what} ${bound(issue.maximum, issue.inclusive, false)}` }];
@@ -97,7 +120,7 @@ export function describeIssue(issue: z.core.$ZodIssue, location: InputLocation):
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, location: InputLocation): z.output<S> {
   const result = schema.safeParse(input, { reportInput: false });
   if (result.success) return result.data;
-  throw new ValidationError(result.error.issues.flatMap((issue) => describeIssue(issue, location)));
+  throw new ValidationError(result.error.issues.flatMap((issue) => describeIssue(issue, location, input)));
 }
 
 /**
@@ -167,7 +190,7 @@ function fromQueryString(field: z.ZodType): z.ZodType {
   const message = integer ? 'must be a decimal integer' : 'must be a decimal number';
   return z.preprocess((value, ctx) => {
     if (typeof value === 'string' && grammar.test(value)) return Number(value);
-    ctx.addIssue({ code: 'custom', message });
+    ctx.addIssue({ code: 'custom', message: Array.isArray(value) ? REPEATED : message });
     return value;
   }, field);
 }

@@ -33,11 +33,12 @@ import { guardedStore } from '../lib/fund/store.ts';
 import { DEMO_FUND } from '../lib/fund/synthetic.ts';
 import { PROBLEMS, problemType } from '../lib/errors.ts';
 import { DEMO_API_KEY } from '../lib/keys.ts';
-import { SEARCH_INDEX_PATH, buildIndex, type DocPassage as IndexedPassage } from '../lib/docs/search.ts';
+import { ORIGIN_MARK, SEARCH_INDEX_PATH, buildIndex, type DocPassage as IndexedPassage } from '../lib/docs/search.ts';
 import { fundToolDefinitions, publicToolDefinitions } from '../lib/mcp/definitions.ts';
 import { OPENAPI_TEMPLATE_PATH } from '../lib/openapi-json.ts';
 import { openApiDocument, openApiTemplateText } from '../lib/openapi.ts';
 import { writeSections } from './doc-sections.ts';
+import { demoteHeadings, published as publishedText } from './doc-text.ts';
 
 type DocPassage = Omit<IndexedPassage, 'excerpt'>;
 
@@ -105,7 +106,15 @@ writeModule(
   'The tools/list entries of the public and the fund MCP server (JSON text, lib/mcp/definitions.ts).',
 );
 
-const ORIGIN = '{{origin}}';
+const ORIGIN = ORIGIN_MARK;
+/** Where the OpenAPI document is served (functions/api/v1/openapi.json.ts). */
+const OPENAPI_PATH = '/api/v1/openapi.json';
+/** Where the service publishes the design notes and the README (static assets, `public/docs/design/`). */
+const DESIGN_PATH = '/docs/design/';
+const designPages = readdirSync(join(ROOT, 'docs'))
+  .filter((f) => f.endsWith('.md') && f !== 'README.md')
+  .sort();
+const DESIGN_PAGES: ReadonlySet<string> = new Set([...designPages, 'README.md']);
 const doc = openApiDocument(ROUTES, ORIGIN, examples) as JsonObject & { paths: Record<string, Record<string, JsonObject>> };
 
 // --------------------------------------------------------------------------------------------- markdown
@@ -124,11 +133,12 @@ function moduleComment(file: string): string {
 }
 
 /**
- * Text as published: without the references to the repository's design notes ("(docs/calculators.md)"),
- * which a reader of the service cannot open from the API.
+ * Text as the llms files and the search passages publish it (scripts/doc-text.ts): links to a design note
+ * point at `{{origin}}/docs/design/<page>`, where the service serves it; bare references to one, which name
+ * a file of the repository, are dropped.
  */
 function published(text: string): string {
-  return text.replace(/ ?\(docs\/[\w-]+\.md(?:#[\w-]+)?(?::[^)\n]*)?\)/g, '').replace(/,? ?(?:of )?docs\/[\w-]+\.md(?:#[\w-]+)?/g, '');
+  return publishedText(text, `${ORIGIN}${DESIGN_PATH}`, DESIGN_PAGES);
 }
 
 /** A one-line type of a JSON Schema, e.g. `number`, `"annual" | "quarterly"`, `string | null`. */
@@ -145,12 +155,15 @@ const cell = (text: unknown) =>
     .replace(/\|/g, '\\|')
     .replace(/\n/g, ' ');
 
-/** A schema with a `$ref` to a component schema of the document replaced by that component. */
-function resolved(schema: JsonObject | undefined): JsonObject | undefined {
-  const ref = schema?.$ref;
-  if (typeof ref !== 'string') return schema;
-  const schemas = (doc.components as { schemas: Record<string, JsonObject> }).schemas;
-  return schemas[ref.replace('#/components/schemas/', '')];
+/**
+ * An object of the document with a `$ref` to one of its components (`#/components/<section>/<name>`)
+ * replaced by that component.
+ */
+function resolved(value: JsonObject | undefined): JsonObject | undefined {
+  const ref = value?.$ref;
+  if (typeof ref !== 'string') return value;
+  const [section, name] = ref.replace('#/components/', '').split('/');
+  return (doc.components as Record<string, Record<string, JsonObject>>)[section!]?.[name!];
 }
 
 /** A Markdown table of an object schema's properties. */
@@ -185,7 +198,13 @@ const operations: OperationDoc[] = Object.entries(doc.paths).flatMap(([path, ite
 
 const calcBySlug = new Map<string, CalculatorDefinition>(CALCULATORS.map((d) => [d.slug, d]));
 const fundByPath = new Map(FUND_TOOLS.map((d) => [`/api/v1/fund/${d.path}`, d]));
-const opUrl = (op: JsonObject) => `/docs#/${encodeURIComponent((op.tags as string[])[0]!)}/${op.operationId as string}`;
+/**
+ * Where an agent reads an operation: its object in the OpenAPI document, as a JSON pointer (RFC 6901) in the
+ * URL's fragment (`/api/v1/openapi.json#/paths/~1api~1v1~1calc~1fee-calculator/post`). `/docs#/…` would be
+ * Swagger UI, a page only a browser running its script can read.
+ */
+const opUrl = (path: string, method: string) =>
+  `${OPENAPI_PATH}#/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}`;
 
 /** The reference section of one operation (Markdown), and its passage for search. */
 function operationSection({ method, path, op }: OperationDoc): { markdown: string; passages: DocPassage[] } {
@@ -212,7 +231,7 @@ function operationSection({ method, path, op }: OperationDoc): { markdown: strin
       ),
     );
   }
-  const body = (op.requestBody as JsonObject | undefined)?.content as Record<string, JsonObject> | undefined;
+  const body = resolved(op.requestBody as JsonObject | undefined)?.content as Record<string, JsonObject> | undefined;
   const bodySchema = resolved(body?.['application/json']?.schema as JsonObject | undefined);
   if (bodySchema) lines.push('Request body fields (JSON, every one optional):', '', fieldTable(bodySchema));
   if (calc) {
@@ -245,13 +264,25 @@ function operationSection({ method, path, op }: OperationDoc): { markdown: strin
   lines.push(`Other responses: ${responses.join(', ')} (problem+json; see Errors).`, '');
   const markdown = lines.join('\n');
   const passages: DocPassage[] = [
-    { id: `op:${op.operationId as string}`, title: `${op.summary as string} (${method} ${path})`, url: opUrl(op), text: searchable },
+    {
+      id: `op:${op.operationId as string}`,
+      title: `${op.summary as string} (${method} ${path})`,
+      url: opUrl(path, method),
+      text: searchable,
+    },
   ];
   if (calc) {
     const comment = moduleComment(`lib/calculators/${calc.slug}.ts`);
     // Titled by the comment's first sentence: what the formulas compute, in the field's own terms.
     const firstSentence = comment.split(/(?<=\.)\s/)[0]!.replace(/\.$/, '');
-    passages.push({ id: `formula:${calc.slug}`, title: `${firstSentence} (formulas and sources)`, url: opUrl(op), text: comment });
+    // Published in full on the calculators' design page, in the section whose heading names the slug.
+    const section = calculatorSections.find((heading) => heading.split('-and-').includes(calc.slug));
+    passages.push({
+      id: `formula:${calc.slug}`,
+      title: `${firstSentence} (formulas and sources)`,
+      url: `${DESIGN_PATH}calculators.md${section ? `#${section}` : ''}`,
+      text: comment,
+    });
   }
   return { markdown, passages };
 }
@@ -275,9 +306,8 @@ function sections(markdown: string): { heading: string; text: string }[] {
 }
 
 // ---------------------------------------------------------------------------------------------- corpus
-const designPages = readdirSync(join(ROOT, 'docs'))
-  .filter((f) => f.endsWith('.md') && f !== 'README.md')
-  .sort();
+/** The slugs of docs/calculators.md's sections (`fee-calculator`, `operating-cost-calculator-and-back-office-savings`). */
+const calculatorSections = sections(readFileSync(join(ROOT, 'docs/calculators.md'), 'utf8')).map((s) => slug(s.heading));
 const passages: DocPassage[] = [];
 const info = doc.info as JsonObject;
 
@@ -336,30 +366,30 @@ const errors = [
   ...errorRows,
 ].join('\n');
 full.push('## Errors', '', errors, '');
-passages.push({ id: 'errors', title: 'Errors: problem codes and statuses', url: '/docs/design/api.md', text: errors });
+passages.push({ id: 'errors', title: 'Errors: problem codes and statuses', url: `${DESIGN_PATH}api.md#errors`, text: errors });
 
 full.push('## Design notes', '');
 for (const page of designPages) {
   const text = readFileSync(join(ROOT, 'docs', page), 'utf8');
-  full.push(text.replace(/^(#{1,5}) /gm, '##$1 '), '');
+  full.push(demoteHeadings(text, 2), '');
   let pageTitle = page;
   for (const s of sections(text)) {
     if (s.text.startsWith('# ')) pageTitle = s.heading;
     passages.push({
       id: `docs/${page}#${slug(s.heading)}`,
       title: `${pageTitle}: ${s.heading}`,
-      url: `/docs/design/${page}#${slug(s.heading)}`,
+      url: `${DESIGN_PATH}${page}#${slug(s.heading)}`,
       text: s.text.trim(),
     });
   }
 }
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-full.push('## README', '', readme.replace(/^(#{1,5}) /gm, '##$1 '));
+full.push('## README', '', demoteHeadings(readme, 2));
 for (const s of sections(readme)) {
   passages.push({
     id: `README.md#${slug(s.heading)}`,
     title: `README: ${s.heading || 'fund-edge'}`,
-    url: `/docs/design/README.md#${slug(s.heading)}`,
+    url: `${DESIGN_PATH}README.md#${slug(s.heading)}`,
     text: s.text.trim(),
   });
 }
@@ -383,7 +413,7 @@ const llms = [
   '',
   ...operations.map(
     ({ method, path, op }) =>
-      `- [${method} ${path}](${ORIGIN}${opUrl(op)}): ${op.summary as string}. ${(op.description as string).split(/(?<=\.)\s/)[0]}`,
+      `- [${method} ${path}](${ORIGIN}${opUrl(path, method)}): ${op.summary as string}. ${(op.description as string).split(/(?<=\.)\s/)[0]}`,
   ),
   '',
   '## MCP',
@@ -410,7 +440,8 @@ for (const f of ['swagger-ui-bundle.js', 'swagger-ui.css', 'LICENSE']) copyFileS
 for (const page of [...designPages, 'README.md']) {
   writeFileSync(
     join(PUBLIC_DOCS, 'design', page),
-    published(readFileSync(join(ROOT, page === 'README.md' ? 'README.md' : `docs/${page}`), 'utf8')),
+    // Side by side under /docs/design/: a link to another page is relative.
+    publishedText(readFileSync(join(ROOT, page === 'README.md' ? 'README.md' : `docs/${page}`), 'utf8'), '', DESIGN_PAGES),
   );
 }
 

@@ -51,9 +51,8 @@ describe('OpenAPI lint (Redocly recommended-strict)', () => {
     const broken = doc();
     broken.tags = broken.tags.filter((t: Json) => t.name !== 'MCP');
     delete broken.info.contact;
-    broken.paths[calcPath('fee-calculator')].post.requestBody.content['application/json'].examples.typical.value = {
-      horizonYears: 'five',
-    };
+    const feeBody = broken.paths[calcPath('fee-calculator')].post.requestBody.$ref.replace('#/components/requestBodies/', '');
+    broken.components.requestBodies[feeBody].content['application/json'].examples.typical.value = { horizonYears: 'five' };
     const problems = (await lint(broken)).join('\n');
     expect(problems).toMatch(/operation-tag-defined/);
     expect(problems).toMatch(/info-contact/);
@@ -78,7 +77,8 @@ describe('OpenAPI completeness', () => {
       expect(Object.keys(op.responses['200'].content).sort()).toEqual(['application/json', 'text/event-stream']);
       // A batch (array) in, an array of responses out.
       const schemaOf = (ref: Json) => doc().components.schemas[ref.$ref.replace('#/components/schemas/', '')];
-      expect(schemaOf(op.requestBody.content['application/json'].schema).anyOf.map((s: Json) => s.type)).toEqual(['object', 'array']);
+      const body = doc().components.requestBodies[op.requestBody.$ref.replace('#/components/requestBodies/', '')];
+      expect(body.content['application/json'].schema.anyOf.map((s: Json) => s.type)).toEqual(['object', 'array']);
       expect(schemaOf(op.responses['200'].content['application/json'].schema).anyOf.map((s: Json) => s.type)).toEqual(['object', 'array']);
     }
   });
@@ -97,7 +97,10 @@ describe('examples', () => {
     for (const { path, op } of operations(doc())) {
       if (!path.startsWith('/api/v1/calc/') && !path.startsWith('/api/v1/fund/')) continue;
       expect(op.responses['200'].content['application/json'].examples?.typical?.value, path).toBeDefined();
-      if (path.startsWith('/api/v1/calc/')) expect(op.requestBody.content['application/json'].examples.typical.value, path).toBeDefined();
+      if (path.startsWith('/api/v1/calc/')) {
+        const body = doc().components.requestBodies[op.requestBody.$ref.replace('#/components/requestBodies/', '')];
+        expect(body.content['application/json'].examples.typical.value, path).toBeDefined();
+      }
     }
   });
 

@@ -20,7 +20,7 @@ type Doc = {
   openapi: string;
   servers: { url: string }[];
   paths: Record<string, Record<string, any>>;
-  components: { schemas: Record<string, any> };
+  components: Record<string, Record<string, any>> & { schemas: Record<string, any>; requestBodies: Record<string, any> };
 };
 
 async function fetchDoc(): Promise<Doc> {
@@ -52,9 +52,9 @@ describe('OpenAPI document', () => {
     const doc = await fetchDoc();
     const op = doc.paths[`/api/v1/calc/${slug}`]!.post;
     const name = def.slug.replace(/(?:^|-)(\w)/g, (_: string, ch: string) => ch.toUpperCase());
-    expect(op.requestBody.content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${name}Request` });
+    expect(op.requestBody).toEqual({ $ref: `#/components/requestBodies/${name}Request` });
     expect(op.responses['200'].content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${name}Result` });
-    const body = doc.components.schemas[`${name}Request`];
+    const body = doc.components.requestBodies[`${name}Request`].content['application/json'].schema;
     expect(Object.keys(body.properties).sort()).toEqual(Object.keys(def.input.shape).sort());
     expect(body.additionalProperties).toBe(false);
     expect(body.required ?? []).toEqual([]);
@@ -69,35 +69,46 @@ describe('OpenAPI document', () => {
 describe('named component schemas', () => {
   it('every request body and 200 JSON result is a $ref to a component of the document, each component used', async () => {
     const doc = await fetchDoc();
-    const used = new Set<string>(['Problem']);
+    const used = new Set<string>(['#/components/schemas/Problem']);
     for (const item of Object.values(doc.paths)) {
       for (const op of Object.values(item)) {
         if (typeof op !== 'object') continue;
-        const schemas = [op.responses['200'].content['application/json'].schema];
-        if (op.requestBody) schemas.push(op.requestBody.content['application/json'].schema);
-        for (const schema of schemas) {
-          expect(Object.keys(schema)).toEqual(['$ref']);
-          const name = schema.$ref.replace('#/components/schemas/', '');
-          expect(doc.components.schemas, name).toHaveProperty(name);
-          used.add(name);
+        const refs = [op.responses['200'].content['application/json'].schema];
+        if (op.requestBody) refs.push(op.requestBody);
+        for (const ref of refs) {
+          expect(Object.keys(ref)).toEqual(['$ref']);
+          const [section, name] = ref.$ref.replace('#/components/', '').split('/');
+          expect(doc.components[section], ref.$ref).toHaveProperty(name);
+          used.add(ref.$ref);
         }
       }
     }
-    expect(Object.keys(doc.components.schemas).sort()).toEqual([...used].sort());
+    const declared = ['schemas', 'requestBodies'].flatMap((section) =>
+      Object.keys(doc.components[section]!).map((name) => `#/components/${section}/${name}`),
+    );
+    expect(declared.sort()).toEqual([...used].sort());
+  });
+
+  it('describes request bodies as a client may send them and results as the service sends them', async () => {
+    const doc = await fetchDoc();
+    // Input mode: a field with a default is optional, and the default is shown; a request body is not a
+    // schema component, which generators would read as "always present".
+    const fee = doc.components.requestBodies.FeeCalculatorRequest.content['application/json'].schema;
+    expect(fee.required ?? []).toEqual([]);
+    expect(fee.properties.horizonYears.default).toBe(5);
+    expect(Object.keys(doc.components.schemas).filter((name) => name.endsWith('Request'))).toEqual([]);
+    // Output mode: what the service always sends is required.
+    const result = doc.components.schemas.FeeCalculatorResult;
+    expect(result.required).toEqual(expect.arrayContaining(['totalFeesUsd', 'inputs', 'disclaimer']));
+    expect(result.properties.inputs.required).toEqual(expect.arrayContaining(['horizonYears', 'hurdlePct']));
   });
 
   it('names types as clients should see them', async () => {
     const { components } = await fetchDoc();
-    for (const name of [
-      'FeeCalculatorRequest',
-      'FeeCalculatorResult',
-      'FundOverview',
-      'ValueAtRisk',
-      'ExposureSeries',
-      'OpenApiDocument',
-    ]) {
+    for (const name of ['FeeCalculatorResult', 'FundOverview', 'ValueAtRisk', 'ExposureSeries', 'OpenApiDocument']) {
       expect(components.schemas, name).toHaveProperty(name);
     }
+    expect(components.requestBodies).toHaveProperty('FeeCalculatorRequest');
     expect(components.schemas.FundOverview.type).toBe('object');
   });
 

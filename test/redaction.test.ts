@@ -17,10 +17,11 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import * as z from 'zod';
 import { createApp } from '../lib/app.ts';
-import { ApiError, RedactionFailedError, problemResponse } from '../lib/errors.ts';
+import { ApiError, NotFoundError, RedactionFailedError, problemResponse } from '../lib/errors.ts';
 import { createKey, DEMO_API_KEY, generateKey } from '../lib/keys.ts';
 import { containsAnyValue, FORBIDDEN_SHAPES, investorRefs, maskFreeText, redact, scannableText } from '../lib/redaction.ts';
 import { callFundTool, type FundToolDefinition } from '../lib/fund/definition.ts';
+import { FundFactsProblem } from '../lib/fund/facts-problem.ts';
 import { fundEndpoint } from '../lib/fund/endpoint.ts';
 import { embeddedStore } from '../lib/fund/embedded-store.ts';
 import { guardedStore, type FundIndex, type FundReadRequest, type FundReadResult, type FundStore } from '../lib/fund/store.ts';
@@ -617,6 +618,38 @@ describe('fail closed on a faulty store', () => {
       },
     };
     await expectRedactionFailed(await rejectionOf(callFundTool(nested, source, {}, {})), ['"book"']);
+  });
+
+  it('(8) the run dates a 404 quotes leave only through the redaction, and a problem whose facts fail it is a bare 500', async () => {
+    const runs = (await inner.index('demo-fund'))!.runs;
+    const missing = await rejectionOf(call('pnl/attribution', faultyStore({}), { date: '2020-01-01' }));
+    expect(missing).toMatchObject({ code: 'not_found' });
+    expect((missing as ApiError).detail).toContain(`from ${runs[0]!.navDate} to ${runs[runs.length - 1]!.navDate}`);
+    // The same mechanism, with facts that break their allow-list or hold an identity the store returned.
+    const facts = z.strictObject({ firstRunDate: z.string() });
+    const quoting = (value: unknown, readInvestors = false): FundToolDefinition => ({
+      ...tool('get_positions'),
+      run: async (ctx) => {
+        if (readInvestors) await ctx.read({ capital: { navDates: [ctx.index.runs[ctx.index.runs.length - 1]!.navDate] } });
+        throw new FundFactsProblem(value, facts, (f) => new NotFoundError(`First run ${f.firstRunDate}.`));
+      },
+    });
+    const source = { store: guardedStore(faultyStore({})), fundId: 'demo-fund' };
+    expect(await rejectionOf(callFundTool(quoting({ firstRunDate: '2024-01-02' }), source, {}, {}))).toMatchObject({
+      code: 'not_found',
+      detail: 'First run 2024-01-02.',
+    });
+    await expectRedactionFailed(await rejectionOf(callFundTool(quoting({ firstRunDate: '2024-01-02', note: 'x' }), source, {}, {})), [
+      'note',
+    ]);
+    await expectRedactionFailed(await rejectionOf(callFundTool(quoting({ firstRunDate: 'ops@northstar.example.com' }), source, {}, {})), [
+      'northstar',
+    ]);
+    const lastRun = runs[runs.length - 1]!.navDate;
+    const investor = (await inner.read('demo-fund', { capital: { navDates: [lastRun] } })).investors[0]!;
+    await expectRedactionFailed(await rejectionOf(callFundTool(quoting({ firstRunDate: investor.legalName }, true), source, {}, {})), [
+      investor.legalName,
+    ]);
   });
 
   it('(7, REST) the same failure through the app is a bare 500 problem', async () => {

@@ -38,7 +38,13 @@ describe('route table', () => {
 });
 
 describe('every declaration', () => {
-  const doc = openApiDocument(ROUTES, '/', RESPONSE_EXAMPLES) as { paths: Record<string, Record<string, Record<string, any>>> };
+  const doc = openApiDocument(ROUTES, '/', RESPONSE_EXAMPLES) as {
+    paths: Record<string, Record<string, Record<string, any>>>;
+    components: { requestBodies: Record<string, any> };
+  };
+  /** An operation's request body, its `$ref` to a named request body resolved. */
+  const requestBodyOf = (op: Record<string, any>) =>
+    doc.components.requestBodies[op.requestBody.$ref.replace('#/components/requestBodies/', '')];
   const publicTools = publicServer.tools(CATALOG).map((t) => t.name);
   const fundTools = fundServer.tools(CATALOG).map((t) => t.name);
   const source = (file: string) => readFileSync(join(ROOT, file), 'utf8');
@@ -51,7 +57,7 @@ describe('every declaration', () => {
       expect(routes.map((r) => r.path)).toEqual([`/api/v1/calc/${path}`]);
       expect(publicTools).toContain(toolName(def));
       const op = doc.paths[routes[0]!.path]!.post!;
-      expect(op.requestBody.content['application/json'].examples.typical.value).toEqual(def.example);
+      expect(requestBodyOf(op).content['application/json'].examples.typical.value).toEqual(def.example);
       expect(op.responses['200'].content['application/json'].examples.typical.value).toBeDefined();
     },
   );

@@ -3,12 +3,15 @@
  * with the right content types and security headers, and say what a newcomer needs (surfaces, URLs, demo key,
  * links); the llms files cover every operation and carry no internal references.
  */
+import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../lib/app.ts';
+import { UNKNOWN_PATH_DETAIL, createApp } from '../lib/app.ts';
+import { eachLine, published } from '../scripts/doc-text.ts';
 import { ROUTES } from '../lib/registry.ts';
 import { DEMO_API_KEY } from '../lib/keys.ts';
 import { feeCalculator } from '../lib/calculators/fee-calculator.ts';
 import { fakeEnv } from './support/fakes.ts';
+import { calcPath, fundPath } from './support/declared.ts';
 
 const app = createApp();
 const ORIGIN = 'https://fund-edge.example';
@@ -95,7 +98,13 @@ describe('llms.txt', () => {
     expect(text).toMatch(/^# fund-edge\n\n> /);
     expect(text).not.toContain('{{origin}}');
     expect(text).toContain(`(${ORIGIN}/llms-full.txt)`);
-    for (const route of ROUTES) expect(text, route.path).toContain(` ${route.path}](${ORIGIN}/docs#/`);
+    // Each operation links to its object in the OpenAPI document (a JSON pointer), which an agent can fetch.
+    for (const route of ROUTES)
+      for (const method of Object.keys(route.endpoint.methods))
+        expect(text, route.path).toContain(
+          ` ${route.path}](${ORIGIN}/api/v1/openapi.json#/paths/${route.path.replaceAll('/', '~1')}/${method.toLowerCase()})`,
+        );
+    expect(text).not.toContain('/docs#/');
   });
 
   it('/llms-full.txt documents every operation with an example and the formulas, and cites no internal document', async () => {
@@ -111,13 +120,103 @@ describe('llms.txt', () => {
   });
 });
 
+describe('llms-full.txt keeps the pages it quotes intact', () => {
+  const pages = ['README.md', ...readdirSync('docs').filter((f) => f.endsWith('.md') && f !== 'README.md')];
+  /** The lines inside fenced code blocks of a Markdown text that start with `#`. */
+  const fencedHashLines = (markdown: string) => {
+    const out: string[] = [];
+    eachLine(markdown, (line, inFence) => {
+      if (inFence && line.startsWith('#')) out.push(line);
+      return line;
+    });
+    return out;
+  };
+
+  it("keeps the shell comments of every page's code blocks as comments, not headings", async () => {
+    const text = await (await get('/llms-full.txt')).text();
+    const quoted = fencedHashLines(text);
+    const asPublished = (page: string) =>
+      published(readFileSync(page === 'README.md' ? page : `docs/${page}`, 'utf8'), `${ORIGIN}/docs/design/`, new Set(pages));
+    const expected = pages.flatMap((page) => fencedHashLines(asPublished(page)));
+    expect(expected.length).toBeGreaterThan(5);
+    for (const line of expected) expect(quoted, line).toContain(line);
+    // No code line gained a `#`: every `#` line in a fence is one of the pages'.
+    for (const line of quoted) expect(expected, line).toContain(line);
+  });
+
+  it('leaves no empty link where a reference to a design note was, and links the notes where they are served', async () => {
+    const text = await (await get('/llms-full.txt')).text();
+    expect(text).not.toMatch(/\[\]\(|\(\[\]\)|\| \[\] \|/);
+    expect(text).toContain(`[docs/import.md](${ORIGIN}/docs/design/import.md)`);
+    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) expect(target).toMatch(/^(https?:\/\/|#)/);
+  });
+});
+
+describe('GET /api/v1/: the REST API index', () => {
+  type Index = {
+    links: Record<string, string>;
+    operations: { method: string; href: string; summary: string; tag: string; key: string; mcpTool?: string; reference: string }[];
+  };
+
+  it('answers the URL the home page gives for the REST API with links to every operation and the docs', async () => {
+    const home = await (await get('/')).text();
+    expect(home).toContain(`<code>${ORIGIN}/api/v1/</code>`);
+    for (const path of ['/api/v1/', '/api/v1']) {
+      const res = await get(path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/json');
+      const index = (await res.json()) as Index;
+      const listed = index.operations.map((o) => `${o.method} ${o.href}`).sort();
+      const declared = ROUTES.flatMap((r) => Object.keys(r.endpoint.methods).map((m) => `${m} ${ORIGIN}${r.path}`)).sort();
+      expect(listed).toEqual(declared);
+      expect(index.links).toEqual({
+        home: `${ORIGIN}/`,
+        openapi: `${ORIGIN}/api/v1/openapi.json`,
+        docs: `${ORIGIN}/docs`,
+        llmsTxt: `${ORIGIN}/llms.txt`,
+        llmsFullTxt: `${ORIGIN}/llms-full.txt`,
+        console: `${ORIGIN}/developers/console`,
+      });
+    }
+  });
+
+  it('says which operations need a key, which MCP tool does the same, and where each is described', async () => {
+    const index = (await (await get('/api/v1/')).json()) as Index;
+    const overview = index.operations.find((o) => o.href === `${ORIGIN}${fundPath('get_fund_overview')}`)!;
+    expect(overview).toMatchObject({ method: 'GET', tag: 'Fund data', key: 'required', mcpTool: 'get_fund_overview' });
+    const fee = index.operations.find((o) => o.href === `${ORIGIN}${calcPath('fee-calculator')}`)!;
+    expect(fee).toMatchObject({ method: 'POST', tag: 'Calculators', key: 'optional', mcpTool: 'calc_fee_calculator' });
+    const doc = (await (await get('/api/v1/openapi.json')).json()) as { paths: Record<string, Record<string, { operationId: string }>> };
+    for (const op of index.operations) {
+      const [, pointer] = op.reference.split('#');
+      const [, , path, method] = pointer!.split('/');
+      expect(op.reference.startsWith(`${ORIGIN}/api/v1/openapi.json#/paths/`)).toBe(true);
+      expect(doc.paths[path!.replaceAll('~1', '/')]?.[method!], op.reference).toBeDefined();
+    }
+  });
+});
+
 describe('a path the service does not serve', () => {
-  it.each(['/api', '/api/v1', '/.well-known/mcp'])('%s is a 404 problem pointing at / and /docs', async (path) => {
+  it.each(['/api', '/api/v1/nope', '/.well-known/mcp'])('%s is a 404 problem pointing at the API index and /docs', async (path) => {
     const res = await get(path);
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
     const body = (await res.json()) as { code: string; detail: string };
     expect(body.code).toBe('not_found');
-    expect(body.detail).toContain('The home page (/) lists every URL; the API reference is at /docs.');
+    expect(body.detail).toBe(UNKNOWN_PATH_DETAIL);
+    expect(body.detail).toContain('GET /api/v1/ lists every API operation');
+    expect(body.detail).not.toMatch(/\(\/\) lists/);
+  });
+
+  it('a route with a trailing slash is a 404 that names the route without it', async () => {
+    for (const route of ROUTES) {
+      const res = await app.request(`${ORIGIN}${route.path}/`, { method: Object.keys(route.endpoint.methods)[0]! }, fakeEnv().env);
+      expect(res.status, route.path).toBe(404);
+      const body = (await res.json()) as { detail: string };
+      expect(body.detail).toBe(`No resource exists at this path: the route is ${route.path}, without the trailing slash.`);
+    }
+    // Only a declared route is named: an unknown path with a slash gets the general answer.
+    const other = (await (await get('/api/v1/fund/nope/')).json()) as { detail: string };
+    expect(other.detail).toBe(UNKNOWN_PATH_DETAIL);
   });
 });

@@ -44,6 +44,26 @@ describe('parseInput', () => {
     );
   });
 
+  it('says a missing required field is required, and names the type of one that is there but wrong', () => {
+    const required = z.strictObject({ date: z.string(), inner: z.strictObject({ n: z.number() }).optional() });
+    const errorsOf = (input: unknown) => {
+      try {
+        parseInput(required, input, 'body');
+      } catch (e) {
+        return (e as ValidationError).errors;
+      }
+      return undefined;
+    };
+    expect(errorsOf({})).toEqual([{ pointer: '/body/date', detail: 'is required' }]);
+    expect(errorsOf({ date: null })).toEqual([{ pointer: '/body/date', detail: 'must be of type string' }]);
+    expect(errorsOf({ date: 'x', inner: {} })).toEqual([{ pointer: '/body/inner/n', detail: 'is required' }]);
+    // A member the prototype has is not a given field.
+    expect(errorsOf(JSON.parse('{"inner":{"__proto__":{"n":1}},"date":"x"}'))).toContainEqual({
+      pointer: '/body/inner/n',
+      detail: 'is required',
+    });
+  });
+
   it('points into arrays by index', () => {
     expect(() => parseInput(schema, { n: 1, e: 'a', s: 'x', list: [1, 'x'] }, 'body')).toThrow(
       expect.objectContaining({ errors: [{ pointer: '/body/list/1', detail: 'must be of type number' }] }),

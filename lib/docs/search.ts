@@ -16,7 +16,11 @@ export interface DocPassage {
   id: string;
   /** Heading of the passage (with its page), e.g. "Fee calculator: formulas". */
   title: string;
-  /** Path on this service where the passage is published, e.g. `/docs#/Calculators/calcFeeCalculator`. */
+  /**
+   * Path on this service where an agent can read the passage: an operation's object in the OpenAPI document
+   * (`/api/v1/openapi.json#/paths/~1api~1v1~1calc~1fee-calculator/post`, a JSON pointer in the fragment), or
+   * a section of a design note or the README (`/docs/design/calculators.md#fee-calculator`). Passages may share one.
+   */
   url: string;
   /** The passage in Markdown (indexed). */
   text: string;
@@ -102,6 +106,9 @@ export function buildIndex(passages: readonly Omit<DocPassage, 'excerpt'>[]): Mi
   return index;
 }
 
+/** Stands for the serving origin in the indexed text (curl examples, links); each hit gets its origin. */
+export const ORIGIN_MARK = '{{origin}}';
+
 /** Where the build puts the serialized index among the static assets (`public/`). */
 export const SEARCH_INDEX_PATH = '/docs/search-index.json';
 
@@ -112,20 +119,30 @@ export type IndexLoader = () => Promise<string>;
 const index = keptOnceLoaded(async (load: IndexLoader) => MiniSearch.loadJSON<DocPassage>(await load(), SEARCH_OPTIONS));
 
 /**
- * Searches the documentation.
+ * Searches the documentation. One hit per URL: of passages published at the same place (an operation's
+ * reference and its calculator's formulas both on the calculators' page), only the best is returned, so
+ * that no result sends the reader to a place an earlier one already did.
  * @param query plain words or a question, at most {@link MAX_QUERY_LENGTH} characters (the caller validates)
  * @param limit most hits returned, 1..{@link MAX_RESULTS}
- * @param origin the service's origin, prefixed to every passage's path
+ * @param origin the service's origin, prefixed to every passage's path and put for {@link ORIGIN_MARK} in its text
  * @param load reads the serialized index (called on the first search of an isolate)
- * @returns the best passages, best first (none when no word matches)
+ * @returns the best passages, best first, each URL once (none when no word matches)
  * @throws whatever `load` throws (the index is unavailable)
  */
 export async function searchDocs(query: string, limit: number, origin: string, load: IndexLoader): Promise<DocHit[]> {
-  const hits = (await index(load)).search(query).slice(0, limit);
-  return hits.map((h) => ({
-    title: h.title as string,
-    url: `${origin}${h.url as string}`,
-    text: h.excerpt as string,
-    score: Math.round(h.score * 1000) / 1000,
-  }));
+  const out: DocHit[] = [];
+  const seen = new Set<string>();
+  for (const h of (await index(load)).search(query)) {
+    if (out.length === limit) break;
+    const url = `${origin}${h.url as string}`;
+    if (seen.has(url)) continue;
+    seen.add(url);
+    out.push({
+      title: h.title as string,
+      url,
+      text: (h.excerpt as string).replaceAll(ORIGIN_MARK, origin),
+      score: Math.round(h.score * 1000) / 1000,
+    });
+  }
+  return out;
 }

@@ -10,6 +10,7 @@ import type { Config } from '../config.ts';
 import { investorRefs, redact } from '../redaction.ts';
 import { parseInput, queryStringSchema, type InputLocation } from '../validation.ts';
 import { memoKey, recall, remember } from './memo.ts';
+import { FundFactsProblem } from './facts-problem.ts';
 import type { FundSource } from './source.ts';
 import type { FundIndex, FundReadRequest, FundReadResult } from './store.ts';
 
@@ -84,8 +85,9 @@ export const FUND_PROBLEMS: ProblemCode[] = [
  * @param location where `args` came from: error pointers start `/query` (REST) or `/arguments` (MCP)
  * @returns the response body as JSON text, proven clean by `redact`
  * @throws {ValidationError} 400 for bad arguments (pointers under `/<location>`)
- * @throws {NotFoundError} 404 when the store holds no data for the fund, or the tool's own 404s
- * @throws {RedactionFailedError} 500 when the response cannot be proven clean
+ * @throws {NotFoundError} 404 when the store holds no data for the fund, or the tool's own 404s (one
+ *   quoting fund data, a {@link FundFactsProblem}, once its facts passed the redaction)
+ * @throws {RedactionFailedError} 500 when the response, or the facts a problem quotes, cannot be proven clean
  */
 export async function callFundTool(
   def: FundToolDefinition,
@@ -114,7 +116,15 @@ export async function callFundTool(
     },
     investorRefs: (ids) => investorRefs(source.fundId, ids, config.investorRefKey),
   };
-  const body = redact(def.output, await def.run(ctx, query), sensitive);
+  let answer: unknown;
+  try {
+    answer = await def.run(ctx, query);
+  } catch (err) {
+    // The detail quotes fund data: it leaves only through the redaction every answer passes.
+    if (err instanceof FundFactsProblem) throw err.problem(JSON.parse(redact(err.schema, err.facts, sensitive)));
+    throw err;
+  }
+  const body = redact(def.output, answer, sensitive);
   if (key !== null) remember(key, body);
   return body;
 }

@@ -8,6 +8,7 @@
  *   served by wrangler's static assets) rendering `/api/v1/openapi.json`; "try it" calls the same origin.
  * - The llms files are generated at build time from the declarations and `docs/` (`scripts/build-docs.ts`)
  *   and handed in by the composition root; `{{origin}}` in them becomes the serving origin.
+ * - `/api/v1/` is the REST API's index of links (lib/site/api-index.ts), built from the route table.
  * - The pages are not API operations: they are not in the route table or the OpenAPI document.
  */
 import type { Hono } from 'hono';
@@ -18,6 +19,7 @@ import { DEMO_API_KEY } from '../keys.ts';
 import { quickstartCalls, type Catalog } from '../endpoint.ts';
 import { SITE_CSS, SWAGGER_INIT_JS } from './assets.ts';
 import { publicOrigin } from '../origin.ts';
+import { API_INDEX_PATHS, apiIndex } from './api-index.ts';
 
 type Directives = Record<string, string[]>;
 
@@ -75,9 +77,12 @@ ${extraHead}
 ${body}
 </html>`;
 
-/** What the site shows besides its own text: the declarations (for the quick starts) and the llms files. */
+/**
+ * What the site shows besides its own text: the declarations (for the quick starts), the route table (for
+ * the API index) and the llms files.
+ */
 export interface SiteContent {
-  catalog: Pick<Catalog, 'calculators' | 'fundTools'>;
+  catalog: Pick<Catalog, 'routes' | 'calculators' | 'fundTools'>;
   /** `llms.txt` and `llms-full.txt` as the build wrote them, with `{{origin}}` for the serving origin. */
   llms: { index: string; full: string };
 }
@@ -181,4 +186,7 @@ export function mountSite(app: Hono<AppEnv>, content: SiteContent): void {
   app.get('/llms-full.txt', pageHeaders(TEXT_CSP), (c) =>
     c.body(content.llms.full.replaceAll('{{origin}}', publicOrigin(c)), 200, textFile('text/markdown; charset=utf-8')),
   );
+  // The REST API's index of links, the URL the home page gives for the REST surface (lib/site/api-index.ts).
+  for (const path of API_INDEX_PATHS)
+    app.get(path, (c) => c.body(JSON.stringify(apiIndex(content.catalog, publicOrigin(c))), 200, textFile('application/json')));
 }

@@ -99,7 +99,7 @@ describe('public server through the SDK client', () => {
     });
     expect(result.isError).toBeFalsy();
     const { results } = result.structuredContent as { results: { url: string; text: string }[] };
-    expect(results[0]!.url).toBe(`${worker.base}/docs#/Calculators/calcFeeCalculator`);
+    expect(results[0]!.url).toBe(`${worker.base}/docs/design/calculators.md#fee-calculator`);
     expect(results.map((r) => r.text).join('\n')).toContain('high-water mark');
   });
 });

@@ -400,6 +400,15 @@ describe('query validation', () => {
     ['get_value_at_risk?horizonDays=10.0', '/query/horizonDays'],
     ['get_value_at_risk?windowDays=0x20', '/query/windowDays'],
   ];
+  it('says a missing required parameter is required, and a repeated one that it is repeated', async () => {
+    const missing = await expectProblem(await get('get_pnl_attribution'), 400, 'invalid_request');
+    expect(missing.problem.errors).toEqual([{ pointer: '/query/date', detail: 'is required' }]);
+    const twice = await expectProblem(await get('get_pnl_attribution?date=2026-10-30&date=2026-10-29'), 400, 'invalid_request');
+    expect(twice.problem.errors).toEqual([{ pointer: '/query/date', detail: 'must be given once (the parameter is repeated)' }]);
+    const twiceNumber = await expectProblem(await get('get_expenses?limit=10&limit=10'), 400, 'invalid_request');
+    expect(twiceNumber.problem.errors).toEqual([{ pointer: '/query/limit', detail: 'must be given once (the parameter is repeated)' }]);
+  });
+
   it('names the decimal grammar a query number broke, not the value', async () => {
     const { problem, text } = await expectProblem(await get('get_expenses?limit=0x1F'), 400, 'invalid_request');
     expect(problem.errors).toEqual([{ pointer: '/query/limit', detail: 'must be a decimal integer' }]);
@@ -462,10 +471,15 @@ describe('404 and 409', () => {
     expect(isUsableRun(first)).toBe(true);
   });
 
-  it('pnl/attribution for a date with no run is 404', async () => {
+  it('pnl/attribution for a date with no run is 404 giving the dates of the first and last run', async () => {
+    const last = runs[runs.length - 1]!;
     for (const date of ['2020-01-01', '2026-11-01', '2025-08-27']) {
-      const { text } = await expectProblem(await get(`get_pnl_attribution?date=${date}`), 404, 'not_found');
+      expect(runs.some((r) => r.navDate === date)).toBe(false);
+      const { problem, text } = await expectProblem(await get(`get_pnl_attribution?date=${date}`), 404, 'not_found');
       expect(text).not.toContain(date);
+      expect(problem.detail).toBe(
+        `No NAV run is dated on that day. This fund's NAV runs are dated from ${first.navDate} to ${last.navDate}; the NAV history lists each one and whether it is usable.`,
+      );
     }
   });
 

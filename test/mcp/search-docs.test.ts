@@ -1,13 +1,19 @@
 /**
  * `search_docs` on the public MCP server: plain questions find the passages that answer them (the fee
- * calculator's hurdle rule, the VaR method), results carry absolute URLs on the serving origin, calls are
- * not charged against the calculator quota, and bad arguments are refused without echoing them.
+ * calculator's hurdle rule, the VaR method), results carry absolute URLs on the serving origin that an agent
+ * can fetch (an operation in the OpenAPI document, a section of a design note), one result per URL, calls
+ * are not charged against the calculator quota, and bad arguments are refused without echoing them.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../lib/app.ts';
 import { searchDocsOutput } from '../../lib/mcp/public-server.ts';
-import { stem, terms } from '../../lib/docs/search.ts';
+import { SEARCH_INDEX_PATH, stem, terms } from '../../lib/docs/search.ts';
+import { ROUTES } from '../../lib/registry.ts';
+import { openApiDocument } from '../../lib/openapi.ts';
+import { RESPONSE_EXAMPLES } from '../../lib/generated/examples.ts';
 import { fakeEnv } from '../support/fakes.ts';
+import { calcPath, fundPath } from '../support/declared.ts';
 
 const app = createApp();
 const ORIGIN = 'https://fund-edge.example';
@@ -55,7 +61,7 @@ describe('search_docs without its index', () => {
 describe('search_docs answers plain questions', () => {
   it('"how is the performance fee computed here?" leads to the fee calculator and its hurdle rule', async () => {
     const hits = await search('how is the performance fee computed here?');
-    expect(hits[0]!.url).toBe(`${ORIGIN}/docs#/Calculators/calcFeeCalculator`);
+    expect(hits[0]!.url).toBe(`${ORIGIN}/docs/design/calculators.md#fee-calculator`);
     const text = hits
       .slice(0, 2)
       .map((h) => h.text)
@@ -66,13 +72,13 @@ describe('search_docs answers plain questions', () => {
 
   it('"what is the hurdle rule of the fee calculator?" finds the hard and soft hurdle', async () => {
     const [top] = await search('what is the hurdle rule of the fee calculator?', 1);
-    expect(top!.url).toBe(`${ORIGIN}/docs#/Calculators/calcFeeCalculator`);
+    expect(top!.url).toBe(`${ORIGIN}${operationUrl(calcPath('fee-calculator'), 'post')}`);
     expect(top!.text).toMatch(/hard.*soft|soft.*hard/s);
   });
 
   it('"which VaR method is used?" finds the value-at-risk method (delta-normal, EWMA)', async () => {
     const [top] = await search('which VaR method is used?', 1);
-    expect(top!.url).toBe(`${ORIGIN}/docs#/Fund%20data/getValueAtRisk`);
+    expect(top!.url).toBe(`${ORIGIN}${operationUrl(fundPath('get_value_at_risk'), 'get')}`);
     expect(top!.text).toContain('Parametric (delta-normal) VaR');
     expect(top!.text).toContain('RiskMetrics 1996, λ = 0.94');
   });
@@ -83,6 +89,93 @@ describe('search_docs answers plain questions', () => {
     expect(hits.map((h) => h.score)).toEqual([...hits.map((h) => h.score)].sort((a, b) => b - a));
     expect(hits.every((h) => h.url.startsWith(`${ORIGIN}/`))).toBe(true);
     expect(await search('zzyzxqv')).toEqual([]);
+  });
+});
+
+/** The URL of an operation in the OpenAPI document: a JSON pointer (RFC 6901) in the fragment. */
+function operationUrl(path: string, method: string): string {
+  return `/api/v1/openapi.json#/paths/${path.replaceAll('~', '~0').replaceAll('/', '~1')}/${method}`;
+}
+
+/** The value a JSON pointer (RFC 6901) names in a document, or undefined. */
+function atPointer(doc: unknown, pointer: string): unknown {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((t) => decodeURIComponent(t).replaceAll('~1', '/').replaceAll('~0', '~'))
+    .reduce<unknown>((node, token) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[token] : undefined), doc);
+}
+
+/** GitHub-style slugs of a Markdown page's headings (outside code blocks), as the build names its sections. */
+function headingSlugs(markdown: string): Set<string> {
+  const out = new Set<string>();
+  let inFence = false;
+  for (const line of markdown.split('\n')) {
+    if (line.startsWith('```')) inFence = !inFence;
+    const m = !inFence && /^#{1,3} (.+)$/.exec(line);
+    if (m)
+      out.add(
+        m[1]!
+          .toLowerCase()
+          .replace(/[^\p{L}\p{N}\s-]/gu, '')
+          .trim()
+          .replace(/\s+/g, '-'),
+      );
+  }
+  return out;
+}
+
+describe('search_docs links what an agent can read, once each', () => {
+  const stored = JSON.parse(readFileSync(`public${SEARCH_INDEX_PATH}`, 'utf8')) as {
+    storedFields: Record<string, { title: string; url: string; excerpt: string }>;
+  };
+  const passages = Object.values(stored.storedFields);
+  const doc = openApiDocument(ROUTES, ORIGIN, RESPONSE_EXAMPLES);
+
+  it('every passage points at an operation of the OpenAPI document or a section of a published page, never at /docs#/', () => {
+    expect(passages.length).toBeGreaterThan(100);
+    for (const { url } of passages) {
+      expect(url, url).not.toMatch(/^\/docs#/);
+      const [path, fragment = ''] = url.split('#');
+      if (path === '/api/v1/openapi.json') {
+        expect(atPointer(doc, fragment), url).toMatchObject({ operationId: expect.any(String) });
+      } else if (path!.startsWith('/docs/design/')) {
+        const file = `public${path}`;
+        expect(existsSync(file), url).toBe(true);
+        if (fragment) expect(headingSlugs(readFileSync(file, 'utf8')), url).toContain(fragment);
+      } else {
+        expect(url).toBe('/');
+      }
+    }
+  });
+
+  it('no passage keeps an empty link, `([])`, where a reference to a design note was', () => {
+    for (const { title, excerpt, url } of passages) {
+      expect(`${title}\n${excerpt}`, url).not.toMatch(/\[\]\(|\(\[\]\)/);
+      // A link to another design note is absolute on the serving origin (filled in per search).
+      for (const [, target] of excerpt.matchAll(/\]\(([^)\s]+)\)/g)) expect(target, url).toMatch(/^(https?:|\{\{origin\}\}\/|#)/);
+    }
+  });
+
+  it.each([
+    'fee calculator',
+    'how is the performance fee computed here?',
+    'high-water mark hurdle',
+    'deploy',
+    'demo key',
+    'nav run',
+    'value at risk',
+  ])('"%s": no URL twice, and the origin filled in', async (query) => {
+    const hits = await search(query, 10);
+    expect(hits.length).toBeGreaterThan(3);
+    expect(new Set(hits.map((h) => h.url)).size).toBe(hits.length);
+    for (const hit of hits) expect(hit.text).not.toContain('{{origin}}');
+  });
+
+  it("an operation's passage shows its curl example on the serving origin", async () => {
+    const [top] = await search('fund overview latest NAV share classes', 1);
+    expect(top!.url).toBe(`${ORIGIN}${operationUrl(fundPath('get_fund_overview'), 'get')}`);
+    expect(top!.text).toContain(`curl -s '${ORIGIN}${fundPath('get_fund_overview')}'`);
   });
 });
 

@@ -262,6 +262,13 @@ describe('fund server tools/call', () => {
     expectNoInternals(text, [key]);
   });
 
+  it('get_pnl_attribution without its date says the argument is required', async () => {
+    const { env, auth } = await fundFixture();
+    const res = await post(FUND, toolsCall('get_pnl_attribution', {}), { env, auth });
+    const { result } = await toolResult(res);
+    expect(toolProblem(result, res).errors).toEqual([{ pointer: '/arguments/date', detail: 'is required' }]);
+  });
+
   it('get_exposure_series names both a bad value and an unknown argument', async () => {
     const { env, auth } = await fundFixture();
     const res = await post(FUND, toolsCall('get_exposure_series', { days: SECRET, dayz: SECRET }), { env, auth });

@@ -5,10 +5,12 @@
  * A run is usable when it is complete and its shadow NAV matched the administrator's within tolerance
  * (docs/fund-data.md). "Current" figures come from the latest usable run.
  */
+import * as z from 'zod';
 import { D, addCents, centsOf, dec, pct4, pct4Near, toMoney, type Dec } from '../../decimal.ts';
 import { NotFoundError, NotUsableError } from '../../errors.ts';
+import { FundFactsProblem } from '../facts-problem.ts';
 import type { NavRunRow } from '../rows.ts';
-import type { NavHistoryRow } from '../schemas.ts';
+import { date as isoDate, type NavHistoryRow } from '../schemas.ts';
 
 /** True when the run is complete and reconciled (matched). */
 export function isUsable(run: NavRunRow): boolean {
@@ -34,14 +36,30 @@ export function latestCompleteRun(runs: readonly NavRunRow[]): NavRunRow {
   throw new NotFoundError('The fund has no complete NAV run yet.');
 }
 
+/** The allow-list of the run dates a 404 quotes (fund data: they leave through the redaction step). */
+const runRangeSchema = z.strictObject({ firstRunDate: isoDate(), lastRunDate: isoDate() });
+
 /**
  * The usable run on `date`.
- * @throws {NotFoundError} 404 when no run is dated `date`
+ * @param runs oldest first
+ * @throws {FundFactsProblem} 404 when no run is dated `date`, giving the dates of the first and last run
+ *   (the caller asks again within them; the NAV history lists each run) once they passed the redaction
+ * @throws {NotFoundError} 404 when the fund has no run at all
  * @throws {NotUsableError} 409 when that run is not complete or not reconciled
  */
 export function usableRunOn(runs: readonly NavRunRow[], date: string): NavRunRow {
   const run = runs.find((r) => r.navDate === date);
-  if (!run) throw new NotFoundError('No NAV run is dated on that day.');
+  if (!run) {
+    if (runs.length === 0) throw new NotFoundError('The fund has no NAV run yet.');
+    throw new FundFactsProblem(
+      { firstRunDate: runs[0]!.navDate, lastRunDate: runs[runs.length - 1]!.navDate },
+      runRangeSchema,
+      ({ firstRunDate, lastRunDate }) =>
+        new NotFoundError(
+          `No NAV run is dated on that day. This fund's NAV runs are dated from ${firstRunDate} to ${lastRunDate}; the NAV history lists each one and whether it is usable.`,
+        ),
+    );
+  }
   if (!isUsable(run)) {
     throw new NotUsableError(
       run.status !== 'complete'

@@ -26,6 +26,8 @@ import {
 } from '../../../lib/fund/analytics/runs.ts';
 import type { PositionRow } from '../../../lib/fund/rows.ts';
 import { USD, apiError, latest, ledgerThrough, loadDemoFund, position, positionsAt, runRow, runs } from './support.ts';
+import { thrown } from '../../support/thrown.ts';
+import { FundFactsProblem } from '../../../lib/fund/facts-problem.ts';
 
 beforeAll(loadDemoFund);
 
@@ -185,8 +187,14 @@ describe('NAV runs', () => {
 
   it('usableRunOn: the usable run; 404 not_found for no run that day; 409 not_usable for a partial or break run', () => {
     expect(usableRunOn(runs, latest.navDate)).toBe(latest);
-    const missing = apiError(() => usableRunOn(runs, '1999-01-01'));
-    expect([missing.code, missing.status]).toEqual(['not_found', 404]);
+    // No run that day: a 404 quoting the first and last run dates, which callFundTool redacts before it leaves.
+    const missing = thrown(() => usableRunOn(runs, '1999-01-01')) as FundFactsProblem<{ firstRunDate: string; lastRunDate: string }>;
+    expect(missing).toBeInstanceOf(FundFactsProblem);
+    expect(missing.facts).toEqual({ firstRunDate: runs[0]!.navDate, lastRunDate: runs.at(-1)!.navDate });
+    const problem = missing.problem(missing.schema.parse(missing.facts));
+    expect([problem.code, problem.status]).toEqual(['not_found', 404]);
+    expect(problem.detail).toContain(`from ${runs[0]!.navDate} to ${runs.at(-1)!.navDate}`);
+    expect(apiError(() => usableRunOn([], '1999-01-01')).code).toBe('not_found');
     const partial = runs.find((r) => r.status === 'partial')!;
     const failed = runs.find((r) => r.status === 'failed')!;
     const breakRun = runs.find((r) => r.status === 'complete' && r.reconStatus === 'break')!;

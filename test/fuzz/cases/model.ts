@@ -88,7 +88,10 @@ export const SELF_ORIGIN = '{{self}}';
  * Builds the model: the route table and declarations, cross-checked against the OpenAPI document.
  * @throws {Error} an operation of the route table is missing from the document
  */
-export function buildModel(openapi: { paths: Record<string, Record<string, Record<string, unknown>>> }): FuzzModel {
+export function buildModel(openapi: {
+  paths: Record<string, Record<string, Record<string, unknown>>>;
+  components?: { requestBodies?: Record<string, unknown> };
+}): FuzzModel {
   const operations: RestOperation[] = [];
   const allow = new Map<string, string[]>();
   for (const route of ROUTES) {
@@ -98,8 +101,12 @@ export function buildModel(openapi: { paths: Record<string, Record<string, Recor
       const documented = openapi.paths[route.path]?.[method.toLowerCase()];
       if (!documented) throw new Error(`the OpenAPI document lacks ${method} ${route.path}`);
       const params = (documented.parameters as { name: string; required: boolean; schema: Schema }[] | undefined) ?? [];
-      const body = (documented.requestBody as { content: Record<string, { schema: Schema }> } | undefined)?.content['application/json']
-        ?.schema;
+      // A request body is a named component (`components.requestBodies`), referenced from the operation.
+      const ref = (documented.requestBody as { $ref?: string } | undefined)?.$ref;
+      const requestBody = ref
+        ? openapi.components?.requestBodies?.[ref.replace('#/components/requestBodies/', '')]
+        : documented.requestBody;
+      const body = (requestBody as { content: Record<string, { schema: Schema }> } | undefined)?.content['application/json']?.schema;
       operations.push({
         path: route.path,
         method: method as 'GET' | 'POST',
