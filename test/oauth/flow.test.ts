@@ -304,7 +304,8 @@ describe('the consent page', () => {
     const page = await openConsent(app, f.env, url, session);
     expect(page.res.status).toBe(200);
     expect(page.html).toContain('&lt;b&gt;Evil&lt;/b&gt; Client');
-    expect(page.html).toContain('<strong id="redirect-host">127.0.0.1</strong>');
+    // With its port: another application on this computer listens on another one.
+    expect(page.html).toContain('<strong id="redirect-host">127.0.0.1:9999</strong>');
     expect(page.html).toContain('read this fund&#39;s data');
     expect(page.html).toContain('value="approve"');
     expect(page.res.headers.get('content-security-policy')).toContain("form-action 'self' http://127.0.0.1:9999");
