@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 /**
- * The dashboard's usage chart (docs/console.md#usage): an account's calculator calls on each of the last 30
+ * The dashboard's usage chart (docs/console.md#how-it-works): an account's calculator calls on each of the last 30
  * UTC days as bars, beside its plan's daily limit drawn as a line, in SVG rendered on the server (no
  * script). Its text alternative says the total, the busiest day and the limit; each bar's `<title>` its day.
  */

@@ -175,7 +175,7 @@ function inspector(urls: McpUrls, keys: SetupKeys): ClientSetup {
   return {
     id: 'inspector',
     name: 'MCP Inspector',
-    how: 'Run the command in a terminal (OAuth needs one: it prints the sign-in link). Without --cli and --method, the same flags (--server-url before the URL) open its web UI.',
+    how: `Run the command in a terminal: it lists the server's tools (with OAuth it prints a sign-in link first, which needs a terminal). Its web UI takes the same server: npx -y @modelcontextprotocol/inspector@${INSPECTOR_VERSION} --transport http --server-url <the URL>.`,
     snippets: [
       { variant: 'public', lang: 'sh', text: run(urls.public, keys.publicKey) },
       { variant: 'fund-oauth', lang: 'sh', text: run(urls.fund) },
