@@ -235,19 +235,6 @@ export async function consumeCalcQuota(
   return { limit: caller.limit, remaining: caller.limit - used - calls, resetSeconds };
 }
 
-/**
- * How many calculator calls a caller has made today, as far as this isolate knows: the larger of its own
- * count (exact for calls it served, written behind within a second) and KV's (other isolates' calls, up to
- * KV's propagation delay). Reads KV; changes nothing.
- * @param callerId the counter's id (see {@link calcCaller}), e.g. `account:<accountId>`
- */
-export async function calcCallsToday(kv: KVNamespace, callerId: string, now: Date): Promise<number> {
-  const day = utcDate(now);
-  const key = `calc:${callerId}:${day}`;
-  const inKv = Number.parseInt((await kv.get(key)) ?? '0', 10) || 0;
-  return Math.max(inKv, countedHere(kv, day, key));
-}
-
 /** One day of a caller's calculator calls. */
 export interface DayCount {
   /** UTC date, `YYYY-MM-DD`. */
@@ -265,8 +252,9 @@ const finalDays = new WeakMap<object, Map<string, number>>();
 const FINAL_DAYS_CACHED = 10_000;
 
 /**
- * A caller's calculator calls on each of the last `days` UTC days, oldest first, today last (today as
- * {@link calcCallsToday} counts it). Cost: one KV bulk read (one subrequest) of the days this isolate has
+ * A caller's calculator calls on each of the last `days` UTC days, oldest first, today last (today the
+ * larger of KV's count, other isolates' calls up to KV's propagation delay, and this isolate's own, which
+ * may not be written yet). Cost: one KV bulk read (one subrequest) of the days this isolate has
  * not read final yet: `days` billed reads on an isolate's first view, then two (today and yesterday), as the
  * days before yesterday are kept in the isolate once read. A missing counter is a day without calls.
  * @param callerId e.g. `account:<accountId>` (only accounts' counters are kept past their day)

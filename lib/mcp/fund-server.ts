@@ -78,7 +78,7 @@ export const fundServer: McpServerSpec<FundCaller> = {
     // API keys and this service's OAuth access tokens through the one authentication step; a refusal is a
     // 401 with the discovery challenge only where OAuth can fix it (lib/mcp/refusals.ts).
     const config = c.get('config');
-    const links = refusalLinks(c, mcpServerPaths(ctx.catalog.routes).public ?? '');
+    const links = () => refusalLinks(c, mcpServerPaths(ctx.catalog.routes).public ?? '');
     const principal = await fundCredential(c, ctx.access(c.env), config.fundId, links);
     return {
       principal,

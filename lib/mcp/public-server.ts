@@ -87,7 +87,7 @@ export const publicServer: McpServerSpec<PublicCaller> = {
   async admit(c, ctx) {
     return {
       // No key, or a valid one (it raises the quota); anything else is 403 with no challenge (lib/mcp/refusals.ts).
-      principal: await publicCredential(c, ctx.access(c.env), refusalLinks(c, mcpServerPaths(ctx.catalog.routes).public ?? '')),
+      principal: await publicCredential(c, ctx.access(c.env), () => refusalLinks(c, mcpServerPaths(ctx.catalog.routes).public ?? '')),
       connectingIp: c.req.header('cf-connecting-ip'),
       origin: publicOrigin(c),
       assets: c.env.ASSETS,

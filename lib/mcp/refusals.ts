@@ -101,10 +101,11 @@ export function fundKeyProblem(principal: Principal, fundId: string): 'demo' | '
 /**
  * The fund server's caller, through the one authentication step (lib/auth.ts) with this service's access
  * tokens verified by lib/oauth/resource.ts, refused by the rule of this module.
+ * @param links where a refusal's sentence points (made only for a refusal: admitting reads no URL)
  * @throws {ApiError} 401 with the discovery challenge (nothing sent; an access token not valid here), 403
  *   with it (a token without `fund:read`), 403 without it (everything else; see {@link keyRefusal})
  */
-export async function fundCredential(c: Context<AppEnv>, access: Access, fundId: string, links: RefusalLinks): Promise<Principal> {
+export async function fundCredential(c: Context<AppEnv>, access: Access, fundId: string, links: () => RefusalLinks): Promise<Principal> {
   const header = c.req.header('authorization');
   const sent = presentedCredential(header);
   if (sent.kind === 'none') throw withDiscovery(c, new UnauthorizedError(NO_CREDENTIAL_DETAIL, false));
@@ -118,11 +119,11 @@ export async function fundCredential(c: Context<AppEnv>, access: Access, fundId:
       throw err;
     }
   }
-  if (sent.kind !== 'key') throw keyRefusal(sent.kind === 'scheme' ? 'scheme' : 'not_a_key', 'fund', links);
-  if (!sent.wellFormed) throw keyRefusal('malformed', 'fund', links);
+  if (sent.kind !== 'key') throw keyRefusal(sent.kind === 'scheme' ? 'scheme' : 'not_a_key', 'fund', links());
+  if (!sent.wellFormed) throw keyRefusal('malformed', 'fund', links());
   const principal = await keyPrincipal(header, access, 'fund', links);
   const problem = fundKeyProblem(principal, fundId);
-  if (problem) throw keyRefusal(problem, 'fund', links);
+  if (problem) throw keyRefusal(problem, 'fund', links());
   return principal;
 }
 
@@ -131,12 +132,12 @@ export async function fundCredential(c: Context<AppEnv>, access: Access, fundId:
  * module when it is not one (403 with no challenge: the public server has no OAuth).
  * @throws {ApiError} 403 `invalid_key` for a credential that is not a valid key
  */
-export async function publicCredential(c: Context<AppEnv>, access: Access, links: RefusalLinks): Promise<Principal | null> {
+export async function publicCredential(c: Context<AppEnv>, access: Access, links: () => RefusalLinks): Promise<Principal | null> {
   const header = c.req.header('authorization');
   const sent = presentedCredential(header);
   if (sent.kind === 'none') return null;
-  if (sent.kind !== 'key') throw keyRefusal(sent.kind === 'scheme' ? 'scheme' : 'not_a_key', 'public', links);
-  if (!sent.wellFormed) throw keyRefusal('malformed', 'public', links);
+  if (sent.kind !== 'key') throw keyRefusal(sent.kind === 'scheme' ? 'scheme' : 'not_a_key', 'public', links());
+  if (!sent.wellFormed) throw keyRefusal('malformed', 'public', links());
   return keyPrincipal(header, access, 'public', links);
 }
 
@@ -145,7 +146,7 @@ async function keyPrincipal(
   header: string | undefined,
   access: Access,
   server: 'fund' | 'public',
-  links: RefusalLinks,
+  links: () => RefusalLinks,
 ): Promise<Principal> {
   try {
     const principal = await authenticate(header, { keys: access.keys, ...(access.accounts ? { accounts: access.accounts } : {}) });
@@ -153,5 +154,5 @@ async function keyPrincipal(
   } catch (err) {
     if (!(err instanceof UnauthorizedError)) throw err;
   }
-  throw keyRefusal('invalid', server, links);
+  throw keyRefusal('invalid', server, links());
 }
