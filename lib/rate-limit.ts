@@ -33,14 +33,7 @@ import {
   USAGE_HISTORY_DAYS,
 } from './limits.ts';
 // The limits live in lib/limits.ts, the counters' timing in lib/quota-counter.ts; re-exported here, where they are enforced.
-export {
-  ANONYMOUS_DAILY_CALC_LIMIT,
-  BURST_LIMIT,
-  BURST_PERIOD_SECONDS,
-  DAILY_WINDOW_SECONDS,
-  FUND_BURST_LIMIT,
-  USAGE_HISTORY_DAYS,
-} from './limits.ts';
+export { ANONYMOUS_DAILY_CALC_LIMIT, BURST_LIMIT, BURST_PERIOD_SECONDS, DAILY_WINDOW_SECONDS, FUND_BURST_LIMIT } from './limits.ts';
 export { QUOTA_SYNC_MS, quotaWritesSettled } from './quota-counter.ts';
 
 /** The source of the current time; injectable so tests can cross a UTC midnight. */

@@ -87,34 +87,46 @@ function mcpRemoteEntry(url: string, key: string | undefined): Record<string, un
   return { command: 'npx', args: [...args, '--header', AUTH_FROM_ENV], env: { FUND_EDGE_AUTH: `Bearer ${key}` } };
 }
 
+/**
+ * The three snippets of a client whose snippet is one text made from the entry's name, the server's URL and
+ * the key (none with OAuth; the placeholder where the fund key is not known).
+ */
+function threeWays(
+  urls: McpUrls,
+  keys: SetupKeys,
+  lang: Snippet['lang'],
+  make: (name: string, url: string, key?: string) => string,
+): Snippet[] {
+  return [
+    { variant: 'public', lang, text: make(CLIENT_ENTRY_NAMES.public, urls.public, keys.publicKey) },
+    { variant: 'fund-oauth', lang, text: make(CLIENT_ENTRY_NAMES.fund, urls.fund) },
+    { variant: 'fund-key', lang, text: make(CLIENT_ENTRY_NAMES.fund, urls.fund, keys.fundKey ?? KEY_PLACEHOLDER) },
+  ];
+}
+
 /** Claude Code: `claude mcp add`, flags before the name, the header after the URL (its own help's form). */
 function claudeCode(urls: McpUrls, keys: SetupKeys): ClientSetup {
-  const add = (name: string, url: string, key?: string) =>
-    `claude mcp add --transport http ${name} ${url}${key === undefined ? '' : ` --header "Authorization: Bearer ${key}"`}`;
   return {
     id: 'claude-code',
     name: 'Claude Code',
     how: 'Run the command in a terminal (add --scope user to use the server in every project). With OAuth, run /mcp in Claude Code and choose Authenticate: your browser opens the developer console.',
-    snippets: [
-      { variant: 'public', lang: 'sh', text: add(CLIENT_ENTRY_NAMES.public, urls.public, keys.publicKey) },
-      { variant: 'fund-oauth', lang: 'sh', text: add(CLIENT_ENTRY_NAMES.fund, urls.fund) },
-      { variant: 'fund-key', lang: 'sh', text: add(CLIENT_ENTRY_NAMES.fund, urls.fund, keys.fundKey ?? KEY_PLACEHOLDER) },
-    ],
+    snippets: threeWays(
+      urls,
+      keys,
+      'sh',
+      (name, url, key) =>
+        `claude mcp add --transport http ${name} ${url}${key === undefined ? '' : ` --header "Authorization: Bearer ${key}"`}`,
+    ),
   };
 }
 
 /** Claude Desktop: `claude_desktop_config.json` has no remote entries, so the mcp-remote bridge. */
 function claudeDesktop(urls: McpUrls, keys: SetupKeys): ClientSetup {
-  const config = (name: string, url: string, key?: string) => json({ mcpServers: { [name]: mcpRemoteEntry(url, key) } });
   return {
     id: 'claude-desktop',
     name: 'Claude Desktop',
     how: 'Settings → Developer → Edit Config opens claude_desktop_config.json: put the entry under "mcpServers" and restart Claude Desktop (it runs mcp-remote with npx, so Node.js must be installed). With OAuth, mcp-remote opens your browser on the developer console.',
-    snippets: [
-      { variant: 'public', lang: 'json', text: config(CLIENT_ENTRY_NAMES.public, urls.public, keys.publicKey) },
-      { variant: 'fund-oauth', lang: 'json', text: config(CLIENT_ENTRY_NAMES.fund, urls.fund) },
-      { variant: 'fund-key', lang: 'json', text: config(CLIENT_ENTRY_NAMES.fund, urls.fund, keys.fundKey ?? KEY_PLACEHOLDER) },
-    ],
+    snippets: threeWays(urls, keys, 'json', (name, url, key) => json({ mcpServers: { [name]: mcpRemoteEntry(url, key) } })),
   };
 }
 
@@ -170,17 +182,13 @@ function vscode(urls: McpUrls, keys: SetupKeys): ClientSetup {
 
 /** The MCP Inspector's CLI (`--transport http`: the public server's URL does not end in `/mcp`, which it needs to guess). */
 function inspector(urls: McpUrls, keys: SetupKeys): ClientSetup {
-  const run = (url: string, key?: string) =>
+  const run = (_name: string, url: string, key?: string) =>
     `npx -y @modelcontextprotocol/inspector@${INSPECTOR_VERSION} --cli ${url} --transport http${key === undefined ? '' : ` --header "Authorization: Bearer ${key}"`} --method tools/list`;
   return {
     id: 'inspector',
     name: 'MCP Inspector',
     how: `Run the command in a terminal: it lists the server's tools (with OAuth it prints a sign-in link first, which needs a terminal). Its web UI takes the same server: npx -y @modelcontextprotocol/inspector@${INSPECTOR_VERSION} --transport http --server-url <the URL>.`,
-    snippets: [
-      { variant: 'public', lang: 'sh', text: run(urls.public, keys.publicKey) },
-      { variant: 'fund-oauth', lang: 'sh', text: run(urls.fund) },
-      { variant: 'fund-key', lang: 'sh', text: run(urls.fund, keys.fundKey ?? KEY_PLACEHOLDER) },
-    ],
+    snippets: threeWays(urls, keys, 'sh', run),
   };
 }
 
