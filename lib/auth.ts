@@ -9,7 +9,7 @@
  * (lib/app.ts) builds it per Worker environment and hands it to every endpoint in its request context.
  */
 import { UnauthorizedError } from './errors.ts';
-import { KEY_PREFIX, verifyKey, type AccountDirectory, type KeyValueStore, type Principal } from './keys.ts';
+import { KEY_PATTERN, KEY_PREFIX, verifyKey, type AccountDirectory, type KeyValueStore, type Principal } from './keys.ts';
 
 /** What authenticating a request reads through. */
 export interface Access {
@@ -39,6 +39,28 @@ export function bearerToken(header: string | undefined | null): string | null {
   const match = BEARER.exec(header);
   if (!match) throw new UnauthorizedError('Send the key as "Authorization: Bearer svc_dk_...".', /^Bearer\b/i.test(header));
   return match[1]!;
+}
+
+/**
+ * What an `Authorization` header presents, read without verifying it: nothing; a header that is not
+ * `Bearer <token>` (`scheme`); a `Bearer` key (`svc_dk_…`, `wellFormed` when it has a key's shape,
+ * lib/keys.ts `KEY_PATTERN`); or another `Bearer` token. The MCP servers word their refusals by it
+ * (lib/mcp/refusals.ts): a credential that was sent and is wrong gets a sentence about that credential,
+ * never an OAuth challenge.
+ */
+export type Presented = { kind: 'none' } | { kind: 'scheme' } | { kind: 'key'; wellFormed: boolean } | { kind: 'token'; token: string };
+
+/** What the `Authorization` header presents ({@link Presented}); reads the header only. */
+export function presentedCredential(header: string | undefined | null): Presented {
+  let token: string | null;
+  try {
+    token = bearerToken(header);
+  } catch {
+    return { kind: 'scheme' };
+  }
+  if (token === null) return { kind: 'none' };
+  if (token.startsWith(KEY_PREFIX)) return { kind: 'key', wellFormed: KEY_PATTERN.test(token) };
+  return { kind: 'token', token };
 }
 
 /**

@@ -13,6 +13,7 @@ export type ProblemCode =
   | 'malformed_json'
   | 'unauthorized'
   | 'insufficient_scope'
+  | 'invalid_key'
   | 'not_found'
   | 'method_not_allowed'
   | 'not_usable'
@@ -51,6 +52,7 @@ export const PROBLEMS: Record<ProblemCode, { status: number; title: string }> = 
   malformed_json: { status: 400, title: 'Malformed JSON' },
   unauthorized: { status: 401, title: 'Unauthorized' },
   insufficient_scope: { status: 403, title: 'Insufficient scope' },
+  invalid_key: { status: 403, title: 'Key not accepted' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   not_usable: { status: 409, title: 'NAV run not usable' },

@@ -14,6 +14,11 @@ export const ANONYMOUS_DAILY_CALC_LIMIT = 500;
 export const DEFAULT_KEY_DAILY_CALC_LIMIT = 10_000;
 /** Window of the daily policy in the `RateLimit-Policy` header, seconds. */
 export const DAILY_WINDOW_SECONDS = 86_400;
+/**
+ * Days of calculator calls the developer console charts per account (docs/console.md#how-it-works): an account's
+ * daily counters are kept this many days past their day (other callers' expire an hour after midnight).
+ */
+export const USAGE_HISTORY_DAYS = 30;
 /** Calculator calls the `CALC_BURST` binding allows per period and caller (wrangler.toml `[[ratelimits]]`). */
 export const BURST_LIMIT = 60;
 /** Period of both burst bindings, seconds (wrangler.toml `[[ratelimits]]`). */

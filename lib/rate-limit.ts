@@ -24,7 +24,14 @@ import { RateLimitedError } from './errors.ts';
 import type { Principal } from './keys.ts';
 import { counterOf, countedHere, freshen, writeBehind } from './quota-counter.ts';
 
-import { ANONYMOUS_DAILY_CALC_LIMIT, BURST_LIMIT, BURST_PERIOD_SECONDS, DAILY_WINDOW_SECONDS, FUND_BURST_LIMIT } from './limits.ts';
+import {
+  ANONYMOUS_DAILY_CALC_LIMIT,
+  BURST_LIMIT,
+  BURST_PERIOD_SECONDS,
+  DAILY_WINDOW_SECONDS,
+  FUND_BURST_LIMIT,
+  USAGE_HISTORY_DAYS,
+} from './limits.ts';
 // The limits live in lib/limits.ts, the counters' timing in lib/quota-counter.ts; re-exported here, where they are enforced.
 export { ANONYMOUS_DAILY_CALC_LIMIT, BURST_LIMIT, BURST_PERIOD_SECONDS, DAILY_WINDOW_SECONDS, FUND_BURST_LIMIT } from './limits.ts';
 export { QUOTA_SYNC_MS, quotaWritesSettled } from './quota-counter.ts';
@@ -91,6 +98,9 @@ export function clientNetwork(connectingIp: string | undefined): string {
   return (connectingIp && callerNetwork(connectingIp)) || 'unknown';
 }
 
+/** The prefix of an account's caller id (`account:<accountId>`). */
+export const ACCOUNT_CALLER = 'account:';
+
 /**
  * The caller a calculator call counts against, and its daily limit: for a key minted in the developer
  * console, its account (`account:<accountId>`, at the limit of the account's plan, which the authentication
@@ -101,7 +111,7 @@ export function clientNetwork(connectingIp: string | undefined): string {
  */
 export function calcCaller(principal: Principal | null, connectingIp: string | undefined): { id: string; limit: number } {
   if (principal?.kind === 'key' && principal.account) {
-    return { id: `account:${principal.account.accountId}`, limit: principal.account.dailyCalcLimit };
+    return { id: `${ACCOUNT_CALLER}${principal.account.accountId}`, limit: principal.account.dailyCalcLimit };
   }
   if (principal?.kind === 'key') return { id: principal.record.keyId, limit: principal.record.dailyCalcLimit };
   return { id: clientNetwork(connectingIp), limit: ANONYMOUS_DAILY_CALC_LIMIT };
@@ -195,13 +205,15 @@ export async function consumeCalcQuota(
   const day = utcDate(now);
   const key = `calc:${caller.id}:${day}`;
   const resetSeconds = secondsToUtcMidnight(now);
+  // An account's counters stay for its usage chart (calcCallsByDay); the others expire after their day.
+  const keepSeconds = resetSeconds + (caller.id.startsWith(ACCOUNT_CALLER) ? USAGE_HISTORY_DAYS * DAILY_WINDOW_SECONDS : 0);
   const counter = counterOf(env.RATE_LIMITS, day, key);
   await freshen(env.RATE_LIMITS, key, counter);
   const used = counter.count;
   if (used + calls > caller.limit) {
     // Calls counted here and not yet written (another request's write may have failed) go out behind this answer.
     if (counter.written < counter.counted && counter.writers === 0) {
-      defer(writeBehind(env.RATE_LIMITS, key, counter, counter.counted, resetSeconds));
+      defer(writeBehind(env.RATE_LIMITS, key, counter, counter.counted, keepSeconds));
     }
     const err = new RateLimitedError(
       `The daily calculator quota of ${caller.limit} calls is used up; it resets at 00:00 UTC.`,
@@ -212,19 +224,54 @@ export async function consumeCalcQuota(
   }
   counter.count = used + calls;
   counter.counted += calls;
-  defer(writeBehind(env.RATE_LIMITS, key, counter, counter.counted, resetSeconds));
+  defer(writeBehind(env.RATE_LIMITS, key, counter, counter.counted, keepSeconds));
   return { limit: caller.limit, remaining: caller.limit - used - calls, resetSeconds };
 }
 
+/** One day of a caller's calculator calls. */
+export interface DayCount {
+  /** UTC date, `YYYY-MM-DD`. */
+  day: string;
+  calls: number;
+}
+
 /**
- * How many calculator calls a caller has made today, as far as this isolate knows: the larger of its own
- * count (exact for calls it served, written behind within a second) and KV's (other isolates' calls, up to
- * KV's propagation delay). Reads KV; changes nothing.
- * @param callerId the counter's id (see {@link calcCaller}), e.g. `account:<accountId>`
+ * Counts of days that can no longer change, per `RATE_LIMITS` namespace and caller-day key: a day before
+ * yesterday was written for the last time an hour after its midnight (writes of the day's last calls run
+ * behind them and KV propagates within about a minute). Plain values, at most {@link FINAL_DAYS_CACHED} per
+ * namespace and isolate (all forgotten when full).
  */
-export async function calcCallsToday(kv: KVNamespace, callerId: string, now: Date): Promise<number> {
-  const day = utcDate(now);
-  const key = `calc:${callerId}:${day}`;
-  const inKv = Number.parseInt((await kv.get(key)) ?? '0', 10) || 0;
-  return Math.max(inKv, countedHere(kv, day, key));
+const finalDays = new WeakMap<object, Map<string, number>>();
+const FINAL_DAYS_CACHED = 10_000;
+
+/**
+ * A caller's calculator calls on each of the last `days` UTC days, oldest first, today last (today the
+ * larger of KV's count, other isolates' calls up to KV's propagation delay, and this isolate's own, which
+ * may not be written yet). Cost: one KV bulk read (one subrequest) of the days this isolate has
+ * not read final yet: `days` billed reads on an isolate's first view, then two (today and yesterday), as the
+ * days before yesterday are kept in the isolate once read. A missing counter is a day without calls.
+ * @param callerId e.g. `account:<accountId>` (only accounts' counters are kept past their day)
+ */
+export async function calcCallsByDay(kv: KVNamespace, callerId: string, now: Date, days = USAGE_HISTORY_DAYS): Promise<DayCount[]> {
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  const dates = Array.from({ length: days }, (_, i) => new Date(today - (days - 1 - i) * 86_400_000).toISOString().slice(0, 10));
+  let cache = finalDays.get(kv);
+  if (!cache) {
+    cache = new Map();
+    finalDays.set(kv, cache);
+  }
+  const keyOf = (day: string) => `calc:${callerId}:${day}`;
+  const unread = dates.filter((day) => !cache.has(keyOf(day)));
+  const read = unread.length === 0 ? new Map<string, string | null>() : await kv.get(unread.map(keyOf), 'text');
+  return dates.map((day, i) => {
+    const key = keyOf(day);
+    const stored = cache.get(key) ?? (Number.parseInt(read.get(key) ?? '0', 10) || 0);
+    const final = i < days - 2;
+    if (final && !cache.has(key)) {
+      if (cache.size >= FINAL_DAYS_CACHED) cache.clear();
+      cache.set(key, stored);
+    }
+    // Today's calls counted in this isolate may not be written yet.
+    return { day, calls: i === days - 1 ? Math.max(stored, countedHere(kv, day, key)) : stored };
+  });
 }

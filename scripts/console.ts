@@ -8,15 +8,20 @@
  *
  * Options: `--remote` uses the deployed namespaces (wrangler must be logged in); otherwise the local ones
  * that `npm run dev` reads (`.wrangler/state`, or `--persist-to DIR`). The invitation link's base is
- * `--base`, else `PUBLIC_ORIGIN` from the environment, else `http://localhost:8787` (npm run dev). The
+ * `--base`, else `PUBLIC_ORIGIN` from the environment, else the port of the `npm run dev` running on that
+ * local state, else `http://localhost:8787`; the CLI says which (scripts/dev-args.ts `inviteBase`). The
  * token is printed once and only its SHA-256 is stored.
  */
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { listAccountKeys, listAccounts, revokeAccount, setPlan } from '../lib/console/accounts.ts';
 import { createInvitation } from '../lib/console/invitations.ts';
 import { CONSOLE_PATH, type AccountPlan } from '../lib/console/config.ts';
 import { wranglerKv, type KvTarget } from './wrangler-kv.ts';
+import { inviteBase, localStateDir } from './dev-args.ts';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 const usage = `Usage:
   npm run console -- invite --fund <id> [--plan free|paid] [--expires 7d] [--base URL] [--remote] [--persist-to DIR]
@@ -68,8 +73,14 @@ async function main(argv: string[]): Promise<number> {
       const ttlSeconds = parseDuration(values.expires ?? '7d');
       const plan = values.plan === undefined ? 'free' : parsePlan(values.plan);
       const { token, invitation } = await createInvitation(kv, { fundId: values.fund, plan, ttlSeconds });
-      const base = (values.base ?? process.env.PUBLIC_ORIGIN ?? 'http://localhost:8787').replace(/\/+$/, '');
+      const { base, how } = inviteBase({
+        base: values.base,
+        publicOrigin: process.env.PUBLIC_ORIGIN,
+        remote: values.remote,
+        stateDir: localStateDir(root, values['persist-to']),
+      });
       console.error(`Invitation to fund ${invitation.fundId} (plan ${invitation.plan}), single use, expires ${invitation.expiresAt}.`);
+      console.error(`The link is for ${base} (${how}).`);
       console.error('The link is shown once; send it to the developer:');
       // The token is the link's fragment: browsers never send it, so no request path or log holds it.
       console.log(`${base}${CONSOLE_PATH}/invite#${token}`);

@@ -1,9 +1,10 @@
 /**
  * The pure parts of `npm run dev` (scripts/dev.ts), kept apart so tests can import them without starting
- * anything: the wrangler command line, and reading a variable from the environment or `.dev.vars`.
+ * anything: the wrangler command line, reading a variable from the environment or `.dev.vars`, the port the
+ * server runs on, and the note of it that `npm run console -- invite` reads for its link.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
 
 /** wrangler dev's defaults here: loopback, port 8787. */
 export const DEV_DEFAULTS: readonly (readonly [flag: string, value: string])[] = [
@@ -57,4 +58,91 @@ export function investorRefKeyProblem(databaseUrl: string | undefined, investorR
     `  echo "INVESTOR_REF_KEY=$(node -e "console.log(crypto.randomBytes(24).toString('base64url'))")" >> .dev.vars`,
     'and in production: npx wrangler secret put INVESTOR_REF_KEY',
   ].join('\n');
+}
+
+/** The value of `--flag value` or `--flag=value` in wrangler's extra arguments (the last one given). */
+export function flagValue(extra: readonly string[], flag: string): string | undefined {
+  let value: string | undefined;
+  extra.forEach((arg, i) => {
+    if (arg === flag) value = extra[i + 1];
+    else if (arg.startsWith(`${flag}=`)) value = arg.slice(flag.length + 1);
+  });
+  return value;
+}
+
+/** The port `npm run dev` serves on: the `--port` it was given, else wrangler's default here (8787). */
+export function devPort(extra: readonly string[]): number {
+  const given = Number(flagValue(extra, '--port'));
+  return Number.isInteger(given) && given > 0 && given < 65_536 ? given : Number(DEV_DEFAULTS.find(([flag]) => flag === '--port')![1]);
+}
+
+/** The developer console's URL on a local port (`localhost`: passkeys refuse an IP address). */
+export function devConsoleUrl(port: number): string {
+  return `http://localhost:${port}/developers/console`;
+}
+
+/** The folder of the local KV state: `--persist-to` (relative to `root`), else wrangler's `.wrangler/state`. */
+export function localStateDir(root: string, persistTo: string | undefined): string {
+  if (!persistTo) return join(root, '.wrangler', 'state');
+  return isAbsolute(persistTo) ? persistTo : join(root, persistTo);
+}
+
+/** What `npm run dev` notes in its local state folder while it runs: where it serves, and its process. */
+interface DevServerNote {
+  origin: string;
+  pid: number;
+}
+
+const NOTE = 'dev-server.json';
+
+/** Notes the running dev server's console origin in the state folder (removed by {@link forgetDevServer}). */
+export function noteDevServer(stateDir: string, port: number, pid = process.pid): void {
+  mkdirSync(stateDir, { recursive: true });
+  writeFileSync(join(stateDir, NOTE), JSON.stringify({ origin: `http://localhost:${port}`, pid } satisfies DevServerNote));
+}
+
+/** Removes the note of the dev server `pid`, if it is still its own. */
+export function forgetDevServer(stateDir: string, pid = process.pid): void {
+  if (runningDevServer(stateDir, () => true)?.pid === pid) rmSync(join(stateDir, NOTE), { force: true });
+}
+
+/** Whether a process runs (signal 0 tests without sending anything). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as { code?: string }).code === 'EPERM';
+  }
+}
+
+/**
+ * The dev server that uses this state folder, as it noted itself, or undefined when none is noted or its
+ * process has ended.
+ */
+export function runningDevServer(stateDir: string, isAlive: (pid: number) => boolean = alive): DevServerNote | undefined {
+  try {
+    const note = JSON.parse(readFileSync(join(stateDir, NOTE), 'utf8')) as Partial<DevServerNote>;
+    if (typeof note.origin !== 'string' || !/^http:\/\/localhost:\d+$/.test(note.origin) || typeof note.pid !== 'number') return undefined;
+    return isAlive(note.pid) ? { origin: note.origin, pid: note.pid } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The base of an invitation link, and how it was chosen (the CLI prints that): `--base`; else
+ * `PUBLIC_ORIGIN`; else, for the local state, the running `npm run dev`'s origin; else `http://localhost:8787`.
+ */
+export function inviteBase(options: { base?: string | undefined; publicOrigin?: string | undefined; remote: boolean; stateDir: string }): {
+  base: string;
+  how: string;
+} {
+  const trim = (url: string) => url.replace(/\/+$/, '');
+  if (options.base) return { base: trim(options.base), how: 'from --base' };
+  if (options.publicOrigin) return { base: trim(options.publicOrigin), how: 'from PUBLIC_ORIGIN' };
+  const running = options.remote ? undefined : runningDevServer(options.stateDir);
+  if (running) return { base: running.origin, how: `the running npm run dev's port (process ${running.pid}); --base sets another` };
+  const origin = new URL(devConsoleUrl(devPort([]))).origin;
+  return { base: origin, how: `npm run dev's default port: no running npm run dev noted its port here; --base sets another` };
 }

@@ -4,13 +4,25 @@
  * also starts the project's WebSocket-to-TCP proxy (`scripts/pg-ws-proxy.ts`) and points the Worker's driver
  * at it (`DATABASE_WS_PROXY`); a remote host (Neon) is reached directly. With `DATABASE_URL` it needs
  * `INVESTOR_REF_KEY` too, and stops with a message without it. Extra arguments go to wrangler and override
- * the defaults (`npm run dev -- --port 8788`, `--ip 0.0.0.0`). Ctrl-C stops wrangler and the proxy.
+ * the defaults (`npm run dev -- --port 8788`, `--ip 0.0.0.0`); the console link it prints has the port, and
+ * while it runs it notes that port in the local state folder for `npm run console -- invite`. Ctrl-C stops
+ * wrangler and the proxy.
  */
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isLoopback, localDatabaseUrl, postgresTarget, startPgWsProxy, type PgWsProxy } from './pg-ws-proxy.ts';
-import { devVar, investorRefKeyProblem, wranglerDevArgs } from './dev-args.ts';
+import {
+  devConsoleUrl,
+  devPort,
+  devVar,
+  flagValue,
+  forgetDevServer,
+  investorRefKeyProblem,
+  localStateDir,
+  noteDevServer,
+  wranglerDevArgs,
+} from './dev-args.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const vars: string[] = [];
@@ -38,9 +50,14 @@ if (url) {
   console.log('fund data: the embedded default (set DATABASE_URL in .dev.vars for Postgres)');
 }
 
-console.log('developer console: http://localhost:8787/developers/console (passkeys need localhost, not 127.0.0.1)');
+const extra = process.argv.slice(2);
+const port = devPort(extra);
+console.log(`developer console: ${devConsoleUrl(port)} (passkeys need localhost, not 127.0.0.1)`);
+// `npm run console -- invite` links to this server's port while it runs (scripts/dev-args.ts inviteBase).
+const stateDir = localStateDir(root, flagValue(extra, '--persist-to'));
+noteDevServer(stateDir, port);
 
-const child = spawn(join(root, 'node_modules', '.bin', 'wrangler'), wranglerDevArgs(process.argv.slice(2), vars), {
+const child = spawn(join(root, 'node_modules', '.bin', 'wrangler'), wranglerDevArgs(extra, vars), {
   cwd: root,
   stdio: 'inherit',
   env: {
@@ -52,5 +69,6 @@ const child = spawn(join(root, 'node_modules', '.bin', 'wrangler'), wranglerDevA
 });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => {
+  forgetDevServer(stateDir);
   void (proxy?.close() ?? Promise.resolve()).then(() => process.exit(code ?? (signal ? 1 : 0)));
 });

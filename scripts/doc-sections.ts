@@ -9,6 +9,9 @@
  *   calculator, a `tools/call` on the public MCP server), at the URLs their files give them;
  * - `README.md` `mcp-servers`: each MCP server, its URL, its key rule and its tools (the fund server's named,
  *   the calculators' by their pattern, so that adding a calculator changes no committed page);
+ * - `README.md` `mcp-clients` and `docs/mcp.md` `mcp-clients`: the MCP clients' setups (lib/mcp/clients.ts, as
+ *   the home page and the console show them), Claude Code's in the README and every client's in docs/mcp.md,
+ *   for `npm run dev`'s URLs from the route table;
  * - `docs/fund-data.md` `fund-examples`: a call of every fund-data endpoint on its declared example;
  * - `docs/fund-data.md` `fund-parameters`: every fund-data path and its query parameters (default and bounds
  *   from the schema);
@@ -22,6 +25,9 @@ import { toolName } from '../lib/calculators/definition.ts';
 import { DEMO_API_KEY } from '../lib/keys.ts';
 import { jsonSchema } from '../lib/json-schema.ts';
 import { columnTables } from '../lib/fund/bundle/format.ts';
+import { ROUTES } from '../lib/generated/routes.ts';
+import { mcpServerPaths } from '../lib/mcp/endpoint.ts';
+import { clientSetups, VARIANT_TITLES, type McpUrls } from '../lib/mcp/clients.ts';
 
 type Json = Record<string, unknown>;
 
@@ -73,12 +79,13 @@ export function fundParametersTable(): string {
 
 /** The MCP servers table: URL, key rule and tools of each server. */
 export function mcpServersTable(): string {
+  const paths = mcpServerPaths(ROUTES);
   const fundTools = FUND_TOOLS.map((t) => code(t.tool)).join(', ');
   return [
     '| server | URL | key | tools |',
     '|---|---|---|---|',
-    `| public | ${code('POST /api/mcp/public')} | none (an optional key raises the quota) | one ${code('calc_<name>')} per calculator, with the REST body as arguments; and ${code('search_docs')} (the documentation, not counted against the quota) |`,
-    `| fund | ${code('POST /api/mcp')} | a fund key, ${code('Authorization: Bearer svc_dk_...')}, or OAuth 2.1 (the demo key gets 403) | ${FUND_TOOLS.length} read-only tools, one per fund-data endpoint: ${fundTools} |`,
+    `| public | ${code(`POST ${paths.public}`)} | none (an optional key raises the quota) | one ${code('calc_<name>')} per calculator, with the REST body as arguments; and ${code('search_docs')} (the documentation, not counted against the quota) |`,
+    `| fund | ${code(`POST ${paths.fund}`)} | a fund key, ${code('Authorization: Bearer svc_dk_...')}, or OAuth 2.1 (the demo key gets 403) | ${FUND_TOOLS.length} read-only tools, one per fund-data endpoint: ${fundTools} |`,
   ].join('\n');
 }
 
@@ -102,7 +109,7 @@ export function quickstart(): string {
     `curl -s "$BASE/api/v1/fund/${fund.path}${queryOf(fund.example)}" -H 'authorization: Bearer ${DEMO_API_KEY}'`,
     `curl -s "$BASE/api/v1/calc/${calc.path}" -H 'content-type: application/json' \\`,
     `  -d '${JSON.stringify(calc.example)}'`,
-    `curl -s "$BASE/api/mcp/public" -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \\`,
+    `curl -s "$BASE${mcpServerPaths(ROUTES).public}" -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \\`,
     `  -d '${JSON.stringify(call)}'`,
     '```',
   ].join('\n');
@@ -122,10 +129,37 @@ export function fundExamples(): string {
   ].join('\n');
 }
 
+/** The MCP servers under `npm run dev`, at the paths of the route table. */
+function devMcpUrls(): McpUrls {
+  const paths = mcpServerPaths(ROUTES);
+  return { public: `http://127.0.0.1:8787${paths.public}`, fund: `http://127.0.0.1:8787${paths.fund}` };
+}
+
+/** Every client's setup for each way in (docs/mcp.md), as the home page shows them. */
+export function mcpClients(): string {
+  return clientSetups(devMcpUrls())
+    .flatMap((setup) => [
+      `### ${setup.name}`,
+      '',
+      setup.how,
+      '',
+      ...setup.snippets.flatMap((s) => [`${VARIANT_TITLES[s.variant]}:`, '', `\`\`\`${s.lang}`, s.text, '```', '']),
+    ])
+    .join('\n')
+    .trimEnd();
+}
+
+/** Claude Code's three commands (the README's example; every client's in docs/mcp.md). */
+export function mcpClientsShort(): string {
+  const claude = clientSetups(devMcpUrls()).find((s) => s.id === 'claude-code')!;
+  return ['```sh', ...claude.snippets.map((s) => s.text), '```'].join('\n');
+}
+
 /** Every generated section, by page (relative to the repository) and marker name. */
 export function docSections(): Record<string, Record<string, string>> {
   return {
-    'README.md': { quickstart: quickstart(), 'mcp-servers': mcpServersTable() },
+    'README.md': { quickstart: quickstart(), 'mcp-servers': mcpServersTable(), 'mcp-clients': mcpClientsShort() },
+    'docs/mcp.md': { 'mcp-clients': mcpClients() },
     'docs/fund-data.md': { 'fund-examples': fundExamples(), 'fund-parameters': fundParametersTable() },
     'docs/import.md': { 'import-columns': columnTables() },
   };

@@ -1,9 +1,23 @@
-/** `npm run dev`'s command line (docs/configuration.md#variables-and-secrets) and its INVESTOR_REF_KEY check. */
+/**
+ * `npm run dev`'s command line (docs/configuration.md#variables-and-secrets), its INVESTOR_REF_KEY check, the
+ * port its console link names, and the note of that port `npm run console -- invite` links to.
+ */
 import { describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { devVar, investorRefKeyProblem, wranglerDevArgs } from '../scripts/dev-args.ts';
+import {
+  devConsoleUrl,
+  devPort,
+  devVar,
+  forgetDevServer,
+  inviteBase,
+  investorRefKeyProblem,
+  localStateDir,
+  noteDevServer,
+  runningDevServer,
+  wranglerDevArgs,
+} from '../scripts/dev-args.ts';
 
 describe('wranglerDevArgs', () => {
   it('uses loopback and 8787 by default, the script vars after them', () => {
@@ -48,5 +62,59 @@ describe('INVESTOR_REF_KEY at dev time', () => {
     expect(devVar(root, 'DATABASE_URL_NOT_SET_HERE')).toBeUndefined();
     expect(devVar(root, 'INVESTOR_REF_KEY')).toBe(process.env.INVESTOR_REF_KEY || 'abc def');
     expect(devVar(root, 'EMPTY')).toBeUndefined();
+  });
+});
+
+describe('the port npm run dev serves on', () => {
+  it.each([
+    [[], 8787],
+    [['--port', '8788'], 8788],
+    [['--port=9000'], 9000],
+    [['--ip', '0.0.0.0', '--port', '8790', '--log-level', 'warn'], 8790],
+    [['--port', 'nope'], 8787],
+  ] as const)('%j: %i, in the console link', (extra, port) => {
+    expect(devPort(extra)).toBe(port);
+    expect(devConsoleUrl(devPort(extra))).toBe(`http://localhost:${port}/developers/console`);
+  });
+
+  it('is noted in the local state folder while the server runs, and forgotten after', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dev-note-'));
+    expect(runningDevServer(dir)).toBeUndefined();
+    noteDevServer(dir, 8788);
+    expect(runningDevServer(dir)).toEqual({ origin: 'http://localhost:8788', pid: process.pid });
+    expect(runningDevServer(dir, () => false)).toBeUndefined();
+    forgetDevServer(dir, process.pid + 1); // not its own note: kept
+    expect(runningDevServer(dir)).toBeDefined();
+    forgetDevServer(dir);
+    expect(runningDevServer(dir)).toBeUndefined();
+    expect(localStateDir('/p', undefined)).toBe('/p/.wrangler/state');
+    expect(localStateDir('/p', 'tmp/state')).toBe('/p/tmp/state');
+    expect(localStateDir('/p', '/abs')).toBe('/abs');
+  });
+});
+
+describe("an invitation link's base", () => {
+  const running = mkdtempSync(join(tmpdir(), 'dev-note-'));
+  noteDevServer(running, 8790);
+  const none = mkdtempSync(join(tmpdir(), 'dev-note-'));
+
+  it('is --base, else PUBLIC_ORIGIN, else the running dev server, else 8787, and says which', () => {
+    expect(inviteBase({ base: 'https://x.example/', remote: false, stateDir: running })).toEqual({
+      base: 'https://x.example',
+      how: 'from --base',
+    });
+    expect(inviteBase({ publicOrigin: 'https://y.example', remote: false, stateDir: running })).toEqual({
+      base: 'https://y.example',
+      how: 'from PUBLIC_ORIGIN',
+    });
+    expect(inviteBase({ remote: false, stateDir: running })).toEqual({
+      base: 'http://localhost:8790',
+      how: `the running npm run dev's port (process ${process.pid}); --base sets another`,
+    });
+    const fallback = inviteBase({ remote: false, stateDir: none });
+    expect(fallback.base).toBe('http://localhost:8787');
+    expect(fallback.how).toMatch(/default port: no running npm run dev noted its port here; --base sets another/);
+    // The deployed namespaces have nothing to do with a local server.
+    expect(inviteBase({ remote: true, stateDir: running }).base).toBe('http://localhost:8787');
   });
 });

@@ -127,6 +127,18 @@ describe('the code', () => {
     );
     expect(written).toEqual([]);
   });
+
+  it('writes out no MCP server URL where the pages and snippets are made: they take it from the route table', () => {
+    const makers = [
+      ...sources('lib/site'),
+      ...sources('lib/console'),
+      'lib/mcp/clients.ts',
+      'lib/mcp/server-json.ts',
+      'lib/mcp/refusals.ts',
+    ];
+    const made = [...makers, 'scripts/doc-sections.ts'].filter((file) => /\/api\/mcp\b/.test(readFileSync(join(ROOT, file), 'utf8')));
+    expect(made).toEqual([]);
+  });
 });
 
 describe('the check', () => {

@@ -12,6 +12,9 @@ import { DEMO_API_KEY } from '../lib/keys.ts';
 import { feeCalculator } from '../lib/calculators/fee-calculator.ts';
 import { fakeEnv } from './support/fakes.ts';
 import { calcPath, fundPath } from './support/declared.ts';
+import { clientSetups } from '../lib/mcp/clients.ts';
+import { mcpServerPaths } from '../lib/mcp/endpoint.ts';
+import { REGISTRY_PATHS } from '../lib/mcp/server-json.ts';
 
 const app = createApp();
 const ORIGIN = 'https://fund-edge.example';
@@ -59,11 +62,42 @@ describe('GET /', () => {
     for (const href of ['/docs', '/developers/console', '/api/v1/openapi.json', '/llms.txt', '/llms-full.txt'])
       expect(html).toContain(`href="${href}"`);
     expect(html).toContain('name="viewport"');
-    // The fund MCP server refuses the demo key, so its client configuration asks for a key of one's own.
-    expect(html).toContain('&quot;Authorization: Bearer svc_dk_&lt;your key&gt;&quot;');
     // The quick start posts the fee calculator's declared example (HTML-escaped in the page).
     expect(html).toContain(`-d '${JSON.stringify(feeCalculator.example).replaceAll('"', '&quot;')}'`);
     expect(html).not.toMatch(/<script|style=|https?:\/\/(?!fund-edge\.example)[a-z]/);
+  });
+});
+
+describe('the MCP client setups on the home page', () => {
+  /** HTML-escaped as the page writes text and attribute values. */
+  const escaped = (text: string) =>
+    text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
+  const paths = mcpServerPaths(ROUTES);
+  const urls = { public: `${ORIGIN}${paths.public}`, fund: `${ORIGIN}${paths.fund}` };
+
+  it("show every client's snippet for each way in, from lib/mcp/clients.ts, at the route table's URLs", async () => {
+    const html = await (await get('/')).text();
+    expect(html).toContain('Connect an MCP client');
+    for (const setup of clientSetups(urls)) {
+      expect(html).toContain(`<details data-client="${setup.id}">`);
+      for (const snippet of setup.snippets) {
+        expect(html).toContain(`<code data-setup="${setup.id}:${snippet.variant}">${escaped(snippet.text)}</code>`);
+        if (snippet.link) expect(html).toContain(`href="${escaped(snippet.link)}"`);
+      }
+    }
+  });
+
+  it.each([
+    ['public', 'calculators'],
+    ['fund', 'fund-data'],
+  ] as const)("serves the %s server's server.json with this deployment's URLs, linked from the page", async (server, suffix) => {
+    const res = await get(REGISTRY_PATHS[server]);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const doc = (await res.json()) as { name: string; remotes: { url: string }[] };
+    expect(doc.name).toBe(`example.fund-edge/${suffix}`);
+    expect(doc.remotes[0]!.url).toBe(urls[server]);
+    expect(await (await get('/')).text()).toContain(`href="${REGISTRY_PATHS[server]}"`);
   });
 });
 

@@ -19,7 +19,7 @@ import * as z from 'zod';
 import { quickstartCalls, readJsonObject, type Catalog } from '../endpoint.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError, RateLimitedError } from '../errors.ts';
-import { calcCallsToday, clientNetwork, secondsToUtcMidnight, systemClock, type Clock } from '../rate-limit.ts';
+import { ACCOUNT_CALLER, calcCallsByDay, clientNetwork, secondsToUtcMidnight, systemClock, type Clock } from '../rate-limit.ts';
 import { giveBack, take } from '../atomic.ts';
 import { SIGNUPS_PER_NETWORK_PER_DAY } from '../limits.ts';
 import { parseInput } from '../validation.ts';
@@ -36,7 +36,8 @@ import {
 } from './accounts.ts';
 import { redeemInvitation, usableInvitation } from './invitations.ts';
 import { CONSOLE_PATH, planDailyCalcLimit, type ConsoleConfig } from './config.ts';
-import { DashboardPage, InvitationPage, WelcomePage, type QuickstartPaths } from './pages.tsx';
+import { DashboardPage, InvitationPage, KeysCard, WelcomePage, type QuickstartPaths } from './pages.tsx';
+import { mcpServerPaths } from '../mcp/endpoint.ts';
 import { SESSION_COOKIE, useConsolePipeline } from './pipeline.ts';
 import { csrfToken, type ConsoleEnv } from './session.ts';
 import { mountConsent } from '../oauth/consent.tsx';
@@ -136,11 +137,17 @@ function requireSession(c: ConsoleContext): { sessionId: string; account: Accoun
 export function consoleApp(options: {
   clock?: Clock;
   client: ConsoleClient;
-  catalog: Pick<Catalog, 'calculators' | 'fundTools'>;
+  catalog: Pick<Catalog, 'calculators' | 'fundTools' | 'routes'>;
 }): Hono<ConsoleEnv> {
   const clock = options.clock ?? systemClock;
   const calls = quickstartCalls(options.catalog);
-  const quickstart: QuickstartPaths = { calculator: calls.calculator?.path ?? '', fund: calls.fundPath ?? '' };
+  const mcp = mcpServerPaths(options.catalog.routes);
+  const quickstart: QuickstartPaths = {
+    calculator: calls.calculator?.path ?? '',
+    fund: calls.fundPath ?? '',
+    mcpPublic: mcp.public ?? '',
+    mcpFund: mcp.fund ?? '',
+  };
   const app = new Hono<ConsoleEnv>();
   useConsolePipeline(app, clock);
 
@@ -162,6 +169,12 @@ function mountPages(app: Hono<ConsoleEnv>, clock: Clock, quickstart: QuickstartP
     const session = c.get('session');
     if (!session) return c.html(<WelcomePage docsUrl={c.get('consoleSettings').docsUrl ?? undefined} />);
     return c.html(await dashboard(c, clock, quickstart, session));
+  });
+
+  // The keys card alone, for the browser script to show a key it has just minted (no state changes: a GET).
+  app.get('/keys', async (c) => {
+    const { account } = requireSession(c);
+    return c.html(<KeysCard keys={await listAccountKeys(c.env.CONSOLE, c.env.API_KEYS, account.accountId)} />);
   });
 
   // An invitation link carries its token in the fragment (`/invite#<token>`), which browsers never send: it
@@ -277,14 +290,16 @@ function mountAccountApi(app: Hono<ConsoleEnv>, clock: Clock): void {
 async function dashboard(c: ConsoleContext, clock: Clock, quickstart: QuickstartPaths, session: { sessionId: string; account: Account }) {
   const config = c.get('consoleConfig');
   const { account } = session;
-  const used = await calcCallsToday(c.env.RATE_LIMITS, `account:${account.accountId}`, clock());
+  // One KV bulk read of the days not yet known final in this isolate (lib/rate-limit.ts calcCallsByDay).
+  const days = await calcCallsByDay(c.env.RATE_LIMITS, `${ACCOUNT_CALLER}${account.accountId}`, clock());
   const servedFund = c.env.FUND_ID || DEFAULT_FUND_ID;
   return (
     <DashboardPage
       account={account}
       keys={await listAccountKeys(c.env.CONSOLE, c.env.API_KEYS, account.accountId)}
-      usage={{ used, limit: planDailyCalcLimit(account.plan) }}
+      usage={{ used: days.at(-1)?.calls ?? 0, limit: planDailyCalcLimit(account.plan), days }}
       base={config.origin}
+      mcp={{ public: `${config.origin}${quickstart.mcpPublic}`, fund: `${config.origin}${quickstart.mcpFund}` }}
       csrfToken={await csrfToken(config.sessionSecret, session.sessionId)}
       fundId={account.fundIds.includes(servedFund) ? servedFund : (account.fundIds[0] ?? null)}
       docsUrl={c.get('consoleSettings').docsUrl ?? undefined}

@@ -10,14 +10,21 @@ import type { FC, PropsWithChildren } from 'hono/jsx';
 import type { AccountKey } from './accounts.ts';
 import type { Account } from './standing.ts';
 import { CONSOLE_PATH } from './config.ts';
+import type { DayCount } from '../rate-limit.ts';
+import type { McpUrls } from '../mcp/clients.ts';
+import { clientsSection } from '../site/clients-section.ts';
+import { UsageChart } from './usage-chart.tsx';
 
 /** What the dashboard shows. */
 export interface DashboardData extends PageProps {
   account: Account;
   keys: AccountKey[];
-  usage: { used: number; limit: number };
+  /** Calculator calls today and the plan's limit, and the calls of each of the last 30 UTC days (today last). */
+  usage: { used: number; limit: number; days: DayCount[] };
   /** The service's base URL for the quick starts, e.g. `http://localhost:8787`. */
   base: string;
+  /** The MCP servers' URLs on `base`. */
+  mcp: McpUrls;
   csrfToken: string;
   /** The fund this deployment serves, when the account may mint keys for it. */
   fundId: string | null;
@@ -156,30 +163,22 @@ const InvitationUnusableText: FC = () => (
   </>
 );
 
-/** The quick starts' two calls (the composition root's `quickstartCalls`, lib/endpoint.ts): URL paths. */
+/** The quick starts' URL paths: the two calls (lib/endpoint.ts `quickstartCalls`) and the MCP servers (the route table's). */
 export interface QuickstartPaths {
   calculator: string;
   fund: string;
+  mcpPublic: string;
+  mcpFund: string;
 }
 
-const QuickStarts: FC<{ base: string; fund: boolean; paths: QuickstartPaths }> = ({ base, fund, paths }) => {
+const QuickStarts: FC<{ base: string; fund: boolean; paths: QuickstartPaths; mcp: McpUrls }> = ({ base, fund, paths, mcp }) => {
   const calc = `curl -s -i -X POST ${base}${paths.calculator} \\\n  -H "authorization: Bearer $FUND_EDGE_KEY" -H 'content-type: application/json' -d '{}'`;
   const fundCurl = `curl -s ${base}${paths.fund} -H "authorization: Bearer $FUND_EDGE_KEY"`;
-  const mcp = JSON.stringify(
-    {
-      mcpServers: {
-        'fund-edge-calculators': { type: 'http', url: `${base}/api/mcp/public`, headers: { Authorization: 'Bearer svc_dk_...' } },
-        ...(fund ? { 'fund-edge-fund': { type: 'http', url: `${base}/api/mcp`, headers: { Authorization: 'Bearer svc_dk_...' } } } : {}),
-      },
-    },
-    null,
-    2,
-  );
   return (
     <section class="card" aria-labelledby="qs-h">
       <h2 id="qs-h">Quick starts</h2>
       <p>
-        Put your key in the shell first: <code>export FUND_EDGE_KEY=svc_dk_...</code>
+        Put your key in the shell first: <code>export FUND_EDGE_KEY=svc_dk_...</code> (after minting, the snippets below carry the new key).
       </p>
       <h3>A calculator</h3>
       <pre tabindex={0}>
@@ -193,13 +192,11 @@ const QuickStarts: FC<{ base: string; fund: boolean; paths: QuickstartPaths }> =
           </pre>
         </>
       ) : null}
-      <h3>MCP client configuration</h3>
-      <pre tabindex={0}>
-        <code data-quickstart="mcp">{mcp}</code>
-      </pre>
-      <p>
-        Without a fund key only the calculators' server applies; the fund server (<code>/api/mcp</code>) answers 403 to a calculator key.
-      </p>
+      {clientsSection(mcp, {
+        heading: { level: 3, text: 'MCP clients' },
+        variants: fund ? ['public', 'fund-oauth', 'fund-key'] : ['public'],
+      })}
+      {fund ? null : <p>Without a fund invitation only the calculators' server applies: the fund server refuses a calc key (403).</p>}
     </section>
   );
 };
@@ -244,9 +241,12 @@ const MintKeyCard: FC<{ fundId: string | null }> = ({ fundId }) => (
   </section>
 );
 
-/** The account's keys: prefix, label, scope, created, last used, and a revoke button while active. */
-const KeysCard: FC<{ keys: DashboardData['keys'] }> = ({ keys }) => (
-  <section class="card" aria-labelledby="keys-h">
+/**
+ * The account's keys: prefix, label, scope, created, last used, and a revoke button while active. Also served
+ * alone (`GET /developers/console/keys`), for the browser script to show a key just minted.
+ */
+export const KeysCard: FC<{ keys: DashboardData['keys'] }> = ({ keys }) => (
+  <section class="card" id="keys-card" aria-labelledby="keys-h">
     <h2 id="keys-h">Keys</h2>
     {keys.length === 0 ? (
       <p>No keys yet.</p>
@@ -298,7 +298,7 @@ const KeysCard: FC<{ keys: DashboardData['keys'] }> = ({ keys }) => (
 );
 
 /** The signed-in dashboard. */
-export const DashboardPage: FC<DashboardData> = ({ account, keys, usage, base, csrfToken, fundId, docsUrl, quickstart }) => {
+export const DashboardPage: FC<DashboardData> = ({ account, keys, usage, base, mcp, csrfToken, fundId, docsUrl, quickstart }) => {
   const scopes = ['calc', ...account.fundIds.map((f) => `fund (${f})`)];
   const pct = usage.limit > 0 ? Math.min(100, Math.round((usage.used / usage.limit) * 100)) : 0;
   return (
@@ -331,11 +331,15 @@ export const DashboardPage: FC<DashboardData> = ({ account, keys, usage, base, c
             </span>
             <progress max={usage.limit} value={usage.used} aria-label={`${pct}% of today's calculator limit used`}></progress>
           </dd>
+          <dt>Last 30 days</dt>
+          <dd>
+            <UsageChart days={usage.days} limit={usage.limit} />
+          </dd>
         </dl>
       </section>
       <MintKeyCard fundId={fundId} />
       <KeysCard keys={keys} />
-      <QuickStarts base={base} fund={fundId !== null} paths={quickstart} />
+      <QuickStarts base={base} fund={fundId !== null} paths={quickstart} mcp={mcp} />
     </Layout>
   );
 };

@@ -6,8 +6,9 @@
  * that serve no MCP request at all.
  */
 import * as z from 'zod';
-import { operationIdOf, type Endpoint } from '../endpoint.ts';
+import { operationIdOf, type Endpoint, type Route } from '../endpoint.ts';
 import type { McpServerSpec } from './tools.ts';
+import { MCP_SERVER_NAMES, type McpUrls } from './clients.ts';
 
 /**
  * The dispatch module and the SDK, evaluated once per isolate on the first MCP request. Each request makes
@@ -53,4 +54,25 @@ export function mcpEndpoint<C>(spec: McpServerSpec<C>): Endpoint {
       },
     },
   };
+}
+
+/** Each MCP server's URL path, or undefined where the route table lacks it. */
+export type McpPaths = { [K in keyof McpUrls]: string | undefined };
+
+/** The paths of the two MCP servers in a route table, by their operationIds (memoized per table). */
+const serverPaths = new WeakMap<readonly Route[], McpPaths>();
+
+/**
+ * Where the route table serves each MCP server (its file under `functions/`), for the pages and sentences
+ * that name them: nothing writes an MCP URL out.
+ * @returns each server's path, or undefined for a server the table lacks (a test's partial table)
+ */
+export function mcpServerPaths(routes: readonly Route[]): McpPaths {
+  let paths = serverPaths.get(routes);
+  if (!paths) {
+    const find = (name: string) => routes.find((r) => r.endpoint.methods.POST?.operationId === operationIdOf(name))?.path;
+    paths = { public: find(MCP_SERVER_NAMES.public), fund: find(MCP_SERVER_NAMES.fund) };
+    serverPaths.set(routes, paths);
+  }
+  return paths;
 }

@@ -6,21 +6,24 @@
  * build time, lib/mcp/definitions.ts) come from the catalog the composition root hands each request.
  *
  * Only a real fund key or an OAuth access token of an account with this fund (lib/oauth/, docs/oauth.md) is
- * admitted: none or a bad one is 401, the demo key, a calc key, a key of another fund and a calc-only
- * account's token are 403, each with a `WWW-Authenticate: Bearer` challenge naming the server's protected
- * resource metadata. Each `tools/call` counts against the key's fund-data burst limit
- * (120 per 60 s), as each REST request does.
+ * admitted. Without a credential the answer is 401 with a `WWW-Authenticate: Bearer` challenge naming the
+ * server's protected resource metadata (OAuth discovery), as for an access token that is not valid here; any
+ * other credential that is refused (a bad key, the demo key, a calc key, another fund's key) is 403 with no
+ * challenge and a sentence saying what to do, so that no client turns a key problem into an OAuth login
+ * (lib/mcp/refusals.ts). Each `tools/call` counts against the key's fund-data burst limit (120 per 60 s),
+ * as each REST request does.
  */
 import type { Config } from '../config.ts';
 import { logContextOf, logFailure, type LogContext } from '../log.ts';
-import { ApiError, InsufficientScopeError, UnauthorizedError } from '../errors.ts';
+import { ApiError } from '../errors.ts';
 import type { Principal } from '../keys.ts';
-import { authenticate } from '../auth.ts';
-import { NO_CREDENTIAL_DETAIL, accessTokens, withDiscovery } from '../oauth/resource.ts';
 import { consumeFundBurst } from '../rate-limit.ts';
 import { callFundTool } from '../fund/definition.ts';
 import { fundSource, releaseAfterResponse, type FundSource } from '../fund/source.ts';
 import { definitionsOf, perCatalog, structuredOf, type McpServerSpec, type McpTool } from './tools.ts';
+import { MCP_SERVER_NAMES } from './clients.ts';
+import { mcpServerPaths } from './endpoint.ts';
+import { fundCredential, refusalLinks } from './refusals.ts';
 
 /** An admitted caller of the fund server: its key, its fund's source, the configuration, and where to log. */
 export interface FundCaller {
@@ -49,17 +52,18 @@ const fundTools = perCatalog((catalog): McpTool<FundCaller>[] =>
 
 /** The fund server's spec. */
 export const fundServer: McpServerSpec<FundCaller> = {
-  name: 'fund-edge-fund-data',
+  name: MCP_SERVER_NAMES.fund,
   title: 'fund-edge fund data',
   summary: "MCP server: the fund's data, read-only",
   description:
-    "Model Context Protocol (Streamable HTTP, stateless, JSON responses). One read-only tool `get_*` per fund-data endpoint, with the endpoint's query parameters as arguments and its redacted JSON as result. Needs a fund key (`Authorization: Bearer svc_dk_...`) or an OAuth 2.1 access token from this service (discovery: the `resource_metadata` of the 401); the demo key is refused.",
+    "Model Context Protocol (Streamable HTTP, stateless, JSON responses). One read-only tool `get_*` per fund-data endpoint, with the endpoint's query parameters as arguments and its redacted JSON as result. Needs a fund key (`Authorization: Bearer svc_dk_...`) or an OAuth 2.1 access token from this service. Without an `Authorization` header the answer is 401 whose `WWW-Authenticate` names the protected resource metadata (OAuth discovery); an access token that is expired or not valid here is 401 `invalid_token`, one without `fund:read` 403 `insufficient_scope`, both with that challenge. Any other credential is refused with 403 and no `WWW-Authenticate` (`invalid_key` for a malformed, unknown or revoked key or another scheme; `insufficient_scope` for the demo key, a calc key or another fund's key), its `detail` saying what is wrong and what to do: MCP clients turn any 401 into an OAuth login, which cannot fix a key.",
   instructions:
     "Read-only access to one fund's shadow NAV data, reconciled against the fund administrator: overview, positions, breakdowns, exposure (and its series), P&L attribution, parametric VaR, trial balance, capital accounts, expenses, fee terms and NAV history. Money and quantities are decimal strings in the fund's base currency; percentages are numbers in percent. Investors appear only as pseudonymous investorRef values. Start with get_fund_overview.",
   auth: 'required',
   problems: [
     'unauthorized',
     'insufficient_scope',
+    'invalid_key',
     'origin_not_allowed',
     'misdirected_request',
     'payload_too_large',
@@ -71,29 +75,18 @@ export const fundServer: McpServerSpec<FundCaller> = {
   tools: fundTools,
   definitions: definitionsOf((catalog) => catalog.toolDefinitions.fund),
   async admit(c, ctx) {
-    try {
-      // API keys, and this service's OAuth access tokens (lib/oauth/resource.ts), through the one authentication step.
-      const access = ctx.access(c.env);
-      const principal = await authenticate(c.req.header('authorization'), { ...access, token: accessTokens(c, access.accounts) });
-      if (!principal) throw new UnauthorizedError(NO_CREDENTIAL_DETAIL, false);
-      if (principal.kind === 'demo') {
-        throw new InsufficientScopeError(
-          'The demo key reads only the demo fixture over REST; the fund MCP server needs a key minted for this fund, or OAuth.',
-        );
-      }
-      const config = c.get('config');
-      return {
-        principal,
-        source: fundSource(principal, config, { binding: c.env.ASSETS, fingerprints: ctx.catalog.fundAssetFingerprints }),
-        config,
-        connectingIp: c.req.header('cf-connecting-ip'),
-        at: logContextOf(c),
-      };
-    } catch (err) {
-      // Every 401/403 names the OAuth discovery document (lib/oauth/resource.ts).
-      if (err instanceof ApiError && (err.status === 401 || err.code === 'insufficient_scope')) throw withDiscovery(c, err);
-      throw err;
-    }
+    // API keys and this service's OAuth access tokens through the one authentication step; a refusal is a
+    // 401 with the discovery challenge only where OAuth can fix it (lib/mcp/refusals.ts).
+    const config = c.get('config');
+    const links = () => refusalLinks(c, mcpServerPaths(ctx.catalog.routes).public ?? '');
+    const principal = await fundCredential(c, ctx.access(c.env), config.fundId, links);
+    return {
+      principal,
+      source: fundSource(principal, config, { binding: c.env.ASSETS, fingerprints: ctx.catalog.fundAssetFingerprints }),
+      config,
+      connectingIp: c.req.header('cf-connecting-ip'),
+      at: logContextOf(c),
+    };
   },
   finish(c, caller, answered) {
     releaseAfterResponse(c, caller.source, answered);

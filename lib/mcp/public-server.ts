@@ -9,7 +9,6 @@
  */
 import { runCalculator, toolName } from '../calculators/definition.ts';
 import type { Principal } from '../keys.ts';
-import { authenticate } from '../auth.ts';
 import { calcCaller, consumeCalcQuota, deferOf, rateLimitHeaders } from '../rate-limit.ts';
 import { atLocation, parseInput } from '../validation.ts';
 import { SEARCH_INDEX_PATH, searchDocs } from '../docs/search.ts';
@@ -20,6 +19,9 @@ import { ApiError } from '../errors.ts';
 import { logContextOf, logFailure, type LogContext } from '../log.ts';
 import { SEARCH_DOCS, searchDocsInput } from './search-docs.ts';
 import { definitionsOf, perCatalog, type McpServerSpec, type McpTool } from './tools.ts';
+import { MCP_SERVER_NAMES } from './clients.ts';
+import { mcpServerPaths } from './endpoint.ts';
+import { publicCredential, refusalLinks } from './refusals.ts';
 
 export { searchDocsInput, searchDocsOutput } from './search-docs.ts';
 
@@ -70,21 +72,22 @@ const calculatorTools = perCatalog((catalog): McpTool<PublicCaller>[] =>
 
 /** The public server's spec. */
 export const publicServer: McpServerSpec<PublicCaller> = {
-  name: 'fund-edge-calculators',
+  name: MCP_SERVER_NAMES.public,
   title: 'fund-edge calculators',
   summary: 'MCP server: the calculators',
   description:
-    'Model Context Protocol (Streamable HTTP, stateless, JSON responses). Tools `calc_*`, one per calculator, with the same schemas and the same daily quota as the REST calculators, and `search_docs` over this documentation (not counted). No key needed; an optional Bearer key raises the quota.',
+    'Model Context Protocol (Streamable HTTP, stateless, JSON responses). Tools `calc_*`, one per calculator, with the same schemas and the same daily quota as the REST calculators, and `search_docs` over this documentation (not counted). No key needed; an optional Bearer key raises the quota. A credential that is not a valid key (malformed, unknown, revoked, another scheme) is refused with 403 `invalid_key` and no `WWW-Authenticate`, its `detail` saying what to do: MCP clients turn any 401 into an OAuth login, and this server has none.',
   instructions:
     'Stateless calculators for fund operations: management and performance fees with high-water mark and hurdle, NAV roll-forward validation from CSV, operating cost, back-office savings, fund health, exposure of pasted positions, and investor-letter grading. Every argument is optional with a documented default. Results are illustrative estimates, not advice. Each calculator tools/call counts against a daily quota (500 without a key). search_docs searches the service documentation (formulas, assumptions, data model, errors) and is free: use it to answer questions about how something is computed.',
   auth: 'optional',
-  problems: ['unauthorized', 'origin_not_allowed', 'misdirected_request', 'payload_too_large', 'unsupported_media_type', 'rate_limited'],
+  problems: ['invalid_key', 'origin_not_allowed', 'misdirected_request', 'payload_too_large', 'unsupported_media_type', 'rate_limited'],
   cacheControl: 'no-store',
   tools: perCatalog((catalog) => [...calculatorTools(catalog), searchDocsTool]),
   definitions: definitionsOf((catalog) => catalog.toolDefinitions.public),
   async admit(c, ctx) {
     return {
-      principal: await authenticate(c.req.header('authorization'), ctx.access(c.env)),
+      // No key, or a valid one (it raises the quota); anything else is 403 with no challenge (lib/mcp/refusals.ts).
+      principal: await publicCredential(c, ctx.access(c.env), () => refusalLinks(c, mcpServerPaths(ctx.catalog.routes).public ?? '')),
       connectingIp: c.req.header('cf-connecting-ip'),
       origin: publicOrigin(c),
       assets: c.env.ASSETS,

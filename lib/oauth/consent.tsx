@@ -130,36 +130,38 @@ export const ApplicationsPage: FC<{ rows: ApplicationRow[]; csrf: string }> = ({
     {rows.length === 0 ? (
       <p id="no-applications">No application is authorized.</p>
     ) : (
-      <table id="applications">
-        <thead>
-          <tr>
-            <th scope="col">Application</th>
-            <th scope="col">Sends access to</th>
-            <th scope="col">Scope</th>
-            <th scope="col">Authorized</th>
-            <th scope="col"></th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
+      <div class="scroll">
+        <table id="applications">
+          <thead>
             <tr>
-              <td>{r.clientName}</td>
-              <td>{r.redirectHost}</td>
-              <td>{r.scope.map((s) => SCOPE_TEXT[s] ?? s).join(', ')}</td>
-              <td>{r.createdAt}</td>
-              <td>
-                <form method="post" action={`${CONSOLE_PATH}/oauth/applications/revoke`}>
-                  <input type="hidden" name="grant" value={r.grantId} />
-                  <input type="hidden" name="csrf" value={csrf} />
-                  <button type="submit" class="secondary">
-                    Revoke
-                  </button>
-                </form>
-              </td>
+              <th scope="col">Application</th>
+              <th scope="col">Sends access to</th>
+              <th scope="col">Scope</th>
+              <th scope="col">Authorized</th>
+              <th scope="col"></th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr>
+                <td>{r.clientName}</td>
+                <td>{r.redirectHost}</td>
+                <td>{r.scope.map((s) => SCOPE_TEXT[s] ?? s).join(', ')}</td>
+                <td>{r.createdAt}</td>
+                <td>
+                  <form method="post" action={`${CONSOLE_PATH}/oauth/applications/revoke`}>
+                    <input type="hidden" name="grant" value={r.grantId} />
+                    <input type="hidden" name="csrf" value={csrf} />
+                    <button type="submit" class="secondary">
+                      Revoke
+                    </button>
+                  </form>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     )}
     <p>
       <a href={CONSOLE_PATH}>Back to the developer console</a>
@@ -196,6 +198,7 @@ async function csrfOk(c: ConsoleContext, sessionId: string, sent: unknown): Prom
   return typeof sent === 'string' && constantTimeEqual(sent, await sessionCsrf(c, sessionId));
 }
 
+/** Where a redirect URI sends access: its host with the port (an application on this computer is told apart by its port). */
 function hostOf(uri: string): string {
   try {
     return new URL(uri).host || uri;
@@ -244,7 +247,7 @@ async function showConsent(c: ConsoleContext): Promise<Response> {
   const html = await c.html(
     <ConsentPage
       clientName={details.clientName}
-      redirectHost={details.redirectHost}
+      redirectHost={hostOf(request.redirectUri)}
       redirectIsLoopback={details.redirectIsLoopback}
       scopes={[...GRANTED_SCOPES]}
       fundId={servedFund(c)}

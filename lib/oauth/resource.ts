@@ -3,11 +3,13 @@
  * token this service issued (lib/oauth/provider.ts) is, for the authentication step of `/api/mcp` (lib/auth.ts,
  * which also takes API keys, `svc_dk_...`), and the challenges of its refusals.
  *
- * Every 401 and 403 from `/api/mcp` carries `WWW-Authenticate: Bearer` with `resource_metadata` (the URL of
- * the server's RFC 9728 document, which names this service as its authorization server), `scope`
- * (`fund:read`), and for a presented credential `error` and an `error_description` saying what is missing.
- * No refusal tells whether an account, a key or a grant exists: an unknown, expired, revoked or
- * other-resource token, and a token of a revoked account, all get the one `invalid_token` sentence.
+ * A refusal that OAuth can fix (no credential; an access token that is not valid here or lacks `fund:read`)
+ * carries `WWW-Authenticate: Bearer` with `resource_metadata` (the URL of the server's RFC 9728 document,
+ * which names this service as its authorization server), `scope` (`fund:read`), and for a presented token
+ * `error` and an `error_description` saying what is missing ({@link withDiscovery}). Which refusals those are
+ * is decided with the API keys' in lib/mcp/refusals.ts. No refusal tells whether an account, a key or a
+ * grant exists: an unknown, expired, revoked or other-resource token, and a token of a revoked account, all
+ * get the one `invalid_token` sentence.
  */
 import type { Context } from 'hono';
 import type { AppEnv } from '../env.ts';
@@ -25,6 +27,17 @@ export const TOKEN_SCOPE_DETAIL = `The access token does not carry the "${FUND_R
 /** Detail of the 403 of a token whose account has no access to the served fund. */
 export const ACCOUNT_NO_FUND_DETAIL =
   "This account has no access to this fund's data (calculator accounts do not); the fund's operator grants it by invitation.";
+
+/**
+ * True for a bearer token of the shape this service's access tokens have (the library's
+ * `<user>:<grant>:<secret>`, three non-empty parts without white space): only such a token is looked up as an
+ * access token, and refused with a challenge. Any other value the fund server is sent is a key problem
+ * (lib/mcp/refusals.ts), which OAuth does not fix. Linear in the token's length.
+ */
+export function isAccessTokenShape(token: string): boolean {
+  const parts = token.split(':');
+  return parts.length === 3 && parts.every((part) => part.length > 0 && !/\s/.test(part));
+}
 
 /** A header parameter value as an RFC 9110 quoted-string (our own fixed sentences; `"` and `\` escaped). */
 function quoted(value: string): string {
@@ -53,8 +66,9 @@ export function withDiscovery(c: Context<AppEnv>, err: ApiError): ApiError {
  * checks of lib/fund/source.ts apply to it unchanged.
  * @param accounts the developer console's accounts (the token's account must be active and hold the fund)
  * @returns a verifier that throws {@link UnauthorizedError} 401 (unknown, expired, revoked, other resource, a
- *   revoked account) or {@link InsufficientScopeError} 403 (no `fund:read`; an account without the served
- *   fund); the caller adds the discovery challenge with {@link withDiscovery}
+ *   revoked account) or {@link InsufficientScopeError} 403 (no `fund:read`), to which the caller adds the
+ *   discovery challenge with {@link withDiscovery}, or a 403 `insufficient_scope` without a challenge (an
+ *   account without the served fund)
  */
 export function accessTokens(c: Context<AppEnv>, accounts: AccountDirectory | undefined): (token: string) => Promise<Principal> {
   return async (token) => {
@@ -63,7 +77,8 @@ export function accessTokens(c: Context<AppEnv>, accounts: AccountDirectory | un
     if (!validated || !account) throw new UnauthorizedError(INVALID_TOKEN_DETAIL, true);
     if (!validated.scope.includes(FUND_READ_SCOPE)) throw new InsufficientScopeError(TOKEN_SCOPE_DETAIL);
     const fundId = c.get('config').fundId;
-    if (!account.fundIds.includes(fundId)) throw new InsufficientScopeError(ACCOUNT_NO_FUND_DETAIL);
+    // Authorizing again cannot give the account the fund: no challenge (lib/mcp/refusals.ts).
+    if (!account.fundIds.includes(fundId)) throw new ApiError('insufficient_scope', ACCOUNT_NO_FUND_DETAIL);
     return {
       kind: 'key',
       record: {

@@ -1,6 +1,6 @@
 /**
  * The OAuth routes outside the developer console (docs/oauth.md): RFC 9728 protected resource metadata of
- * the fund MCP server (at its path and path-less), and the library's authorization server endpoints: RFC 8414
+ * the fund MCP server (at its path), and the library's authorization server endpoints: RFC 8414
  * metadata, the token endpoint (which also revokes, RFC 7009) and dynamic client registration (RFC 7591).
  * The authorization page is the console's (lib/oauth/consent.tsx). Served locally to loopback hosts only
  * (421 otherwise, the DNS-rebinding guard of lib/origin.ts), like the MCP servers.
@@ -230,14 +230,15 @@ async function authorizationServerAnswer(c: Context<AppEnv>, path: string): Prom
 
 /** Mounts the routes on the app (before the route table). */
 export function mountOAuth(app: Hono<AppEnv>): void {
-  for (const path of [PROTECTED_RESOURCE_WELL_KNOWN, `${PROTECTED_RESOURCE_WELL_KNOWN}${MCP_RESOURCE_PATH}`]) {
-    app.get(path, (c) => {
-      checkHostAndOrigin(c.env, requestHost(c.req.raw), undefined);
-      // Deployed, the document is the same for every request; locally it names the request's loopback host.
-      const cache = originPolicy(c.env).publicOrigin ? 'public, max-age=300' : 'no-store';
-      return c.json(protectedResourceMetadata(c), 200, { 'Cache-Control': cache });
-    });
-  }
+  // At the resource's path only (RFC 9728 §3.1). No path-less copy: it would describe `/api/mcp` at the URL of
+  // the origin's own document, and clients of the public server that look there were sent to the fund
+  // server's OAuth (docs/oauth.md#roles-and-names).
+  app.get(`${PROTECTED_RESOURCE_WELL_KNOWN}${MCP_RESOURCE_PATH}`, (c) => {
+    checkHostAndOrigin(c.env, requestHost(c.req.raw), undefined);
+    // Deployed, the document is the same for every request; locally it names the request's loopback host.
+    const cache = originPolicy(c.env).publicOrigin ? 'public, max-age=300' : 'no-store';
+    return c.json(protectedResourceMetadata(c), 200, { 'Cache-Control': cache });
+  });
   for (const path of [AUTHORIZATION_SERVER_WELL_KNOWN, TOKEN_PATH, REGISTER_PATH]) {
     app.all(path, async (c) => {
       checkHostAndOrigin(c.env, requestHost(c.req.raw), undefined);

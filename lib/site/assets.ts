@@ -20,6 +20,10 @@ code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-s
 pre{background:var(--code);padding:.75rem;border-radius:6px;overflow-x:auto;white-space:pre-wrap}
 table{border-collapse:collapse;width:100%;display:block;overflow-x:auto}
 th,td{text-align:left;padding:.4rem .6rem;border-bottom:1px solid var(--code);vertical-align:top}
+details{border:1px solid var(--code);border-radius:6px;padding:.25rem .75rem;margin:.5rem 0}
+summary{cursor:pointer;font-weight:600;padding:.25rem 0}
+h4{font-size:.95rem;margin:1rem 0 .25rem}
+a.install{display:inline-block;padding:.35rem .75rem;border-radius:6px;background:var(--link);color:var(--bg);text-decoration:none}
 `;
 
 /**

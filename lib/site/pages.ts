@@ -9,6 +9,8 @@
  * - The llms files are generated at build time from the declarations and `docs/` (`scripts/build-docs.ts`)
  *   and handed in by the composition root; `{{origin}}` in them becomes the serving origin.
  * - `/api/v1/` is the REST API's index of links (lib/site/api-index.ts), built from the route table.
+ * - The MCP registry's `server.json` of each MCP server (lib/mcp/server-json.ts) is served with the
+ *   deployment's URLs, for `mcp-publisher` (docs/mcp.md#listing-the-servers-in-the-mcp-registry).
  * - The pages are not API operations: they are not in the route table or the OpenAPI document.
  */
 import type { Hono } from 'hono';
@@ -20,6 +22,12 @@ import { quickstartCalls, type Catalog } from '../endpoint.ts';
 import { SITE_CSS, SWAGGER_INIT_JS } from './assets.ts';
 import { publicOrigin } from '../origin.ts';
 import { API_INDEX_PATHS, apiIndex } from './api-index.ts';
+import type { McpUrls } from '../mcp/clients.ts';
+import { mcpServerPaths } from '../mcp/endpoint.ts';
+import { REGISTRY_PATHS, serverJson } from '../mcp/server-json.ts';
+import { clientsSection } from './clients-section.ts';
+import { issuerOf } from '../oauth/provider.ts';
+import { CONSOLE_PATH } from '../console/config.ts';
 
 type Directives = Record<string, string[]>;
 
@@ -87,23 +95,16 @@ export interface SiteContent {
   llms: { index: string; full: string };
 }
 
-/** The home page: what the service is, its three surfaces, the demo key, the docs, and quick starts. */
+/** The MCP servers' absolute URLs at `origin`, from the route table (none is written out). */
+export function mcpUrls(origin: string, routes: Catalog['routes']): McpUrls {
+  const paths = mcpServerPaths(routes);
+  return { public: `${origin}${paths.public ?? ''}`, fund: `${origin}${paths.fund ?? ''}` };
+}
+
+/** The home page: what the service is, its three surfaces, the demo key, the docs, quick starts, and each MCP client's setup. */
 function homePage(origin: string, catalog: SiteContent['catalog']) {
   const start = quickstartCalls(catalog);
-  const mcpPublic = JSON.stringify({ mcpServers: { 'fund-edge-calculators': { url: `${origin}/api/mcp/public` } } }, null, 2);
-  const mcpFundOAuth = JSON.stringify({ mcpServers: { 'fund-edge-fund-data': { url: `${origin}/api/mcp` } } }, null, 2);
-  const mcpFund = JSON.stringify(
-    {
-      mcpServers: {
-        'fund-edge-fund-data': {
-          command: 'npx',
-          args: ['mcp-remote', `${origin}/api/mcp`, '--header', 'Authorization: Bearer svc_dk_<your key>'],
-        },
-      },
-    },
-    null,
-    2,
-  );
+  const urls = mcpUrls(origin, catalog.routes);
   return page(
     'fund-edge: fund data, calculators and MCP servers',
     html`<body>
@@ -123,8 +124,8 @@ function homePage(origin: string, catalog: SiteContent['catalog']) {
 <thead><tr><th>Surface</th><th>URL</th><th>Key</th></tr></thead>
 <tbody>
 <tr><td>REST API: fund data (GET) and calculators (POST)</td><td><code>${origin}/api/v1/</code></td><td>fund data: Bearer key; calculators: none</td></tr>
-<tr><td>Public MCP server: the calculators and <code>search_docs</code></td><td><code>${origin}/api/mcp/public</code></td><td>none</td></tr>
-<tr><td>Fund MCP server: one read-only tool per fund-data endpoint</td><td><code>${origin}/api/mcp</code></td><td>Bearer key</td></tr>
+<tr><td>Public MCP server: the calculators and <code>search_docs</code></td><td><code>${urls.public}</code></td><td>none</td></tr>
+<tr><td>Fund MCP server: one read-only tool per fund-data endpoint</td><td><code>${urls.fund}</code></td><td>OAuth sign-in, or a fund key</td></tr>
 </tbody>
 </table>
 <h2>Demo key</h2>
@@ -137,13 +138,8 @@ function homePage(origin: string, catalog: SiteContent['catalog']) {
 <h3>Fund data (demo key)</h3>
 <pre><code>curl -s ${origin}${start.fundPath} \\
   -H 'authorization: Bearer ${DEMO_API_KEY}'</code></pre>
-<h3>MCP client configuration</h3>
-<p>Public server (Streamable HTTP, no key):</p>
-<pre><code>${mcpPublic}</code></pre>
-<p>Fund server with OAuth: give your client only the URL; it opens the developer console, where you sign in with your passkey and approve read access to the fund:</p>
-<pre><code>${mcpFundOAuth}</code></pre>
-<p>Or with a fund key of your own (the demo key is refused there), through <code>mcp-remote</code> for clients that cannot send headers:</p>
-<pre><code>${mcpFund}</code></pre>
+${clientsSection(urls, { heading: { level: 2, text: 'Connect an MCP client' } })}
+<p>Listing the servers in a registry: <a href="${REGISTRY_PATHS.public}">the calculators' server.json</a> and <a href="${REGISTRY_PATHS.fund}">the fund server's</a> (MCP registry format).</p>
 <h2>Good to know</h2>
 <ul>
 <li>Errors are RFC 9457 <code>application/problem+json</code> with a stable <code>code</code>.</li>
@@ -180,6 +176,14 @@ export function mountSite(app: Hono<AppEnv>, content: SiteContent): void {
   app.get('/docs/', (c) => c.redirect('/docs', 301));
   app.get('/docs/init.js', pageHeaders(TEXT_CSP), (c) => c.body(SWAGGER_INIT_JS, 200, textFile('text/javascript; charset=utf-8')));
   app.get('/site.css', pageHeaders(TEXT_CSP), (c) => c.body(SITE_CSS, 200, textFile('text/css; charset=utf-8')));
+  // The MCP registry's description of each server (lib/mcp/server-json.ts), with this deployment's URLs.
+  for (const server of ['public', 'fund'] as const) {
+    app.get(REGISTRY_PATHS[server], pageHeaders(TEXT_CSP), (c) => {
+      const origin = publicOrigin(c);
+      const document = serverJson(server, origin, mcpUrls(origin, content.catalog.routes), `${issuerOf(c)}${CONSOLE_PATH}`);
+      return c.body(`${JSON.stringify(document, null, 2)}\n`, 200, textFile('application/json; charset=utf-8'));
+    });
+  }
   app.get('/llms.txt', pageHeaders(TEXT_CSP), (c) =>
     c.body(content.llms.index.replaceAll('{{origin}}', publicOrigin(c)), 200, textFile('text/markdown; charset=utf-8')),
   );

@@ -3,7 +3,8 @@
  * workerd over real HTTP, with a CDP virtual authenticator as the passkey: sign up, mint a key and copy it
  * from the page, call a calculator with it and see the account's plan limit in `RateLimit-Policy`; sign out
  * and back in with the same passkey; accept an operator invitation (the real `npm run console` CLI), mint a
- * fund key, read fund data with it, revoke it in the page and get 401; a calc key on fund data gets 403.
+ * fund key, read fund data with it, revoke it in the page and get 401; a calc key on fund data gets 403. A
+ * key just minted is listed at once and filled into the MCP client snippets; the usage chart shows the call.
  * Screenshots of each main screen go to test-results/screenshots/ (git-ignored).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLAN_DAILY_CALC_LIMITS } from '../../lib/console/config.ts';
+import { clientSetups, type McpUrls } from '../../lib/mcp/clients.ts';
 import { launchChromium, operatorInvite, pageWithPasskey, screenshot } from '../support/browser.ts';
 import { startWorker, type TestWorker } from '../support/worker.ts';
 
@@ -63,6 +65,12 @@ async function mint(page: Page, label: string, scope: 'calc' | 'fund'): Promise<
   return copied;
 }
 
+/** The MCP servers' URLs the quick starts' client section names. */
+async function mcpUrls(page: Page): Promise<McpUrls> {
+  const section = page.locator('section.clients');
+  return { public: (await section.getAttribute('data-mcp-public'))!, fund: (await section.getAttribute('data-mcp-fund'))! };
+}
+
 function calc(key: string): Promise<Response> {
   return fetch(`${worker.base}/api/v1/calc/fee-calculator`, {
     method: 'POST',
@@ -93,6 +101,16 @@ describe('developer console in Chromium', () => {
       await screenshot(page, '02-dashboard-new-account');
 
       calcKey = await mint(page, 'laptop', 'calc');
+      // Without pressing Done: the key list shows the new key, and the MCP snippets carry the key (a calc key
+      // on the public server), as lib/mcp/clients.ts writes them.
+      await page.getByRole('cell', { name: 'laptop', exact: true }).waitFor();
+      expect(await page.getByText('No keys yet.').count()).toBe(0);
+      const mcp = await mcpUrls(page);
+      for (const setup of clientSetups(mcp, { publicKey: calcKey })) {
+        const shown = await page.locator(`[data-setup="${setup.id}:public"]`).textContent();
+        expect(shown, setup.id).toBe(setup.snippets.find((s) => s.variant === 'public')!.text);
+        expect(shown).toContain(calcKey);
+      }
       await screenshot(page, '03-key-minted');
 
       const res = await calc(calcKey);
@@ -108,6 +126,14 @@ describe('developer console in Chromium', () => {
       await page.getByRole('cell', { name: 'laptop', exact: true }).waitFor();
       await page.waitForLoadState('load');
       expect(await page.getByTestId('usage').textContent()).toBe(`1 of ${PLAN_DAILY_CALC_LIMITS.free.toLocaleString('en-US')}`);
+      // The last 30 days, today's bar holding the call, drawn by the server (the chart needs no script).
+      const bars = page.getByTestId('usage-chart').locator('rect.bar');
+      expect(await bars.count()).toBe(30);
+      expect(await bars.last().getAttribute('data-calls')).toBe('1');
+      expect(await page.locator('figure.usage figcaption').textContent()).toMatch(
+        /: 1 calculator call from \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d, at most 1 on .*the plan's limit, 1,000 a day, is above the chart\.$/,
+      );
+      expect(Number(await bars.last().getAttribute('height'))).toBe(88);
       expect(await page.content()).not.toContain(calcKey);
       await expect.poll(() => page.locator('tbody tr').first().textContent()).toContain(calcKey.slice(0, 12));
       await screenshot(page, '04-keys-listed');
@@ -148,6 +174,13 @@ describe('developer console in Chromium', () => {
       expect(await page.getByTestId('scopes').textContent()).toBe('calc, fund (sample-fund)');
 
       const fundKey = await mint(page, 'desk', 'fund');
+      await page.getByRole('cell', { name: 'desk', exact: true }).waitFor();
+      const mcp = await mcpUrls(page);
+      for (const setup of clientSetups(mcp, { publicKey: fundKey, fundKey })) {
+        const snippet = setup.snippets.find((s) => s.variant === 'fund-key')!;
+        expect(await page.locator(`[data-setup="${setup.id}:fund-key"]`).textContent(), setup.id).toBe(snippet.text);
+        if (snippet.link) expect(await page.locator(`[data-setup-link="${setup.id}:fund-key"]`).getAttribute('href')).toBe(snippet.link);
+      }
       await screenshot(page, '06-fund-key-minted');
       const res = await overview(fundKey);
       expect(res.status).toBe(200);

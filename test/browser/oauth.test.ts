@@ -107,7 +107,7 @@ async function consent(page: Page, url: URL, button: 'Approve' | 'Deny' | 'Cance
   await page.getByRole('heading', { name: 'Authorize an application' }).waitFor();
   await page.waitForLoadState('load');
   expect(await page.locator('#client-name').textContent()).toBe('E2E MCP client');
-  expect(await page.locator('#redirect-host').textContent()).toBe('127.0.0.1');
+  expect(await page.locator('#redirect-host').textContent()).toBe('127.0.0.1:38123');
   await screenshot(page, shot);
   // The browser's request to the client's redirect URI (no one listens there; its URL is what the client reads).
   const sent = page.waitForRequest((request) => request.url().startsWith(CALLBACK));
@@ -152,6 +152,16 @@ describe('an MCP client connects with OAuth, knowing only the URL', () => {
     await page.getByRole('link', { name: 'Authorized applications' }).click();
     await page.getByRole('cell', { name: 'E2E MCP client' }).waitFor();
     await screenshot(page, 'oauth-02-applications');
+    // At phone width the table scrolls inside its wrapper, as the keys table does: the page itself does not,
+    // and Revoke is reached by scrolling the table.
+    await page.setViewportSize({ width: 375, height: 740 });
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBeLessThanOrEqual(
+      0,
+    );
+    expect(await page.locator('.scroll > table#applications').count()).toBe(1);
+    await page.getByRole('button', { name: 'Revoke' }).scrollIntoViewIfNeeded();
+    expect(await page.getByRole('button', { name: 'Revoke' }).isVisible()).toBe(true);
+    await screenshot(page, 'oauth-02b-applications-phone');
     await page.getByRole('button', { name: 'Revoke' }).click();
     await page.getByText('No application is authorized.').waitFor();
 

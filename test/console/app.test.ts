@@ -16,6 +16,7 @@ import { expectProblem } from '../support/problems.ts';
 import { take } from '../../lib/atomic.ts';
 import { SIGNUPS_PER_NETWORK_PER_DAY } from '../../lib/limits.ts';
 import { calcPath, fundPath } from '../support/declared.ts';
+import { quotaWritesSettled } from '../../lib/rate-limit.ts';
 
 const ORIGIN = 'http://localhost:8787';
 const SECRET = 'test-secret-'.padEnd(40, 'x');
@@ -273,6 +274,82 @@ describe('logging', () => {
     } finally {
       for (const spy of spies) spy.mockRestore();
     }
+  });
+});
+
+describe('usage over the last 30 days', () => {
+  const dashboard = async (env: Env, cookie: string) =>
+    (await app.request(`${ORIGIN}/developers/console`, { headers: { cookie } }, env)).text();
+
+  it("charts each day's calls from the account's daily counters beside the plan's limit, in SVG with no script", async () => {
+    const { env, CONSOLE, RATE_LIMITS } = setup();
+    const s = await signIn(CONSOLE);
+    const counter = (day: string) => `calc:account:${s.account.accountId}:${day}`;
+    await RATE_LIMITS.put(counter('2026-10-03'), '900'); // 31 days ago: outside the chart
+    await RATE_LIMITS.put(counter('2026-10-04'), '7'); // the oldest day shown
+    await RATE_LIMITS.put(counter('2026-10-20'), '250');
+    await RATE_LIMITS.put(counter('2026-11-01'), '1200'); // over the free plan's 1,000
+    await RATE_LIMITS.put(counter('2026-11-02'), '3');
+    const page = await dashboard(env, s.cookie);
+    const bars = [...page.matchAll(/<rect class="bar" [^>]*data-day="([\d-]+)" data-calls="(\d+)"/g)].map((m) => [m[1], Number(m[2])]);
+    expect(bars).toHaveLength(30);
+    expect(bars[0]).toEqual(['2026-10-04', 7]);
+    expect(bars.at(-1)).toEqual(['2026-11-02', 3]);
+    expect(Object.fromEntries(bars)).toMatchObject({ '2026-10-20': 250, '2026-11-01': 1200, '2026-10-21': 0 });
+    expect(bars.reduce((sum, [, calls]) => sum + (calls as number), 0)).toBe(7 + 250 + 1200 + 3);
+    // The scale reaches the busiest day: its bar is full height, the limit's line below it.
+    const height = (day: string) => Number(new RegExp(`height="([\\d.]+)" data-day="${day}"`).exec(page)![1]);
+    expect(height('2026-11-01')).toBe(88);
+    expect(page).toMatch(/<line class="limit" x1="0" x2="300" y1="26.67" y2="26.67" data-limit="1000"/);
+    expect(page).toContain(
+      '1,460 calculator calls from 2026-10-04 to 2026-11-02, at most 1,200 on 2026-11-01; the dashed line is the plan&#39;s limit, 1,000 a day.',
+    );
+    expect(page).toContain('3 of 1,000');
+    expect(page).not.toMatch(/<script>|style="/);
+  });
+
+  it('scales to the busiest day while it is under a quarter of the limit, and says the limit is above the chart', async () => {
+    const { env, CONSOLE, RATE_LIMITS } = setup();
+    const s = await signIn(CONSOLE);
+    await RATE_LIMITS.put(`calc:account:${s.account.accountId}:2026-10-30`, '40');
+    await RATE_LIMITS.put(`calc:account:${s.account.accountId}:2026-11-02`, '1');
+    const page = await dashboard(env, s.cookie);
+    expect(page).toMatch(/height="88.00" data-day="2026-10-30" data-calls="40"/);
+    expect(page).toMatch(/height="2.20" data-day="2026-11-02" data-calls="1"/);
+    expect(page).not.toContain('class="limit"');
+    expect(page).toContain(
+      '41 calculator calls from 2026-10-04 to 2026-11-02, at most 40 on 2026-10-30; the bars reach 40 a day; the plan&#39;s limit, 1,000 a day, is above the chart.',
+    );
+  });
+
+  it('reads the 30 days in one bulk read, then only today and yesterday: earlier days are final and kept', async () => {
+    const { env, CONSOLE, RATE_LIMITS } = setup();
+    const s = await signIn(CONSOLE);
+    await dashboard(env, s.cookie);
+    expect(RATE_LIMITS.bulkGets.map((keys) => keys.length)).toEqual([30]);
+    await RATE_LIMITS.put(`calc:account:${s.account.accountId}:2026-11-01`, '5');
+    const page = await dashboard(env, s.cookie);
+    expect(RATE_LIMITS.bulkGets.map((keys) => keys.length)).toEqual([30, 2]);
+    expect(page).toContain('data-day="2026-11-01" data-calls="5"');
+  });
+
+  it("keeps an account's counter 30 days past its day, and an anonymous caller's an hour", async () => {
+    const { env, CONSOLE, RATE_LIMITS } = setup();
+    const s = await signIn(CONSOLE);
+    const { key } = (await (await mint(env, s)).json()) as { key: string };
+    const call = (headers: Record<string, string>) =>
+      app.request(
+        calcPath('fee-calculator'),
+        { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' },
+        env,
+      );
+    await call({ authorization: `Bearer ${key}` });
+    await call({ 'cf-connecting-ip': '198.51.100.9' });
+    await quotaWritesSettled(RATE_LIMITS as unknown as KVNamespace);
+    const ttl = (prefix: string) => RATE_LIMITS.puts.find((p) => p.key.startsWith(prefix))?.expirationTtl;
+    const toMidnight = 14 * 3600;
+    expect(ttl('calc:account:')).toBe(toMidnight + 30 * 86_400 + 3600);
+    expect(ttl('calc:198.51.100.9:')).toBe(toMidnight + 3600);
   });
 });
 

@@ -1,8 +1,9 @@
 /**
  * The operator CLI `npm run console` (scripts/console.ts) over local KV in a folder of its own, through the
- * same `wrangler kv key` path the real command uses: invite, list, plan, revoke, and bad arguments.
+ * same `wrangler kv key` path the real command uses: invite, list, plan, revoke, and bad arguments; and an
+ * invitation's link on the port of the `npm run dev` (the real script) running on the same local state.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import { hashKey } from '../../lib/keys.ts';
 import { parseDuration } from '../../scripts/console.ts';
 import { wranglerKv } from '../../scripts/wrangler-kv.ts';
 import { FakeAtomicNamespace } from '../support/fakes.ts';
+import { freePort } from '../support/clients.ts';
 
 const persistDir = mkdtempSync(join(tmpdir(), 'fund-edge-console-cli-'));
 afterAll(() => rmSync(persistDir, { recursive: true, force: true }));
@@ -75,6 +77,53 @@ describe('npm run console', () => {
     // Every step starts wrangler (a few seconds each): about 50 s on a loaded 2-core machine, so a hang guard
     // wider than the suite's 60 s.
   }, 180_000);
+
+  it('links an invitation to the port `npm run dev -- --port N` runs on, and says so', async () => {
+    const port = await freePort();
+    const stateDir = mkdtempSync(join(tmpdir(), 'fund-edge-dev-'));
+    // The real script, with its own state folder; the test needs its first lines only, then ends it and wrangler.
+    const dev = spawn(
+      process.execPath,
+      [
+        '--experimental-strip-types',
+        '--disable-warning=ExperimentalWarning',
+        'scripts/dev.ts',
+        '--port',
+        String(port),
+        '--persist-to',
+        stateDir,
+      ],
+      { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DATABASE_URL: '', WRANGLER_SEND_METRICS: 'false' } },
+    );
+    let out = '';
+    dev.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    try {
+      await expect.poll(() => out, { timeout: 30_000 }).toContain(`developer console: http://localhost:${port}/developers/console`);
+      const invited = spawnSync(
+        process.execPath,
+        [
+          '--experimental-strip-types',
+          '--disable-warning=ExperimentalWarning',
+          'scripts/console.ts',
+          'invite',
+          '--fund',
+          'sample-fund',
+          '--persist-to',
+          stateDir,
+        ],
+        { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PUBLIC_ORIGIN: '' }, timeout: 60_000 },
+      );
+      expect(invited.stdout.trim()).toMatch(new RegExp(`^http://localhost:${port}/developers/console/invite#[0-9A-Za-z]{32}$`));
+      expect(invited.stderr).toContain(`The link is for http://localhost:${port} (the running npm run dev's port (process ${dev.pid});`);
+    } finally {
+      try {
+        process.kill(-dev.pid!, 'SIGKILL');
+      } catch {
+        // already ended
+      }
+      rmSync(stateDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('refuses bad arguments with a message and exit code 1', () => {
     expect(cli(['plan', 'acct_nobody', 'gold'])).toMatchObject({ status: 1, stderr: expect.stringContaining('free or paid') });

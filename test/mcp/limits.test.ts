@@ -27,10 +27,24 @@ import {
 import { calcPath } from '../support/declared.ts';
 
 describe('fund server keys', () => {
-  const cases: [string, (f: Awaited<ReturnType<typeof fundFixture>>) => Promise<string | undefined>, number, string, string][] = [
-    ['no key', async () => undefined, 401, 'unauthorized', 'Bearer realm="fund-data"'],
-    ['a malformed key', async () => 'Bearer svc_dk_short', 401, 'unauthorized', 'Bearer realm="fund-data", error="invalid_token"'],
-    ['an unknown key', async () => `Bearer ${generateKey()}`, 401, 'unauthorized', 'Bearer realm="fund-data", error="invalid_token"'],
+  const CONSOLE = 'http://localhost/developers/console';
+  /** What was sent, the status and code, and how the detail begins (each case says what is wrong first). */
+  const cases: [
+    string,
+    (f: Awaited<ReturnType<typeof fundFixture>>) => Promise<string>,
+    403,
+    'invalid_key' | 'insufficient_scope',
+    RegExp,
+  ][] = [
+    ['a malformed key', async () => 'Bearer svc_dk_short', 403, 'invalid_key', /^The key in the Authorization header is malformed/],
+    ['an unknown key', async () => `Bearer ${generateKey()}`, 403, 'invalid_key', /^The key in the Authorization header is not valid/],
+    [
+      'a mistyped key (one character changed)',
+      async (f) => `Bearer ${f.key.slice(0, -1)}${f.key.endsWith('a') ? 'b' : 'a'}`,
+      403,
+      'invalid_key',
+      /^The key in the Authorization header is not valid/,
+    ],
     [
       'a revoked key',
       async (f) => {
@@ -38,42 +52,71 @@ describe('fund server keys', () => {
         await revokeKey(f.API_KEYS, revoked.record.prefix);
         return `Bearer ${revoked.key}`;
       },
-      401,
-      'unauthorized',
-      'Bearer realm="fund-data", error="invalid_token"',
+      403,
+      'invalid_key',
+      /^The key in the Authorization header is not valid/,
     ],
-    ['another scheme', async () => 'Basic dXNlcjpwYXNz', 401, 'unauthorized', 'Bearer realm="fund-data"'],
+    ['another scheme', async () => 'Basic dXNlcjpwYXNz', 403, 'invalid_key', /^The Authorization header is not "Bearer <key>"/],
+    ['the key without "Bearer"', async (f) => f.key, 403, 'invalid_key', /^The Authorization header is not "Bearer <key>"/],
+    [
+      'a bearer value that is no key',
+      async () => 'Bearer my-api-key',
+      403,
+      'invalid_key',
+      /^The Authorization header does not carry a key/,
+    ],
     [
       'the demo key',
       async () => `Bearer ${DEMO_API_KEY}`,
       403,
       'insufficient_scope',
-      'Bearer realm="fund-data", error="insufficient_scope"',
+      /^The demo key reads the synthetic demo fund over REST only/,
+    ],
+    [
+      'a calc key',
+      async (f) => `Bearer ${(await createKey(f.API_KEYS, { fundId: null, scope: 'calc' })).key}`,
+      403,
+      'insufficient_scope',
+      /^This key is a calc key: .* Use it on the public MCP server, http:\/\/localhost\/api\/mcp\/public\./,
     ],
     [
       "another fund's key",
       async (f) => `Bearer ${(await createKey(f.API_KEYS, { fundId: 'other-fund' })).key}`,
       403,
       'insufficient_scope',
-      'Bearer realm="fund-data", error="insufficient_scope"',
+      /^This key reads another fund/,
     ],
   ];
 
-  it.each(cases)('refuses %s, counting nothing against FUND_BURST', async (_label, authOf, status, code, challenge) => {
+  it.each(cases)(
+    'refuses %s with 403 and no challenge (no client starts OAuth), counting nothing',
+    async (_label, authOf, status, code, detail) => {
+      const fixture = await fundFixture();
+      const auth = await authOf(fixture);
+      for (const body of [INITIALIZE, toolsList(), CHEAP_CALL.fund, [CHEAP_CALL.fund, { ...CHEAP_CALL.fund, id: 4 }]]) {
+        const res = await post(FUND, body, { env: fixture.env, auth });
+        const { problem, text } = await expectProblem(res, status, code);
+        // Any 401, and a 403 with error="insufficient_scope", makes MCP clients start OAuth (lib/mcp/refusals.ts).
+        expect(res.headers.get('www-authenticate')).toBeNull();
+        expect(problem.detail).toMatch(detail);
+        expect(problem.detail.toLowerCase()).toContain(`mint a fund key at ${CONSOLE} and send it as "authorization: bearer svc_dk_..."`);
+        expect(problem.detail).toMatch(/or remove the header to sign in with OAuth\.$/);
+        const token = auth.split(' ')[1] ?? auth;
+        expectNoInternals(text, [token, fixture.key]);
+        expect(text.toLowerCase()).not.toMatch(/meridian|northstar|shadownav|investor/);
+      }
+      expect(fixture.FUND_BURST.counts.size).toBe(0);
+    },
+  );
+
+  it('answers no credential with 401 naming the protected resource metadata (OAuth discovery), counting nothing', async () => {
     const fixture = await fundFixture();
-    const auth = await authOf(fixture);
-    for (const body of [INITIALIZE, toolsList(), CHEAP_CALL.fund, [CHEAP_CALL.fund, { ...CHEAP_CALL.fund, id: 4 }]]) {
-      const res = await post(FUND, body, { env: fixture.env, ...(auth === undefined ? {} : { auth }) });
-      const { text } = await expectProblem(res, status, code);
-      // The RFC 6750 challenge, plus the OAuth discovery parameters (lib/oauth/resource.ts).
-      const header = res.headers.get('www-authenticate')!;
-      expect(header.replace(/, (resource_metadata|scope|error_description)="(?:[^"\\]|\\.)*"/g, '')).toBe(challenge);
-      expect(header).toMatch(
-        /^Bearer realm="fund-data", resource_metadata="http:\/\/[^"]+\/\.well-known\/oauth-protected-resource\/api\/mcp", scope="fund:read"/,
+    for (const body of [INITIALIZE, toolsList(), CHEAP_CALL.fund]) {
+      const res = await post(FUND, body, { env: fixture.env });
+      await expectProblem(res, 401, 'unauthorized');
+      expect(res.headers.get('www-authenticate')).toBe(
+        'Bearer realm="fund-data", resource_metadata="http://localhost/.well-known/oauth-protected-resource/api/mcp", scope="fund:read"',
       );
-      const token = auth?.split(' ')[1];
-      expectNoInternals(text, token ? [token, fixture.key] : [fixture.key]);
-      expect(text.toLowerCase()).not.toMatch(/meridian|northstar|shadownav|investor/);
     }
     expect(fixture.FUND_BURST.counts.size).toBe(0);
   });
@@ -86,16 +129,27 @@ describe('fund server keys', () => {
 });
 
 describe('public server keys and quota', () => {
-  it('refuses an invalid key with 401, counting nothing', async () => {
+  it('refuses a credential that is not a valid key with 403 and no challenge, counting nothing', async () => {
     const { env, RATE_LIMITS, CALC_BURST } = fakeEnv();
-    for (const auth of ['Bearer svc_dk_short', `Bearer ${generateKey()}`]) {
+    for (const auth of ['Bearer svc_dk_short', `Bearer ${generateKey()}`, 'Basic dXNlcjpwYXNz', 'Bearer an:oauth:token']) {
       const res = await post(PUBLIC, CHEAP_CALL.public, { env, auth });
-      const { text } = await expectProblem(res, 401, 'unauthorized');
-      expect(res.headers.get('www-authenticate')).toBe('Bearer realm="fund-data", error="invalid_token"');
-      expectNoInternals(text, [auth.slice('Bearer '.length)]);
+      const { problem, text } = await expectProblem(res, 403, 'invalid_key');
+      expect(res.headers.get('www-authenticate')).toBeNull();
+      expect(problem.detail).toMatch(/^The (key in the )?Authorization header /);
+      expect(problem.detail).toContain('The public server needs no key: remove the header, or send a valid key');
+      expect(problem.detail).toContain('http://localhost/developers/console');
+      expectNoInternals(text, [auth.slice(auth.indexOf(' ') + 1)]);
     }
     expect(RATE_LIMITS.puts).toEqual([]);
     expect(CALC_BURST.counts.size).toBe(0);
+  });
+
+  it('serves the demo key, a calc key and a fund key as keys', async () => {
+    const { env, API_KEYS } = fakeEnv();
+    const calc = (await createKey(API_KEYS, { fundId: null, scope: 'calc' })).key;
+    const fund = (await createKey(API_KEYS, { fundId: 'other-fund' })).key;
+    for (const key of [DEMO_API_KEY, calc, fund])
+      expect((await post(PUBLIC, CHEAP_CALL.public, { env, auth: `Bearer ${key}` })).status).toBe(200);
   });
 
   it('refuses a tools/call over the daily quota with 429 and a JSON-RPC body, and keeps initialize and tools/list working', async () => {

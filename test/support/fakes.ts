@@ -28,7 +28,17 @@ export class MemoryKv {
   /** When true, every put fails as KV does over its per-key write rate. */
   failPuts = false;
 
-  async get(key: string): Promise<string | null> {
+  /** Bulk reads (`get` of an array of keys, as KV's binding allows up to 100), each as its list of keys. */
+  readonly bulkGets: string[][] = [];
+
+  async get(key: string): Promise<string | null>;
+  async get(keys: string[], type?: 'text'): Promise<Map<string, string | null>>;
+  async get(key: string | string[]): Promise<string | null | Map<string, string | null>> {
+    if (Array.isArray(key)) {
+      if (key.length > 100) throw new Error('KV bulk get takes at most 100 keys');
+      this.bulkGets.push(key);
+      return new Map(key.map((k) => [k, this.data.get(k)?.value ?? null]));
+    }
     this.gets.push(key);
     return this.data.get(key)?.value ?? null;
   }

@@ -21,10 +21,11 @@ export class JsonKv extends MemoryKv {
     if (options.expirationTtl !== undefined) this.expiresAt.set(key, Date.now() + options.expirationTtl * 1000);
     else this.expiresAt.delete(key);
   }
-  override async get(key: string, options?: { type?: string } | string): Promise<any> {
+  override async get(key: any, options?: { type?: string } | string): Promise<any> {
+    if (Array.isArray(key)) return super.get(key);
     const expires = this.expiresAt.get(key);
     if (expires !== undefined && Date.now() >= expires) this.data.delete(key);
-    const text = await super.get(key);
+    const text = await super.get(key as string);
     const type = typeof options === 'string' ? options : options?.type;
     return text !== null && type === 'json' ? JSON.parse(text) : text;
   }

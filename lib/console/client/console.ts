@@ -6,6 +6,7 @@
  * same-origin JSON POST carrying the page's CSRF token (`X-CSRF-Token`).
  */
 import { browserSupportsWebAuthn, startAuthentication, startRegistration } from '@simplewebauthn/browser';
+import { clientSetups, type SetupKeys } from '../../mcp/clients.ts';
 
 const BASE = '/developers/console/api';
 
@@ -67,14 +68,43 @@ async function mint(form: HTMLFormElement): Promise<void> {
     form.querySelector<HTMLInputElement>('#key-label')?.focus();
     return;
   }
-  const minted = await post<{ key: string; prefix: string }>('/keys', { label, scope: String(data.get('scope') ?? 'calc') });
+  const minted = await post<{ key: string; prefix: string; scope: string }>('/keys', { label, scope: String(data.get('scope') ?? 'calc') });
   const panel = document.getElementById('new-key')!;
   document.getElementById('new-key-value')!.textContent = minted.key;
   document.getElementById('new-key-export')!.textContent = `export FUND_EDGE_KEY=${minted.key}`;
   panel.hidden = false;
   panel.focus();
   form.reset();
-  status(`Key ${minted.prefix}… minted. Copy it now: it is shown once.`);
+  fillClientSetups(minted.scope === 'fund' ? { publicKey: minted.key, fundKey: minted.key } : { publicKey: minted.key });
+  status(`Key ${minted.prefix}… minted. Copy it now: it is shown once. The MCP client snippets below carry it.`);
+  await refreshKeys();
+}
+
+/**
+ * Puts a key just minted into the quick starts' MCP client snippets, computed by the module the server
+ * rendered them with (lib/mcp/clients.ts), for the servers' URLs the section names.
+ */
+function fillClientSetups(keys: SetupKeys): void {
+  const section = document.querySelector<HTMLElement>('section.clients');
+  if (!section) return;
+  const urls = { public: section.dataset.mcpPublic ?? '', fund: section.dataset.mcpFund ?? '' };
+  for (const setup of clientSetups(urls, keys)) {
+    for (const snippet of setup.snippets) {
+      const id = `${setup.id}:${snippet.variant}`;
+      const code = section.querySelector(`[data-setup="${id}"]`);
+      if (code) code.textContent = snippet.text;
+      const link = section.querySelector<HTMLAnchorElement>(`[data-setup-link="${id}"]`);
+      if (link && snippet.link) link.href = snippet.link;
+    }
+  }
+}
+
+/** Shows the account's keys as the server lists them now (the card alone, `GET /developers/console/keys`). */
+async function refreshKeys(): Promise<void> {
+  const res = await fetch('/developers/console/keys', { credentials: 'same-origin' });
+  if (!res.ok) return;
+  const card = new DOMParser().parseFromString(await res.text(), 'text/html').getElementById('keys-card');
+  if (card) document.getElementById('keys-card')?.replaceWith(document.importNode(card, true));
 }
 
 async function copy(targetId: string): Promise<void> {
