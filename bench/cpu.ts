@@ -13,8 +13,10 @@
  * - the first request of each kind in a new isolate (budget ≤ 10 ms, docs/performance.md): a fresh Node process imports
  *   the Worker bundled as for workerd (esbuild, wrangler's aliases; built once by the parent), then answers one
  *   request of that kind, its CPU time measured (`process.threadCpuUsage`: the main thread's, as an isolate's
- *   CPU time counts; the whole process's, with V8's background threads, in the note): every fund endpoint with
- *   the demo key, every calculator, a tools/call of each MCP server, and the OpenAPI document; the fund
+ *   CPU time counts; the whole process's, with V8's background threads, in the note): one request per route
+ *   (bench/first-requests.ts: every fund endpoint with the demo key, every calculator, a tools/call of each MCP
+ *   server, the OpenAPI document), the same requests the workerd section measures where Cloudflare counts
+ *   CPU (bench/workerd.ts; this is Node's estimate beside it, with a profile of each miss); the fund
  *   cases read the embedded fund's build-time asset from `public/_fund/` through the in-memory `ASSETS`
  *   binding (test/support/fakes.ts reads the file: the I/O the real binding does), as a deployed isolate does;
  * - a memoized fund tool call (the same call again: served from lib/fund/memo.ts), information;

@@ -145,7 +145,14 @@ function requestFor(route: Route, mcp: ReturnType<typeof mcpServerPaths>): First
   const get = route.endpoint.methods.GET;
   if (get && get.auth === 'none' && !get.query) {
     const label = route.path.replace(/^\/api\/v1\//, '');
-    return { id: `get-${label.replace(/\//g, '-')}`, name: `GET ${label}`, kind: 'get', path: route.path, init: () => ({}), check: expectJsonObject };
+    return {
+      id: `get-${label.replace(/\//g, '-')}`,
+      name: `GET ${label}`,
+      kind: 'get',
+      path: route.path,
+      init: () => ({}),
+      check: expectJsonObject,
+    };
   }
   throw new Error(`bench/first-requests.ts has no first request for ${route.path}: add a rule for its kind of endpoint`);
 }

@@ -101,6 +101,9 @@ interface Run {
 
 const NAME = 'bench-worker';
 
+/** The Miniflare being measured, disposed by the section's cleanup if a run is interrupted (Ctrl-C). */
+let current: Miniflare | null = null;
+
 async function measureOnce(subject: Subject, path: string, init: (key: string) => RequestInit, check: FirstRequest['check']): Promise<Run> {
   const known = workerdChildren();
   const mf = new Miniflare({
@@ -109,6 +112,7 @@ async function measureOnce(subject: Subject, path: string, init: (key: string) =
     durableObjectsPersist: false,
     cachePersist: false,
   } as ConstructorParameters<typeof Miniflare>[0]);
+  current = mf;
   try {
     await mf.ready;
     const url = await mf.unsafeGetDirectURL(NAME);
@@ -129,6 +133,7 @@ async function measureOnce(subject: Subject, path: string, init: (key: string) =
       check(res.status, body) ?? (cpu.mainRanMost ? null : "workerd's main thread was not the one that ran most during the request");
     return { mainMs: cpu.mainMs, otherMs: cpu.otherMs, afterMs, wallMs, problem };
   } finally {
+    current = null;
     await mf.dispose();
   }
 }
@@ -173,6 +178,7 @@ export async function runWorkerd(): Promise<{ figures: Figure[]; diagnostics: st
   try {
     useWranglerEnv();
     const outdir = cleanup.tempDir('fund-edge-bench-workerd-');
+    cleanup.add('dispose the Miniflare being measured', () => current?.dispose());
     progress('workerd: wrangler deploy --dry-run --outdir (the Worker as deployed)');
     await run(bin('wrangler'), ['deploy', '--dry-run', '--outdir', outdir], { env: wranglerEnv() });
     const subject = service(outdir);
@@ -193,7 +199,13 @@ export async function runWorkerd(): Promise<{ figures: Figure[]; diagnostics: st
         try {
           runs[i]!.push(await measureOnce(c === BARE ? bare : subject, c.path, c.init, c.check));
         } catch (err) {
-          runs[i]!.push({ mainMs: Number.NaN, otherMs: Number.NaN, afterMs: Number.NaN, wallMs: Number.NaN, problem: err instanceof Error ? err.message : String(err) });
+          runs[i]!.push({
+            mainMs: Number.NaN,
+            otherMs: Number.NaN,
+            afterMs: Number.NaN,
+            wallMs: Number.NaN,
+            problem: err instanceof Error ? err.message : String(err),
+          });
         }
       }
     }
@@ -203,7 +215,11 @@ export async function runWorkerd(): Promise<{ figures: Figure[]; diagnostics: st
   }
 }
 
-function toFigures(cases: readonly FirstRequest[], runs: readonly Run[][], bare: FirstRequest): { figures: Figure[]; diagnostics: string[] } {
+function toFigures(
+  cases: readonly FirstRequest[],
+  runs: readonly Run[][],
+  bare: FirstRequest,
+): { figures: Figure[]; diagnostics: string[] } {
   const diagnostics: string[] = [];
   const figures = cases.map((c, i) => {
     const rs = runs[i]!;
@@ -214,7 +230,16 @@ function toFigures(cases: readonly FirstRequest[], runs: readonly Run[][], bare:
     if (problems.length) {
       diagnostics.push(`${name}: FAILED: ${problems[0]}`);
       // A case that could not be measured counts as a miss (`--strict`).
-      return { ...figure('workerd', { name, value: null, unit: 'ms', budget: isBare ? null : atMost(FIRST_REQUEST_BUDGET_MS, '≤ 10 ms'), note: `FAILED: ${problems[0]}` }), pass: isBare ? null : false };
+      return {
+        ...figure('workerd', {
+          name,
+          value: null,
+          unit: 'ms',
+          budget: isBare ? null : atMost(FIRST_REQUEST_BUDGET_MS, '≤ 10 ms'),
+          note: `FAILED: ${problems[0]}`,
+        }),
+        pass: isBare ? null : false,
+      };
     }
     const f = figure('workerd', {
       name,
@@ -232,7 +257,8 @@ function toFigures(cases: readonly FirstRequest[], runs: readonly Run[][], bare:
         wallMs: rs.map((r) => r.wallMs),
       },
     });
-    if (f.pass === false) diagnostics.push(`${name}: ${ms(f.value!)} = ${(f.value! / FIRST_REQUEST_BUDGET_MS).toFixed(1)}× the 10 ms budget.`);
+    if (f.pass === false)
+      diagnostics.push(`${name}: ${ms(f.value!)} = ${(f.value! / FIRST_REQUEST_BUDGET_MS).toFixed(1)}× the 10 ms budget.`);
     return f;
   });
   return { figures, diagnostics };
