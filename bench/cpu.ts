@@ -13,8 +13,10 @@
  * - the first request of each kind in a new isolate (budget ≤ 10 ms, docs/performance.md): a fresh Node process imports
  *   the Worker bundled as for workerd (esbuild, wrangler's aliases; built once by the parent), then answers one
  *   request of that kind, its CPU time measured (`process.threadCpuUsage`: the main thread's, as an isolate's
- *   CPU time counts; the whole process's, with V8's background threads, in the note): every fund endpoint with
- *   the demo key, every calculator, a tools/call of each MCP server, and the OpenAPI document; the fund
+ *   CPU time counts; the whole process's, with V8's background threads, in the note): one request per route
+ *   (bench/first-requests.ts: every fund endpoint with the demo key, every calculator, a tools/call of each MCP
+ *   server, the OpenAPI document), the same requests the workerd section measures where Cloudflare counts
+ *   CPU (bench/workerd.ts; this is Node's estimate beside it, with a profile of each miss); the fund
  *   cases read the embedded fund's build-time asset from `public/_fund/` through the in-memory `ASSETS`
  *   binding (test/support/fakes.ts reads the file: the I/O the real binding does), as a deployed isolate does;
  * - a memoized fund tool call (the same call again: served from lib/fund/memo.ts), information;
@@ -62,6 +64,7 @@ import { createApp } from '../lib/app.ts';
 import { DEMO_API_KEY, createKey } from '../lib/keys.ts';
 import { fakeEnv } from '../test/support/fakes.ts';
 import { capitalInputs, feeArgs, positionsCsv, typicalCalculatorArgs, varInputs } from './inputs.ts';
+import { FIRST_REQUEST_LABEL, firstRequests } from './first-requests.ts';
 import {
   ROOT,
   atMost,
@@ -107,7 +110,7 @@ interface Case {
   name: string;
   budget: Budget | null;
   timing: Timing;
-  make: () => Promise<{ fn: Fn; detail?: string }>;
+  make: () => Promise<{ fn: Fn; detail?: string; verify?: () => string | null }>;
   /** For a scaling series: the series name and this point's size relative to the series' first point. */
   series?: { id: string; factor: number };
   /** Profile its hot spots even without a budget to miss. */
@@ -123,8 +126,7 @@ const COLD_WHY = {
   fund: "The embedded fund is no longer simulated: the first request reads its build-time asset (public/_fund/<id>.bin, 1.4 MB) through ASSETS and decodes it (one JSON.parse of a ~100 KB header, typed-array views; decodeFund a few % of self time). What remains is V8 compiling the request path on first use (hono's router, zod parsing, the fund tool, analytics and decimal.js, the store-row guard), the tool's first rows (made once, then kept), and, in Node only, the fake binding's file read and Response body copy.",
   calc: "What every first request of an isolate pays (the configuration's first zod parse, CORS and body-limit middleware; in Node also its Request and stream internals), then V8 running the calculator cold: zod preparing the input schema on its first parse and decimal.js in the interpreter (the fee calculator's annualized returns: Decimal pow, ln and exp series). Nothing is built at import or per request that the request does not need.",
   mcp: "The tools' JSON Schemas are built at build time (lib/generated/mcp-tools.ts) and tools/call reads none. What remains: the first request's shared cost (configuration, middleware), the MCP SDK's server and transport made for the request (the SDK refuses reuse), zod preparing the SDK's JSON-RPC and MCP schemas on their first parse (JSONRPCMessageSchema, isInitializeRequest, CallToolRequest/Result), V8 compiling the SDK, and the tool's own work (a calculator cold, or a fund tool's first rows).",
-  openapi:
-    "The document is built at build time and read from the static assets once per isolate (lib/openapi-json.ts); what remains is the first request's shared cost (configuration, middleware) and, in Node only, Response's handling of 160 KB of text.",
+  get: "The OpenAPI document is built at build time and read from the static assets once per isolate (lib/openapi-json.ts); what remains is the first request's shared cost (configuration, middleware) and, in Node only, Response's handling of 160 KB of text.",
 } as const;
 
 /** What a child process reports for one case. */
@@ -438,12 +440,15 @@ async function warmNodeInternals(): Promise<void> {
   Response.json({ a: 1 }).headers.get('content-type');
 }
 
-/** The first request of each kind in a fresh process that has just imported the bundled Worker. */
+/**
+ * The first request of each route (bench/first-requests.ts, the same requests bench/workerd.ts sends to
+ * workerd) in a fresh process that has just imported the bundled Worker.
+ */
 function coldCases(): Case[] {
-  const cold = (id: string, name: string, path: string, init: (key: string) => RequestInit): Case => ({
-    why: COLD_WHY[id.startsWith('fund-') ? 'fund' : id.startsWith('calc-') ? 'calc' : id.startsWith('mcp-') ? 'mcp' : 'openapi'],
-    id: `cold-${id}`,
-    name: `first request of an isolate: ${name}`,
+  return firstRequests().map((r) => ({
+    why: COLD_WHY[r.kind],
+    id: `cold-${r.id}`,
+    name: `${FIRST_REQUEST_LABEL.node}${r.name}`,
     budget: LARGE,
     timing: ONCE,
     cold: true,
@@ -459,45 +464,17 @@ function coldCases(): Case[] {
         passThroughOnException: () => {},
         props: {},
       } as unknown as ExecutionContext;
+      let answer: { status: number; body: string } | undefined;
       return {
         fn: async () => {
-          const res = await worker.fetch!(new Request(`http://127.0.0.1${path}`, init(key)) as never, env, ctx);
-          const body = await res.text();
-          if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${body.slice(0, 200)}`);
-          return body;
+          const res = await worker.fetch!(new Request(`http://127.0.0.1${r.path}`, r.init(key)) as never, env, ctx);
+          answer = { status: res.status, body: await res.text() };
         },
+        // After the measurement: parsing the answer against its schema is not the request's CPU.
+        verify: () => (answer ? r.check(answer.status, answer.body) : 'no answer'),
       };
     },
-  });
-  const demo = () => ({ headers: { authorization: `Bearer ${DEMO_API_KEY}` } });
-  const fund = FUND_TOOLS.map((def) => {
-    const query = Object.keys(def.example).length ? `?${new URLSearchParams(def.example)}` : '';
-    return cold(
-      `fund-${def.path.replace(/\//g, '-')}`,
-      `GET fund/${def.path}${query} (demo key)`,
-      `/api/v1/fund/${def.path}${query}`,
-      demo,
-    );
-  });
-  const calcs = CALCULATORS.map((def) =>
-    cold(`calc-${def.slug}`, `POST calc/${def.slug} (typical)`, `/api/v1/calc/${def.path}`, () => ({
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'cf-connecting-ip': '203.0.113.7' },
-      body: JSON.stringify(typicalCalculatorArgs()[def.slug] ?? {}),
-    })),
-  );
-  const mcp = (key: string, name: string, args: Record<string, unknown> = {}): RequestInit => ({
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
-  });
-  return [
-    ...fund,
-    ...calcs,
-    cold('mcp-public', 'MCP public calc_fee_calculator', '/api/mcp/public', (key) => mcp(key, 'calc_fee_calculator')),
-    cold('mcp-fund', 'MCP fund get_fund_overview (minted key, sample fund)', '/api/mcp', (key) => mcp(key, 'get_fund_overview')),
-    cold('openapi', 'GET openapi.json', '/api/v1/openapi.json', () => ({})),
-  ];
+  }));
 }
 
 /**
@@ -635,7 +612,8 @@ async function measureCase(c: Case, profileFirst = false): Promise<Measured> {
   }
   if (c.cold) {
     try {
-      ({ fn, detail } = await c.make());
+      let verify: (() => string | null) | undefined;
+      ({ fn, detail, verify } = await c.make());
       const before = process.cpuUsage();
       const beforeThread = process.threadCpuUsage();
       const t0 = performance.now();
@@ -645,6 +623,8 @@ async function measureCase(c: Case, profileFirst = false): Promise<Measured> {
       const all = process.cpuUsage(before);
       const cpu = (thread.user + thread.system) / 1000;
       const processCpu = (all.user + all.system) / 1000;
+      const problem = verify?.();
+      if (problem) throw new Error(problem);
       return {
         median: cpu,
         mean: cpu,

@@ -1,12 +1,12 @@
 /**
  * `npm run bench`: the benchmark suite (docs/performance.md) — the service as its users and its host platform see it.
- * Runs the sections (size, cpu, http, startup, database, import), prints a table per section (figure, value,
+ * Runs the sections (size, cpu, workerd, http, startup, database, import), prints a table per section (figure, value,
  * budget, ratio, ✓/✗, note) with a diagnosis of each miss, and writes `bench/results.json` (machine, date,
  * every figure with value, unit, budget and pass). Benchmarks, not tests: the exit code is 0 even when a
  * budget is missed (`--strict` makes a miss exit 1); a section that fails to run exits 1.
  *
  * Usage: node --experimental-strip-types --disable-warning=ExperimentalWarning bench/run.ts [options]
- *   --only <s,...>     run only these sections (size, cpu, http, startup, database, import)
+ *   --only <s,...>     run only these sections (size, cpu, workerd, http, startup, database, import)
  *   --skip <s,...>     run all but these
  *   --out <file>       where to write the results (default bench/results.json)
  *   --duration <s>     measured seconds per HTTP target, in 1 s slices interleaved with as many of the
@@ -35,6 +35,7 @@ import {
   type LoadSettings,
   type SectionName,
 } from './report.ts';
+import { FIRST_REQUEST_LABEL } from './first-requests.ts';
 import { FEE_CALCULATOR, FEE_TERMS, OPERATING_COST, OVERVIEW, POSITIONS, VALUE_AT_RISK, short } from './targets.ts';
 
 interface SectionResult {
@@ -47,6 +48,7 @@ interface SectionResult {
 const TITLES: Record<SectionName, string> = {
   size: 'Size: endpoint bundles (esbuild, minified + gzip) and the Worker as deployed',
   cpu: 'CPU per call (tinybench, median)',
+  workerd: 'First request of a fresh isolate in workerd (CPU of workerd’s main thread)',
   http: 'HTTP under wrangler dev (autocannon), vs the bare baseline Worker',
   startup: 'Startup CPU of the Worker',
   database: 'Database path (callFundTool on postgresStore through @neondatabase/serverless)',
@@ -56,6 +58,7 @@ const TITLES: Record<SectionName, string> = {
 const LEGENDS: Partial<Record<SectionName, string>> = {
   size: 'ratio = gzipped size ÷ budget',
   cpu: 'value = median ms per call; ratio = median ÷ budget; scaling rows say how time grows with size',
+  workerd: 'value = median ms of CPU over fresh isolates; ratio = median ÷ budget',
   http: 'ratio = figure ÷ the baseline’s measured alongside (interleaved 1 s slices); for latency, higher is slower',
   database: 'ratio = round trips ÷ budget',
   import: 'ratio = value ÷ budget; for rows/s, the import ÷ raw COPY of the same rows in the same run',
@@ -82,6 +85,11 @@ async function runSection(name: SectionName, load: LoadSettings): Promise<{ figu
       return (await import('./size.ts')).runSize();
     case 'cpu':
       return (await import('./cpu.ts')).runCpu();
+    case 'workerd': {
+      const workerd = await import('./workerd.ts');
+      Cleanup.installSignalHandlers(); // again: loading wrangler replaced them
+      return workerd.runWorkerd();
+    }
     case 'http': {
       const http = await import('./http.ts');
       Cleanup.installSignalHandlers(); // again: loading wrangler replaced them
@@ -136,6 +144,35 @@ function crossCheck(results: Partial<Record<SectionName, SectionResult>>): strin
   const head =
     "HTTP p50 over the baseline vs the same work in process (cpu section). With 2 connections a request may also wait for the other one's CPU, so p50 over baseline ≈ 1–2 × the CPU when the path is CPU-bound; much more means I/O (local KV, workerd).";
   return lines.length ? [head, ...lines.map((l) => `  ${l}`)] : [];
+}
+
+/**
+ * Each first request in workerd beside the same request's first-request figure in Node (cpu section): the
+ * figure a deployment sees is workerd's; Node's loads its own JavaScript Request and stream code first.
+ */
+function firstRequestSideBySide(results: Partial<Record<SectionName, SectionResult>>): {
+  lines: string[];
+  rows: { request: string; workerdMs: number | null; nodeMs: number | null }[];
+} {
+  const workerd = results.workerd?.figures;
+  const cpu = results.cpu?.figures;
+  if (!workerd || !cpu) return { lines: [], rows: [] };
+  const rows = workerd
+    .filter((f) => f.budget !== null)
+    .map((f) => {
+      const request = f.name.slice(FIRST_REQUEST_LABEL.workerd.length);
+      return { request, workerdMs: f.value, nodeMs: cpu.find((g) => g.name === `${FIRST_REQUEST_LABEL.node}${request}`)?.value ?? null };
+    });
+  const cell = (v: number | null) => (v === null ? 'n/a' : ms(v)).padStart(8);
+  const width = Math.max(...rows.map((r) => r.request.length));
+  return {
+    rows,
+    lines: [
+      'First request of a fresh isolate, CPU ms: workerd (what Cloudflare counts; workerd section) beside Node (cpu section), budget 10 ms.',
+      `  ${'request'.padEnd(width)}  ${'workerd'.padStart(8)}  ${'Node'.padStart(8)}`,
+      ...rows.map((r) => `  ${r.request.padEnd(width)}  ${cell(r.workerdMs)}  ${cell(r.nodeMs)}`),
+    ],
+  };
 }
 
 async function main(): Promise<number> {
@@ -195,6 +232,11 @@ async function main(): Promise<number> {
     console.log('');
     for (const line of cross) console.log(line);
   }
+  const firstRequests = firstRequestSideBySide(results);
+  if (firstRequests.lines.length) {
+    console.log('');
+    for (const line of firstRequests.lines) console.log(line);
+  }
 
   const all = Object.values(results).flatMap((r) => r.figures);
   const budgeted = all.filter((f) => f.pass !== null);
@@ -223,6 +265,7 @@ async function main(): Promise<number> {
     summary: { budgets: budgeted.length, met: budgeted.length - misses.length, missed: misses.map((f) => `${f.section}: ${f.name}`) },
     sections: results,
     crossCheck: cross,
+    firstRequestWorkerdVsNode: firstRequests.rows,
   };
   writeFileSync(values.out!, `${JSON.stringify(document, null, 2)}\n`);
   console.log(`\nWrote ${values.out}`);

@@ -1,0 +1,265 @@
+/**
+ * First request in workerd: the CPU time of the first request of a fresh isolate, in the runtime Cloudflare
+ * counts CPU in, for every route (bench/first-requests.ts: every fund-data endpoint, every calculator, a
+ * `tools/call` of each MCP server, the OpenAPI document), budget ≤ 10 ms (the free plan's CPU limit per
+ * request). bench/cpu.ts measures the same requests in Node (`first request of an isolate: …`); bench/run.ts
+ * prints the two side by side.
+ *
+ * How: workerd reports no CPU time locally (a tail consumer's `cpuTime` is 0, and it enforces no CPU limit),
+ * so the bench reads the operating system's. The Worker as deployed (`wrangler deploy --dry-run --outdir`:
+ * bundled and minified by wrangler from wrangler.toml, built once) runs in a fresh Miniflare, i.e. a new
+ * workerd process with one isolate of it, configured from wrangler.toml (`unstable_getMiniflareWorkerOptions`:
+ * its KV, rate limits, Durable Object, static assets and vars; KV in memory). The isolate starts (evaluates
+ * the Worker's module) when workerd starts, as Cloudflare's startup is counted apart from the request. The
+ * request goes to the Worker's own socket (`unsafeDirectSockets`, so Miniflare's entry worker does not run
+ * JavaScript on it). Just before sending it and once its answer's last byte is in, the bench reads how long
+ * each of workerd's threads has run (`/proc/<pid>/task/<tid>/schedstat`, first field, ns); the figure is the
+ * main thread's difference, the thread every isolate's JavaScript runs on (checked per run: it must be the
+ * thread whose time grew most). Every answer is checked (status 200 and the body's shape). The main thread's
+ * CPU in the 100 ms after the answer (work the Worker left to `waitUntil`, garbage collection) is in the note.
+ *
+ * What the figure includes besides the Worker's own code: workerd parsing the HTTP request and writing the
+ * answer, V8 compiling lazily the functions the request runs and collecting garbage on that thread, and the
+ * local simulators of the bindings that run JavaScript on the same thread (Miniflare's static-assets and KV
+ * workers, in isolates of their own; on Cloudflare they are I/O and not the Worker's CPU). Those simulators
+ * are made to serve one call each before the measurement (a key minted into KV, an asset read that no case
+ * reads), which runs none of the Worker's code, so their cold start is not counted. V8's background
+ * threads (concurrent compilation and marking) are in the note, not the figure: Cloudflare counts the
+ * isolate's thread. The bare baseline Worker (bench/baseline-worker.ts) measured the same way (information)
+ * shows what the method counts for a Worker that does nothing.
+ *
+ * Each case is measured {@link RUNS} times, a fresh workerd each time, the runs of all cases interleaved
+ * (round after round) so that a slow minute of the shared machine spreads over every case; the value is the
+ * median, the runs and their spread are in the note.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { transformSync } from 'esbuild';
+import { Miniflare } from 'miniflare';
+import { unstable_getMiniflareWorkerOptions } from 'wrangler';
+import { createKey, type KeyAdminStore } from '../lib/keys.ts';
+import { cpuBetween, threadTimes } from './schedstat.ts';
+import { FIRST_REQUEST_LABEL, firstRequests, expectJsonObject, type FirstRequest } from './first-requests.ts';
+import { Cleanup, ROOT, atMost, bin, figure, median, ms, progress, run, useWranglerEnv, wranglerEnv, type Figure } from './report.ts';
+
+/** Budget (docs/performance.md): a first request's CPU, ms. */
+export const FIRST_REQUEST_BUDGET_MS = 10;
+/** Fresh instances per case. */
+export const RUNS = 5;
+
+/** The workerd processes this process has started (its children named `workerd`). */
+function workerdChildren(): Set<number> {
+  const out = new Set<number>();
+  for (const tid of readdirSync(`/proc/${process.pid}/task`)) {
+    let children = '';
+    try {
+      children = readFileSync(`/proc/${process.pid}/task/${tid}/children`, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const pid of children.trim().split(/\s+/).filter(Boolean)) {
+      try {
+        if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'workerd') out.add(Number(pid));
+      } catch {
+        // ended meanwhile
+      }
+    }
+  }
+  return out;
+}
+
+/** Waits until workerd's main thread has been idle for 50 ms (at most 2 s): the startup's tail is not counted. */
+async function settle(pid: number): Promise<void> {
+  const end = performance.now() + 2000;
+  let last = threadTimes(pid).get(pid);
+  while (performance.now() < end) {
+    await new Promise((r) => setTimeout(r, 50));
+    const now = threadTimes(pid).get(pid);
+    if (now === last) return;
+    last = now;
+  }
+}
+
+type WorkerOptions = ReturnType<typeof unstable_getMiniflareWorkerOptions>['workerOptions'];
+
+/** One Worker to start: the service as deployed, or the bare baseline. */
+interface Subject {
+  options: Record<string, unknown>;
+  /** Serve a call of each binding simulator the Worker's requests use, and mint the key the cases send. */
+  prepare(mf: Miniflare): Promise<string>;
+}
+
+/** One run: a fresh workerd, one request. */
+interface Run {
+  mainMs: number;
+  otherMs: number;
+  /** The main thread's CPU in the 100 ms after the answer (work left to `waitUntil`, GC): in the note, not the figure. */
+  afterMs: number;
+  wallMs: number;
+  problem: string | null;
+}
+
+const NAME = 'bench-worker';
+
+/** The Miniflare being measured, disposed by the section's cleanup if a run is interrupted (Ctrl-C). */
+let current: Miniflare | null = null;
+
+async function measureOnce(subject: Subject, path: string, init: (key: string) => RequestInit, check: FirstRequest['check']): Promise<Run> {
+  const known = workerdChildren();
+  const mf = new Miniflare({
+    workers: [{ ...subject.options, name: NAME, unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] }],
+    kvPersist: false,
+    durableObjectsPersist: false,
+    cachePersist: false,
+  } as ConstructorParameters<typeof Miniflare>[0]);
+  current = mf;
+  try {
+    await mf.ready;
+    const url = await mf.unsafeGetDirectURL(NAME);
+    const pid = [...workerdChildren()].find((p) => !known.has(p));
+    if (pid === undefined) throw new Error('no workerd process found for the new Miniflare');
+    const key = await subject.prepare(mf);
+    await settle(pid);
+    const before = threadTimes(pid);
+    const t0 = performance.now();
+    const res = await fetch(new URL(path, url), init(key));
+    const body = await res.text();
+    const wallMs = performance.now() - t0;
+    const answered = threadTimes(pid);
+    const cpu = cpuBetween(pid, before, answered);
+    await new Promise((r) => setTimeout(r, 100));
+    const afterMs = cpuBetween(pid, answered, threadTimes(pid)).mainMs;
+    const problem =
+      check(res.status, body) ?? (cpu.mainRanMost ? null : "workerd's main thread was not the one that ran most during the request");
+    return { mainMs: cpu.mainMs, otherMs: cpu.otherMs, afterMs, wallMs, problem };
+  } finally {
+    current = null;
+    await mf.dispose();
+  }
+}
+
+/** The service as `wrangler deploy` bundles it, with wrangler.toml's bindings. */
+function service(outdir: string): Subject {
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(join(ROOT, 'wrangler.toml'));
+  const { modulesRules: _rules, ...rest } = workerOptions as WorkerOptions & { modulesRules?: unknown };
+  return {
+    options: { ...rest, modules: true, scriptPath: join(outdir, 'worker.js'), modulesRoot: outdir },
+    async prepare(mf) {
+      const { ASSETS, RATE_LIMITS } = await mf.getBindings<{ ASSETS: Fetcher; RATE_LIMITS: KVNamespace }>(NAME);
+      // An asset no case reads: the static-assets simulator's first call, not the Worker's.
+      await (await ASSETS.fetch('http://localhost/docs/search-index.json')).arrayBuffer();
+      await RATE_LIMITS.get('bench-warm-up');
+      const API_KEYS = (await mf.getKVNamespace('API_KEYS')) as unknown as KeyAdminStore;
+      return (await createKey(API_KEYS, { fundId: 'sample-fund', label: 'bench', dailyCalcLimit: 100_000_000 })).key;
+    },
+  };
+}
+
+/** The bare baseline Worker of the HTTP section, under the service's compatibility date and flags. */
+function baseline(): Subject {
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(join(ROOT, 'wrangler.toml'));
+  const source = readFileSync(join(ROOT, 'bench', 'baseline-worker.ts'), 'utf8');
+  const contents = transformSync(source, { loader: 'ts', format: 'esm' }).code;
+  return {
+    options: {
+      compatibilityDate: workerOptions.compatibilityDate,
+      compatibilityFlags: workerOptions.compatibilityFlags,
+      modules: [{ type: 'ESModule', path: 'baseline-worker.js', contents }],
+    },
+    prepare: async () => '',
+  };
+}
+
+const spread = (xs: readonly number[]) => `${ms(Math.min(...xs))}–${ms(Math.max(...xs))}`;
+
+/** The workerd section. */
+export async function runWorkerd(): Promise<{ figures: Figure[]; diagnostics: string[] }> {
+  const cleanup = new Cleanup();
+  try {
+    useWranglerEnv();
+    const outdir = cleanup.tempDir('fund-edge-bench-workerd-');
+    cleanup.add('dispose the Miniflare being measured', () => current?.dispose());
+    progress('workerd: wrangler deploy --dry-run --outdir (the Worker as deployed)');
+    await run(bin('wrangler'), ['deploy', '--dry-run', '--outdir', outdir], { env: wranglerEnv() });
+    const subject = service(outdir);
+    const BARE: FirstRequest = {
+      id: 'baseline',
+      name: 'bare baseline Worker (bench/baseline-worker.ts)',
+      kind: 'get',
+      path: '/',
+      init: () => ({}),
+      check: expectJsonObject,
+    };
+    const cases = [BARE, ...firstRequests()];
+    const bare = baseline();
+    const runs: Run[][] = cases.map(() => []);
+    for (let round = 0; round < RUNS; round++) {
+      progress(`workerd: round ${round + 1}/${RUNS}: ${cases.length} fresh workerd processes, one request each`);
+      for (const [i, c] of cases.entries()) {
+        try {
+          runs[i]!.push(await measureOnce(c === BARE ? bare : subject, c.path, c.init, c.check));
+        } catch (err) {
+          runs[i]!.push({
+            mainMs: Number.NaN,
+            otherMs: Number.NaN,
+            afterMs: Number.NaN,
+            wallMs: Number.NaN,
+            problem: err instanceof Error ? err.message : String(err),
+          });
+        }
+      }
+    }
+    return toFigures(cases, runs, BARE);
+  } finally {
+    await cleanup.run();
+  }
+}
+
+function toFigures(
+  cases: readonly FirstRequest[],
+  runs: readonly Run[][],
+  bare: FirstRequest,
+): { figures: Figure[]; diagnostics: string[] } {
+  const diagnostics: string[] = [];
+  const figures = cases.map((c, i) => {
+    const rs = runs[i]!;
+    const problems = rs.map((r) => r.problem).filter((p): p is string => p !== null);
+    const main = rs.map((r) => r.mainMs);
+    const isBare = c === bare;
+    const name = `${FIRST_REQUEST_LABEL.workerd}${c.name}`;
+    if (problems.length) {
+      diagnostics.push(`${name}: FAILED: ${problems[0]}`);
+      // A case that could not be measured counts as a miss (`--strict`).
+      return {
+        ...figure('workerd', {
+          name,
+          value: null,
+          unit: 'ms',
+          budget: isBare ? null : atMost(FIRST_REQUEST_BUDGET_MS, '≤ 10 ms'),
+          note: `FAILED: ${problems[0]}`,
+        }),
+        pass: isBare ? null : false,
+      };
+    }
+    const f = figure('workerd', {
+      name,
+      value: median(main),
+      unit: 'ms',
+      budget: isBare ? null : atMost(FIRST_REQUEST_BUDGET_MS, '≤ 10 ms'),
+      note: `workerd main thread, median of ${rs.length} fresh isolates: ${main.map((m) => m.toFixed(1)).join(', ')} ms (spread ${spread(main)}); V8 background threads ${ms(median(rs.map((r) => r.otherMs)))}; main thread in the 100 ms after the answer ${ms(median(rs.map((r) => r.afterMs)))}; wall ${ms(median(rs.map((r) => r.wallMs)))}`,
+      extra: {
+        id: c.id,
+        path: c.path,
+        runsMs: main,
+        spreadMs: Math.max(...main) - Math.min(...main),
+        backgroundThreadsMs: rs.map((r) => r.otherMs),
+        afterAnswerMs: rs.map((r) => r.afterMs),
+        wallMs: rs.map((r) => r.wallMs),
+      },
+    });
+    if (f.pass === false)
+      diagnostics.push(`${name}: ${ms(f.value!)} = ${(f.value! / FIRST_REQUEST_BUDGET_MS).toFixed(1)}× the 10 ms budget.`);
+    return f;
+  });
+  return { figures, diagnostics };
+}
