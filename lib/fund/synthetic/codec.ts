@@ -217,12 +217,28 @@ function priceSeries(array: ArrayOf, spec: SyntheticFundSpec): Map<string, Price
   return series;
 }
 
+/** The snapshots' and capital snapshots' arrays, checked to be of the header's sizes. */
+function snapshotViews(array: ArrayOf, header: Header) {
+  const holdings = POSITIONS.length;
+  return {
+    qu: array<Float64Array>('qu', header.snapshots.length * holdings),
+    mv: array<Float64Array>('mv', header.snapshots.length * holdings),
+    capital: array<Float64Array>(
+      'capital',
+      header.capital.reduce((s, [, n]) => s + n, 0),
+    ),
+  };
+}
+
 /** The holdings snapshots and the capital snapshots, by date, as views of their arrays. */
-function snapshotsOf(array: ArrayOf, header: Header, spec: SyntheticFundSpec, priceCalendar: readonly string[]) {
+function snapshotsOf(
+  { qu, mv, capital: values }: ReturnType<typeof snapshotViews>,
+  header: Header,
+  spec: SyntheticFundSpec,
+  priceCalendar: readonly string[],
+) {
   const offset = offsetOf(spec);
   const holdings = POSITIONS.length;
-  const qu = array<Float64Array>('qu', header.snapshots.length * holdings);
-  const mv = array<Float64Array>('mv', header.snapshots.length * holdings);
   const snapshots = new Map<string, Snapshot>();
   header.snapshots.forEach(([day, flaky], k) => {
     const from = k * holdings;
@@ -233,10 +249,6 @@ function snapshotsOf(array: ArrayOf, header: Header, spec: SyntheticFundSpec, pr
       mv: mv.subarray(from, from + holdings),
     });
   });
-  const values = array<Float64Array>(
-    'capital',
-    header.capital.reduce((s, [, n]) => s + n, 0),
-  );
   const capital = new Map<string, CapitalSnapshot>();
   let from = 0;
   for (const [day, n] of header.capital) {
@@ -248,7 +260,8 @@ function snapshotsOf(array: ArrayOf, header: Header, spec: SyntheticFundSpec, pr
 
 /**
  * Decodes a fund asset into the parts `SyntheticFund` is made from: one JSON.parse and typed-array views
- * over `bytes` (not copied; keep the buffer unchanged). The result makes the same rows as simulating `spec`.
+ * over `bytes` (not copied; keep the buffer unchanged). Every array's size is checked here; the calendar
+ * and the snapshots by date are made on first access of `calendar`, `snapshots` or `capital`. The result makes the same rows as simulating `spec`.
  * @param bytes the file
  * @param spec the fund it must hold
  * @param fingerprint the fingerprint the build wrote for this spec and generator
@@ -258,30 +271,46 @@ function snapshotsOf(array: ArrayOf, header: Header, spec: SyntheticFundSpec, pr
 export function decodeFund(bytes: ArrayBuffer, spec: SyntheticFundSpec, fingerprint: string): FundParts {
   const { header, at } = readHeader(bytes, spec, fingerprint);
   const array = arrayViews(bytes, header, at);
-  // The calendar as simulateParts makes it: every price date, ending at the last run.
-  const priceCalendar = dateRange(addDays(spec.endDate, -(spec.priceDays - 1)), spec.priceDays);
-  const series = priceSeries(array, spec);
-  const { snapshots, capital } = snapshotsOf(array, header, spec, priceCalendar);
   const lines = array<Float64Array>('journal.amount').length;
   const column = (name: string) => array<Int32Array>(`journal.${name}`, lines);
-  return {
+  const ledger = {
+    entry: column('entry'),
+    date: column('date'),
+    account: column('account'),
+    asset: column('asset'),
+    venue: column('venue'),
+    memo: column('memo'),
+    amount: array<Float64Array>('journal.amount'),
+    strings: header.strings,
+  };
+  // Checked now (a file of the wrong shape is refused at load), made on first use: a request that reads
+  // only the dataset head does not build the calendar's 1,100 dates nor the snapshots' maps.
+  const series = priceSeries(array, spec);
+  const snapshotArrays = snapshotViews(array, header);
+  let calendar: string[] | undefined;
+  let byDate: ReturnType<typeof snapshotsOf> | undefined;
+  const dated = () => {
+    byDate ??= snapshotsOf(snapshotArrays, header, spec, parts.calendar);
+    return byDate;
+  };
+  const parts: FundParts = {
     spec,
-    calendar: priceCalendar,
+    // The calendar as simulateParts makes it: every price date, ending at the last run.
+    get calendar() {
+      calendar ??= dateRange(addDays(spec.endDate, -(spec.priceDays - 1)), spec.priceDays);
+      return calendar;
+    },
     series,
     holdings: POSITIONS,
-    snapshots,
-    ledger: {
-      entry: column('entry'),
-      date: column('date'),
-      account: column('account'),
-      asset: column('asset'),
-      venue: column('venue'),
-      memo: column('memo'),
-      amount: array<Float64Array>('journal.amount'),
-      strings: header.strings,
+    get snapshots() {
+      return dated().snapshots;
     },
+    ledger,
     investorIds: header.investorIds,
-    capital,
+    get capital() {
+      return dated().capital;
+    },
     head: header.head,
   };
+  return parts;
 }
