@@ -136,7 +136,8 @@ async function main(): Promise<void> {
     for (const c of cases) {
       const profiles: CpuProfile[] = [];
       for (let i = 0; i < runs; i++) profiles.push(await profileOnce(outdir, c.path, c.init));
-      if (values.save) profiles.forEach((p, i) => writeFileSync(join(values.save!, `${c.id}-${i}.cpuprofile`), JSON.stringify(p)));
+      if (values.save)
+        for (const [i, p] of profiles.entries()) writeFileSync(join(values.save, `${c.id}-${i}.cpuprofile`), JSON.stringify(p));
       const sum = (key: (f: CallFrame) => string | null) => {
         const totals = new Map<string, number>();
         for (const p of profiles) for (const e of selfTimeBy(p, key)) totals.set(e.key, (totals.get(e.key) ?? 0) + e.ms / runs);
