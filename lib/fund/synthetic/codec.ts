@@ -210,7 +210,9 @@ function priceSeries(array: ArrayOf, spec: SyntheticFundSpec): Map<string, Price
     series.set(a.asset, {
       units: array<Float64Array>(`units.${a.asset}`, spec.priceDays),
       decimals: array<Uint8Array>(`decimals.${a.asset}`, spec.priceDays),
-      texts: [],
+      // Preallocated: texts are made from the latest day back, and an array filled from its end would
+      // turn into a slow dictionary.
+      texts: new Array(spec.priceDays),
     });
   }
   for (const a of ASSETS) if (a.follows) series.set(a.asset, series.get(a.follows)!);

@@ -112,8 +112,8 @@ export class SyntheticFund {
   readonly #capitalRows = new Map<string, CapitalRow[]>();
   readonly #priceRows = new Map<string, PriceRow[]>();
   #ledger: LedgerLineRecord[] | undefined;
-  /** Ledger lines without memos, by journal index, each made on first request. */
-  readonly #lines: LedgerLineRow[] = [];
+  /** Ledger lines without memos, by journal index, each made on first request (allocated at full length: see {@link pricesOf}). */
+  #lines: LedgerLineRow[] | undefined;
 
   constructor(parts: FundParts) {
     this.head = parts.head;
@@ -178,7 +178,9 @@ export class SyntheticFund {
     if (!this.#parts.series.has(asset)) return [];
     let made = this.#priceRows.get(asset);
     if (!made) {
-      made = [];
+      // Allocated at full length: rows are made from the latest day back, and an array filled from its end
+      // would turn into a slow dictionary.
+      made = new Array(this.#parts.calendar.length);
       this.#priceRows.set(asset, made);
     }
     const rows: PriceRow[] = [];
@@ -221,37 +223,41 @@ export class SyntheticFund {
     };
     const from = after === null ? 0 : first(this.#dateIndex(after, false));
     const to = first(this.#dateIndex(through, false));
-    const rows: LedgerLineRow[] = [];
-    for (let i = from; i < to; i++) {
-      this.#lines[i] ??= this.#journalRow(i, false);
-      rows.push(this.#lines[i]!);
-    }
+    this.#lines ??= new Array(date.length);
+    const made = this.#lines;
+    const row = this.#journalRow(false);
+    const rows: LedgerLineRow[] = new Array(Math.max(0, to - from));
+    for (let i = from; i < to; i++) rows[i - from] = made[i] ??= row(i);
     return rows;
   }
 
   /** The journal's lines as rows, with or without their memos. */
   #journalRows(memos: boolean): LedgerLineRow[] {
+    const row = this.#journalRow(memos);
     const rows: LedgerLineRow[] = new Array(this.#parts.ledger.entry.length);
-    for (let i = 0; i < rows.length; i++) rows[i] = this.#journalRow(i, memos);
+    for (let i = 0; i < rows.length; i++) rows[i] = row(i);
     return rows;
   }
 
-  /** Journal line `i` as a row, with or without its memo. */
-  #journalRow(i: number, memos: boolean): LedgerLineRow {
+  /** A maker of journal line `i` as a row, with or without its memo (the columns read once per maker, not per row). */
+  #journalRow(memos: boolean): (i: number) => LedgerLineRow {
     const { entry, date, account, asset, venue, memo, amount, strings } = this.#parts.ledger;
+    const calendar = this.#parts.calendar;
     const text = (k: number) => (k < 0 ? null : strings[k]!);
-    const a = amount[i]!;
-    const row: LedgerLineRow = {
-      entryId: `JE-${String(entry[i]).padStart(6, '0')}`,
-      entryDate: this.#parts.calendar[date[i]!]!,
-      accountCode: strings[account[i]!]!,
-      asset: text(asset[i]!),
-      venue: text(venue[i]!),
-      debit: a > 0 ? money(a) : '0.00',
-      credit: a < 0 ? money(-a) : '0.00',
+    return (i) => {
+      const a = amount[i]!;
+      const row: LedgerLineRow = {
+        entryId: `JE-${String(entry[i]).padStart(6, '0')}`,
+        entryDate: calendar[date[i]!]!,
+        accountCode: strings[account[i]!]!,
+        asset: text(asset[i]!),
+        venue: text(venue[i]!),
+        debit: a > 0 ? money(a) : '0.00',
+        credit: a < 0 ? money(-a) : '0.00',
+      };
+      if (memos) (row as LedgerLineRecord).memo = strings[memo[i]!]!;
+      return row;
     };
-    if (memos) (row as LedgerLineRecord).memo = strings[memo[i]!]!;
-    return row;
   }
 
   /** Every investor's capital account at the complete run on `date`, in investor order; empty for any other date. */
