@@ -22,15 +22,15 @@
  * (Float64, integer lots and cents, holding-major per snapshot); capital snapshots (Float64 cents,
  * concatenated); the journal's columns (Int32 entry numbers, calendar indices and string indices, checked
  * at encoding to fit; Float64 cents). Float64 holds every safe integer exactly, so decoding is exact.
- * The calendar and the holdings are derived (from the spec and lib/fund/synthetic/market.ts), not stored.
+ * The calendar (every price date) is stored in the header: JSON.parse makes its 1,100 strings faster than an
+ * isolate's first request can compute them. The holdings are derived (lib/fund/synthetic/market.ts), not stored.
  */
-import { addDays } from '../analytics/runs.ts';
 import { ASSETS, POSITIONS } from './market.ts';
-import { type CapitalSnapshot, type DatasetHead, type FundParts, type PriceSeries, type Snapshot, dateRange } from './lazy.ts';
+import type { CapitalSnapshot, DatasetHead, FundParts, PriceSeries, Snapshot } from './lazy.ts';
 import type { SyntheticFundSpec } from './spec.ts';
 
 /** Version of the layout above; a file of another version is refused. */
-export const FUND_ASSET_FORMAT = 1;
+export const FUND_ASSET_FORMAT = 2;
 /** Where a fund's asset is, under the static assets (`public/`): `/_fund/<fundId>.bin`. */
 export const fundAssetPath = (fundId: string): string => `/_fund/${fundId}.bin`;
 
@@ -58,6 +58,8 @@ interface Header {
   head: DatasetHead;
   investorIds: string[];
   strings: string[];
+  /** Every price date, oldest first (`spec.priceDays` of them, ending at `spec.endDate`). */
+  calendar: string[];
   /** Per snapshot, oldest first: its day index from inception, and the venue its feed missed. */
   snapshots: [day: number, flaky: string | null][];
   /** Per capital snapshot, oldest first: its day index from inception, and how many numbers it holds. */
@@ -137,6 +139,7 @@ export function encodeFund(parts: FundParts, fingerprint: string): Uint8Array {
     head: parts.head,
     investorIds: parts.investorIds,
     strings: j.strings,
+    calendar: parts.calendar,
     snapshots: snaps.map((s) => [s.day, s.flaky]),
     capital: capital.map(([date, v]) => [calendarDay.get(date)!, v.length]),
     arrays: arrays.map(([name, type, a]) => [name, type, a.length]),
@@ -176,6 +179,9 @@ function readHeader(bytes: ArrayBuffer, spec: SyntheticFundSpec, fingerprint: st
   if (PREFIX + length > bytes.byteLength) throw new FundAssetError('format', 'truncated header');
   const header = JSON.parse(new TextDecoder().decode(new Uint8Array(bytes, PREFIX, length))) as Header;
   if (header.fingerprint !== fingerprint || header.fundId !== spec.fundId) throw new FundAssetError('stale', 'another spec or generator');
+  const c = header.calendar;
+  if (!Array.isArray(c) || c.length !== spec.priceDays || c[c.length - 1] !== spec.endDate)
+    throw new FundAssetError('shape', "the calendar is not the spec's");
   return { header, at: PREFIX + length };
 }
 
@@ -262,8 +268,8 @@ function snapshotsOf(
 
 /**
  * Decodes a fund asset into the parts `SyntheticFund` is made from: one JSON.parse and typed-array views
- * over `bytes` (not copied; keep the buffer unchanged). Every array's size is checked here; the calendar
- * and the snapshots by date are made on first access of `calendar`, `snapshots` or `capital`. The result makes the same rows as simulating `spec`.
+ * over `bytes` (not copied; keep the buffer unchanged). Every array's size is checked here; the snapshots
+ * by date are made on first access of `snapshots` or `capital`. The result makes the same rows as simulating `spec`.
  * @param bytes the file
  * @param spec the fund it must hold
  * @param fingerprint the fingerprint the build wrote for this spec and generator
@@ -286,22 +292,17 @@ export function decodeFund(bytes: ArrayBuffer, spec: SyntheticFundSpec, fingerpr
     strings: header.strings,
   };
   // Checked now (a file of the wrong shape is refused at load), made on first use: a request that reads
-  // only the dataset head does not build the calendar's 1,100 dates nor the snapshots' maps.
+  // only the dataset head does not build the snapshots' maps.
   const series = priceSeries(array, spec);
   const snapshotArrays = snapshotViews(array, header);
-  let calendar: string[] | undefined;
   let byDate: ReturnType<typeof snapshotsOf> | undefined;
   const dated = () => {
-    byDate ??= snapshotsOf(snapshotArrays, header, spec, parts.calendar);
+    byDate ??= snapshotsOf(snapshotArrays, header, spec, header.calendar);
     return byDate;
   };
   const parts: FundParts = {
     spec,
-    // The calendar as simulateParts makes it: every price date, ending at the last run.
-    get calendar() {
-      calendar ??= dateRange(addDays(spec.endDate, -(spec.priceDays - 1)), spec.priceDays);
-      return calendar;
-    },
+    calendar: header.calendar,
     series,
     holdings: POSITIONS,
     get snapshots() {
