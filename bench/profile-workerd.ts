@@ -19,7 +19,8 @@
  * asset simulators run in isolates of their own (their time is in bench/workerd.ts's figure, not here).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Miniflare } from 'miniflare';
 import { WebSocket } from 'ws';
@@ -27,8 +28,11 @@ import { firstRequests } from './first-requests.ts';
 import { Cleanup, bin, run, selfTimeBy, useWranglerEnv, wranglerEnv, type CallFrame, type CpuProfile } from './report.ts';
 import { service, WORKER_NAME } from './workerd.ts';
 
-/** Line → source module of an unminified esbuild bundle, from its `// path` comments. */
-function moduleIndex(bundle: string): (line: number) => string {
+/**
+ * Line → source module of an unminified esbuild bundle, from its `// path` comments (0-based line numbers,
+ * as V8's call frames give them; lines before the first comment are the bundle's prelude).
+ */
+export function moduleIndex(bundle: string): (line: number) => string {
   const starts: { line: number; module: string }[] = [];
   bundle.split('\n').forEach((text, i) => {
     const m = /^\/\/ ((?:node_modules\/|lib\/|functions\/|\.\.\/)\S+\.[cm]?[jt]s)$/.exec(text);
@@ -157,5 +161,7 @@ async function main(): Promise<void> {
   }
 }
 
-Cleanup.installSignalHandlers();
-await main();
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  Cleanup.installSignalHandlers();
+  await main();
+}
