@@ -83,7 +83,7 @@ async function settle(pid: number): Promise<void> {
 type WorkerOptions = ReturnType<typeof unstable_getMiniflareWorkerOptions>['workerOptions'];
 
 /** One Worker to start: the service as deployed, or the bare baseline. */
-interface Subject {
+export interface Subject {
   options: Record<string, unknown>;
   /** Serve a call of each binding simulator the Worker's requests use, and mint the key the cases send. */
   prepare(mf: Miniflare): Promise<string>;
@@ -99,7 +99,9 @@ interface Run {
   problem: string | null;
 }
 
-const NAME = 'bench-worker';
+/** The measured Worker's name in Miniflare. */
+export const WORKER_NAME = 'bench-worker';
+const NAME = WORKER_NAME;
 
 /** The Miniflare being measured, disposed by the section's cleanup if a run is interrupted (Ctrl-C). */
 let current: Miniflare | null = null;
@@ -139,7 +141,7 @@ async function measureOnce(subject: Subject, path: string, init: (key: string) =
 }
 
 /** The service as `wrangler deploy` bundles it, with wrangler.toml's bindings. */
-function service(outdir: string): Subject {
+export function service(outdir: string): Subject {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(join(ROOT, 'wrangler.toml'));
   const { modulesRules: _rules, ...rest } = workerOptions as WorkerOptions & { modulesRules?: unknown };
   return {

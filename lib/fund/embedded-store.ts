@@ -4,7 +4,7 @@
  * `ASSETS` binding, lib/fund/synthetic/codec.ts), which costs I/O and decoding 1.4 MB, or, without the binding
  * (tests, scripts) or when the asset is missing or from another build, by simulating it (`simulateFund`, tens
  * of milliseconds of CPU). Both give the same rows. Rows are made only when a read asks for them (per date,
- * per price window, the ledger once) and kept. Reads select like the SQL store (explicit columns, live
+ * per price window, per ledger line) and kept. Reads select like the SQL store (explicit columns, live
  * positions only, ledger memos never returned).
  *
  * Loading, as the Worker's requests share it (docs/fund-data.md#the-embedded-funds-in-the-isolate):
@@ -18,7 +18,7 @@
  */
 import type { FundIndex, FundReadRequest, FundReadResult, FundStore } from './store.ts';
 import { emptyRead } from './store.ts';
-import type { LedgerLineRow, PositionRow } from './rows.ts';
+import type { PositionRow } from './rows.ts';
 import { SyntheticFund, simulateFund, type SyntheticFundSpec } from './synthetic.ts';
 import { FundAssetError, decodeFund, fundAssetPath } from './synthetic/codec.ts';
 import { logFault } from '../log.ts';
@@ -70,8 +70,6 @@ export async function loadFund(spec: SyntheticFundSpec, assets: FundAssets | und
 interface Prepared {
   fund: SyntheticFund;
   livePositions: Map<string, PositionRow[]>;
-  /** Ledger lines without memos, in date order. */
-  ledger?: LedgerLineRow[];
 }
 
 /** The live positions of the run on `date`, made once per fund and date. */
@@ -82,19 +80,6 @@ function livePositions(p: Prepared, date: string): PositionRow[] {
     p.livePositions.set(date, rows);
   }
   return rows;
-}
-
-/** Index of the first element of `rows` (sorted by `key`) whose key is greater than (or, `inclusive`, equal to) `value`. */
-function bound<T>(rows: readonly T[], value: string, key: (row: T) => string, inclusive = false): number {
-  let lo = 0;
-  let hi = rows.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const k = key(rows[mid]!);
-    if (k < value || (!inclusive && k === value)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** The synthetic funds of an isolate: each decoded fund kept once loaded, and a store per request over them. */
@@ -196,9 +181,7 @@ function storeOver(load: (fundId: string) => Promise<Prepared | null> | Prepared
       if (request.ledger) {
         const { after, through } = request.ledger;
         out.accounts = head.accounts.slice();
-        p.ledger ??= p.fund.ledgerLines();
-        const date = (l: LedgerLineRow) => l.entryDate;
-        out.ledger = p.ledger.slice(after === null ? 0 : bound(p.ledger, after, date), bound(p.ledger, through, date));
+        out.ledger = p.fund.ledgerLinesBetween(after, through);
       }
       if (request.capital) {
         out.investors = head.investors.slice();

@@ -71,6 +71,9 @@ describe.each([DEMO_FUND, SAMPLE_FUND].map((spec) => [spec.fundId, spec] as cons
     expect(reason(() => decodeFund(buffer(other), spec, 'fp-1'))).toBe('format');
     expect(reason(() => decodeFund(buffer(new TextEncoder().encode('<html>not found</html>')), spec, 'fp-1'))).toBe('format');
     expect(reason(() => decodeFund(buffer(bytes.slice(0, bytes.length - 8)), spec, 'fp-1'))).toBe('shape');
+    // The calendar is stored: one that does not end at the spec's last day is refused.
+    const late = encodeFund({ ...parts, calendar: [...parts.calendar.slice(1), '2099-01-01'] }, 'fp-1');
+    expect(reason(() => decodeFund(buffer(late), spec, 'fp-1'))).toBe('shape');
   });
 });
 

@@ -49,6 +49,26 @@ describe.each([DEMO_FUND, SAMPLE_FUND].map((spec) => [spec.fundId, spec] as cons
     expect(fund.ledgerLines()).toEqual(dataset.ledger.map(({ memo: _memo, ...line }) => line));
   });
 
+  it("makes any span of the ledger (after, through] exactly as the dataset has it, the rows of a span shared with the whole ledger's", () => {
+    const fund = simulateFund(spec);
+    const lines = dataset.ledger.map(({ memo: _memo, ...line }) => line);
+    const dates = [...new Set(lines.map((l) => l.entryDate))];
+    fc.assert(
+      fc.property(fc.option(fc.nat(dates.length + 1)), fc.nat(dates.length + 1), (i, j) => {
+        // Dates of the ledger, one before (an unposted day), and past the end.
+        const at = (k: number) => (k === 0 ? '2000-01-01' : (dates[k - 1] ?? '9999-12-31'));
+        const after = i === null ? null : at(i);
+        const through = at(j);
+        const want = lines.filter((l) => (after === null || l.entryDate > after) && l.entryDate <= through);
+        expect(fund.ledgerLinesBetween(after, through)).toEqual(want);
+      }),
+      { numRuns: 60 },
+    );
+    const span = fund.ledgerLinesBetween(dates[3]!, dates[5]!);
+    expect(span.length).toBeGreaterThan(0);
+    expect(fund.ledgerLines()).toContain(span[0]);
+  });
+
   it('makes any price window of any asset exactly as the dataset has it', () => {
     const fund = simulateFund(spec);
     const prices = Map.groupBy(dataset.prices, (p) => p.asset);

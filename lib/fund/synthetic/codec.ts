@@ -22,15 +22,15 @@
  * (Float64, integer lots and cents, holding-major per snapshot); capital snapshots (Float64 cents,
  * concatenated); the journal's columns (Int32 entry numbers, calendar indices and string indices, checked
  * at encoding to fit; Float64 cents). Float64 holds every safe integer exactly, so decoding is exact.
- * The calendar and the holdings are derived (from the spec and lib/fund/synthetic/market.ts), not stored.
+ * The calendar (every price date) is stored in the header: JSON.parse makes its 1,100 strings faster than an
+ * isolate's first request can compute them. The holdings are derived (lib/fund/synthetic/market.ts), not stored.
  */
-import { addDays } from '../analytics/runs.ts';
 import { ASSETS, POSITIONS } from './market.ts';
-import { type CapitalSnapshot, type DatasetHead, type FundParts, type PriceSeries, type Snapshot, dateRange } from './lazy.ts';
+import type { CapitalSnapshot, DatasetHead, FundParts, PriceSeries, Snapshot } from './lazy.ts';
 import type { SyntheticFundSpec } from './spec.ts';
 
 /** Version of the layout above; a file of another version is refused. */
-export const FUND_ASSET_FORMAT = 1;
+export const FUND_ASSET_FORMAT = 2;
 /** Where a fund's asset is, under the static assets (`public/`): `/_fund/<fundId>.bin`. */
 export const fundAssetPath = (fundId: string): string => `/_fund/${fundId}.bin`;
 
@@ -58,6 +58,8 @@ interface Header {
   head: DatasetHead;
   investorIds: string[];
   strings: string[];
+  /** Every price date, oldest first (`spec.priceDays` of them, ending at `spec.endDate`). */
+  calendar: string[];
   /** Per snapshot, oldest first: its day index from inception, and the venue its feed missed. */
   snapshots: [day: number, flaky: string | null][];
   /** Per capital snapshot, oldest first: its day index from inception, and how many numbers it holds. */
@@ -137,6 +139,7 @@ export function encodeFund(parts: FundParts, fingerprint: string): Uint8Array {
     head: parts.head,
     investorIds: parts.investorIds,
     strings: j.strings,
+    calendar: parts.calendar,
     snapshots: snaps.map((s) => [s.day, s.flaky]),
     capital: capital.map(([date, v]) => [calendarDay.get(date)!, v.length]),
     arrays: arrays.map(([name, type, a]) => [name, type, a.length]),
@@ -176,6 +179,9 @@ function readHeader(bytes: ArrayBuffer, spec: SyntheticFundSpec, fingerprint: st
   if (PREFIX + length > bytes.byteLength) throw new FundAssetError('format', 'truncated header');
   const header = JSON.parse(new TextDecoder().decode(new Uint8Array(bytes, PREFIX, length))) as Header;
   if (header.fingerprint !== fingerprint || header.fundId !== spec.fundId) throw new FundAssetError('stale', 'another spec or generator');
+  const c = header.calendar;
+  if (!Array.isArray(c) || c.length !== spec.priceDays || c[c.length - 1] !== spec.endDate)
+    throw new FundAssetError('shape', "the calendar is not the spec's");
   return { header, at: PREFIX + length };
 }
 
@@ -210,19 +216,37 @@ function priceSeries(array: ArrayOf, spec: SyntheticFundSpec): Map<string, Price
     series.set(a.asset, {
       units: array<Float64Array>(`units.${a.asset}`, spec.priceDays),
       decimals: array<Uint8Array>(`decimals.${a.asset}`, spec.priceDays),
-      texts: [],
+      // Preallocated: texts are made from the latest day back, and an array filled from its end would
+      // turn into a slow dictionary.
+      texts: new Array(spec.priceDays),
     });
   }
   for (const a of ASSETS) if (a.follows) series.set(a.asset, series.get(a.follows)!);
   return series;
 }
 
+/** The snapshots' and capital snapshots' arrays, checked to be of the header's sizes. */
+function snapshotViews(array: ArrayOf, header: Header) {
+  const holdings = POSITIONS.length;
+  return {
+    qu: array<Float64Array>('qu', header.snapshots.length * holdings),
+    mv: array<Float64Array>('mv', header.snapshots.length * holdings),
+    capital: array<Float64Array>(
+      'capital',
+      header.capital.reduce((s, [, n]) => s + n, 0),
+    ),
+  };
+}
+
 /** The holdings snapshots and the capital snapshots, by date, as views of their arrays. */
-function snapshotsOf(array: ArrayOf, header: Header, spec: SyntheticFundSpec, priceCalendar: readonly string[]) {
+function snapshotsOf(
+  { qu, mv, capital: values }: ReturnType<typeof snapshotViews>,
+  header: Header,
+  spec: SyntheticFundSpec,
+  priceCalendar: readonly string[],
+) {
   const offset = offsetOf(spec);
   const holdings = POSITIONS.length;
-  const qu = array<Float64Array>('qu', header.snapshots.length * holdings);
-  const mv = array<Float64Array>('mv', header.snapshots.length * holdings);
   const snapshots = new Map<string, Snapshot>();
   header.snapshots.forEach(([day, flaky], k) => {
     const from = k * holdings;
@@ -233,10 +257,6 @@ function snapshotsOf(array: ArrayOf, header: Header, spec: SyntheticFundSpec, pr
       mv: mv.subarray(from, from + holdings),
     });
   });
-  const values = array<Float64Array>(
-    'capital',
-    header.capital.reduce((s, [, n]) => s + n, 0),
-  );
   const capital = new Map<string, CapitalSnapshot>();
   let from = 0;
   for (const [day, n] of header.capital) {
@@ -248,7 +268,8 @@ function snapshotsOf(array: ArrayOf, header: Header, spec: SyntheticFundSpec, pr
 
 /**
  * Decodes a fund asset into the parts `SyntheticFund` is made from: one JSON.parse and typed-array views
- * over `bytes` (not copied; keep the buffer unchanged). The result makes the same rows as simulating `spec`.
+ * over `bytes` (not copied; keep the buffer unchanged). Every array's size is checked here; the snapshots
+ * by date are made on first access of `snapshots` or `capital`. The result makes the same rows as simulating `spec`.
  * @param bytes the file
  * @param spec the fund it must hold
  * @param fingerprint the fingerprint the build wrote for this spec and generator
@@ -258,30 +279,41 @@ function snapshotsOf(array: ArrayOf, header: Header, spec: SyntheticFundSpec, pr
 export function decodeFund(bytes: ArrayBuffer, spec: SyntheticFundSpec, fingerprint: string): FundParts {
   const { header, at } = readHeader(bytes, spec, fingerprint);
   const array = arrayViews(bytes, header, at);
-  // The calendar as simulateParts makes it: every price date, ending at the last run.
-  const priceCalendar = dateRange(addDays(spec.endDate, -(spec.priceDays - 1)), spec.priceDays);
-  const series = priceSeries(array, spec);
-  const { snapshots, capital } = snapshotsOf(array, header, spec, priceCalendar);
   const lines = array<Float64Array>('journal.amount').length;
   const column = (name: string) => array<Int32Array>(`journal.${name}`, lines);
-  return {
+  const ledger = {
+    entry: column('entry'),
+    date: column('date'),
+    account: column('account'),
+    asset: column('asset'),
+    venue: column('venue'),
+    memo: column('memo'),
+    amount: array<Float64Array>('journal.amount'),
+    strings: header.strings,
+  };
+  // Checked now (a file of the wrong shape is refused at load), made on first use: a request that reads
+  // only the dataset head does not build the snapshots' maps.
+  const series = priceSeries(array, spec);
+  const snapshotArrays = snapshotViews(array, header);
+  let byDate: ReturnType<typeof snapshotsOf> | undefined;
+  const dated = () => {
+    byDate ??= snapshotsOf(snapshotArrays, header, spec, header.calendar);
+    return byDate;
+  };
+  const parts: FundParts = {
     spec,
-    calendar: priceCalendar,
+    calendar: header.calendar,
     series,
     holdings: POSITIONS,
-    snapshots,
-    ledger: {
-      entry: column('entry'),
-      date: column('date'),
-      account: column('account'),
-      asset: column('asset'),
-      venue: column('venue'),
-      memo: column('memo'),
-      amount: array<Float64Array>('journal.amount'),
-      strings: header.strings,
+    get snapshots() {
+      return dated().snapshots;
     },
+    ledger,
     investorIds: header.investorIds,
-    capital,
+    get capital() {
+      return dated().capital;
+    },
     head: header.head,
   };
+  return parts;
 }

@@ -106,35 +106,23 @@ export type DatasetHead = Pick<FundDataset, 'fund' | 'shareClasses' | 'runs' | '
 export class SyntheticFund {
   /** Fund, share classes, NAV runs (oldest first), chart of accounts, investors and expenses. */
   readonly head: DatasetHead;
-  readonly #spec: SyntheticFundSpec;
-  readonly #calendar: string[];
-  readonly #series: Map<string, PriceSeries>;
-  readonly #holdings: PositionSpec[];
-  readonly #snapshots: Map<string, Snapshot>;
-  readonly #journal: Journal;
-  readonly #investorIds: string[];
-  readonly #capital: Map<string, CapitalSnapshot>;
+  /** What the fund is made from; read on use, so parts made on first access (codec.ts) are made only when needed. */
+  readonly #parts: FundParts;
   readonly #positionRows = new Map<string, PositionRow[]>();
   readonly #capitalRows = new Map<string, CapitalRow[]>();
   readonly #priceRows = new Map<string, PriceRow[]>();
   #ledger: LedgerLineRecord[] | undefined;
+  /** Ledger lines without memos, by journal index, each made on first request (allocated at full length: see {@link pricesOf}). */
   #lines: LedgerLineRow[] | undefined;
 
   constructor(parts: FundParts) {
     this.head = parts.head;
-    this.#spec = parts.spec;
-    this.#calendar = parts.calendar;
-    this.#series = parts.series;
-    this.#holdings = parts.holdings;
-    this.#snapshots = parts.snapshots;
-    this.#journal = parts.ledger;
-    this.#investorIds = parts.investorIds;
-    this.#capital = parts.capital;
+    this.#parts = parts;
   }
 
   /** The text of `asset`'s price on calendar index `i` (made once). */
   #priceText(asset: string, i: number): string {
-    const s = this.#series.get(asset)!;
+    const s = this.#parts.series.get(asset)!;
     let text = s.texts[i];
     if (text === undefined) {
       const dp = s.decimals[i]!;
@@ -149,10 +137,10 @@ export class SyntheticFund {
     let rows = this.#positionRows.get(date);
     if (rows) return rows;
     rows = [];
-    const snap = this.#snapshots.get(date);
+    const snap = this.#parts.snapshots.get(date);
     if (snap) {
-      const i = snap.day + this.#spec.priceDays - this.#spec.runDays;
-      this.#holdings.forEach((h, k) => {
+      const i = snap.day + this.#parts.spec.priceDays - this.#parts.spec.runDays;
+      this.#parts.holdings.forEach((h, k) => {
         if (h.venue === snap.flaky) return;
         const a = ASSET.get(h.asset)!;
         rows!.push({
@@ -174,7 +162,7 @@ export class SyntheticFund {
 
   /** Calendar index of the first date ≥ `date` (or > `date` when not `inclusive`). */
   #dateIndex(date: string, inclusive: boolean): number {
-    const c = this.#calendar;
+    const c = this.#parts.calendar;
     let lo = 0;
     let hi = c.length;
     while (lo < hi) {
@@ -187,16 +175,18 @@ export class SyntheticFund {
 
   /** `asset`'s daily prices dated `from` through `through` (inclusive), oldest first; empty for an unknown asset. Each row is made once. */
   pricesOf(asset: string, from: string, through: string): PriceRow[] {
-    if (!this.#series.has(asset)) return [];
+    if (!this.#parts.series.has(asset)) return [];
     let made = this.#priceRows.get(asset);
     if (!made) {
-      made = [];
+      // Allocated at full length: rows are made from the latest day back, and an array filled from its end
+      // would turn into a slow dictionary.
+      made = new Array(this.#parts.calendar.length);
       this.#priceRows.set(asset, made);
     }
     const rows: PriceRow[] = [];
     const end = this.#dateIndex(through, false);
     for (let i = this.#dateIndex(from, true); i < end; i++) {
-      made[i] ??= { asset, priceDate: this.#calendar[i]!, price: this.#priceText(asset, i) };
+      made[i] ??= { asset, priceDate: this.#parts.calendar[i]!, price: this.#priceText(asset, i) };
       rows.push(made[i]!);
     }
     return rows;
@@ -210,20 +200,55 @@ export class SyntheticFund {
 
   /** The ledger as the stores return it: every line without its memo, in posting (and date) order (made once, not from {@link ledger}). */
   ledgerLines(): LedgerLineRow[] {
-    this.#lines ??= this.#journalRows(false);
-    return this.#lines;
+    return this.ledgerLinesBetween(null, '9999-12-31');
+  }
+
+  /**
+   * The ledger lines dated after `after` (exclusive; null: from the first) through `through` (inclusive),
+   * without memos, in posting (and date) order: the slice of {@link ledgerLines}, each row made once, and only
+   * the rows of the span (a request for one day's lines does not make the whole history's).
+   */
+  ledgerLinesBetween(after: string | null, through: string): LedgerLineRow[] {
+    const { date } = this.#parts.ledger;
+    // Journal dates are calendar indices in posting order, never decreasing: bisect them.
+    const first = (day: number) => {
+      let lo = 0;
+      let hi = date.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (date[mid]! < day) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    };
+    const from = after === null ? 0 : first(this.#dateIndex(after, false));
+    const to = first(this.#dateIndex(through, false));
+    this.#lines ??= new Array(date.length);
+    const made = this.#lines;
+    const row = this.#journalRow(false);
+    const rows: LedgerLineRow[] = new Array(Math.max(0, to - from));
+    for (let i = from; i < to; i++) rows[i - from] = made[i] ??= row(i);
+    return rows;
   }
 
   /** The journal's lines as rows, with or without their memos. */
   #journalRows(memos: boolean): LedgerLineRow[] {
-    const { entry, date, account, asset, venue, memo, amount, strings } = this.#journal;
+    const row = this.#journalRow(memos);
+    const rows: LedgerLineRow[] = new Array(this.#parts.ledger.entry.length);
+    for (let i = 0; i < rows.length; i++) rows[i] = row(i);
+    return rows;
+  }
+
+  /** A maker of journal line `i` as a row, with or without its memo (the columns read once per maker, not per row). */
+  #journalRow(memos: boolean): (i: number) => LedgerLineRow {
+    const { entry, date, account, asset, venue, memo, amount, strings } = this.#parts.ledger;
+    const calendar = this.#parts.calendar;
     const text = (k: number) => (k < 0 ? null : strings[k]!);
-    const rows: LedgerLineRow[] = new Array(entry.length);
-    for (let i = 0; i < entry.length; i++) {
+    return (i) => {
       const a = amount[i]!;
       const row: LedgerLineRow = {
         entryId: `JE-${String(entry[i]).padStart(6, '0')}`,
-        entryDate: this.#calendar[date[i]!]!,
+        entryDate: calendar[date[i]!]!,
         accountCode: strings[account[i]!]!,
         asset: text(asset[i]!),
         venue: text(venue[i]!),
@@ -231,9 +256,8 @@ export class SyntheticFund {
         credit: a < 0 ? money(-a) : '0.00',
       };
       if (memos) (row as LedgerLineRecord).memo = strings[memo[i]!]!;
-      rows[i] = row;
-    }
-    return rows;
+      return row;
+    };
   }
 
   /** Every investor's capital account at the complete run on `date`, in investor order; empty for any other date. */
@@ -241,13 +265,13 @@ export class SyntheticFund {
     let rows = this.#capitalRows.get(date);
     if (rows) return rows;
     rows = [];
-    const values = this.#capital.get(date);
+    const values = this.#parts.capital.get(date);
     if (values) {
       for (let i = 0; i * CAPITAL_FIELDS < values.length; i++) {
         const at = i * CAPITAL_FIELDS;
         rows.push({
           navDate: date,
-          investorId: this.#investorIds[i]!,
+          investorId: this.#parts.investorIds[i]!,
           capital: money(values[at]!),
           contributions: money(values[at + 1]!),
           withdrawals: money(values[at + 2]!),
@@ -263,10 +287,10 @@ export class SyntheticFund {
 
   /** The whole dataset, every row made (as {@link generateFund} returns it). */
   dataset(): FundDataset {
-    const dates = [...this.#snapshots.keys()];
+    const dates = [...this.#parts.snapshots.keys()];
     const prices: PriceRow[] = [];
-    for (let i = 0; i < this.#calendar.length; i++) {
-      for (const a of PRICE_ORDER) prices.push({ asset: a.asset, priceDate: this.#calendar[i]!, price: this.#priceText(a.asset, i) });
+    for (let i = 0; i < this.#parts.calendar.length; i++) {
+      for (const a of PRICE_ORDER) prices.push({ asset: a.asset, priceDate: this.#parts.calendar[i]!, price: this.#priceText(a.asset, i) });
     }
     const { fund, shareClasses, runs, accounts, investors, expenses } = this.head;
     return {
@@ -278,7 +302,7 @@ export class SyntheticFund {
       accounts,
       ledger: this.ledger(),
       investors,
-      capital: [...this.#capital.keys()].flatMap((d) => this.capitalOn(d)),
+      capital: [...this.#parts.capital.keys()].flatMap((d) => this.capitalOn(d)),
       expenses,
     };
   }

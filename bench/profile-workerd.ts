@@ -1,0 +1,167 @@
+/**
+ * Where a first request's CPU goes in workerd: a V8 CPU profile of the first request of a fresh isolate,
+ * attributed by source module and by function. bench/workerd.ts measures how much; this says where.
+ *
+ * Usage: node --experimental-strip-types --disable-warning=ExperimentalWarning bench/profile-workerd.ts
+ *          [--runs n] [--top n] [--save dir] [case-id-substring ...]
+ * (case ids as in bench/first-requests.ts: `fund-overview`, `fund-risk-var`, `calc-fee-calculator`, …;
+ * default: every fund-data endpoint).
+ *
+ * How: the Worker is bundled as bench/workerd.ts bundles it (`wrangler deploy --dry-run --outdir`) but not
+ * minified, so function names survive and esbuild's `// path/of/module.ts` comments tell which source module
+ * each line of the bundle comes from. Each run starts a fresh Miniflare with workerd's inspector open
+ * (`inspectorPort: 0`), lets Miniflare's binding simulators serve their first call (as bench/workerd.ts
+ * does), connects to the Worker's isolate over the DevTools protocol, starts V8's sampling profiler (50 µs),
+ * sends the one request, stops the profiler once the answer's last byte is in. Self time is summed per module
+ * and per function over the runs and divided by the number of runs. The profiler slows what it samples and
+ * an open inspector keeps V8 from some optimisations, so the totals are larger than bench/workerd.ts's
+ * figure: read the shares, not the milliseconds. Only the Worker's isolate is profiled: Miniflare's KV and
+ * asset simulators run in isolates of their own (their time is in bench/workerd.ts's figure, not here).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Miniflare } from 'miniflare';
+import { WebSocket } from 'ws';
+import { firstRequests } from './first-requests.ts';
+import { Cleanup, bin, run, selfTimeBy, useWranglerEnv, wranglerEnv, type CallFrame, type CpuProfile } from './report.ts';
+import { service, WORKER_NAME } from './workerd.ts';
+
+/**
+ * Line → source module of an unminified esbuild bundle, from its `// path` comments (0-based line numbers,
+ * as V8's call frames give them; lines before the first comment are the bundle's prelude).
+ */
+export function moduleIndex(bundle: string): (line: number) => string {
+  const starts: { line: number; module: string }[] = [];
+  bundle.split('\n').forEach((text, i) => {
+    const m = /^\/\/ ((?:node_modules\/|lib\/|functions\/|\.\.\/)\S+\.[cm]?[jt]s)$/.exec(text);
+    if (m) starts.push({ line: i, module: m[1]! });
+  });
+  return (line) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    let found = '(bundle prelude)';
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (starts[mid]!.line <= line) {
+        found = starts[mid]!.module;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return found;
+  };
+}
+
+/** A minimal DevTools protocol client over one WebSocket. */
+async function devtools(url: string): Promise<{ send(method: string, params?: object): Promise<unknown>; close(): void }> {
+  const ws = new WebSocket(url);
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
+  let next = 1;
+  const waiting = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  ws.on('message', (data) => {
+    const msg = JSON.parse(String(data)) as { id?: number; result?: unknown; error?: { message: string } };
+    if (msg.id === undefined) return;
+    const w = waiting.get(msg.id);
+    waiting.delete(msg.id);
+    if (msg.error) w?.reject(new Error(msg.error.message));
+    else w?.resolve(msg.result);
+  });
+  return {
+    send(method, params = {}) {
+      const id = next++;
+      ws.send(JSON.stringify({ id, method, params }));
+      return new Promise((resolve, reject) => waiting.set(id, { resolve, reject }));
+    },
+    close: () => ws.close(),
+  };
+}
+
+/** One profiled first request in a fresh workerd. */
+async function profileOnce(outdir: string, path: string, init: RequestInit | ((key: string) => RequestInit)): Promise<CpuProfile> {
+  const subject = service(outdir);
+  const mf = new Miniflare({
+    workers: [{ ...subject.options, name: WORKER_NAME, unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] }],
+    inspectorPort: 0,
+    kvPersist: false,
+    durableObjectsPersist: false,
+    cachePersist: false,
+  } as ConstructorParameters<typeof Miniflare>[0]);
+  try {
+    await mf.ready;
+    const url = await mf.unsafeGetDirectURL(WORKER_NAME);
+    const key = await subject.prepare(mf);
+    const inspector = await mf.getInspectorURL();
+    const targets = (await (await fetch(new URL('/json', inspector.href.replace(/^ws/, 'http')))).json()) as {
+      id: string;
+      webSocketDebuggerUrl?: string;
+      title?: string;
+    }[];
+    const target = targets.find((t) => (t.webSocketDebuggerUrl ?? t.id).endsWith(`:${WORKER_NAME}`));
+    if (!target?.webSocketDebuggerUrl) throw new Error(`no inspector target for ${WORKER_NAME}: ${JSON.stringify(targets)}`);
+    const cdp = await devtools(target.webSocketDebuggerUrl);
+    try {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 50 });
+      await cdp.send('Profiler.start');
+      const res = await fetch(new URL(path, url), typeof init === 'function' ? init(key) : init);
+      const body = await res.text();
+      const { profile } = (await cdp.send('Profiler.stop')) as { profile: CpuProfile };
+      if (res.status !== 200) throw new Error(`${path}: status ${res.status}: ${body.slice(0, 200)}`);
+      return profile;
+    } finally {
+      cdp.close();
+    }
+  } finally {
+    await mf.dispose();
+  }
+}
+
+const skip = (f: CallFrame) => f.functionName === '(idle)';
+
+async function main(): Promise<void> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { runs: { type: 'string', default: '3' }, top: { type: 'string', default: '25' }, save: { type: 'string' } },
+  });
+  const runs = Number(values.runs);
+  const top = Number(values.top);
+  const cleanup = new Cleanup();
+  try {
+    useWranglerEnv();
+    const outdir = cleanup.tempDir('fund-edge-bench-profile-');
+    await run(bin('wrangler'), ['deploy', '--dry-run', '--outdir', outdir, '--minify=false'], { env: wranglerEnv() });
+    const moduleOf = moduleIndex(readFileSync(join(outdir, 'worker.js'), 'utf8'));
+    const where = (f: CallFrame) => (f.url.endsWith('worker.js') ? moduleOf(f.lineNumber) : f.url || `(${f.functionName || 'native'})`);
+    const cases = firstRequests().filter((c) => (positionals.length ? positionals.some((p) => c.id.includes(p)) : c.kind === 'fund'));
+    for (const c of cases) {
+      const profiles: CpuProfile[] = [];
+      for (let i = 0; i < runs; i++) profiles.push(await profileOnce(outdir, c.path, c.init));
+      if (values.save)
+        for (const [i, p] of profiles.entries()) writeFileSync(join(values.save, `${c.id}-${i}.cpuprofile`), JSON.stringify(p));
+      const sum = (key: (f: CallFrame) => string | null) => {
+        const totals = new Map<string, number>();
+        for (const p of profiles) for (const e of selfTimeBy(p, key)) totals.set(e.key, (totals.get(e.key) ?? 0) + e.ms / runs);
+        return [...totals].sort((a, b) => b[1] - a[1]);
+      };
+      const byModule = sum((f) => (skip(f) ? null : where(f)));
+      const total = byModule.reduce((s, [, v]) => s + v, 0);
+      console.log(`\n## ${c.id} (${c.path}): ${total.toFixed(1)} ms sampled (mean of ${runs} fresh isolates)`);
+      console.log('\nby module (self time, ms):');
+      for (const [k, v] of byModule.slice(0, top)) console.log(`  ${v.toFixed(2).padStart(6)}  ${k}`);
+      console.log('\nby function (self time, ms):');
+      const byFunction = sum((f) => (skip(f) ? null : `${f.functionName || '(anonymous)'} [${where(f)}:${f.lineNumber + 1}]`));
+      for (const [k, v] of byFunction.slice(0, top)) console.log(`  ${v.toFixed(2).padStart(6)}  ${k}`);
+    }
+  } finally {
+    await cleanup.run();
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  Cleanup.installSignalHandlers();
+  await main();
+}
