@@ -20,6 +20,12 @@ import { MCP_SERVER_NAMES, type McpUrls } from './clients.ts';
 const dispatch = () => import('./dispatch.ts');
 
 /**
+ * The dispatch module once an import of it has resolved: a finished module namespace (plain data, never a
+ * pending promise), so later requests skip the import's promise round trip.
+ */
+let loaded: typeof import('./dispatch.ts') | undefined;
+
+/**
  * The body and response schemas the OpenAPI document describes an MCP endpoint with (built on first read:
  * the document is built at build time, and no request reads them).
  */
@@ -63,7 +69,10 @@ export function mcpEndpoint<C>(spec: McpServerSpec<C>): Endpoint {
           },
         },
         problems: spec.problems,
-        handle: async (c, ctx) => (await dispatch()).handleMcp(spec, c, ctx),
+        handle: async (c, ctx) => {
+          loaded ??= await dispatch();
+          return loaded.handleMcp(spec, c, ctx);
+        },
       },
     },
   };

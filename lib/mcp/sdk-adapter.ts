@@ -112,6 +112,12 @@ function methodOnly(method: string): RequestSchema {
 export class ParamsCheckingServer extends Server {
   override setRequestHandler(...[schema, handler]: Parameters<Server['setRequestHandler']>): void {
     const method = (schema as unknown as z.ZodObject<{ method: z.ZodLiteral<string> }>).shape.method.value;
+    // `tools/call`: the SDK's own wrapper has parsed the request with this very schema, and answered -32602
+    // when it failed, before the handler runs: a second parse could only succeed.
+    if (method === CallToolRequestSchema.shape.method.value && schema === CallToolRequestSchema) {
+      super.setRequestHandler(methodOnly(method), handler);
+      return;
+    }
     super.setRequestHandler(methodOnly(method), (request, extra) => {
       const parsed = (schema as unknown as z.ZodType).safeParse(request);
       if (!parsed.success) throw new RpcError(ErrorCode.InvalidParams, 'Invalid params: they do not match the schema of the method.');
