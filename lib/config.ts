@@ -1,5 +1,5 @@
 /**
- * The Worker's configuration: its `env` vars and secrets, parsed once per `env` object with zod into a typed
+ * The Worker's configuration: its `env` vars and secrets, checked once per `env` object into a typed
  * {@link Config}. Every module reads configuration from here, never from `env` directly (the MCP transport's
  * `MCP_ALLOWED_ORIGINS` is parsed here too and read by `lib/mcp/dispatch.ts`).
  *
@@ -21,8 +21,6 @@
  * - `OAUTH_ACCESS_TOKEN_TTL`, `OAUTH_REFRESH_TOKEN_TTL`: OAuth token lifetimes in whole seconds (docs/oauth.md),
  *   60..86,400 (default 3,600) and 60..31,536,000 (default 2,592,000, 30 days).
  */
-import * as z from 'zod';
-
 /** `*` (any origin) or a list of exact origins. */
 export type OriginList = '*' | readonly string[];
 
@@ -83,78 +81,94 @@ function isOrigin(text: string): boolean {
   return url !== undefined && (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === text;
 }
 
-/** Empty or absent → undefined. */
-const optionalText = z
-  .string()
-  .optional()
-  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+/** What one variable's rule makes of its text: the value it configures, or the rule it breaks. */
+type Checked<T> = { value: T } | { rule: string };
+
+/** Empty or absent → undefined; otherwise the text trimmed. */
+function optionalText(v: string | undefined): string | undefined {
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
 
 /** A comma-separated origin list (`*` alone: any; empty: none); `fallback` when unset. */
-const originList = (fallback: string) =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx): OriginList => {
-      const items = (v ?? fallback)
-        .split(',')
-        .map((o) => o.trim())
-        .filter(Boolean);
-      if (items.includes('*')) {
-        if (items.length > 1) ctx.addIssue({ code: 'custom', message: 'must be "*" alone or a list of origins' });
-        return '*';
-      }
-      if (!items.every(isOrigin))
-        ctx.addIssue({
-          code: 'custom',
-          message: 'must be "*" or comma-separated origins such as https://app.example (scheme, host and port only)',
-        });
-      return items;
-    });
+function originList(v: string | undefined, fallback: string): Checked<OriginList> {
+  const items = (v ?? fallback)
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+  if (items.includes('*')) return items.length > 1 ? { rule: 'must be "*" alone or a list of origins' } : { value: '*' };
+  if (!items.every(isOrigin))
+    return { rule: 'must be "*" or comma-separated origins such as https://app.example (scheme, host and port only)' };
+  return { value: items };
+}
 
 /**
  * Whole seconds from 60 to `max`, written as decimal digits (KV, which stores the tokens, expires nothing
  * sooner than 60 s); `fallback` when unset or empty.
  */
-const seconds = (fallback: number, max: number) =>
-  optionalText
-    .refine((v) => v === undefined || (/^[1-9][0-9]{1,8}$/.test(v) && Number(v) >= 60 && Number(v) <= max), {
-      message: `must be whole seconds from 60 to ${max}`,
-    })
-    .transform((v) => (v === undefined ? fallback : Number(v)));
+function seconds(raw: string | undefined, fallback: number, max: number): Checked<number> {
+  const v = optionalText(raw);
+  if (v === undefined) return { value: fallback };
+  return /^[1-9][0-9]{1,8}$/.test(v) && Number(v) >= 60 && Number(v) <= max
+    ? { value: Number(v) }
+    : { rule: `must be whole seconds from 60 to ${max}` };
+}
 
-/** Schema of the Worker's `env` (only the variables; bindings are not checked here). */
-export const configSchema = z
-  .object({
-    FUND_ID: optionalText.pipe(
-      z
-        .string()
-        .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, { message: 'must be 1–64 of A-Z a-z 0-9 . _ - starting with a letter or digit' })
-        .optional(),
-    ),
-    DATABASE_URL: optionalText.refine(
-      (v) => {
-        if (v === undefined) return true;
-        const url = urlOf(v);
+/** An optional variable: its trimmed text, or undefined when unset or empty, when `valid` accepts it. */
+function optional(raw: string | undefined, valid: (v: string) => boolean, rule: string): Checked<string | undefined> {
+  const v = optionalText(raw);
+  return v === undefined || valid(v) ? { value: v } : { rule };
+}
+
+/**
+ * Each variable's rule, in the order its problems are reported. Plain checks rather than a zod schema: the
+ * configuration is read on every isolate's first request, and zod preparing a schema on its first parse
+ * cost that request 2.5–3.7 ms (docs/performance.md); `test/security/hardening.test.ts` and
+ * `test/config.test.ts` pin what is accepted and refused.
+ */
+const RULES = {
+  FUND_ID: (v) =>
+    optional(v, (t) => /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(t), 'must be 1–64 of A-Z a-z 0-9 . _ - starting with a letter or digit'),
+  DATABASE_URL: (v) =>
+    optional(
+      v,
+      (t) => {
+        const url = urlOf(t);
         return url !== undefined && ['postgres:', 'postgresql:'].includes(url.protocol) && url.hostname !== '';
       },
-      { message: 'must be a postgres:// or postgresql:// URL with a host' },
+      'must be a postgres:// or postgresql:// URL with a host',
     ),
-    DATABASE_WS_PROXY: optionalText,
-    INVESTOR_REF_KEY: z
-      .string()
-      .optional()
-      .refine((v) => v === undefined || v === '' || v.length >= 16, { message: 'must be at least 16 characters' })
-      .transform((v) => (v === '' ? undefined : v)),
-    CORS_ORIGINS: originList('*'),
-    MCP_ALLOWED_ORIGINS: originList(''),
-    PUBLIC_ORIGIN: optionalText.refine((v) => v === undefined || isOrigin(v), {
-      message: 'must be an origin such as https://fund-edge.example.com (scheme, host and port only, no path)',
-    }),
-    OAUTH_ACCESS_TOKEN_TTL: seconds(DEFAULT_ACCESS_TOKEN_TTL, 86_400),
-    OAUTH_REFRESH_TOKEN_TTL: seconds(DEFAULT_REFRESH_TOKEN_TTL, 31_536_000),
-  })
-  .transform(
-    (e): Config => ({
+  DATABASE_WS_PROXY: (v) => ({ value: optionalText(v) }),
+  INVESTOR_REF_KEY: (v) =>
+    v === undefined || v === '' ? { value: undefined } : v.length >= 16 ? { value: v } : { rule: 'must be at least 16 characters' },
+  CORS_ORIGINS: (v) => originList(v, '*'),
+  MCP_ALLOWED_ORIGINS: (v) => originList(v, ''),
+  PUBLIC_ORIGIN: (v) =>
+    optional(v, isOrigin, 'must be an origin such as https://fund-edge.example.com (scheme, host and port only, no path)'),
+  OAUTH_ACCESS_TOKEN_TTL: (v) => seconds(v, DEFAULT_ACCESS_TOKEN_TTL, 86_400),
+  OAUTH_REFRESH_TOKEN_TTL: (v) => seconds(v, DEFAULT_REFRESH_TOKEN_TTL, 31_536_000),
+} satisfies { [K in keyof ConfigVars]-?: (text: string | undefined) => Checked<unknown> };
+
+/** The value each variable configures, by name. */
+type Checks = { [K in keyof typeof RULES]: ReturnType<(typeof RULES)[K]> extends Checked<infer T> | infer _ ? T : never };
+
+/**
+ * Checks the Worker's variables (a value that is not text reads as unset, as bindings are not variables).
+ * @param vars the Worker's `env`, or some of its variables (scripts/deployment.ts checks wrangler.toml's)
+ * @returns the configuration, or every broken rule in the order of {@link RULES}
+ */
+export function checkConfig(vars: Readonly<Record<string, unknown>>): { config: Config } | { issues: ConfigIssue[] } {
+  const issues: ConfigIssue[] = [];
+  const values: Record<string, unknown> = {};
+  for (const [variable, check] of Object.entries(RULES) as [string, (text: string | undefined) => Checked<unknown>][]) {
+    const raw = Object.hasOwn(vars, variable) ? vars[variable] : undefined;
+    const checked = check(typeof raw === 'string' ? raw : undefined);
+    if ('rule' in checked) issues.push({ variable, rule: checked.rule });
+    else values[variable] = checked.value;
+  }
+  if (issues.length > 0) return { issues };
+  const e = values as Checks;
+  return {
+    config: {
       fundId: e.FUND_ID ?? DEFAULT_FUND_ID,
       databaseUrl: e.DATABASE_URL,
       databaseWsProxy: e.DATABASE_WS_PROXY,
@@ -164,11 +178,12 @@ export const configSchema = z
       publicOrigin: e.PUBLIC_ORIGIN,
       oauthAccessTokenTtl: e.OAUTH_ACCESS_TOKEN_TTL,
       oauthRefreshTokenTtl: e.OAUTH_REFRESH_TOKEN_TTL,
-    }),
-  );
+    },
+  };
+}
 
 /**
- * The variables {@link configSchema} reads: text, as wrangler hands them to the Worker (the Worker's `Env` in
+ * The variables {@link checkConfig} reads: text, as wrangler hands them to the Worker (the Worker's `Env` in
  * lib/env.ts declares them with the bindings; declared here too so the configuration depends on nothing).
  */
 export interface ConfigVars {
@@ -196,18 +211,8 @@ export function configOf(env: ConfigVars | undefined): Config {
   const key = env ?? NO_ENV;
   let result = parsed.get(key);
   if (!result) {
-    const out = configSchema.safeParse(
-      Object.fromEntries(Object.entries(key).filter(([, v]) => typeof v === 'string' || v === undefined)),
-      { reportInput: false },
-    );
-    result = out.success
-      ? out.data
-      : new ConfigInvalidError(
-          out.error.issues.map((i) => ({
-            variable: String(i.path[0] ?? '?'),
-            rule: i.code === 'custom' || i.code === 'invalid_format' ? i.message : 'is invalid',
-          })),
-        );
+    const out = checkConfig(key);
+    result = 'config' in out ? out.config : new ConfigInvalidError(out.issues);
     parsed.set(key, result);
   }
   if (result instanceof ConfigInvalidError) throw result;

@@ -131,3 +131,18 @@ export function addCents(a: number, b: number): number | null {
   const s = a + b;
   return Number.isSafeInteger(s) ? s : null;
 }
+
+/**
+ * `p / q` rounded half away from zero to `places` decimals, as a JSON number (−0 when a negative quotient
+ * rounds to zero, as decimal.js gives it). `q` > 0.
+ */
+export function roundRatio(p: bigint, q: bigint, places: bigint): number {
+  const n = (p < 0n ? -p : p) * 10n ** places;
+  const r = Number((2n * n + q) / (2n * q)) / Number(10n ** places);
+  return p < 0n ? -r : r;
+}
+
+/** True when `p / q` × 10^places is exactly halfway between two integers (a rounding tie). `q` > 0. */
+export function isTie(p: bigint, q: bigint, places: bigint): boolean {
+  return (2n * p * 10n ** places) % (2n * q) === q;
+}

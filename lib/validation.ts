@@ -124,6 +124,43 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, locat
 }
 
 /**
+ * A value built on its first use and kept (once per isolate): the declarations' zod schemas, so that starting
+ * an isolate builds none of them (building every endpoint's schemas at import was half of the Worker's
+ * startup CPU, docs/performance.md) and each is built by the first request that reads it. Synchronous: what
+ * it keeps is a finished value, never a pending promise.
+ * @param build makes the value; called at most once (again only if it threw)
+ */
+export function lazy<T>(build: () => T): () => T {
+  let built = false;
+  let value: T;
+  return () => {
+    if (!built) {
+      value = build();
+      built = true;
+    }
+    return value;
+  };
+}
+
+/**
+ * An object's members with `schemas` as getters that build each schema on first read ({@link lazy}): what
+ * `defineCalculator` and `defineFundTool` make of a declaration, so that `def.input` reads as a schema.
+ */
+export function withLazySchemas<T extends object, S extends Record<string, () => unknown>>(
+  members: T,
+  schemas: S,
+): T & { readonly [K in keyof S]: ReturnType<S[K]> } {
+  const getters: PropertyDescriptorMap = {};
+  for (const [name, build] of Object.entries(schemas)) getters[name] = { get: lazy(build), enumerable: true };
+  return Object.defineProperties({ ...members }, getters) as T & { readonly [K in keyof S]: ReturnType<S[K]> };
+}
+
+/** A copy of `object` with `extra` members added, keeping its getters as getters (a spread would call them). */
+export function withMembers<T extends object, E extends object>(object: T, extra: E): T & E {
+  return Object.defineProperties({ ...extra }, Object.getOwnPropertyDescriptors(object)) as T & E;
+}
+
+/**
  * A money amount in USD (JSON number) within [min, max]; the default range ±1e15 keeps cents exact in
  * decimal arithmetic and JSON numbers.
  */

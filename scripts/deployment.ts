@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { experimental_readRawConfig } from 'wrangler';
-import { configSchema } from '../lib/config.ts';
+import { checkConfig } from '../lib/config.ts';
 import { isLoopbackOrigin } from '../lib/origin.ts';
 
 /** The KV namespaces the Worker binds (lib/env.ts): keys, quota counters, the console, OAuth. */
@@ -77,8 +77,8 @@ export function variableProblem(
   name: 'PUBLIC_ORIGIN' | 'DATABASE_URL' | 'INVESTOR_REF_KEY' | 'FUND_ID',
   value: string,
 ): string | undefined {
-  const parsed = configSchema.safeParse({ [name]: value }, { reportInput: false });
-  return parsed.success ? undefined : (parsed.error.issues[0]?.message ?? 'is invalid');
+  const checked = checkConfig({ [name]: value });
+  return 'issues' in checked ? checked.issues[0]?.rule : undefined;
 }
 
 /** Why `origin` cannot be a deployed Worker's `PUBLIC_ORIGIN`, or undefined when it can. */
@@ -118,10 +118,10 @@ export function configProblems(config: WranglerConfig, configFile = 'wrangler.to
     );
   // Every other variable as the Worker parses it (lib/config.ts): a malformed one fails every request.
   const others = Object.fromEntries(Object.entries(config.vars).filter(([name, v]) => typeof v === 'string' && name !== 'PUBLIC_ORIGIN'));
-  const parsed = configSchema.safeParse(others, { reportInput: false });
-  for (const issue of parsed.success ? [] : parsed.error.issues)
+  const checked = checkConfig(others);
+  for (const issue of 'issues' in checked ? checked.issues : [])
     out.push(
-      `${String(issue.path[0])} ${issue.message} in ${configFile} [vars]: the Worker would answer every request with 500 (config_invalid). Fix it there (docs/configuration.md#variables-and-secrets).`,
+      `${issue.variable} ${issue.rule} in ${configFile} [vars]: the Worker would answer every request with 500 (config_invalid). Fix it there (docs/configuration.md#variables-and-secrets).`,
     );
   if (typeof config.vars.DATABASE_WS_PROXY === 'string' && config.vars.DATABASE_WS_PROXY !== '')
     out.push(`DATABASE_WS_PROXY is set in ${configFile} [vars]: it is for local development only. Fix: remove it.`);

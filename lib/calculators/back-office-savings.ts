@@ -10,6 +10,7 @@
  * them, and they are not a published benchmark.
  */
 import * as z from 'zod';
+import { lazy } from '../validation.ts';
 import { cents, dec, pct4, roundCents, sum } from '../decimal.ts';
 import { defineCalculator } from './definition.ts';
 import {
@@ -46,25 +47,27 @@ export const AUTOMATABLE_SHARES: Record<CostLine, { share: string; rationale: st
 };
 
 /** Result of the back-office savings calculator. */
-export const backOfficeSavingsOutput = z.object({
-  totalAnnualCostUsd: z.number(),
-  automatableAnnualUsd: z.number(),
-  automatableSharePct: z.number().describe('Automatable / total, percent; 0 when the total is 0.'),
-  residualAnnualCostUsd: z.number().describe('Total − automatable, USD per year.'),
-  byLine: z.array(
-    z.object({
-      item: z.enum(COST_LINES),
-      annualCostUsd: z.number(),
-      automatableShare: z.number().describe('Assumed automatable fraction 0..1.'),
-      automatableAnnualUsd: z.number(),
-      residualAnnualUsd: z.number(),
-    }),
-  ),
-  assumptions: z.array(z.object({ item: z.enum(COST_LINES), automatableShare: z.number(), rationale: z.string() })),
-});
+export const backOfficeSavingsOutput = lazy(() =>
+  z.object({
+    totalAnnualCostUsd: z.number(),
+    automatableAnnualUsd: z.number(),
+    automatableSharePct: z.number().describe('Automatable / total, percent; 0 when the total is 0.'),
+    residualAnnualCostUsd: z.number().describe('Total − automatable, USD per year.'),
+    byLine: z.array(
+      z.object({
+        item: z.enum(COST_LINES),
+        annualCostUsd: z.number(),
+        automatableShare: z.number().describe('Assumed automatable fraction 0..1.'),
+        automatableAnnualUsd: z.number(),
+        residualAnnualUsd: z.number(),
+      }),
+    ),
+    assumptions: z.array(z.object({ item: z.enum(COST_LINES), automatableShare: z.number(), rationale: z.string() })),
+  }),
+);
 
 /** Computes the automatable share of the yearly cost. Pure. */
-export function computeBackOfficeSavings(inputs: OperatingCostInputs): z.output<typeof backOfficeSavingsOutput> {
+export function computeBackOfficeSavings(inputs: OperatingCostInputs): z.output<ReturnType<typeof backOfficeSavingsOutput>> {
   const lines = costLines(inputs).map(({ item, annualCost }) => {
     const automatable = roundCents(annualCost.times(AUTOMATABLE_SHARES[item].share));
     return { item, annualCost, automatable, residual: annualCost.minus(automatable) };

@@ -4,6 +4,7 @@
  * derived from this object, so they cannot drift apart.
  */
 import * as z from 'zod';
+import { withLazySchemas, withMembers } from '../validation.ts';
 
 /** Fixed text every calculator result carries (docs/api.md#conventions). */
 export const DISCLAIMER = 'Illustrative estimate computed only from the inputs of this call. Not accounting, tax or investment advice.';
@@ -14,6 +15,7 @@ export const DISCLAIMER = 'Illustrative estimate computed only from the inputs o
  *   is the file's under `functions/api/v1/calc/` (see {@link LocatedCalculator}).
  * - `input`: a strict zod object whose every field is optional with a default; it parses to the resolved inputs.
  * - `output`: the result schema without `inputs` and `disclaimer`, which {@link runCalculator} adds.
+ *   Both are built on first read ({@link CalculatorDeclaration}).
  * - `resolve` (optional): fills defaults that depend on other fields (the fee calculator's initial HWM is
  *   the starting NAV), so that `run` and the echoed `inputs` both see the resolved request.
  * - `example`: a typical request body, the source of every published example.
@@ -36,6 +38,17 @@ export interface CalculatorDefinition<I extends z.ZodObject = z.ZodObject, O ext
 }
 
 /**
+ * What a calculator module declares: a {@link CalculatorDefinition} whose schemas are functions that build
+ * them (`lazy` of lib/validation.ts, or an arrow); {@link defineCalculator} makes them getters that build each
+ * on its first read, so an isolate's startup builds no schema.
+ */
+export interface CalculatorDeclaration<I extends z.ZodObject, O extends z.ZodObject>
+  extends Omit<CalculatorDefinition<I, O>, 'input' | 'output'> {
+  input: () => I;
+  output: () => O;
+}
+
+/**
  * A calculator with the URL segment under `/api/v1/calc/` that its file under `functions/` gives it. Its MCP
  * tool name still comes from `slug`, so renaming the file changes the URL and nothing else.
  */
@@ -49,14 +62,18 @@ export function locatedCalculator<I extends z.ZodObject, O extends z.ZodObject>(
   def: CalculatorDefinition<I, O>,
   path: string,
 ): LocatedCalculator {
-  return { ...(def as unknown as CalculatorDefinition), path };
+  return withMembers(def as unknown as CalculatorDefinition, { path });
 }
 
-/** Declares a calculator (identity at run time; keeps the input and output types tied together). */
+/**
+ * Declares a calculator: its schemas become getters that build each on first read (once per isolate); keeps
+ * the input and output types tied together.
+ */
 export function defineCalculator<I extends z.ZodObject, O extends z.ZodObject>(
-  def: CalculatorDefinition<I, O>,
+  declared: CalculatorDeclaration<I, O>,
 ): CalculatorDefinition<I, O> {
-  return def;
+  const { input, output, ...members } = declared;
+  return withLazySchemas(members, { input, output });
 }
 
 /** Letter grade of a 0–100 score: A ≥ 90, B ≥ 80, C ≥ 70, D ≥ 60, else F (the scale of both graders). */

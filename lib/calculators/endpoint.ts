@@ -8,7 +8,7 @@ import { ApiError } from '../errors.ts';
 import type { AppEnv } from '../env.ts';
 import { authenticate, type Access } from '../auth.ts';
 import { calcCaller, consumeCalcQuota, deferOf, rateLimitHeaders, type Defer } from '../rate-limit.ts';
-import { atLocation, parseInput } from '../validation.ts';
+import { atLocation, lazy, parseInput } from '../validation.ts';
 import { jsonResponse, operationIdOf, parseQuery, pascalCase, readJsonObject, type Endpoint } from '../endpoint.ts';
 import { resultSchema, runCalculator, toolName, type CalculatorDefinition } from './definition.ts';
 
@@ -43,6 +43,9 @@ export async function callCalculator(
 export function calculatorEndpoint<I extends z.ZodObject, O extends z.ZodObject>(declared: CalculatorDefinition<I, O>): Endpoint {
   // Widened: every call parses with `def.input` before `def.run`.
   const def = declared as unknown as CalculatorDefinition;
+  // The schemas are read when the OpenAPI document and the tool definitions are built (at build time), not
+  // when the Worker starts: getters, built on first read.
+  const result = lazy(() => resultSchema(def));
   return {
     methods: {
       POST: {
@@ -51,9 +54,17 @@ export function calculatorEndpoint<I extends z.ZodObject, O extends z.ZodObject>
         description: def.description,
         tags: ['Calculators'],
         auth: 'optional',
-        body: def.input,
+        get body() {
+          return def.input;
+        },
         example: def.example,
-        response: { description: `${def.title} result.`, schema: resultSchema(def), rateLimited: true },
+        response: {
+          description: `${def.title} result.`,
+          get schema() {
+            return result();
+          },
+          rateLimited: true,
+        },
         schemaNames: { body: `${pascalCase(def.slug)}Request`, response: `${pascalCase(def.slug)}Result` },
         problems: ['invalid_request', 'malformed_json', 'unauthorized', 'payload_too_large', 'unsupported_media_type', 'rate_limited'],
         async handle(c, ctx) {

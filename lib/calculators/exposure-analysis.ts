@@ -11,9 +11,9 @@
  */
 import * as z from 'zod';
 import { ValidationError } from '../errors.ts';
-import { D, cents, dec, pct4, share6, sum, type Dec } from '../decimal.ts';
+import { D, cents, dec, isTie, pct4, roundRatio, share6, sum, type Dec } from '../decimal.ts';
 import { parseAmountCell, parseCsv } from '../csv.ts';
-import { inputPointer, usd } from '../validation.ts';
+import { inputPointer, usd, lazy } from '../validation.ts';
 import { defineCalculator } from './definition.ts';
 
 /** Columns of a positions CSV (header matched case-insensitively). */
@@ -104,51 +104,54 @@ export function concentration(positions: Position[]): Concentration {
   return { assets, hhi, effectiveN: dec(1).div(hhi) };
 }
 
-const groupRow = z.object({
-  key: z.string().describe('Venue or class name, as first seen.'),
-  longUsd: z.number(),
-  shortUsd: z.number(),
-  grossUsd: z.number(),
-  netUsd: z.number(),
-  shareOfGross: z.number().describe('Group gross / total gross, 6 dp.'),
-});
-
 /** Request body. */
-export const exposureAnalysisInput = z.strictObject({
-  positionsCsv: z
-    .string()
-    .default('')
-    .describe(
-      'CSV with header Asset, Value, Venue, Class (case-insensitive; quoted fields and a BOM accepted); Value in USD, negative = short. At most 10,000 rows.',
-    ),
-  navUsd: usd().nullable().default(null).describe('Fund NAV, USD; null or ≤ 0 leaves the *PctNav figures null.'),
-});
+export const exposureAnalysisInput = lazy(() =>
+  z.strictObject({
+    positionsCsv: z
+      .string()
+      .default('')
+      .describe(
+        'CSV with header Asset, Value, Venue, Class (case-insensitive; quoted fields and a BOM accepted); Value in USD, negative = short. At most 10,000 rows.',
+      ),
+    navUsd: usd().nullable().default(null).describe('Fund NAV, USD; null or ≤ 0 leaves the *PctNav figures null.'),
+  }),
+);
 
 /** Result of the exposure analysis. */
-export const exposureAnalysisOutput = z.object({
-  longUsd: z.number().describe('Sum of positive row values, USD.'),
-  shortUsd: z.number().describe('Sum of short values as a positive amount, USD.'),
-  grossUsd: z.number().describe('long + short, USD.'),
-  netUsd: z.number().describe('long − short, USD.'),
-  longPctNav: z.number().nullable().describe('long / NAV, percent; null without a positive NAV.'),
-  shortPctNav: z.number().nullable().describe('short / NAV, percent; null without a positive NAV.'),
-  grossPctNav: z.number().nullable().describe('gross / NAV, percent (leverage); null without a positive NAV.'),
-  netPctNav: z.number().nullable().describe('net / NAV, percent; null without a positive NAV.'),
-  positionCount: z.number().int().describe('Data rows.'),
-  assetCount: z.number().int().describe('Distinct assets (names matched case-insensitively).'),
-  largestPosition: z
-    .object({
-      asset: z.string(),
-      valueUsd: z.number().describe('Net exposure of the asset across venues, USD.'),
-      weightOfGross: z.number().describe('|exposure| / Σ|asset exposures|, 6 dp.'),
-      pctNav: z.number().nullable(),
-    })
-    .nullable(),
-  top5ShareOfGross: z.number().describe('Sum of the five largest asset weights, 6 dp.'),
-  hhi: z.number().nullable().describe('Σ w², 6 dp; null with no exposure.'),
-  effectiveN: z.number().nullable().describe('1 / HHI, 4 dp; null with no exposure.'),
-  byVenue: z.array(groupRow).describe('Rows grouped by venue, largest gross first.'),
-  byClass: z.array(groupRow).describe('Rows grouped by asset class, largest gross first.'),
+export const exposureAnalysisOutput = lazy(() => {
+  const groupRow = z.object({
+    key: z.string().describe('Venue or class name, as first seen.'),
+    longUsd: z.number(),
+    shortUsd: z.number(),
+    grossUsd: z.number(),
+    netUsd: z.number(),
+    shareOfGross: z.number().describe('Group gross / total gross, 6 dp.'),
+  });
+  return z.object({
+    longUsd: z.number().describe('Sum of positive row values, USD.'),
+    shortUsd: z.number().describe('Sum of short values as a positive amount, USD.'),
+    grossUsd: z.number().describe('long + short, USD.'),
+    netUsd: z.number().describe('long − short, USD.'),
+    longPctNav: z.number().nullable().describe('long / NAV, percent; null without a positive NAV.'),
+    shortPctNav: z.number().nullable().describe('short / NAV, percent; null without a positive NAV.'),
+    grossPctNav: z.number().nullable().describe('gross / NAV, percent (leverage); null without a positive NAV.'),
+    netPctNav: z.number().nullable().describe('net / NAV, percent; null without a positive NAV.'),
+    positionCount: z.number().int().describe('Data rows.'),
+    assetCount: z.number().int().describe('Distinct assets (names matched case-insensitively).'),
+    largestPosition: z
+      .object({
+        asset: z.string(),
+        valueUsd: z.number().describe('Net exposure of the asset across venues, USD.'),
+        weightOfGross: z.number().describe('|exposure| / Σ|asset exposures|, 6 dp.'),
+        pctNav: z.number().nullable(),
+      })
+      .nullable(),
+    top5ShareOfGross: z.number().describe('Sum of the five largest asset weights, 6 dp.'),
+    hhi: z.number().nullable().describe('Σ w², 6 dp; null with no exposure.'),
+    effectiveN: z.number().nullable().describe('1 / HHI, 4 dp; null with no exposure.'),
+    byVenue: z.array(groupRow).describe('Rows grouped by venue, largest gross first.'),
+    byClass: z.array(groupRow).describe('Rows grouped by asset class, largest gross first.'),
+  });
 });
 
 function legs(values: Dec[]) {
@@ -185,7 +188,9 @@ function groups(positions: Position[], keyOf: (p: Position) => string, totalGros
  * @throws {ValidationError} for a bad CSV
  * @throws {PayloadTooLargeError} over 10,000 rows
  */
-export function analyseExposure(inputs: z.output<typeof exposureAnalysisInput>): z.output<typeof exposureAnalysisOutput> {
+export function analyseExposure(
+  inputs: z.output<ReturnType<typeof exposureAnalysisInput>>,
+): z.output<ReturnType<typeof exposureAnalysisOutput>> {
   return exposureInCents(readColumns(inputs.positionsCsv, 'positionsCsv'), inputs.navUsd) ?? analyseExposureInDecimals(inputs);
 }
 
@@ -193,7 +198,9 @@ export function analyseExposure(inputs: z.output<typeof exposureAnalysisInput>):
  * {@link analyseExposure} in decimal.js at 40 significant digits (any decimal values); exported as the
  * reference of the integer path's property test.
  */
-export function analyseExposureInDecimals(inputs: z.output<typeof exposureAnalysisInput>): z.output<typeof exposureAnalysisOutput> {
+export function analyseExposureInDecimals(
+  inputs: z.output<ReturnType<typeof exposureAnalysisInput>>,
+): z.output<ReturnType<typeof exposureAnalysisOutput>> {
   const positions = parsePositions(inputs.positionsCsv, 'positionsCsv');
   const navUsd = inputs.navUsd;
   const { long, short, gross, net } = legs(positions.map((p) => p.value));
@@ -251,21 +258,6 @@ function centsOfValue(text: string): number | null {
   return c === 0 ? 0 : sign * c;
 }
 
-/**
- * `p / q` rounded half away from zero to `places` decimals, as a JSON number (−0 when a negative quotient
- * rounds to zero, as decimal.js gives it). `q` > 0.
- */
-function roundRatio(p: bigint, q: bigint, places: bigint): number {
-  const n = (p < 0n ? -p : p) * 10n ** places;
-  const r = Number((2n * n + q) / (2n * q)) / Number(10n ** places);
-  return p < 0n ? -r : r;
-}
-
-/** True when `p / q` × 10^places is exactly halfway between two integers (a rounding tie). `q` > 0. */
-function isTie(p: bigint, q: bigint, places: bigint): boolean {
-  return (2n * p * 10n ** places) % (2n * q) === q;
-}
-
 /** Sorts groups largest `cents` first, then by name (as the decimal path sorts them). */
 const byCentsThenName = (a: { cents: number; name: string }, b: { cents: number; name: string }) =>
   b.cents - a.cents || a.name.localeCompare(b.name);
@@ -304,7 +296,10 @@ function groupCents(names: string[], cents: number[]) {
  * passes {@link MAX_GROSS_CENTS}, or HHI, effective N or the top-5 sum is an exact rounding tie. The
  * percent-of-NAV figures (five divisions) stay in decimal.js, since NAV may be any JSON number.
  */
-function exposureInCents(columns: ReturnType<typeof readColumns>, navUsd: number | null): z.output<typeof exposureAnalysisOutput> | null {
+function exposureInCents(
+  columns: ReturnType<typeof readColumns>,
+  navUsd: number | null,
+): z.output<ReturnType<typeof exposureAnalysisOutput>> | null {
   const { cents: values } = columns;
   if (values === null) return null;
   let long = 0;

@@ -19,91 +19,97 @@
  */
 import * as z from 'zod';
 import { D, cents, dec, fromPct, pct4, pct4Near, roundCents, type Dec } from '../decimal.ts';
-import { usd } from '../validation.ts';
+import { usd, lazy } from '../validation.ts';
 import { defineCalculator } from './definition.ts';
 
 const MAX_YEARS = 50;
 
 /** Request body (every field optional; defaults of docs/calculators.md). Percent fields are in percent units. */
-export const feeCalculatorInput = z
-  .strictObject({
-    startingNavUsd: usd().gt(0).default(1_000_000).describe('Investment at the start, USD.'),
-    annualGrossReturnPct: z.number().gt(-100).max(1000).default(10).describe('Constant gross return per year before fees, percent.'),
-    mgmtFeePct: z.number().min(0).max(100).default(2).describe('Management fee per year, percent of the basis.'),
-    perfFeePct: z.number().min(0).max(100).default(20).describe('Performance fee (incentive fee), percent of the gain.'),
-    hurdlePct: z.number().min(0).max(1000).nullable().default(null).describe('Hurdle rate per year, percent; null for no hurdle.'),
-    hasHwm: z.boolean().default(true).describe('Performance fee only above the high-water mark.'),
-    crystallization: z.enum(['annual', 'quarterly']).default('annual').describe('How often the performance fee crystallizes.'),
-    horizonYears: z
-      .number()
-      .gt(0)
-      .max(MAX_YEARS)
-      .default(5)
-      .describe('Holding period in years, 0 < h ≤ 50; fractional values end in a stub period.'),
-    mgmtFeeBasis: z
-      .enum(['opening', 'closing', 'average'])
-      .default('opening')
-      .describe('NAV the management fee is charged on: the period opening, the closing gross, or their average.'),
-    hurdleType: z
-      .enum(['hard', 'soft'])
-      .default('hard')
-      .describe('hard: fee on the gain above the hurdle; soft: fee on the whole gain once the hurdle is cleared.'),
-    perfFeeNetOfMgmtFee: z
-      .boolean()
-      .default(true)
-      .describe('Performance fee on the gain after the management fee (true) or independent of it (false).'),
-    initialHwmUsd: usd()
-      .gt(0)
-      .nullable()
-      .default(null)
-      .describe('High-water mark at the start, USD; omitted or null means the starting NAV (echoed resolved).'),
-    annualGrossReturnPctByYear: z
-      .array(z.number().gt(-100).max(1000))
-      .max(MAX_YEARS)
-      .default([])
-      .describe(
-        'Gross return of year 1, 2, ... in percent; overrides annualGrossReturnPct for the years it covers. At most ceil(horizonYears) entries.',
-      ),
-  })
-  .superRefine((v, ctx) => {
-    // A year the horizon never reaches would be ignored silently; say so instead.
-    if (v.annualGrossReturnPctByYear.length > Math.ceil(v.horizonYears)) {
-      ctx.addIssue({ code: 'custom', path: ['annualGrossReturnPctByYear'], message: 'has more years than horizonYears covers' });
-    }
-  });
+export const feeCalculatorInput = lazy(() =>
+  z
+    .strictObject({
+      startingNavUsd: usd().gt(0).default(1_000_000).describe('Investment at the start, USD.'),
+      annualGrossReturnPct: z.number().gt(-100).max(1000).default(10).describe('Constant gross return per year before fees, percent.'),
+      mgmtFeePct: z.number().min(0).max(100).default(2).describe('Management fee per year, percent of the basis.'),
+      perfFeePct: z.number().min(0).max(100).default(20).describe('Performance fee (incentive fee), percent of the gain.'),
+      hurdlePct: z.number().min(0).max(1000).nullable().default(null).describe('Hurdle rate per year, percent; null for no hurdle.'),
+      hasHwm: z.boolean().default(true).describe('Performance fee only above the high-water mark.'),
+      crystallization: z.enum(['annual', 'quarterly']).default('annual').describe('How often the performance fee crystallizes.'),
+      horizonYears: z
+        .number()
+        .gt(0)
+        .max(MAX_YEARS)
+        .default(5)
+        .describe('Holding period in years, 0 < h ≤ 50; fractional values end in a stub period.'),
+      mgmtFeeBasis: z
+        .enum(['opening', 'closing', 'average'])
+        .default('opening')
+        .describe('NAV the management fee is charged on: the period opening, the closing gross, or their average.'),
+      hurdleType: z
+        .enum(['hard', 'soft'])
+        .default('hard')
+        .describe('hard: fee on the gain above the hurdle; soft: fee on the whole gain once the hurdle is cleared.'),
+      perfFeeNetOfMgmtFee: z
+        .boolean()
+        .default(true)
+        .describe('Performance fee on the gain after the management fee (true) or independent of it (false).'),
+      initialHwmUsd: usd()
+        .gt(0)
+        .nullable()
+        .default(null)
+        .describe('High-water mark at the start, USD; omitted or null means the starting NAV (echoed resolved).'),
+      annualGrossReturnPctByYear: z
+        .array(z.number().gt(-100).max(1000))
+        .max(MAX_YEARS)
+        .default([])
+        .describe(
+          'Gross return of year 1, 2, ... in percent; overrides annualGrossReturnPct for the years it covers. At most ceil(horizonYears) entries.',
+        ),
+    })
+    .superRefine((v, ctx) => {
+      // A year the horizon never reaches would be ignored silently; say so instead.
+      if (v.annualGrossReturnPctByYear.length > Math.ceil(v.horizonYears)) {
+        ctx.addIssue({ code: 'custom', path: ['annualGrossReturnPctByYear'], message: 'has more years than horizonYears covers' });
+      }
+    }),
+);
 
 /** One crystallization period of the projection (USD amounts rounded to cents). */
-export const feePeriod = z.object({
-  index: z.number().int().describe('1-based period number.'),
-  startYears: z.number().describe('Start of the period, years from the start.'),
-  lengthYears: z.number().describe('τ: 1, 0.25 or a final stub.'),
-  openingNavUsd: z.number(),
-  grossNavUsd: z.number().describe('G: opening NAV grown by the period return, before fees.'),
-  mgmtFeeUsd: z.number(),
-  perfFeeUsd: z.number(),
-  hurdleAmountUsd: z.number().describe('H: gain the fund must beat before a performance fee; 0 without hurdle.'),
-  closingNavUsd: z.number().describe('E = G − M − performance fee.'),
-  hwmUsd: z.number().nullable().describe('High-water mark after the period; null without HWM.'),
-});
+export const feePeriod = lazy(() =>
+  z.object({
+    index: z.number().int().describe('1-based period number.'),
+    startYears: z.number().describe('Start of the period, years from the start.'),
+    lengthYears: z.number().describe('τ: 1, 0.25 or a final stub.'),
+    openingNavUsd: z.number(),
+    grossNavUsd: z.number().describe('G: opening NAV grown by the period return, before fees.'),
+    mgmtFeeUsd: z.number(),
+    perfFeeUsd: z.number(),
+    hurdleAmountUsd: z.number().describe('H: gain the fund must beat before a performance fee; 0 without hurdle.'),
+    closingNavUsd: z.number().describe('E = G − M − performance fee.'),
+    hwmUsd: z.number().nullable().describe('High-water mark after the period; null without HWM.'),
+  }),
+);
 
 /** Result of the fee calculator. */
-export const feeCalculatorOutput = z.object({
-  totalMgmtFeesUsd: z.number().describe("Sum of the periods' management fees, USD."),
-  totalPerfFeesUsd: z.number().describe("Sum of the periods' performance fees, USD."),
-  totalFeesUsd: z.number().describe('Management plus performance fees, USD.'),
-  endingNavGrossUsd: z.number().describe('Ending value with no fees at all, USD.'),
-  endingNavNetUsd: z.number().describe('Ending value after all fees, USD.'),
-  feeDragUsd: z.number().describe('endingNavGrossUsd − endingNavNetUsd: fees plus the growth they forgo, USD.'),
-  grossCumulativeReturnPct: z.number().describe('(endingNavGross / start − 1) × 100.'),
-  netCumulativeReturnPct: z.number().describe('(endingNavNet / start − 1) × 100.'),
-  grossAnnualizedReturnPct: z.number().describe('((endingNavGross / start)^(1/horizonYears) − 1) × 100.'),
-  netAnnualizedReturnPct: z.number().describe('((endingNavNet / start)^(1/horizonYears) − 1) × 100.'),
-  annualizedFeeDragPct: z.number().describe('Gross minus net annualized return, percentage points.'),
-  finalHwmUsd: z.number().nullable().describe('High-water mark at the end; null without HWM.'),
-  periods: z.array(feePeriod),
-});
+export const feeCalculatorOutput = lazy(() =>
+  z.object({
+    totalMgmtFeesUsd: z.number().describe("Sum of the periods' management fees, USD."),
+    totalPerfFeesUsd: z.number().describe("Sum of the periods' performance fees, USD."),
+    totalFeesUsd: z.number().describe('Management plus performance fees, USD.'),
+    endingNavGrossUsd: z.number().describe('Ending value with no fees at all, USD.'),
+    endingNavNetUsd: z.number().describe('Ending value after all fees, USD.'),
+    feeDragUsd: z.number().describe('endingNavGrossUsd − endingNavNetUsd: fees plus the growth they forgo, USD.'),
+    grossCumulativeReturnPct: z.number().describe('(endingNavGross / start − 1) × 100.'),
+    netCumulativeReturnPct: z.number().describe('(endingNavNet / start − 1) × 100.'),
+    grossAnnualizedReturnPct: z.number().describe('((endingNavGross / start)^(1/horizonYears) − 1) × 100.'),
+    netAnnualizedReturnPct: z.number().describe('((endingNavNet / start)^(1/horizonYears) − 1) × 100.'),
+    annualizedFeeDragPct: z.number().describe('Gross minus net annualized return, percentage points.'),
+    finalHwmUsd: z.number().nullable().describe('High-water mark at the end; null without HWM.'),
+    periods: z.array(feePeriod()),
+  }),
+);
 
-type FeeInputs = z.output<typeof feeCalculatorInput>;
+type FeeInputs = z.output<ReturnType<typeof feeCalculatorInput>>;
 
 /** The high-water mark at the start, USD: `initialHwmUsd`, or the starting NAV when it is null. */
 export function startingHwmUsd(inputs: Pick<FeeInputs, 'initialHwmUsd' | 'startingNavUsd'>): number {
@@ -192,7 +198,7 @@ function annualizedInDouble(f: number, years: number): { value: number; error: n
 }
 
 /** Projects NAV and fees period by period. Pure; see the module comment for the formulas. */
-export function computeFees(inputs: FeeInputs): z.output<typeof feeCalculatorOutput> {
+export function computeFees(inputs: FeeInputs): z.output<ReturnType<typeof feeCalculatorOutput>> {
   const tau = inputs.crystallization === 'annual' ? dec(1) : dec('0.25');
   const start = dec(inputs.startingNavUsd);
   const mgmtRate = fromPct(inputs.mgmtFeePct);
@@ -218,7 +224,7 @@ export function computeFees(inputs: FeeInputs): z.output<typeof feeCalculatorOut
   let totalMgmt = dec(0);
   let totalPerf = dec(0);
   let elapsed = dec(0);
-  const periods: z.output<typeof feePeriod>[] = [];
+  const periods: z.output<ReturnType<typeof feePeriod>>[] = [];
 
   for (const [i, length] of periodLengths(inputs.horizonYears, tau).entries()) {
     const growth = compound(returnOfYear(elapsed.floor().toNumber()), length);

@@ -18,55 +18,59 @@
  */
 import * as z from 'zod';
 import { D, dec, type Dec } from '../decimal.ts';
-import { usd } from '../validation.ts';
+import { usd, lazy } from '../validation.ts';
 import { concentration, parsePositions } from './exposure-analysis.ts';
 import { defineCalculator, grade } from './definition.ts';
 
 /** Request body. */
-export const fundHealthCheckInput = z.strictObject({
-  aumUsd: usd({ min: 0 }).default(0).describe('Assets under management, USD; sets the staffing the fund calls for.'),
-  positionsCsv: z
-    .string()
-    .default('')
-    .describe('Positions CSV (Asset, Value, Venue, Class) for the concentration score; empty: not assessed.'),
-  mgmtFeePct: z.number().min(0).max(100).default(2).describe('Annual management fee, percent.'),
-  perfFeePct: z.number().min(0).max(100).default(20).describe('Performance fee, percent of gains.'),
-  hasHwm: z.boolean().default(true).describe('Performance fee only above the high-water mark.'),
-  hurdlePct: z.number().min(0).max(1000).nullable().default(null).describe('Hurdle rate, percent; null for none.'),
-  navFrequency: z
-    .enum(['daily', 'weekly', 'monthly', 'quarterly'])
-    .default('monthly')
-    .describe('How often a NAV is struck; default the common monthly.'),
-  reconFrequency: z
-    .enum(['daily', 'weekly', 'monthly', 'rarely'])
-    .default('monthly')
-    .describe('How often positions and cash are reconciled with the administrator.'),
-  lpReportingFrequency: z.enum(['monthly', 'quarterly', 'adhoc']).default('quarterly').describe('How often investors get a report.'),
-  backOfficeHeadcount: z.number().min(0).max(10_000).default(0).describe('Full-time equivalents in operations and finance.'),
-  hasFundAdmin: z.boolean().default(false).describe('An independent fund administrator is appointed; omitted means none.'),
-  hasAnnualAudit: z.boolean().default(false).describe('The fund is audited every year; omitted means not.'),
-});
+export const fundHealthCheckInput = lazy(() =>
+  z.strictObject({
+    aumUsd: usd({ min: 0 }).default(0).describe('Assets under management, USD; sets the staffing the fund calls for.'),
+    positionsCsv: z
+      .string()
+      .default('')
+      .describe('Positions CSV (Asset, Value, Venue, Class) for the concentration score; empty: not assessed.'),
+    mgmtFeePct: z.number().min(0).max(100).default(2).describe('Annual management fee, percent.'),
+    perfFeePct: z.number().min(0).max(100).default(20).describe('Performance fee, percent of gains.'),
+    hasHwm: z.boolean().default(true).describe('Performance fee only above the high-water mark.'),
+    hurdlePct: z.number().min(0).max(1000).nullable().default(null).describe('Hurdle rate, percent; null for none.'),
+    navFrequency: z
+      .enum(['daily', 'weekly', 'monthly', 'quarterly'])
+      .default('monthly')
+      .describe('How often a NAV is struck; default the common monthly.'),
+    reconFrequency: z
+      .enum(['daily', 'weekly', 'monthly', 'rarely'])
+      .default('monthly')
+      .describe('How often positions and cash are reconciled with the administrator.'),
+    lpReportingFrequency: z.enum(['monthly', 'quarterly', 'adhoc']).default('quarterly').describe('How often investors get a report.'),
+    backOfficeHeadcount: z.number().min(0).max(10_000).default(0).describe('Full-time equivalents in operations and finance.'),
+    hasFundAdmin: z.boolean().default(false).describe('An independent fund administrator is appointed; omitted means none.'),
+    hasAnnualAudit: z.boolean().default(false).describe('The fund is audited every year; omitted means not.'),
+  }),
+);
 
-type HealthInputs = z.output<typeof fundHealthCheckInput>;
+type HealthInputs = z.output<ReturnType<typeof fundHealthCheckInput>>;
 
 const SUB_SCORES = ['concentration', 'feeTerms', 'navFrequency', 'reconciliation', 'lpReporting', 'governance', 'staffing'] as const;
 
 /** Result of the fund health check. */
-export const fundHealthCheckOutput = z.object({
-  score: z.number().describe('0–100, 1 dp.'),
-  grade: z.enum(['A', 'B', 'C', 'D', 'F']),
-  subScores: z.array(
-    z.object({
-      name: z.enum(SUB_SCORES),
-      score: z.number().describe('Points earned, 2 dp.'),
-      maxScore: z.number(),
-      assessed: z.boolean().describe('false when the inputs for it were not given (a neutral half score is used).'),
-      findings: z.array(z.string()),
-      recommendation: z.string().nullable().describe('null when the sub-score is full.'),
-    }),
-  ),
-});
-type SubScore = z.output<typeof fundHealthCheckOutput>['subScores'][number];
+export const fundHealthCheckOutput = lazy(() =>
+  z.object({
+    score: z.number().describe('0–100, 1 dp.'),
+    grade: z.enum(['A', 'B', 'C', 'D', 'F']),
+    subScores: z.array(
+      z.object({
+        name: z.enum(SUB_SCORES),
+        score: z.number().describe('Points earned, 2 dp.'),
+        maxScore: z.number(),
+        assessed: z.boolean().describe('false when the inputs for it were not given (a neutral half score is used).'),
+        findings: z.array(z.string()),
+        recommendation: z.string().nullable().describe('null when the sub-score is full.'),
+      }),
+    ),
+  }),
+);
+type SubScore = z.output<ReturnType<typeof fundHealthCheckOutput>>['subScores'][number];
 
 const clamp01 = (x: Dec) => D.min(1, D.max(0, x));
 const points = (x: Dec) => x.toDecimalPlaces(2, D.ROUND_HALF_UP).toNumber();
@@ -165,7 +169,7 @@ function staffingScore(inputs: HealthInputs): SubScore {
 }
 
 /** Scores a fund's operations. Pure. @throws {ValidationError} for a bad positions CSV. */
-export function checkFundHealth(inputs: HealthInputs): z.output<typeof fundHealthCheckOutput> {
+export function checkFundHealth(inputs: HealthInputs): z.output<ReturnType<typeof fundHealthCheckOutput>> {
   const subScores: SubScore[] = [
     concentrationScore(inputs),
     feeTermsScore(inputs),

@@ -9,6 +9,7 @@
  * GIPS 2020 (§5 presentation: returns, benchmark, period, fees, disclosures).
  */
 import * as z from 'zod';
+import { lazy } from '../validation.ts';
 import { defineCalculator, grade } from './definition.ts';
 
 /**
@@ -139,37 +140,41 @@ export const LENGTH_TARGETS = {
 } as const;
 
 /** Request body. */
-export const lpReportGraderInput = z.strictObject({
-  reportText: z.string().default('').describe('Text of the investor update; empty grades F.'),
-  reportingFrequency: z
-    .enum(['monthly', 'quarterly', 'adhoc'])
-    .default('quarterly')
-    .describe('How often the fund reports; sets the expected length.'),
-});
+export const lpReportGraderInput = lazy(() =>
+  z.strictObject({
+    reportText: z.string().default('').describe('Text of the investor update; empty grades F.'),
+    reportingFrequency: z
+      .enum(['monthly', 'quarterly', 'adhoc'])
+      .default('quarterly')
+      .describe('How often the fund reports; sets the expected length.'),
+  }),
+);
 
 /** Result of the LP report grader. */
-export const lpReportGraderOutput = z.object({
-  score: z.number().int().describe('0–100: sum of the points of the checks passed.'),
-  grade: z.enum(['A', 'B', 'C', 'D', 'F']),
-  checks: z.array(
-    z.object({ id: z.string(), label: z.string(), passed: z.boolean(), points: z.number().int(), maxPoints: z.number().int() }),
-  ),
-  readability: z.object({
-    words: z.number().int(),
-    sentences: z.number().int(),
-    avgWordsPerSentence: z.number().nullable(),
-    fleschReadingEase: z.number().nullable().describe('Higher is easier; 30–50 is typical of financial prose; null for empty text.'),
-    band: z.enum(['very difficult', 'difficult', 'fairly difficult', 'standard', 'easy', 'n/a']),
+export const lpReportGraderOutput = lazy(() =>
+  z.object({
+    score: z.number().int().describe('0–100: sum of the points of the checks passed.'),
+    grade: z.enum(['A', 'B', 'C', 'D', 'F']),
+    checks: z.array(
+      z.object({ id: z.string(), label: z.string(), passed: z.boolean(), points: z.number().int(), maxPoints: z.number().int() }),
+    ),
+    readability: z.object({
+      words: z.number().int(),
+      sentences: z.number().int(),
+      avgWordsPerSentence: z.number().nullable(),
+      fleschReadingEase: z.number().nullable().describe('Higher is easier; 30–50 is typical of financial prose; null for empty text.'),
+      band: z.enum(['very difficult', 'difficult', 'fairly difficult', 'standard', 'easy', 'n/a']),
+    }),
+    length: z.object({
+      words: z.number().int(),
+      targetMinWords: z.number().int(),
+      targetMaxWords: z.number().int(),
+      fit: z.enum(['too short', 'within range', 'too long']),
+    }),
+    suggestions: z.array(z.string()),
   }),
-  length: z.object({
-    words: z.number().int(),
-    targetMinWords: z.number().int(),
-    targetMaxWords: z.number().int(),
-    fit: z.enum(['too short', 'within range', 'too long']),
-  }),
-  suggestions: z.array(z.string()),
-});
-type GraderOutput = z.output<typeof lpReportGraderOutput>;
+);
+type GraderOutput = z.output<ReturnType<typeof lpReportGraderOutput>>;
 
 /** Syllables of an English word by vowel groups, less a silent final e (at least 1). */
 export function syllables(word: string): number {
@@ -204,7 +209,7 @@ export function readability(text: string): GraderOutput['readability'] {
 }
 
 /** Grades an investor update. Pure; empty text is a valid F. */
-export function gradeLpReport(inputs: z.output<typeof lpReportGraderInput>): GraderOutput {
+export function gradeLpReport(inputs: z.output<ReturnType<typeof lpReportGraderInput>>): GraderOutput {
   const text = inputs.reportText;
   const checks = CHECKS.map((c) => {
     const passed = c.all.every((re) => re.test(text));

@@ -22,7 +22,7 @@ import * as z from 'zod';
 import { ValidationError } from '../errors.ts';
 import { D, cents, dec, fromPct, pct4, roundCents, sum, type Dec } from '../decimal.ts';
 import { parseAmountCell, parseCsv } from '../csv.ts';
-import { inputPointer, isCalendarDate, isoDate, usd } from '../validation.ts';
+import { inputPointer, isCalendarDate, isoDate, usd, lazy } from '../validation.ts';
 import { defineCalculator } from './definition.ts';
 
 /** LP CSV columns (header matched case-insensitively). */
@@ -41,100 +41,106 @@ export const LP_COLUMNS = [
 const nonNegativeUsd = () => usd({ min: 0 });
 
 /** Request body. Amounts in USD; rates in percent units; dates `YYYY-MM-DD`. */
-export const navValidatorInput = z
-  .strictObject({
-    periodStart: isoDate().nullable().default(null).describe('First day of the period; null skips the day-count checks.'),
-    periodEnd: isoDate().nullable().default(null).describe('Last day of the period (inclusive).'),
-    openingNavUsd: nonNegativeUsd().default(0).describe('NAV at the start of the period.'),
-    contributionsUsd: nonNegativeUsd().default(0).describe('Subscriptions received in the period.'),
-    withdrawalsUsd: nonNegativeUsd().default(0).describe('Redemptions paid in the period.'),
-    grossPnlUsd: usd().default(0).describe('Gross P&L of the period, before fees and expenses; negative for a loss.'),
-    mgmtFeeUsd: nonNegativeUsd().default(0).describe('Management fee charged for the period.'),
-    perfFeeUsd: nonNegativeUsd().default(0).describe('Performance fee charged for the period.'),
-    otherExpensesUsd: nonNegativeUsd().default(0).describe('Other fund expenses of the period (audit, admin, legal, ...).'),
-    reportedClosingNavUsd: usd().default(0).describe('Closing NAV as reported by the administrator.'),
-    mgmtFeePct: z.number().min(0).max(100).default(2).describe('Annual management fee rate, percent.'),
-    perfFeePct: z.number().min(0).max(100).default(20).describe('Performance fee rate, percent.'),
-    hasHwm: z.boolean().default(true).describe('Performance fee only above the high-water mark (else above opening plus net flows).'),
-    hwmUsd: nonNegativeUsd()
-      .nullable()
-      .default(null)
-      .describe('High-water mark at the period start, USD; omitted or null means the opening NAV (echoed resolved).'),
-    toleranceUsd: z.number().min(0).max(1e9).default(0.01).describe('Largest difference still taken as a match, USD.'),
-    lpRowsCsv: z
-      .string()
-      .default('')
-      .describe(`Per-investor rows; header ${LP_COLUMNS.join(', ')} (case-insensitive). Empty skips the LP check.`),
-  })
-  .superRefine((v, ctx) => {
-    if ((v.periodStart === null) !== (v.periodEnd === null)) {
-      const missing = v.periodStart === null ? 'periodStart' : 'periodEnd';
-      ctx.addIssue({ code: 'custom', path: [missing], message: 'periodStart and periodEnd must be given together' });
-    } else if (
-      v.periodStart !== null &&
-      v.periodEnd !== null &&
-      isCalendarDate(v.periodStart) &&
-      isCalendarDate(v.periodEnd) &&
-      v.periodEnd < v.periodStart
-    ) {
-      ctx.addIssue({ code: 'custom', path: ['periodEnd'], message: 'must not be before periodStart' });
-    }
-  });
+export const navValidatorInput = lazy(() =>
+  z
+    .strictObject({
+      periodStart: isoDate().nullable().default(null).describe('First day of the period; null skips the day-count checks.'),
+      periodEnd: isoDate().nullable().default(null).describe('Last day of the period (inclusive).'),
+      openingNavUsd: nonNegativeUsd().default(0).describe('NAV at the start of the period.'),
+      contributionsUsd: nonNegativeUsd().default(0).describe('Subscriptions received in the period.'),
+      withdrawalsUsd: nonNegativeUsd().default(0).describe('Redemptions paid in the period.'),
+      grossPnlUsd: usd().default(0).describe('Gross P&L of the period, before fees and expenses; negative for a loss.'),
+      mgmtFeeUsd: nonNegativeUsd().default(0).describe('Management fee charged for the period.'),
+      perfFeeUsd: nonNegativeUsd().default(0).describe('Performance fee charged for the period.'),
+      otherExpensesUsd: nonNegativeUsd().default(0).describe('Other fund expenses of the period (audit, admin, legal, ...).'),
+      reportedClosingNavUsd: usd().default(0).describe('Closing NAV as reported by the administrator.'),
+      mgmtFeePct: z.number().min(0).max(100).default(2).describe('Annual management fee rate, percent.'),
+      perfFeePct: z.number().min(0).max(100).default(20).describe('Performance fee rate, percent.'),
+      hasHwm: z.boolean().default(true).describe('Performance fee only above the high-water mark (else above opening plus net flows).'),
+      hwmUsd: nonNegativeUsd()
+        .nullable()
+        .default(null)
+        .describe('High-water mark at the period start, USD; omitted or null means the opening NAV (echoed resolved).'),
+      toleranceUsd: z.number().min(0).max(1e9).default(0.01).describe('Largest difference still taken as a match, USD.'),
+      lpRowsCsv: z
+        .string()
+        .default('')
+        .describe(`Per-investor rows; header ${LP_COLUMNS.join(', ')} (case-insensitive). Empty skips the LP check.`),
+    })
+    .superRefine((v, ctx) => {
+      if ((v.periodStart === null) !== (v.periodEnd === null)) {
+        const missing = v.periodStart === null ? 'periodStart' : 'periodEnd';
+        ctx.addIssue({ code: 'custom', path: [missing], message: 'periodStart and periodEnd must be given together' });
+      } else if (
+        v.periodStart !== null &&
+        v.periodEnd !== null &&
+        isCalendarDate(v.periodStart) &&
+        isCalendarDate(v.periodEnd) &&
+        v.periodEnd < v.periodStart
+      ) {
+        ctx.addIssue({ code: 'custom', path: ['periodEnd'], message: 'must not be before periodStart' });
+      }
+    }),
+);
 
-const finding = z.object({
-  severity: z.enum(['error', 'warning', 'info']),
-  code: z.string(),
-  message: z.string(),
-});
-type Finding = z.output<typeof finding>;
+const finding = lazy(() =>
+  z.object({
+    severity: z.enum(['error', 'warning', 'info']),
+    code: z.string(),
+    message: z.string(),
+  }),
+);
+type Finding = z.output<ReturnType<typeof finding>>;
 
-const checkStatus = z.enum(['ok', 'mismatch', 'not_checked']);
+const checkStatus = lazy(() => z.enum(['ok', 'mismatch', 'not_checked']));
 
 /** Result of the NAV validator. */
-export const navValidatorOutput = z.object({
-  expectedClosingNavUsd: z.number(),
-  reportedClosingNavUsd: z.number(),
-  differenceUsd: z.number().describe('reported − expected, USD.'),
-  differenceBps: z.number().nullable().describe('difference / expected in basis points; null when expected is 0.'),
-  rollForwardOk: z.boolean(),
-  mgmtFeeCheck: z.object({
-    status: z.enum(['ok', 'other_convention', 'mismatch', 'not_checked']),
-    days: z.number().int().nullable(),
-    chargedUsd: z.number(),
-    expectedUsd: z.number().nullable().describe('ACT/365 expectation.'),
-    differenceUsd: z.number().nullable(),
-    impliedAnnualRatePct: z.number().nullable().describe('charged / opening × 365/days, percent.'),
-    conventions: z.array(
-      z.object({
-        convention: z.enum(['ACT/365', 'ACT/360', 'monthly 1/12']),
-        expectedUsd: z.number().nullable().describe('null when the convention does not apply to the period.'),
-        matches: z.boolean(),
-      }),
-    ),
+export const navValidatorOutput = lazy(() =>
+  z.object({
+    expectedClosingNavUsd: z.number(),
+    reportedClosingNavUsd: z.number(),
+    differenceUsd: z.number().describe('reported − expected, USD.'),
+    differenceBps: z.number().nullable().describe('difference / expected in basis points; null when expected is 0.'),
+    rollForwardOk: z.boolean(),
+    mgmtFeeCheck: z.object({
+      status: z.enum(['ok', 'other_convention', 'mismatch', 'not_checked']),
+      days: z.number().int().nullable(),
+      chargedUsd: z.number(),
+      expectedUsd: z.number().nullable().describe('ACT/365 expectation.'),
+      differenceUsd: z.number().nullable(),
+      impliedAnnualRatePct: z.number().nullable().describe('charged / opening × 365/days, percent.'),
+      conventions: z.array(
+        z.object({
+          convention: z.enum(['ACT/365', 'ACT/360', 'monthly 1/12']),
+          expectedUsd: z.number().nullable().describe('null when the convention does not apply to the period.'),
+          matches: z.boolean(),
+        }),
+      ),
+    }),
+    perfFeeCheck: z.object({
+      status: checkStatus(),
+      chargedUsd: z.number(),
+      expectedUsd: z.number(),
+      differenceUsd: z.number(),
+      navBeforePerfFeeUsd: z.number(),
+      referenceUsd: z.number().describe('Flow-adjusted HWM (hasHwm) or opening plus net flows.'),
+    }),
+    lpCheck: z.object({
+      status: z.enum(['ok', 'mismatch', 'not_provided']),
+      rowCount: z.number().int(),
+      toleranceUsd: z.number().describe('Tolerance for column sums: max(0.01, 0.005 × rows).'),
+      rowsNotRollingForward: z.array(z.object({ line: z.number().int(), lpId: z.string(), differenceUsd: z.number() })),
+      columnSums: z.array(
+        z.object({ column: z.string(), sumUsd: z.number(), fundUsd: z.number(), differenceUsd: z.number(), matches: z.boolean() }),
+      ),
+    }),
+    ok: z.boolean().describe('Roll-forward, fees and LP rows all check out.'),
+    findings: z.array(finding()),
   }),
-  perfFeeCheck: z.object({
-    status: checkStatus,
-    chargedUsd: z.number(),
-    expectedUsd: z.number(),
-    differenceUsd: z.number(),
-    navBeforePerfFeeUsd: z.number(),
-    referenceUsd: z.number().describe('Flow-adjusted HWM (hasHwm) or opening plus net flows.'),
-  }),
-  lpCheck: z.object({
-    status: z.enum(['ok', 'mismatch', 'not_provided']),
-    rowCount: z.number().int(),
-    toleranceUsd: z.number().describe('Tolerance for column sums: max(0.01, 0.005 × rows).'),
-    rowsNotRollingForward: z.array(z.object({ line: z.number().int(), lpId: z.string(), differenceUsd: z.number() })),
-    columnSums: z.array(
-      z.object({ column: z.string(), sumUsd: z.number(), fundUsd: z.number(), differenceUsd: z.number(), matches: z.boolean() }),
-    ),
-  }),
-  ok: z.boolean().describe('Roll-forward, fees and LP rows all check out.'),
-  findings: z.array(finding),
-});
+);
 
-type NavInputs = z.output<typeof navValidatorInput>;
-type NavOutput = z.output<typeof navValidatorOutput>;
+type NavInputs = z.output<ReturnType<typeof navValidatorInput>>;
+type NavOutput = z.output<ReturnType<typeof navValidatorOutput>>;
 
 /** The high-water mark at the period start, USD: `hwmUsd`, or the opening NAV when it is null. */
 export function startingHwmUsd(inputs: Pick<NavInputs, 'hwmUsd' | 'openingNavUsd'>): number {

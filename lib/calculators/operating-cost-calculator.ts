@@ -8,27 +8,29 @@
  */
 import * as z from 'zod';
 import { cents, dec, roundCents, share6, sum, type Dec } from '../decimal.ts';
-import { usd } from '../validation.ts';
+import { usd, lazy } from '../validation.ts';
 import { defineCalculator } from './definition.ts';
 
 const yearlyUsd = (what: string) => usd({ min: 0 }).default(0).describe(`${what}, USD per year.`);
 
 /** Request body shared by the operating cost and back-office savings calculators. */
-export const operatingCostInput = z.strictObject({
-  financeHireUsd: yearlyUsd('Fully loaded cost of in-house finance / fund accounting staff'),
-  fundAdminUsd: yearlyUsd('Fund administrator fees'),
-  complianceUsd: yearlyUsd('Compliance (staff, outsourced CCO, filings)'),
-  riskDeskUsd: yearlyUsd('Risk monitoring (staff or service)'),
-  lpReportsPerYear: z.number().int().min(0).max(10_000).default(0).describe('Investor (LP) reports produced per year.'),
-  costPerReportUsd: usd({ min: 0, max: 1e9 }).default(0).describe('Cost to produce one LP report, USD.'),
-  auditUsd: yearlyUsd('Annual audit'),
-  legalUsd: yearlyUsd('Fund legal counsel'),
-  softwareUsd: yearlyUsd('Portfolio, accounting and reporting software'),
-  aumUsd: usd({ min: 0 }).default(0).describe('Assets under management, USD; 0 leaves costBpsOfAum null.'),
-});
+export const operatingCostInput = lazy(() =>
+  z.strictObject({
+    financeHireUsd: yearlyUsd('Fully loaded cost of in-house finance / fund accounting staff'),
+    fundAdminUsd: yearlyUsd('Fund administrator fees'),
+    complianceUsd: yearlyUsd('Compliance (staff, outsourced CCO, filings)'),
+    riskDeskUsd: yearlyUsd('Risk monitoring (staff or service)'),
+    lpReportsPerYear: z.number().int().min(0).max(10_000).default(0).describe('Investor (LP) reports produced per year.'),
+    costPerReportUsd: usd({ min: 0, max: 1e9 }).default(0).describe('Cost to produce one LP report, USD.'),
+    auditUsd: yearlyUsd('Annual audit'),
+    legalUsd: yearlyUsd('Fund legal counsel'),
+    softwareUsd: yearlyUsd('Portfolio, accounting and reporting software'),
+    aumUsd: usd({ min: 0 }).default(0).describe('Assets under management, USD; 0 leaves costBpsOfAum null.'),
+  }),
+);
 
-/** Resolved inputs of {@link operatingCostInput}. */
-export type OperatingCostInputs = z.output<typeof operatingCostInput>;
+/** Resolved inputs of {@link operatingCostInput()}. */
+export type OperatingCostInputs = z.output<ReturnType<typeof operatingCostInput>>;
 
 /** The cost lines, in the order they are reported. */
 export const COST_LINES = ['financeHire', 'fundAdmin', 'compliance', 'riskDesk', 'lpReports', 'audit', 'legal', 'software'] as const;
@@ -54,20 +56,22 @@ export function costLines(inputs: OperatingCostInputs): { item: CostLine; annual
 }
 
 /** Result of the operating cost calculator. */
-export const operatingCostOutput = z.object({
-  totalAnnualCostUsd: z.number(),
-  costBpsOfAum: z.number().nullable().describe('Total cost / AUM × 10,000, 2 dp; null when AUM is 0.'),
-  lineItems: z.array(
-    z.object({
-      item: z.enum(COST_LINES),
-      annualCostUsd: z.number(),
-      shareOfTotal: z.number().describe('Fraction of the total, 6 dp; 0 when the total is 0.'),
-    }),
-  ),
-});
+export const operatingCostOutput = lazy(() =>
+  z.object({
+    totalAnnualCostUsd: z.number(),
+    costBpsOfAum: z.number().nullable().describe('Total cost / AUM × 10,000, 2 dp; null when AUM is 0.'),
+    lineItems: z.array(
+      z.object({
+        item: z.enum(COST_LINES),
+        annualCostUsd: z.number(),
+        shareOfTotal: z.number().describe('Fraction of the total, 6 dp; 0 when the total is 0.'),
+      }),
+    ),
+  }),
+);
 
 /** Computes the yearly cost. Pure. */
-export function computeOperatingCost(inputs: OperatingCostInputs): z.output<typeof operatingCostOutput> {
+export function computeOperatingCost(inputs: OperatingCostInputs): z.output<ReturnType<typeof operatingCostOutput>> {
   const lines = costLines(inputs);
   const total = sum(lines.map((l) => l.annualCost));
   return {

@@ -8,7 +8,7 @@ import type * as z from 'zod';
 import { NotFoundError, type ProblemCode } from '../errors.ts';
 import type { Config } from '../config.ts';
 import { investorRefs, redact } from '../redaction.ts';
-import { parseInput, queryStringSchema, type InputLocation } from '../validation.ts';
+import { parseInput, queryStringSchema, withLazySchemas, withMembers, type InputLocation } from '../validation.ts';
 import { memoKey, recall, remember } from './memo.ts';
 import { FundFactsProblem } from './facts-problem.ts';
 import type { FundSource } from './source.ts';
@@ -58,12 +58,27 @@ export type LocatedFundTool = FundToolDefinition & { readonly path: string };
  * Widened: every call parses with `def.query` before `def.run`.
  */
 export function locatedFundTool<Q extends z.ZodObject, O extends z.ZodType>(def: FundToolDefinition<Q, O>, path: string): LocatedFundTool {
-  return { ...(def as unknown as FundToolDefinition), path };
+  return withMembers(def as unknown as FundToolDefinition, { path });
 }
 
-/** Declares a fund-data tool (identity at run time; ties the query and output types to the handler). */
-export function defineFundTool<Q extends z.ZodObject, O extends z.ZodType>(def: FundToolDefinition<Q, O>): FundToolDefinition<Q, O> {
-  return def;
+/**
+ * What a fund tool module declares: a {@link FundToolDefinition} whose schemas are functions that build them;
+ * {@link defineFundTool} makes them getters that build each on its first read, so an isolate's startup builds
+ * no schema.
+ */
+export interface FundToolDeclaration<Q extends z.ZodObject, O extends z.ZodType>
+  extends Omit<FundToolDefinition<Q, O>, 'query' | 'output'> {
+  query: () => Q;
+  output: () => O;
+}
+
+/**
+ * Declares a fund-data tool: its schemas become getters that build each on first read (once per isolate);
+ * ties the query and output types to the handler.
+ */
+export function defineFundTool<Q extends z.ZodObject, O extends z.ZodType>(declared: FundToolDeclaration<Q, O>): FundToolDefinition<Q, O> {
+  const { query, output, ...members } = declared;
+  return withLazySchemas(members, { query, output });
 }
 
 /** Problem codes every fund-data endpoint can answer. */
@@ -75,6 +90,12 @@ export const FUND_PROBLEMS: ProblemCode[] = [
   'redaction_failed',
   'upstream_unavailable',
 ];
+
+/** True for a plain object with no member at all (`{}` from an empty query string, or MCP's `arguments: {}`). */
+function noArguments(args: unknown): boolean {
+  if (typeof args !== 'object' || args === null || Array.isArray(args) || Object.getPrototypeOf(args) !== Object.prototype) return false;
+  return Reflect.ownKeys(args).length === 0;
+}
 
 /**
  * Answers one tool call: validate the arguments, read, compute, redact. A redacted answer is memoized per
@@ -97,8 +118,12 @@ export async function callFundTool(
   location: InputLocation = 'query',
 ): Promise<string> {
   // A query string carries text, read by the documented decimal grammar; MCP arguments are JSON values of
-  // the advertised type, never coerced.
-  const query = parseInput(location === 'query' ? queryStringSchema(def.query) : def.query, args, location);
+  // the advertised type, never coerced. A tool without parameters called without any has nothing to check:
+  // its strict empty schema would answer `{}` (zod preparing it cost an isolate's first call 1–2 ms).
+  const query =
+    noArguments(args) && Object.keys(def.query.shape).length === 0
+      ? {}
+      : parseInput(location === 'query' ? queryStringSchema(def.query) : def.query, args, location);
   const index = await source.store.index(source.fundId);
   if (!index) throw new NotFoundError("No data is held for this key's fund.");
   const key = source.scope ? memoKey(`${source.scope}:${config.investorRefKey ?? ''}`, source.fundId, index.runs, def, query) : null;

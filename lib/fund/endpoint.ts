@@ -24,9 +24,17 @@ export function fundEndpoint<Q extends z.ZodObject, O extends z.ZodType>(declare
         description: def.description,
         tags: ['Fund data'],
         auth: 'required',
-        query: def.query,
+        // Getters: the declaration builds its schemas on first read (lib/fund/definition.ts), not at startup.
+        get query() {
+          return def.query;
+        },
         example: def.example,
-        response: { description: `${def.title}, redacted.`, schema: def.output },
+        response: {
+          description: `${def.title}, redacted.`,
+          get schema() {
+            return def.output;
+          },
+        },
         // `get_fund_overview` → `FundOverview`.
         schemaNames: { response: pascalCase(def.tool.replace(/^get_/, '')) },
         problems: [...FUND_PROBLEMS, ...def.problems],

@@ -3,6 +3,7 @@
  * Every object schema built from them must be strict (`z.strictObject`), so an unknown field fails.
  */
 import * as z from 'zod';
+import { lazy } from '../validation.ts';
 import { RECON_STATUSES, RUN_STATUSES } from './rows.ts';
 
 /** Money: a decimal string with exactly 2 dp, in the fund's base currency, e.g. "1250000.00". */
@@ -39,17 +40,19 @@ export const label = () => z.string().max(200);
 // `z.output`, so a shape is declared once).
 
 /** One live position as the positions endpoint returns it (money and quantities as decimal strings). */
-export const positionViewSchema = z.strictObject({
-  asset: label(),
-  assetClass: label(),
-  sourceType: label(),
-  venue: label(),
-  quantity: decimal(),
-  price: decimal(),
-  marketValue: money(),
-  weightPct: pct().describe('marketValue / NAV × 100.'),
-});
-export type PositionView = z.output<typeof positionViewSchema>;
+export const positionViewSchema = lazy(() =>
+  z.strictObject({
+    asset: label(),
+    assetClass: label(),
+    sourceType: label(),
+    venue: label(),
+    quantity: decimal(),
+    price: decimal(),
+    marketValue: money(),
+    weightPct: pct().describe('marketValue / NAV × 100.'),
+  }),
+);
+export type PositionView = z.output<ReturnType<typeof positionViewSchema>>;
 
 /**
  * The exposure amounts of one NAV run (money as decimal strings in the fund's base currency): NAV, long
@@ -59,17 +62,19 @@ export type PositionView = z.output<typeof positionViewSchema>;
 export const exposureAmounts = () => ({ nav: money(), long: money(), short: money(), gross: money(), net: money(), cash: money() });
 
 /** One breakdown row: a group's market value and its weight in NAV. */
-export const breakdownRowSchema = z.strictObject({ key: label(), marketValue: money(), weightPct: pct() });
-export type BreakdownRow = z.output<typeof breakdownRowSchema>;
+export const breakdownRowSchema = lazy(() => z.strictObject({ key: label(), marketValue: money(), weightPct: pct() }));
+export type BreakdownRow = z.output<ReturnType<typeof breakdownRowSchema>>;
 
 /** One row of the NAV history: a run, its reconciliation and whether it is usable (docs/fund-data.md#nav-runs-and-which-one-an-endpoint-reads). */
-export const navHistoryRowSchema = z.strictObject({
-  navDate: date(),
-  status: z.enum(RUN_STATUSES),
-  shadowNav: money().nullable(),
-  adminNav: money().nullable(),
-  differenceBps: z.number().nullable(),
-  reconStatus: z.enum(RECON_STATUSES).nullable(),
-  usable: z.boolean(),
-});
-export type NavHistoryRow = z.output<typeof navHistoryRowSchema>;
+export const navHistoryRowSchema = lazy(() =>
+  z.strictObject({
+    navDate: date(),
+    status: z.enum(RUN_STATUSES),
+    shadowNav: money().nullable(),
+    adminNav: money().nullable(),
+    differenceBps: z.number().nullable(),
+    reconStatus: z.enum(RECON_STATUSES).nullable(),
+    usable: z.boolean(),
+  }),
+);
+export type NavHistoryRow = z.output<ReturnType<typeof navHistoryRowSchema>>;

@@ -53,8 +53,8 @@ export function publicToolDefinitions(calculators: readonly CalculatorDefinition
     ),
     {
       ...SEARCH_DOCS,
-      inputSchema: toolInputSchema(searchDocsInput),
-      outputSchema: toolOutputSchema(searchDocsOutput),
+      inputSchema: toolInputSchema(searchDocsInput()),
+      outputSchema: toolOutputSchema(searchDocsOutput()),
       annotations: { title: SEARCH_DOCS.title, ...READ_ONLY },
     },
   ];

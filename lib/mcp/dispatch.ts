@@ -336,15 +336,15 @@ async function answerMcp<C>(
   }
 
   let streamed: Promise<unknown> = Promise.resolve();
-  let out: BodyInit | null = answer.body;
+  let out: BodyInit | null = null;
   if (batch && !sse && answer.status === 200) {
     // JSON-RPC 2.0 §6: a batch is answered with an array, even of one response (the SDK sends it bare).
     const answered: unknown = await answer.json();
     out = JSON.stringify(Array.isArray(answered) ? answered : [answered]);
   }
-  if (sse && out instanceof ReadableStream) {
+  if (sse && answer.body) {
     // The handlers are still answering into the stream: watch a copy of it to know when they are done.
-    const [toClient, watched] = out.tee();
+    const [toClient, watched] = answer.body.tee();
     out = toClient;
     streamed = new Response(watched).arrayBuffer().finally(() => server.close());
   }
@@ -352,7 +352,10 @@ async function answerMcp<C>(
   // transport serve no other request: they are left to the garbage collector rather than closed. Closing
   // frees nothing more and built an `McpError` with its stack trace per request (5% of a call in workerd).
 
-  const response = new Response(out, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
+  // Any other answer is sent as the SDK made it (its body is its text), with our headers set on it: no
+  // second Response around its body stream.
+  const response =
+    out === null ? answer : new Response(out, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
   for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value);
   response.headers.set('Cache-Control', sse ? `${spec.cacheControl}, no-transform` : spec.cacheControl);
   return { response, streamed };

@@ -7,6 +7,7 @@
  */
 import * as z from 'zod';
 import { operationIdOf, type Endpoint, type Route } from '../endpoint.ts';
+import { lazy } from '../validation.ts';
 import type { McpServerSpec } from './tools.ts';
 import { MCP_SERVER_NAMES, type McpUrls } from './clients.ts';
 
@@ -18,14 +19,30 @@ import { MCP_SERVER_NAMES, type McpUrls } from './clients.ts';
  */
 const dispatch = () => import('./dispatch.ts');
 
-/** A JSON-RPC 2.0 request or notification, as the OpenAPI document describes the body. */
-const RPC_MESSAGE = z.looseObject({ jsonrpc: z.literal('2.0'), method: z.string(), id: z.union([z.string(), z.number()]).optional() });
-/** A JSON-RPC 2.0 response: `result`, or `error` with a code and message. */
-const RPC_RESPONSE = z.looseObject({
-  jsonrpc: z.literal('2.0'),
-  id: z.union([z.string(), z.number(), z.null()]),
-  result: z.record(z.string(), z.unknown()).optional(),
-  error: z.looseObject({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).optional(),
+/**
+ * The dispatch module once an import of it has resolved: a finished module namespace (plain data, never a
+ * pending promise), so later requests skip the import's promise round trip.
+ */
+let loaded: typeof import('./dispatch.ts') | undefined;
+
+/**
+ * The body and response schemas the OpenAPI document describes an MCP endpoint with (built on first read:
+ * the document is built at build time, and no request reads them).
+ */
+const RPC_SCHEMAS = lazy(() => {
+  /** A JSON-RPC 2.0 request or notification. */
+  const message = z.looseObject({ jsonrpc: z.literal('2.0'), method: z.string(), id: z.union([z.string(), z.number()]).optional() });
+  /** A JSON-RPC 2.0 response: `result`, or `error` with a code and message. */
+  const response = z.looseObject({
+    jsonrpc: z.literal('2.0'),
+    id: z.union([z.string(), z.number(), z.null()]),
+    result: z.record(z.string(), z.unknown()).optional(),
+    error: z.looseObject({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).optional(),
+  });
+  return {
+    body: z.union([message, z.array(message).min(1)]).describe('A JSON-RPC 2.0 message, or a batch (a non-empty array) of them.'),
+    response: z.union([response, z.array(response)]),
+  };
 });
 
 /**
@@ -41,16 +58,21 @@ export function mcpEndpoint<C>(spec: McpServerSpec<C>): Endpoint {
         description: spec.description,
         tags: ['MCP'],
         auth: spec.auth,
-        body: z
-          .union([RPC_MESSAGE, z.array(RPC_MESSAGE).min(1)])
-          .describe('A JSON-RPC 2.0 message, or a batch (a non-empty array) of them.'),
+        get body() {
+          return RPC_SCHEMAS().body;
+        },
         response: {
           description:
             'The JSON-RPC 2.0 response to a request, or for a batch an array of the responses to its requests (matched by id; notifications get none). A body of notifications only is answered 202 with no body.',
-          schema: z.union([RPC_RESPONSE, z.array(RPC_RESPONSE)]),
+          get schema() {
+            return RPC_SCHEMAS().response;
+          },
         },
         problems: spec.problems,
-        handle: async (c, ctx) => (await dispatch()).handleMcp(spec, c, ctx),
+        handle: async (c, ctx) => {
+          loaded ??= await dispatch();
+          return loaded.handleMcp(spec, c, ctx);
+        },
       },
     },
   };

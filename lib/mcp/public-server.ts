@@ -45,7 +45,7 @@ const searchDocsTool: McpTool<PublicCaller> = {
   name: SEARCH_DOCS.name,
   free: true,
   async call(caller, args) {
-    const { query, limit } = parseInput(searchDocsInput, args, 'arguments');
+    const { query, limit } = parseInput(searchDocsInput(), args, 'arguments');
     const result = {
       results: await searchDocs(query, limit, caller.origin, () => assetText(caller.assets, SEARCH_INDEX_PATH, 'The search index')),
     };

@@ -107,11 +107,18 @@ function methodOnly(method: string): RequestSchema {
  * handler's schema before calling it and sends a thrown parse error as `-32603`. Every handler, including
  * those the SDK's constructors register (`initialize`, `ping`), is registered here under a schema that
  * checks only the method, and parses with its own schema first. The SDK's tools/call wrapper (which answers
- * `-32602` itself) still runs, as `Server.setRequestHandler` is called with the same method.
+ * `-32602` itself) still runs, as `Server.setRequestHandler` is called with the same method, so `tools/call`
+ * is not parsed here a second time.
  */
 export class ParamsCheckingServer extends Server {
   override setRequestHandler(...[schema, handler]: Parameters<Server['setRequestHandler']>): void {
     const method = (schema as unknown as z.ZodObject<{ method: z.ZodLiteral<string> }>).shape.method.value;
+    // `tools/call`: the SDK's own wrapper has parsed the request with this very schema, and answered -32602
+    // when it failed, before the handler runs: a second parse could only succeed.
+    if (schema === CallToolRequestSchema) {
+      super.setRequestHandler(methodOnly(method), handler);
+      return;
+    }
     super.setRequestHandler(methodOnly(method), (request, extra) => {
       const parsed = (schema as unknown as z.ZodType).safeParse(request);
       if (!parsed.success) throw new RpcError(ErrorCode.InvalidParams, 'Invalid params: they do not match the schema of the method.');

@@ -18,7 +18,7 @@ import { PayloadTooLargeError, ValidationError } from '../../lib/errors.ts';
 import { dec, sum } from '../../lib/decimal.ts';
 import { thrown } from '../support/thrown.ts';
 
-const run = (body: Record<string, unknown>) => analyseExposure(exposureAnalysisInput.parse(body));
+const run = (body: Record<string, unknown>) => analyseExposure(exposureAnalysisInput().parse(body));
 
 /** Exact sum of JSON numbers that are whole cents (avoids float noise in the comparison). */
 const dsum = (xs: number[]) => sum(xs.map((x) => dec(x)));
@@ -112,7 +112,7 @@ describe('exposure analysis: worked example', () => {
   });
 
   it('matches the output schema', () => {
-    expect(() => exposureAnalysisOutput.parse(r)).not.toThrow();
+    expect(() => exposureAnalysisOutput().parse(r)).not.toThrow();
   });
 
   it('leaves every *PctNav null without a NAV, and changes nothing else', () => {
@@ -275,7 +275,7 @@ describe('exposure analysis: CSV quirks', () => {
       expect([r.longPctNav, r.shortPctNav, r.grossPctNav, r.netPctNav, r.largestPosition!.pctNav]).toEqual([null, null, null, null, null]);
       expect(r.grossUsd).toBe(400);
     }
-    expect(exposureAnalysisInput.safeParse({ extra: 1 }).success).toBe(false);
+    expect(exposureAnalysisInput().safeParse({ extra: 1 }).success).toBe(false);
   });
 
   it('groups venues and classes case-insensitively, keeping the first spelling', () => {

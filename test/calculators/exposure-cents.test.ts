@@ -13,7 +13,7 @@ import { dec } from '../../lib/decimal.ts';
 
 /** Both paths on one body; errors compared by name and detail. */
 function both(body: Record<string, unknown>) {
-  const input = exposureAnalysisInput.parse(body);
+  const input = exposureAnalysisInput().parse(body);
   const outcome = (f: () => unknown) => {
     try {
       return { ok: f() };

@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest';
 import type * as z from 'zod';
 import { computeFees, feeCalculatorInput } from '../../lib/calculators/fee-calculator.ts';
 
-type FeeRequest = z.input<typeof feeCalculatorInput>;
+type FeeRequest = z.input<ReturnType<typeof feeCalculatorInput>>;
 
 /** Resolves a request with the schema's defaults and runs the calculator. */
 function run(request: FeeRequest) {
-  return computeFees(feeCalculatorInput.parse(request));
+  return computeFees(feeCalculatorInput().parse(request));
 }
 
 /** USD amount as whole cents, so sums are compared exactly rather than in binary floating point. */

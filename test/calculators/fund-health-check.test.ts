@@ -9,10 +9,10 @@ import { grade } from '../../lib/calculators/definition.ts';
 import { ValidationError } from '../../lib/errors.ts';
 import type * as z from 'zod';
 
-type Inputs = z.output<typeof fundHealthCheckInput>;
+type Inputs = z.output<ReturnType<typeof fundHealthCheckInput>>;
 type Body = Partial<Inputs>;
 
-const run = (body: Body) => checkFundHealth(fundHealthCheckInput.parse(body));
+const run = (body: Body) => checkFundHealth(fundHealthCheckInput().parse(body));
 type Result = ReturnType<typeof run>;
 /** Sub-score points by name. */
 const sub = (r: Result) =>
@@ -90,7 +90,7 @@ describe('fund health check: worked example', () => {
   });
 
   it('matches the output schema', () => {
-    expect(() => fundHealthCheckOutput.parse(r)).not.toThrow();
+    expect(() => fundHealthCheckOutput().parse(r)).not.toThrow();
   });
 });
 

@@ -14,7 +14,7 @@ import {
   syllables,
 } from '../../lib/calculators/lp-report-grader.ts';
 
-const run = (body: Record<string, unknown>) => gradeLpReport(lpReportGraderInput.parse(body));
+const run = (body: Record<string, unknown>) => gradeLpReport(lpReportGraderInput().parse(body));
 const passed = (r: ReturnType<typeof run>) => r.checks.filter((c) => c.passed).map((c) => c.id);
 
 /** One sentence per check that satisfies that check and no other. */
@@ -94,7 +94,7 @@ describe('lp report grader: checks', () => {
     // Only the length suggestion is left (about 60 words, under the ad hoc minimum of 150).
     expect(r.suggestions).toHaveLength(1);
     expect(r.suggestions[0]).toMatch(/^An ad hoc update usually runs 150–1500 words; this one has \d+\.$/);
-    expect(() => lpReportGraderOutput.parse(r)).not.toThrow();
+    expect(() => lpReportGraderOutput().parse(r)).not.toThrow();
   });
 
   it('empty text is a valid F with score 0, not an error', () => {

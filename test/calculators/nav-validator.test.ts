@@ -5,8 +5,8 @@ import { navValidatorInput, validateNav } from '../../lib/calculators/nav-valida
 import { ValidationError } from '../../lib/errors.ts';
 
 /** Resolves a request with the schema's defaults and runs the validator. */
-function run(request: z.input<typeof navValidatorInput>) {
-  return validateNav(navValidatorInput.parse(request));
+function run(request: z.input<ReturnType<typeof navValidatorInput>>) {
+  return validateNav(navValidatorInput().parse(request));
 }
 
 /**
@@ -201,7 +201,7 @@ describe('nav validator: management fee day counts', () => {
 
 describe('nav validator: input schema', () => {
   it('rejects periodEnd before periodStart, on periodEnd', () => {
-    const res = navValidatorInput.safeParse({ periodStart: '2026-01-31', periodEnd: '2026-01-01' });
+    const res = navValidatorInput().safeParse({ periodStart: '2026-01-31', periodEnd: '2026-01-01' });
     expect(res.success).toBe(false);
     expect(res.error!.issues.map((i) => i.path)).toEqual([['periodEnd']]);
   });
@@ -211,10 +211,10 @@ describe('nav validator: input schema', () => {
   });
 
   it('rejects one date without the other, and a date that does not exist', () => {
-    const onlyStart = navValidatorInput.safeParse({ periodStart: '2026-01-01' });
+    const onlyStart = navValidatorInput().safeParse({ periodStart: '2026-01-01' });
     expect(onlyStart.success).toBe(false);
     expect(onlyStart.error!.issues.map((i) => i.path)).toEqual([['periodEnd']]);
-    expect(navValidatorInput.safeParse({ periodStart: '2026-02-01', periodEnd: '2026-02-30' }).success).toBe(false);
+    expect(navValidatorInput().safeParse({ periodStart: '2026-02-01', periodEnd: '2026-02-30' }).success).toBe(false);
   });
 });
 

@@ -16,7 +16,7 @@ import {
 import { AUTOMATABLE_SHARES, backOfficeSavingsOutput, computeBackOfficeSavings } from '../../lib/calculators/back-office-savings.ts';
 import { dec, sum } from '../../lib/decimal.ts';
 
-const inputs = (body: Record<string, unknown>) => operatingCostInput.parse(body);
+const inputs = (body: Record<string, unknown>) => operatingCostInput().parse(body);
 /** Exact sum of JSON numbers (money in whole cents), so float noise cannot hide or fake a mismatch. */
 const dsum = (xs: number[]) => sum(xs.map((x) => dec(x)));
 const eq = (a: ReturnType<typeof dec>, b: number) => expect(a.toString()).toBe(dec(b).toString());
@@ -70,7 +70,7 @@ describe('operating cost calculator: worked example', () => {
   });
 
   it('matches the output schema', () => {
-    expect(() => operatingCostOutput.parse(r)).not.toThrow();
+    expect(() => operatingCostOutput().parse(r)).not.toThrow();
   });
 });
 
@@ -111,9 +111,9 @@ describe('operating cost calculator: edges', () => {
   });
 
   it('the input schema rejects negatives, fractional report counts and unknown fields', () => {
-    expect(operatingCostInput.safeParse({ auditUsd: -1 }).success).toBe(false);
-    expect(operatingCostInput.safeParse({ lpReportsPerYear: 1.5 }).success).toBe(false);
-    expect(operatingCostInput.safeParse({ rentUsd: 1 }).success).toBe(false);
+    expect(operatingCostInput().safeParse({ auditUsd: -1 }).success).toBe(false);
+    expect(operatingCostInput().safeParse({ lpReportsPerYear: 1.5 }).success).toBe(false);
+    expect(operatingCostInput().safeParse({ rentUsd: 1 }).success).toBe(false);
   });
 });
 
@@ -192,7 +192,7 @@ describe('back-office savings: worked example', () => {
   });
 
   it('matches the output schema', () => {
-    expect(() => backOfficeSavingsOutput.parse(r)).not.toThrow();
+    expect(() => backOfficeSavingsOutput().parse(r)).not.toThrow();
   });
 
   it('an empty body gives zeros and still the assumptions', () => {

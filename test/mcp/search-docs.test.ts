@@ -41,7 +41,7 @@ async function search(query: string, limit?: number, env = fakeEnv({ PUBLIC_ORIG
   };
   expect(result.isError).toBeUndefined();
   expect(JSON.parse(result.content[0]!.text)).toEqual(result.structuredContent);
-  return searchDocsOutput.parse(result.structuredContent).results;
+  return searchDocsOutput().parse(result.structuredContent).results;
 }
 
 // First in the file: the index is loaded once per isolate, so this must run before any search succeeds.

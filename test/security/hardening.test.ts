@@ -297,7 +297,7 @@ describe('item 8: one structured log line per unexpected failure', () => {
   });
 });
 
-describe('item 9: configuration parsed once with zod', () => {
+describe('item 9: configuration parsed once', () => {
   it('defaults: the sample fund, any CORS origin, no MCP origins, no public origin', () => {
     expect(configOf({})).toEqual({
       fundId: 'sample-fund',

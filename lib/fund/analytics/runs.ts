@@ -6,6 +6,7 @@
  * (docs/fund-data.md). "Current" figures come from the latest usable run.
  */
 import * as z from 'zod';
+import { lazy } from '../../validation.ts';
 import { D, addCents, centsOf, dec, pct4, pct4Near, toMoney, type Dec } from '../../decimal.ts';
 import { NotFoundError, NotUsableError } from '../../errors.ts';
 import { FundFactsProblem } from '../facts-problem.ts';
@@ -37,7 +38,7 @@ export function latestCompleteRun(runs: readonly NavRunRow[]): NavRunRow {
 }
 
 /** The allow-list of the run dates a 404 quotes (fund data: they leave through the redaction step). */
-const runRangeSchema = z.strictObject({ firstRunDate: isoDate(), lastRunDate: isoDate() });
+const runRangeSchema = lazy(() => z.strictObject({ firstRunDate: isoDate(), lastRunDate: isoDate() }));
 
 /**
  * The usable run on `date`.
@@ -53,7 +54,7 @@ export function usableRunOn(runs: readonly NavRunRow[], date: string): NavRunRow
     if (runs.length === 0) throw new NotFoundError('The fund has no NAV run yet.');
     throw new FundFactsProblem(
       { firstRunDate: runs[0]!.navDate, lastRunDate: runs[runs.length - 1]!.navDate },
-      runRangeSchema,
+      runRangeSchema(),
       ({ firstRunDate, lastRunDate }) =>
         new NotFoundError(
           `No NAV run is dated on that day. This fund's NAV runs are dated from ${firstRunDate} to ${lastRunDate}; the NAV history lists each one and whether it is usable.`,

@@ -20,21 +20,22 @@ export const capitalAccountsTool = defineFundTool({
   title: 'Capital accounts',
   description:
     "Each investor's capital account for the latest complete NAV run, month to date (opening at the latest complete run before the month began): opening capital, contributions, withdrawals, P&L allocation, management and performance fees, closing capital and ownership. Investors appear only as a stable pseudonymous investorRef. Closing capital sums to the run's NAV.",
-  query: z.strictObject({}),
-  output: z.strictObject({
-    navRunDate: date(),
-    openingNavDate: date().nullable().describe('The run whose closing capital opens the period; null in the first month.'),
-    currency: currency(),
-    investors: z.array(
-      z.strictObject({
-        investorRef: z.string().regex(/^inv_[0-9a-f]{16}$/),
-        shareClass: label(),
-        ...figures,
-        ownershipPct: pct(),
-      }),
-    ),
-    totals: z.strictObject(figures),
-  }),
+  query: () => z.strictObject({}),
+  output: () =>
+    z.strictObject({
+      navRunDate: date(),
+      openingNavDate: date().nullable().describe('The run whose closing capital opens the period; null in the first month.'),
+      currency: currency(),
+      investors: z.array(
+        z.strictObject({
+          investorRef: z.string().regex(/^inv_[0-9a-f]{16}$/),
+          shareClass: label(),
+          ...figures,
+          ownershipPct: pct(),
+        }),
+      ),
+      totals: z.strictObject(figures),
+    }),
   example: {},
   problems: ['not_found'],
   async run(ctx) {

@@ -11,21 +11,22 @@ export const expenses = defineFundTool({
   title: 'Expenses',
   description:
     'The newest `limit` expense accruals, newest first: category, description (e-mail addresses and account numbers masked), amount, status (accrued or paid) and payment date.',
-  query: z.strictObject({ limit: z.number().int().min(1).max(500).default(50).describe('How many expenses (1..500).') }),
-  output: z.strictObject({
-    currency: currency(),
-    expenses: z.array(
-      z.strictObject({
-        id: label(),
-        date: date(),
-        category: label(),
-        description: z.string().max(2000),
-        amount: money(),
-        status: z.enum(EXPENSE_STATUSES),
-        paidDate: date().nullable(),
-      }),
-    ),
-  }),
+  query: () => z.strictObject({ limit: z.number().int().min(1).max(500).default(50).describe('How many expenses (1..500).') }),
+  output: () =>
+    z.strictObject({
+      currency: currency(),
+      expenses: z.array(
+        z.strictObject({
+          id: label(),
+          date: date(),
+          category: label(),
+          description: z.string().max(2000),
+          amount: money(),
+          status: z.enum(EXPENSE_STATUSES),
+          paidDate: date().nullable(),
+        }),
+      ),
+    }),
   example: { limit: '5' },
   problems: [],
   async run(ctx, { limit }) {

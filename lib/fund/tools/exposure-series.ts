@@ -10,22 +10,24 @@ export const exposureSeries = defineFundTool({
   title: 'Exposure series',
   description:
     'Exposure (NAV, long, short, gross, net, cash) of every usable NAV run in the trailing `days` calendar days ending at the latest usable run, oldest first. The response is a top-level array.',
-  query: z.strictObject({
-    days: z
-      .number()
-      .int()
-      .min(1)
-      .max(366)
-      .default(30)
-      .describe('Trailing window in calendar days, ending at the latest usable run (1..366).'),
-  }),
-  output: z.array(
+  query: () =>
     z.strictObject({
-      date: date(),
-      currency: currency(),
-      ...exposureAmounts(),
+      days: z
+        .number()
+        .int()
+        .min(1)
+        .max(366)
+        .default(30)
+        .describe('Trailing window in calendar days, ending at the latest usable run (1..366).'),
     }),
-  ),
+  output: () =>
+    z.array(
+      z.strictObject({
+        date: date(),
+        currency: currency(),
+        ...exposureAmounts(),
+      }),
+    ),
   example: { days: '7' },
   problems: ['not_found'],
   async run(ctx, { days }) {

@@ -10,17 +10,18 @@ export const exposure = defineFundTool({
   title: 'Exposure snapshot',
   description:
     'Exposure of the latest usable NAV run: long (Σ positive non-cash market values), short (Σ |negative| ones, perpetuals at notional), gross = long + short, net = long − short, and cash (fiat and stablecoins), in money and as percent of NAV.',
-  query: z.strictObject({}),
-  output: z.strictObject({
-    asOf: date(),
-    currency: currency(),
-    ...exposureAmounts(),
-    longPct: pct(),
-    shortPct: pct(),
-    grossPct: pct(),
-    netPct: pct(),
-    cashPct: pct(),
-  }),
+  query: () => z.strictObject({}),
+  output: () =>
+    z.strictObject({
+      asOf: date(),
+      currency: currency(),
+      ...exposureAmounts(),
+      longPct: pct(),
+      shortPct: pct(),
+      grossPct: pct(),
+      netPct: pct(),
+      cashPct: pct(),
+    }),
   example: {},
   problems: ['not_found'],
   async run(ctx) {

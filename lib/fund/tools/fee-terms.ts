@@ -10,22 +10,23 @@ export const feeTerms = defineFundTool({
   title: 'Fee terms',
   description:
     'Fee terms of each share class: management fee and performance fee (percent per year), hurdle rate and type (hard: fee only on the excess; soft: on the whole gain once cleared; null: none), whether a high-water mark applies, and the crystallization frequency.',
-  query: z.strictObject({}),
-  output: z.strictObject({
-    currency: currency(),
-    shareClasses: z.array(
-      z.strictObject({
-        id: label(),
-        name: label(),
-        mgmtFeePct: z.number(),
-        perfFeePct: z.number(),
-        hurdlePct: z.number().nullable(),
-        hurdleType: z.enum(HURDLE_TYPES).nullable(),
-        hasHwm: z.boolean(),
-        crystallization: z.enum(CRYSTALLIZATIONS),
-      }),
-    ),
-  }),
+  query: () => z.strictObject({}),
+  output: () =>
+    z.strictObject({
+      currency: currency(),
+      shareClasses: z.array(
+        z.strictObject({
+          id: label(),
+          name: label(),
+          mgmtFeePct: z.number(),
+          perfFeePct: z.number(),
+          hurdlePct: z.number().nullable(),
+          hurdleType: z.enum(HURDLE_TYPES).nullable(),
+          hasHwm: z.boolean(),
+          crystallization: z.enum(CRYSTALLIZATIONS),
+        }),
+      ),
+    }),
   example: {},
   problems: [],
   async run({ index, currency: ccy }) {

@@ -9,11 +9,13 @@ export const navHistoryTool = defineFundTool({
   title: 'NAV history',
   description:
     'Every NAV run of the trailing `days` calendar days ending at the latest run, newest first: status (complete, partial, failed), shadow and administrator NAV, their difference in basis points, reconciliation (matched within tolerance, or break; null when no NAV was struck) and whether the run is usable (complete and matched).',
-  query: z.strictObject({ days: z.number().int().min(1).max(3660).default(90).describe('Trailing window in calendar days (1..3660).') }),
-  output: z.strictObject({
-    currency: currency(),
-    runs: z.array(navHistoryRowSchema),
-  }),
+  query: () =>
+    z.strictObject({ days: z.number().int().min(1).max(3660).default(90).describe('Trailing window in calendar days (1..3660).') }),
+  output: () =>
+    z.strictObject({
+      currency: currency(),
+      runs: z.array(navHistoryRowSchema()),
+    }),
   example: { days: '7' },
   problems: [],
   async run({ index, currency: ccy }, { days }) {

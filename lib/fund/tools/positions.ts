@@ -11,13 +11,14 @@ export const positions = defineFundTool({
   title: 'Positions',
   description:
     'Live positions of the latest usable NAV run, one row per asset and venue, largest absolute market value first: asset class, source type (exchange, custodian, on-chain wallet, DeFi, bank), venue, quantity, price, market value and weight in NAV. Shorts (perpetuals) have negative quantity and value. Paper-trading holdings are never included.',
-  query: z.strictObject({}),
-  output: z.strictObject({
-    asOf: date(),
-    currency: currency(),
-    nav: money(),
-    positions: z.array(positionViewSchema),
-  }),
+  query: () => z.strictObject({}),
+  output: () =>
+    z.strictObject({
+      asOf: date(),
+      currency: currency(),
+      nav: money(),
+      positions: z.array(positionViewSchema()),
+    }),
   example: {},
   problems: ['not_found'],
   async run(ctx) {

@@ -12,23 +12,24 @@ export const trialBalanceTool = defineFundTool({
   title: 'Trial balance',
   description:
     'The general ledger as of `asOf` (default: the latest usable NAV run date): each account with postings, its balance in the debit or credit column, and the column totals, which are equal (`balanced`). Income and expense accounts accumulate since inception. 404 for a date before inception or after the latest NAV run.',
-  query: z.strictObject({ asOf: isoDate().optional().describe('As-of date, YYYY-MM-DD; default the latest usable NAV run date.') }),
-  output: z.strictObject({
-    asOf: date(),
-    currency: currency(),
-    accounts: z.array(
-      z.strictObject({
-        code: label(),
-        name: label(),
-        type: z.enum(['asset', 'liability', 'equity', 'income', 'expense']),
-        debit: money(),
-        credit: money(),
-      }),
-    ),
-    totalDebit: money(),
-    totalCredit: money(),
-    balanced: z.boolean(),
-  }),
+  query: () => z.strictObject({ asOf: isoDate().optional().describe('As-of date, YYYY-MM-DD; default the latest usable NAV run date.') }),
+  output: () =>
+    z.strictObject({
+      asOf: date(),
+      currency: currency(),
+      accounts: z.array(
+        z.strictObject({
+          code: label(),
+          name: label(),
+          type: z.enum(['asset', 'liability', 'equity', 'income', 'expense']),
+          debit: money(),
+          credit: money(),
+        }),
+      ),
+      totalDebit: money(),
+      totalCredit: money(),
+      balanced: z.boolean(),
+    }),
   example: {},
   problems: ['not_found'],
   async run(ctx, query) {
