@@ -19,7 +19,7 @@ import { ROUTES } from './generated/routes.ts';
 import { CALCULATORS, FUND_TOOLS } from './generated/declarations.ts';
 import { FUND_TOOL_DEFINITIONS, PUBLIC_TOOL_DEFINITIONS } from './generated/mcp-tools.ts';
 import { FUND_ASSET_FINGERPRINTS } from './generated/fund-assets.ts';
-import { LLMS_FULL_TXT, LLMS_TXT } from './generated/docs.ts';
+import { LLMS_TXT } from './generated/docs.ts';
 import { CONSOLE_CSS, CONSOLE_JS } from './generated/console-client.ts';
 
 export { ROUTES, CALCULATORS, FUND_TOOLS };
@@ -34,7 +34,7 @@ export const CATALOG: Catalog = {
 };
 
 /** What the site's pages show (lib/site/pages.ts). */
-export const SITE_CONTENT: SiteContent = { catalog: CATALOG, llms: { index: LLMS_TXT, full: LLMS_FULL_TXT } };
+export const SITE_CONTENT: SiteContent = { catalog: CATALOG, llms: { index: LLMS_TXT } };
 
 /** The developer console's browser files (lib/console/app.tsx). */
 export const CONSOLE_CLIENT: ConsoleClient = { js: CONSOLE_JS, css: CONSOLE_CSS };

@@ -9,13 +9,13 @@
  *   on its declared request example (fund tools on the embedded demo fund), with long arrays shortened.
  * - `lib/generated/mcp-tools.ts`: the `tools/list` entries of both MCP servers as JSON text
  *   (lib/mcp/definitions.ts), for the same reason.
- * - `lib/generated/docs.ts`: `/llms.txt` (index) and `/llms-full.txt` (full reference) in Markdown, with
- *   `{{origin}}` where the serving origin goes.
+ * - `lib/generated/docs.ts`: `/llms.txt` (the index) in Markdown, with `{{origin}}` where the serving origin goes.
  * - `public/docs/`: the static assets wrangler serves: the vendored Swagger UI (from `swagger-ui-dist`), the
  *   design notes and README as Markdown (the URLs search results point at), and `search-index.json`, the
  *   MiniSearch index of the passages `search_docs` searches; and `openapi.template.json`, the OpenAPI
  *   document's JSON text with a mark where the configured server URL goes (lib/openapi-json.ts serves it),
- *   so that no isolate builds the document from the zod schemas.
+ *   so that no isolate builds the document from the zod schemas; and `llms-full.template.md`, `/llms-full.txt`
+ *   (the full reference) with `{{origin}}` marks (lib/site/llms-full.ts serves it), kept out of the Worker's code.
  *
  * Generated files are not committed (see .gitignore).
  */
@@ -36,6 +36,7 @@ import { DEMO_API_KEY } from '../lib/keys.ts';
 import { ORIGIN_MARK, SEARCH_INDEX_PATH, buildIndex, type DocPassage as IndexedPassage } from '../lib/docs/search.ts';
 import { fundToolDefinitions, publicToolDefinitions } from '../lib/mcp/definitions.ts';
 import { OPENAPI_TEMPLATE_PATH } from '../lib/openapi-json.ts';
+import { LLMS_FULL_TEMPLATE_PATH } from '../lib/site/llms-full.ts';
 import { openApiDocument, openApiTemplateText } from '../lib/openapi.ts';
 import { writeSections } from './doc-sections.ts';
 import { demoteHeadings, published as publishedText } from './doc-text.ts';
@@ -425,7 +426,7 @@ const llms = [
 
 writeModule(
   join(GENERATED, 'docs.ts'),
-  { LLMS_TXT: published(llms), LLMS_FULL_TXT: published(full.join('\n')) },
+  { LLMS_TXT: published(llms) },
   '`{{origin}}` is replaced by the serving origin.',
 );
 
@@ -436,6 +437,7 @@ const swagger = join(ROOT, 'node_modules/swagger-ui-dist');
 const index = buildIndex(passages.map((p) => ({ ...p, title: published(p.title).replace(/\s+/g, ' '), text: published(p.text) })));
 writeFileSync(join(ROOT, 'public', SEARCH_INDEX_PATH), JSON.stringify(index));
 writeFileSync(join(ROOT, 'public', OPENAPI_TEMPLATE_PATH), openApiTemplateText(ROUTES, examples));
+writeFileSync(join(ROOT, 'public', LLMS_FULL_TEMPLATE_PATH), published(full.join('\n')));
 for (const f of ['swagger-ui-bundle.js', 'swagger-ui.css', 'LICENSE']) copyFileSync(join(swagger, f), join(PUBLIC_DOCS, 'assets', f));
 for (const page of [...designPages, 'README.md']) {
   writeFileSync(

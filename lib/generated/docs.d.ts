@@ -5,5 +5,3 @@
 
 /** `/llms.txt`, with `{{origin}}` where the serving origin goes. */
 export declare const LLMS_TXT: string;
-/** `/llms-full.txt`, with `{{origin}}` where the serving origin goes. */
-export declare const LLMS_FULL_TXT: string;

@@ -26,6 +26,7 @@ import type { McpUrls } from '../mcp/clients.ts';
 import { mcpServerPaths } from '../mcp/endpoint.ts';
 import { REGISTRY_PATHS, serverJson } from '../mcp/server-json.ts';
 import { clientsSection } from './clients-section.ts';
+import { llmsFullTemplate } from './llms-full.ts';
 import { issuerOf } from '../oauth/provider.ts';
 import { CONSOLE_PATH } from '../console/config.ts';
 
@@ -91,8 +92,8 @@ ${body}
  */
 export interface SiteContent {
   catalog: Pick<Catalog, 'routes' | 'calculators' | 'fundTools'>;
-  /** `llms.txt` and `llms-full.txt` as the build wrote them, with `{{origin}}` for the serving origin. */
-  llms: { index: string; full: string };
+  /** `llms.txt` as the build wrote it, with `{{origin}}` for the serving origin (`llms-full.txt` is an asset: lib/site/llms-full.ts). */
+  llms: { index: string };
 }
 
 /** The MCP servers' absolute URLs at `origin`, from the route table (none is written out). */
@@ -187,9 +188,10 @@ export function mountSite(app: Hono<AppEnv>, content: SiteContent): void {
   app.get('/llms.txt', pageHeaders(TEXT_CSP), (c) =>
     c.body(content.llms.index.replaceAll('{{origin}}', publicOrigin(c)), 200, textFile('text/markdown; charset=utf-8')),
   );
-  app.get('/llms-full.txt', pageHeaders(TEXT_CSP), (c) =>
-    c.body(content.llms.full.replaceAll('{{origin}}', publicOrigin(c)), 200, textFile('text/markdown; charset=utf-8')),
-  );
+  app.get('/llms-full.txt', pageHeaders(TEXT_CSP), async (c) => {
+    const template = await llmsFullTemplate(c.env.ASSETS);
+    return c.body(template.replaceAll('{{origin}}', publicOrigin(c)), 200, textFile('text/markdown; charset=utf-8'));
+  });
   // The REST API's index of links, the URL the home page gives for the REST surface (lib/site/api-index.ts).
   for (const path of API_INDEX_PATHS)
     app.get(path, (c) => c.body(JSON.stringify(apiIndex(content.catalog, publicOrigin(c))), 200, textFile('application/json')));

@@ -194,6 +194,18 @@ describe('fund data over HTTP', () => {
     expect(JSON.parse(text)).toMatchObject({ openapi: '3.1.0' });
   });
 
+  it('serves the llms-full template only filled in, as /llms-full.txt (read from the assets, not bundled)', async () => {
+    const template = await fetch(`${base}/docs/llms-full.template.md`);
+    expect(template.status).toBe(404);
+    expect(JSON.parse(await template.text())).toMatchObject({ code: 'not_found', status: 404 });
+    const served = await fetch(`${base}/llms-full.txt`);
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+    const text = await served.text();
+    expect(text).not.toContain('{{origin}}');
+    expect(text).toContain(`${base}/`);
+  });
+
   it('serves each key its own fund', async () => {
     const demo = (await (await get('get_fund_overview', DEMO_API_KEY)).json()) as { name: string };
     const own = (await (await get('get_fund_overview', sampleKey)).json()) as { name: string };
