@@ -424,11 +424,7 @@ const llms = [
   '',
 ].join('\n');
 
-writeModule(
-  join(GENERATED, 'docs.ts'),
-  { LLMS_TXT: published(llms) },
-  '`{{origin}}` is replaced by the serving origin.',
-);
+writeModule(join(GENERATED, 'docs.ts'), { LLMS_TXT: published(llms) }, '`{{origin}}` is replaced by the serving origin.');
 
 // ------------------------------------------------------------------------------------------ static assets
 mkdirSync(join(PUBLIC_DOCS, 'assets'), { recursive: true });
