@@ -3,21 +3,31 @@ import { createApp } from './app.ts';
 import type { Env } from './env.ts';
 import { CALCULATORS, FUND_TOOLS } from './registry.ts';
 import { queryStringSchema } from './validation.ts';
+import { operationIdOf } from './endpoint.ts';
+import { RESPONSE_EXAMPLES } from './generated/examples.ts';
+import { redact } from './redaction.ts';
 
 export { AtomicRecord } from './atomic.ts';
 
 const app = createApp();
 
 // The declarations' schemas are built on first read (docs/architecture.md#adding-an-endpoint); those a
-// request parses with are built here, at startup: a calculator's input, a fund tool's query (as a query
-// string reads it) and its output, the allow-list the redaction parses every answer with. Built inside an
-// isolate's first request (zod's code compiling there too) they cost it 1–3 ms, against a budget of 10 ms
-// (docs/performance.md); here they are part of a startup well under its 40 ms. What only the build reads
-// (calculator outputs, OpenAPI and tool-definition schemas) is never built in the Worker.
+// request parses with are built and used once here, at startup: a calculator's input; a fund tool's query
+// (as a query string reads it) on its declared example, and the redaction (its output allow-list, then the
+// scans) on the response example the build computed from that query. zod prepares a schema on its first
+// parse and V8 compiles the code a call takes on its first run; inside an isolate's first fund request that
+// cost it 1.3–3.3 ms of a 10 ms budget, here about 5 ms of a startup budget of 40 (docs/performance.md,
+// fourth round). Nothing is kept from these calls and a failure changes nothing: every request parses and
+// redacts its own answer. What only the build reads (calculator outputs, OpenAPI and tool-definition
+// schemas) is never built in the Worker.
 for (const def of CALCULATORS) void def.input;
 for (const def of FUND_TOOLS) {
-  queryStringSchema(def.query);
-  void def.output;
+  queryStringSchema(def.query).safeParse(def.example);
+  try {
+    redact(def.output, RESPONSE_EXAMPLES[operationIdOf(def.tool)], []);
+  } catch {
+    // a stale example: the warm-up is only a warm-up
+  }
 }
 
 export default {
