@@ -1,10 +1,9 @@
 /** The Worker entry: one app per isolate, serving every request, and the Durable Object class of the atomic records. */
 import { createApp } from './app.ts';
 import type { Env } from './env.ts';
-import { CALCULATORS, FUND_TOOLS } from './registry.ts';
+import { CALCULATORS, FUND_TOOLS, RESPONSE_EXAMPLES } from './registry.ts';
 import { queryStringSchema } from './validation.ts';
 import { operationIdOf } from './endpoint.ts';
-import { RESPONSE_EXAMPLES } from './generated/examples.ts';
 import { redact } from './redaction.ts';
 
 export { AtomicRecord } from './atomic.ts';
