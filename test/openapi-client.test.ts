@@ -8,7 +8,7 @@
  * refuse (a misspelt field, a value of the wrong type) must not, which proves the check can fail.
  *
  * openapi-typescript needs the TypeScript 5 compiler API; it is installed, with that TypeScript, in the
- * workspace test/client-generator (the project compiles with TypeScript 7, which has none).
+ * workspace scripts/client-generator (the project compiles with TypeScript 7, which has none).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,7 +21,7 @@ import { docRequests, type DocRequest } from './support/doc-requests.ts';
 import { calcPath } from './support/declared.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const GENERATOR = join(ROOT, 'test/client-generator/node_modules/openapi-typescript/bin/cli.js');
+const GENERATOR = join(ROOT, 'scripts/client-generator/node_modules/openapi-typescript/bin/cli.js');
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 
 let dir: string;
