@@ -12,7 +12,7 @@ const app = createApp();
 
 // The declarations' schemas are built on first read (docs/architecture.md#adding-an-endpoint); those a
 // request parses with are built and used once here, at startup: a calculator's input; a fund tool's query
-// (as a query string reads it) on its declared example, and the redaction (its output allow-list, then the
+// (as a query string reads it, on its declared example; as MCP arguments, on none), and the redaction (its output allow-list, then the
 // scans) on the response example the build computed from that query. zod prepares a schema on its first
 // parse and V8 compiles the code a call takes on its first run; inside an isolate's first fund request that
 // cost it 1.3–3.3 ms of a 10 ms budget, here about 5 ms of a startup budget of 40 (docs/performance.md,
@@ -22,6 +22,7 @@ const app = createApp();
 for (const def of CALCULATORS) void def.input;
 for (const def of FUND_TOOLS) {
   queryStringSchema(def.query).safeParse(def.example);
+  def.query.safeParse({});
   try {
     redact(def.output, RESPONSE_EXAMPLES[operationIdOf(def.tool)], []);
   } catch {

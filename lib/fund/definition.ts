@@ -91,12 +91,6 @@ export const FUND_PROBLEMS: ProblemCode[] = [
   'upstream_unavailable',
 ];
 
-/** True for a plain object with no member at all (`{}` from an empty query string, or MCP's `arguments: {}`). */
-function noArguments(args: unknown): boolean {
-  if (typeof args !== 'object' || args === null || Array.isArray(args) || Object.getPrototypeOf(args) !== Object.prototype) return false;
-  return Reflect.ownKeys(args).length === 0;
-}
-
 /**
  * Answers one tool call: validate the arguments, read, compute, redact. A redacted answer is memoized per
  * (source scope, fund, latest NAV run, tool, arguments, pseudonym key) in the isolate (lib/fund/memo.ts);
@@ -118,12 +112,8 @@ export async function callFundTool(
   location: InputLocation = 'query',
 ): Promise<string> {
   // A query string carries text, read by the documented decimal grammar; MCP arguments are JSON values of
-  // the advertised type, never coerced. A tool without parameters called without any has nothing to check:
-  // its strict empty schema would answer `{}` (zod preparing it cost an isolate's first call 1–2 ms).
-  const query =
-    noArguments(args) && Object.keys(def.query.shape).length === 0
-      ? {}
-      : parseInput(location === 'query' ? queryStringSchema(def.query) : def.query, args, location);
+  // the advertised type, never coerced.
+  const query = parseInput(location === 'query' ? queryStringSchema(def.query) : def.query, args, location);
   const index = await source.store.index(source.fundId);
   if (!index) throw new NotFoundError("No data is held for this key's fund.");
   const key = source.scope ? memoKey(`${source.scope}:${config.investorRefKey ?? ''}`, source.fundId, index.runs, def, query) : null;
