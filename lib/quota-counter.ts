@@ -40,6 +40,14 @@ export interface Counter {
   written: number;
   /** Requests whose own write of this counter is still pending (behind their responses). */
   writers: number;
+  /**
+   * The write that waits for the next slot and will carry every call counted until it starts (a token of
+   * the request's {@link writeBehind}), or null. While it is due, a request's calls need no write of their
+   * own ({@link writeScheduled}).
+   */
+  scheduled: object | null;
+  /** `performance.now()` when the {@link scheduled} write is due to start. */
+  scheduledAt: number;
 }
 
 /** Counters one isolate keeps per namespace; past this, the oldest with nothing left to write is dropped (and re-read if needed). */
@@ -127,22 +135,30 @@ export async function freshen(kv: KVNamespace, key: string, counter: Counter): P
  * write that started after this request's calls were counted has succeeded (`written` ≥ `target`). At most
  * one write per counter starts per {@link QUOTA_SYNC_MS} per isolate, by whichever waiting request claims it
  * first, and it writes the whole count as it is then; the others wait on their own timers for the next
- * slot. A refused write (KV's per-key rate limit, an outage) is tried again at the next slot, for up to
+ * slot. The last request to start waiting is the {@link Counter.scheduled} write: it also owes the calls of
+ * the requests that counted on it ({@link writeScheduled}), so it goes on until those are written too. A
+ * refused write (KV's per-key rate limit, an outage) is tried again at the next slot, for up to
  * {@link QUOTA_WRITE_GIVE_UP_MS}.
  * @param target the value of `counter.counted` once this request's calls were counted
  */
 export async function writeBehind(kv: KVNamespace, key: string, counter: Counter, target: number, ttlSeconds: number): Promise<void> {
   const started = performance.now();
+  const self = {};
+  const owes = () => counter.written < target || (counter.scheduled === self && counter.written < counter.counted);
   counter.writers++;
   try {
-    while (counter.written < target && performance.now() - started < QUOTA_WRITE_GIVE_UP_MS) {
+    while (owes() && performance.now() - started < QUOTA_WRITE_GIVE_UP_MS) {
       // A timer may fire a fraction of a millisecond early: wait until a full second has passed.
       const wait = counter.writeClaimedAt + QUOTA_SYNC_MS - performance.now();
       if (wait > 0) {
+        counter.scheduled = self;
+        counter.scheduledAt = counter.writeClaimedAt + QUOTA_SYNC_MS;
         await sleep(Math.ceil(wait));
         continue;
       }
       counter.writeClaimedAt = performance.now();
+      // From here on, calls counted after this write's value need a write of their own.
+      counter.scheduled = null;
       const value = counter.count;
       const covers = counter.counted;
       counter.known = Math.max(counter.known, value);
@@ -156,7 +172,19 @@ export async function writeBehind(kv: KVNamespace, key: string, counter: Counter
     }
   } finally {
     counter.writers--;
+    if (counter.scheduled === self) counter.scheduled = null;
   }
+}
+
+/**
+ * Whether calls counted now will be written by a write already scheduled (a request's {@link writeBehind}
+ * waiting for the next slot, which writes the whole count when it starts), so that the calling request
+ * need not start one: one timer and one `waitUntil` a second per counter instead of one per request. The
+ * request awaits nothing of that write. A scheduled write not started a second after it was due is taken
+ * as gone (its request was cancelled before its `finally` ran), and the next request starts its own.
+ */
+export function writeScheduled(counter: Counter): boolean {
+  return counter.scheduled !== null && performance.now() < counter.scheduledAt + QUOTA_SYNC_MS;
 }
 
 /**
@@ -177,6 +205,8 @@ export function counterOf(kv: KVNamespace, day: string, key: string): Counter {
       counted: 0,
       written: 0,
       writers: 0,
+      scheduled: null,
+      scheduledAt: -Infinity,
     };
     map.set(key, counter);
   }

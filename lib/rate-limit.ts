@@ -22,7 +22,7 @@
  */
 import { RateLimitedError } from './errors.ts';
 import type { Principal } from './keys.ts';
-import { counterOf, countedHere, freshen, writeBehind } from './quota-counter.ts';
+import { counterOf, countedHere, freshen, writeBehind, writeScheduled } from './quota-counter.ts';
 
 import {
   ANONYMOUS_DAILY_CALC_LIMIT,
@@ -178,8 +178,9 @@ export function deferOf(c: { executionCtx: { waitUntil(p: Promise<unknown>): voi
  * The day's count is kept in the isolate: it is read from KV when this isolate has not read it in the last
  * second (the first read of an isolate is waited for; see {@link freshen}), checked and incremented in
  * memory, and written behind the response at most once a second (calls in between are coalesced into one
- * write). Nothing here awaits another request's work: a refusal answers at once, and each request hands
- * its own write to its own `waitUntil`. KV failing is never the caller's problem: a failed read leaves the
+ * write). Nothing here awaits another request's work: a refusal answers at once, and a request whose
+ * calls no scheduled write will carry hands its own write to its own `waitUntil` (one such write a second
+ * per counter; see `writeScheduled` in lib/quota-counter.ts). KV failing is never the caller's problem: a failed read leaves the
  * count in memory, a refused write is tried again, and the next successful write carries every call.
  * @param env the `RATE_LIMITS` namespace and the `CALC_BURST` binding
  * @param caller the counter's id and its daily limit (see {@link calcCaller})
@@ -224,7 +225,8 @@ export async function consumeCalcQuota(
   }
   counter.count = used + calls;
   counter.counted += calls;
-  defer(writeBehind(env.RATE_LIMITS, key, counter, counter.counted, keepSeconds));
+  // A write waiting for the next slot writes these calls too: start one only when none is scheduled.
+  if (!writeScheduled(counter)) defer(writeBehind(env.RATE_LIMITS, key, counter, counter.counted, keepSeconds));
   return { limit: caller.limit, remaining: caller.limit - used - calls, resetSeconds };
 }
 

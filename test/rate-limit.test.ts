@@ -5,7 +5,16 @@ import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { createApp } from '../lib/app.ts';
 import { createKey, DEMO_API_KEY } from '../lib/keys.ts';
-import { QUOTA_SYNC_MS, callerNetwork, calcCaller, quotaWritesSettled, secondsToUtcMidnight, utcDate } from '../lib/rate-limit.ts';
+import {
+  QUOTA_SYNC_MS,
+  callerNetwork,
+  calcCaller,
+  consumeCalcQuota,
+  quotaWritesSettled,
+  secondsToUtcMidnight,
+  utcDate,
+} from '../lib/rate-limit.ts';
+import { counterOf } from '../lib/quota-counter.ts';
 import { fakeEnv, FakeBurst, type MemoryKv } from './support/fakes.ts';
 import { calcPath } from './support/declared.ts';
 
@@ -250,6 +259,50 @@ describe('quota counting in the isolate', () => {
     RATE_LIMITS.failPuts = false; // KV takes writes again: the requests still trying write the whole count
     await quotaWritesSettled(RATE_LIMITS as unknown as KVNamespace);
     expect(await RATE_LIMITS.get('calc:192.0.2.7:2026-11-20')).toBe('5');
+  });
+
+  it('starts one write behind the answers a second, not one per call: a write waiting for its slot carries the calls counted meanwhile', async () => {
+    const { RATE_LIMITS } = fakeEnv();
+    const { view, log } = isolateView(RATE_LIMITS);
+    const quotaEnv = { RATE_LIMITS: view as unknown as KVNamespace, CALC_BURST: new FakeBurst() };
+    const caller = { id: '192.0.2.9', limit: 1_000 };
+    const now = new Date('2026-11-20T12:00:00Z');
+    const deferred: Promise<unknown>[] = [];
+    const defer = (work: Promise<unknown>) => void deferred.push(work);
+    // The first call's write starts at once; the second's waits for the next slot; the 48 after it count on that one.
+    for (let i = 0; i < 50; i++) await consumeCalcQuota(quotaEnv, caller, now, 1, defer);
+    expect(deferred).toHaveLength(2);
+    await Promise.all(deferred);
+    const puts = log.filter((e) => e.op === 'put');
+    expect(puts.map((p) => p.value)).toEqual(['1', '50']);
+    expect(minGap(puts.map((p) => p.at))).toBeGreaterThanOrEqual(QUOTA_SYNC_MS - 1);
+    // Calls after the scheduled write started need a write of their own again.
+    await consumeCalcQuota(quotaEnv, caller, now, 1, defer);
+    expect(deferred).toHaveLength(3);
+    await Promise.all(deferred);
+    expect(await RATE_LIMITS.get('calc:192.0.2.9:2026-11-20')).toBe('51');
+  });
+
+  it('does not count on a scheduled write whose request went away: a second past its slot, the next call starts its own', async () => {
+    const { RATE_LIMITS } = fakeEnv();
+    const quotaEnv = { RATE_LIMITS: RATE_LIMITS as unknown as KVNamespace, CALC_BURST: new FakeBurst() };
+    const caller = { id: '192.0.2.10', limit: 1_000 };
+    const now = new Date('2026-11-20T12:00:00Z');
+    const deferred: Promise<unknown>[] = [];
+    const defer = (work: Promise<unknown>) => void deferred.push(work);
+    await consumeCalcQuota(quotaEnv, caller, now, 1, defer);
+    await Promise.all(deferred);
+    // A write scheduled by a request the runtime cancelled before its `finally` ran: it never starts.
+    const counter = counterOf(quotaEnv.RATE_LIMITS, '2026-11-20', 'calc:192.0.2.10:2026-11-20');
+    counter.scheduled = {};
+    counter.scheduledAt = performance.now() + 200;
+    await consumeCalcQuota(quotaEnv, caller, now, 1, defer);
+    expect(deferred).toHaveLength(1); // within its slot and a second: counted on it
+    await sleepMs(200 + QUOTA_SYNC_MS + 20);
+    await consumeCalcQuota(quotaEnv, caller, now, 1, defer);
+    expect(deferred).toHaveLength(2); // past it: a write of its own, which carries both calls
+    await Promise.all(deferred);
+    expect(await RATE_LIMITS.get('calc:192.0.2.10:2026-11-20')).toBe('3');
   });
 
   it('does not wait for ever on a read whose request went away: its claim expires after a second', async () => {
