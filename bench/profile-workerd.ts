@@ -3,9 +3,10 @@
  * attributed by source module and by function. bench/workerd.ts measures how much; this says where.
  *
  * Usage: node --experimental-strip-types --disable-warning=ExperimentalWarning bench/profile-workerd.ts
- *          [--runs n] [--top n] [--save dir] [case-id-substring ...]
+ *          [--runs n] [--top n] [--save dir] [--warm n] [--repeat n] [case-id-substring ...]
  * (case ids as in bench/first-requests.ts: `fund-overview`, `fund-risk-var`, `calc-fee-calculator`, …;
- * default: every fund-data endpoint).
+ * default: every fund-data endpoint). `--warm n --repeat m`: a warm request instead of the first one: n
+ * requests unprofiled, then m profiled one after another, the figures per request (what throughput pays).
  *
  * How: the Worker is bundled as bench/workerd.ts bundles it (`wrangler deploy --dry-run --outdir`) but not
  * minified, so function names survive and esbuild's `// path/of/module.ts` comments tell which source module
@@ -81,10 +82,17 @@ async function devtools(url: string): Promise<{ send(method: string, params?: ob
 }
 
 /** One profiled first request in a fresh workerd. */
-async function profileOnce(outdir: string, path: string, init: RequestInit | ((key: string) => RequestInit)): Promise<CpuProfile> {
+async function profileOnce(
+  outdir: string,
+  path: string,
+  init: RequestInit | ((key: string) => RequestInit),
+  load: { warm: number; repeat: number } = { warm: 0, repeat: 1 },
+): Promise<CpuProfile> {
   const subject = service(outdir);
+  // Many requests of one caller: the burst limits are raised as the HTTP section raises them (bench/http.ts).
+  const raised = load.warm + load.repeat > 1 ? { ratelimits: RAISED_BURST_LIMITS } : {};
   const mf = new Miniflare({
-    workers: [{ ...subject.options, name: WORKER_NAME, unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] }],
+    workers: [{ ...subject.options, ...raised, name: WORKER_NAME, unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] }],
     inspectorPort: 0,
     kvPersist: false,
     durableObjectsPersist: false,
@@ -102,15 +110,24 @@ async function profileOnce(outdir: string, path: string, init: RequestInit | ((k
     }[];
     const target = targets.find((t) => (t.webSocketDebuggerUrl ?? t.id).endsWith(`:${WORKER_NAME}`));
     if (!target?.webSocketDebuggerUrl) throw new Error(`no inspector target for ${WORKER_NAME}: ${JSON.stringify(targets)}`);
+    const base = typeof init === 'function' ? init(key) : init;
+    const headers = new Headers(base.headers);
+    // Many calls of an anonymous calculator case would use up the anonymous daily quota: they carry the
+    // bench's minted key (its calculator quota raised), as the HTTP section's calls do.
+    if (load.warm + load.repeat > 1 && !headers.has('authorization')) headers.set('authorization', `Bearer ${key}`);
+    const send = async () => {
+      const res = await fetch(new URL(path, url), { ...base, headers });
+      const body = await res.text();
+      if (res.status !== 200) throw new Error(`${path}: status ${res.status}: ${body.slice(0, 200)}`);
+    };
+    for (let i = 0; i < load.warm; i++) await send();
     const cdp = await devtools(target.webSocketDebuggerUrl);
     try {
       await cdp.send('Profiler.enable');
       await cdp.send('Profiler.setSamplingInterval', { interval: 50 });
       await cdp.send('Profiler.start');
-      const res = await fetch(new URL(path, url), typeof init === 'function' ? init(key) : init);
-      const body = await res.text();
+      for (let i = 0; i < load.repeat; i++) await send();
       const { profile } = (await cdp.send('Profiler.stop')) as { profile: CpuProfile };
-      if (res.status !== 200) throw new Error(`${path}: status ${res.status}: ${body.slice(0, 200)}`);
       return profile;
     } finally {
       cdp.close();
@@ -120,14 +137,27 @@ async function profileOnce(outdir: string, path: string, init: RequestInit | ((k
   }
 }
 
+/** The burst bindings of wrangler.toml raised far above any profiling load (Miniflare's option form). */
+const RAISED_BURST_LIMITS = {
+  CALC_BURST: { simple: { limit: 10_000_000, period: 60 } },
+  FUND_BURST: { simple: { limit: 10_000_000, period: 60 } },
+};
+
 const skip = (f: CallFrame) => f.functionName === '(idle)';
 
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { runs: { type: 'string', default: '3' }, top: { type: 'string', default: '25' }, save: { type: 'string' } },
+    options: {
+      runs: { type: 'string', default: '3' },
+      top: { type: 'string', default: '25' },
+      save: { type: 'string' },
+      warm: { type: 'string', default: '0' },
+      repeat: { type: 'string', default: '1' },
+    },
   });
   const runs = Number(values.runs);
+  const load = { warm: Number(values.warm), repeat: Number(values.repeat) };
   const top = Number(values.top);
   const cleanup = new Cleanup();
   try {
@@ -139,17 +169,19 @@ async function main(): Promise<void> {
     const cases = firstRequests().filter((c) => (positionals.length ? positionals.some((p) => c.id.includes(p)) : c.kind === 'fund'));
     for (const c of cases) {
       const profiles: CpuProfile[] = [];
-      for (let i = 0; i < runs; i++) profiles.push(await profileOnce(outdir, c.path, c.init));
+      for (let i = 0; i < runs; i++) profiles.push(await profileOnce(outdir, c.path, c.init, load));
       if (values.save)
         for (const [i, p] of profiles.entries()) writeFileSync(join(values.save, `${c.id}-${i}.cpuprofile`), JSON.stringify(p));
       const sum = (key: (f: CallFrame) => string | null) => {
         const totals = new Map<string, number>();
-        for (const p of profiles) for (const e of selfTimeBy(p, key)) totals.set(e.key, (totals.get(e.key) ?? 0) + e.ms / runs);
+        const per = runs * load.repeat;
+        for (const p of profiles) for (const e of selfTimeBy(p, key)) totals.set(e.key, (totals.get(e.key) ?? 0) + e.ms / per);
         return [...totals].sort((a, b) => b[1] - a[1]);
       };
       const byModule = sum((f) => (skip(f) ? null : where(f)));
       const total = byModule.reduce((s, [, v]) => s + v, 0);
-      console.log(`\n## ${c.id} (${c.path}): ${total.toFixed(1)} ms sampled (mean of ${runs} fresh isolates)`);
+      const what = load.warm || load.repeat > 1 ? `per request of ${load.repeat} after ${load.warm} unprofiled, ` : '';
+      console.log(`\n## ${c.id} (${c.path}): ${total.toFixed(2)} ms sampled (${what}mean of ${runs} fresh isolates)`);
       console.log('\nby module (self time, ms):');
       for (const [k, v] of byModule.slice(0, top)) console.log(`  ${v.toFixed(2).padStart(6)}  ${k}`);
       console.log('\nby function (self time, ms):');
