@@ -15,12 +15,14 @@
  * (management fee on beginning or ending assets, incentive fee net or independent of the management fee,
  * hard and soft hurdles, high-water mark). Fees are charged in cents: M and the performance fee are rounded
  * half-up to cents each period, so period fees sum exactly to the totals. A fee never exceeds the assets it
- * is charged on (M ≤ G, fee ≤ G − M).
+ * is charged on (M ≤ G, fee ≤ G − M). The projection runs in decimal.js (40 digits), or in doubles where a
+ * bound on their error proves every rounding the same (lib/calculators/fee-doubles.ts): the same result.
  */
 import * as z from 'zod';
 import { D, cents, dec, fromPct, pct4, pct4Near, roundCents, type Dec } from '../decimal.ts';
 import { usd, lazy } from '../validation.ts';
 import { defineCalculator } from './definition.ts';
+import { annualizedInDouble, feesInDoubles, type FeeResult, type PeriodPlan } from './fee-doubles.ts';
 
 const MAX_YEARS = 50;
 
@@ -185,27 +187,21 @@ export function annualizedPctsInDoubles(grossFactor: Dec, netFactor: Dec, horizo
   return { grossAnnualizedReturnPct: gross, netAnnualizedReturnPct: net, annualizedFeeDragPct: fee };
 }
 
-/** (f^(1/years) − 1)·100 in doubles with a bound of its error; null outside the range the bound covers. */
-function annualizedInDouble(f: number, years: number): { value: number; error: number } | null {
-  if (!(f > 0) || !Number.isFinite(f) || !(years > 0)) return null;
-  const e = 1 / years;
-  if (e > 1_000) return null;
-  const x = f ** e;
-  if (!Number.isFinite(x) || x > 1e12) return null;
-  const relative = 8 * (Math.abs(e * Math.log(f)) + e + 4) * 2 ** -52;
-  const value = (x - 1) * 100;
-  return { value, error: 100 * x * relative + Math.abs(value) * 2 ** -51 + 1e-30 };
+/** The periods of a projection as decimals: each one's length, start, growth factor and hurdle factor. */
+interface DecimalPeriod {
+  length: Dec;
+  start: Dec;
+  /** (1 + r)^τ of the period's year's return. */
+  growth: Dec;
+  /** (1 + h)^τ − 1; null without a hurdle. */
+  hurdleRate: Dec | null;
 }
 
-/** Projects NAV and fees period by period. Pure; see the module comment for the formulas. */
-export function computeFees(inputs: FeeInputs): z.output<ReturnType<typeof feeCalculatorOutput>> {
+/** The periods of a projection, their factors computed once per distinct (rate, length) pair. */
+function decimalPeriods(inputs: FeeInputs): DecimalPeriod[] {
   const tau = inputs.crystallization === 'annual' ? dec(1) : dec('0.25');
-  const start = dec(inputs.startingNavUsd);
-  const mgmtRate = fromPct(inputs.mgmtFeePct);
-  const perfRate = fromPct(inputs.perfFeePct);
   const hurdle = inputs.hurdlePct === null ? null : fromPct(inputs.hurdlePct);
   const returnOfYear = (year: number) => fromPct(inputs.annualGrossReturnPctByYear[year] ?? inputs.annualGrossReturnPct);
-
   // (1+x)^τ is the costly step (decimal exp/ln); a horizon has at most a few distinct (x, τ) pairs.
   const powers = new Map<string, Dec>();
   const compound = (rate: Dec, length: Dec) => {
@@ -217,26 +213,74 @@ export function computeFees(inputs: FeeInputs): z.output<ReturnType<typeof feeCa
     }
     return factor;
   };
+  let elapsed = dec(0);
+  return periodLengths(inputs.horizonYears, tau).map((length) => {
+    const start = elapsed;
+    elapsed = elapsed.plus(length);
+    return {
+      length,
+      start,
+      growth: compound(returnOfYear(start.floor().toNumber()), length),
+      hurdleRate: hurdle === null ? null : compound(hurdle, length).minus(1),
+    };
+  });
+}
+
+/**
+ * Projects NAV and fees period by period. Pure; see the module comment for the formulas. Computed in doubles
+ * where their error bound proves the result equal to decimal.js's ({@link computeFeesInDoubles}), else by
+ * {@link computeFeesInDecimals}; the two give the same result, to the last digit.
+ */
+export function computeFees(inputs: FeeInputs): z.output<ReturnType<typeof feeCalculatorOutput>> {
+  const periods = decimalPeriods(inputs);
+  return computeFeesInDoubles(inputs, periods) ?? computeFeesInDecimals(inputs, periods);
+}
+
+/**
+ * {@link computeFees} in doubles (lib/calculators/fee-doubles.ts) on the decimal path's periods and factors.
+ * @returns the result, equal to {@link computeFeesInDecimals}'s; null when a rounding or comparison is too
+ *   close to call in doubles
+ */
+export function computeFeesInDoubles(inputs: FeeInputs, periods: readonly DecimalPeriod[] = decimalPeriods(inputs)): FeeResult | null {
+  const plans: PeriodPlan[] = periods.map((p) => {
+    const lengthYears = p.length.toNumber();
+    return {
+      lengthYears,
+      lengthError: Math.abs(lengthYears) * 2 ** -53,
+      startYears: p.start.toNumber(),
+      growth: p.growth.toNumber(),
+      hurdleRate: p.hurdleRate === null ? null : p.hurdleRate.toNumber(),
+    };
+  });
+  return feesInDoubles({ ...inputs, startingHwmUsd: inputs.hasHwm ? startingHwmUsd(inputs) : null }, plans);
+}
+
+/** {@link computeFees} in decimal.js (40 digits) throughout: the reference. */
+export function computeFeesInDecimals(
+  inputs: FeeInputs,
+  periodsOf: readonly DecimalPeriod[] = decimalPeriods(inputs),
+): z.output<ReturnType<typeof feeCalculatorOutput>> {
+  const start = dec(inputs.startingNavUsd);
+  const mgmtRate = fromPct(inputs.mgmtFeePct);
+  const perfRate = fromPct(inputs.perfFeePct);
 
   let nav = start;
   let grossNav = start;
   let hwm: Dec | null = inputs.hasHwm ? dec(startingHwmUsd(inputs)) : null;
   let totalMgmt = dec(0);
   let totalPerf = dec(0);
-  let elapsed = dec(0);
   const periods: z.output<ReturnType<typeof feePeriod>>[] = [];
 
-  for (const [i, length] of periodLengths(inputs.horizonYears, tau).entries()) {
-    const growth = compound(returnOfYear(elapsed.floor().toNumber()), length);
+  for (const [i, { length, start: elapsed, growth, hurdleRate }] of periodsOf.entries()) {
     const opening = nav;
     const gross = opening.times(growth);
     const base = inputs.mgmtFeeBasis === 'opening' ? opening : inputs.mgmtFeeBasis === 'closing' ? gross : opening.plus(gross).div(2);
     const mgmtFee = D.min(roundCents(mgmtRate.times(length).times(base)), wholeCents(gross));
     const reference = hwm ?? opening;
     const gain = (inputs.perfFeeNetOfMgmtFee ? gross.minus(mgmtFee) : gross).minus(reference);
-    const hurdleAmount = hurdle === null ? dec(0) : reference.times(compound(hurdle, length).minus(1));
+    const hurdleAmount = hurdleRate === null ? dec(0) : reference.times(hurdleRate);
     let perfBase: Dec;
-    if (hurdle === null) perfBase = D.max(0, gain);
+    if (hurdleRate === null) perfBase = D.max(0, gain);
     else if (inputs.hurdleType === 'hard') perfBase = D.max(0, gain.minus(hurdleAmount));
     else perfBase = gain.gt(hurdleAmount) ? gain : dec(0);
     const perfFee = D.min(roundCents(perfRate.times(perfBase)), wholeCents(gross.minus(mgmtFee)));
@@ -257,7 +301,6 @@ export function computeFees(inputs: FeeInputs): z.output<ReturnType<typeof feeCa
       closingNavUsd: cents(nav),
       hwmUsd: hwm === null ? null : cents(hwm),
     });
-    elapsed = elapsed.plus(length);
   }
 
   const annualized = annualizedPcts(grossNav.div(start), nav.div(start), inputs.horizonYears);
