@@ -27,7 +27,7 @@ import { Miniflare } from 'miniflare';
 import { WebSocket } from 'ws';
 import { firstRequests } from './first-requests.ts';
 import { Cleanup, bin, run, selfTimeBy, useWranglerEnv, wranglerEnv, type CallFrame, type CpuProfile } from './report.ts';
-import { service, WORKER_NAME } from './workerd.ts';
+import { RAISED_BURST_LIMITS, service, WORKER_NAME } from './workerd.ts';
 
 /**
  * Line → source module of an unminified esbuild bundle, from its `// path` comments (0-based line numbers,
@@ -136,12 +136,6 @@ async function profileOnce(
     await mf.dispose();
   }
 }
-
-/** The burst bindings of wrangler.toml raised far above any profiling load (Miniflare's option form). */
-const RAISED_BURST_LIMITS = {
-  CALC_BURST: { simple: { limit: 10_000_000, period: 60 } },
-  FUND_BURST: { simple: { limit: 10_000_000, period: 60 } },
-};
 
 const skip = (f: CallFrame) => f.functionName === '(idle)';
 

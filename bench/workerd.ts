@@ -48,7 +48,7 @@ export const FIRST_REQUEST_BUDGET_MS = 10;
 export const RUNS = 5;
 
 /** The workerd processes this process has started (its children named `workerd`). */
-function workerdChildren(): Set<number> {
+export function workerdChildren(): Set<number> {
   const out = new Set<number>();
   for (const tid of readdirSync(`/proc/${process.pid}/task`)) {
     let children = '';
@@ -98,6 +98,15 @@ interface Run {
   wallMs: number;
   problem: string | null;
 }
+
+/**
+ * The burst bindings of wrangler.toml raised far above any load of the bench's own (Miniflare's option
+ * form), for the tools that send many requests of one caller (bench/profile-workerd.ts, bench/warm-workerd.ts).
+ */
+export const RAISED_BURST_LIMITS = {
+  CALC_BURST: { simple: { limit: 10_000_000, period: 60 } },
+  FUND_BURST: { simple: { limit: 10_000_000, period: 60 } },
+};
 
 /** The measured Worker's name in Miniflare. */
 export const WORKER_NAME = 'bench-worker';
