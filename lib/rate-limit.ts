@@ -180,8 +180,9 @@ export function deferOf(c: { executionCtx: { waitUntil(p: Promise<unknown>): voi
  * memory, and written behind the response at most once a second (calls in between are coalesced into one
  * write). Nothing here awaits another request's work: a refusal answers at once, and a request whose
  * calls no scheduled write will carry hands its own write to its own `waitUntil` (one such write a second
- * per counter; see `writeScheduled` in lib/quota-counter.ts). KV failing is never the caller's problem: a failed read leaves the
- * count in memory, a refused write is tried again, and the next successful write carries every call.
+ * per counter; see `writeScheduled` in lib/quota-counter.ts). KV failing is never the caller's problem: a
+ * failed read leaves the count in memory, a refused write is tried again, and the next successful write
+ * carries every call.
  * @param env the `RATE_LIMITS` namespace and the `CALC_BURST` binding
  * @param caller the counter's id and its daily limit (see {@link calcCaller})
  * @param now the request's time (picks the UTC day and the reset)
