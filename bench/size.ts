@@ -198,7 +198,7 @@ export async function runSize(): Promise<{ figures: Figure[]; diagnostics: strin
       value: worker.gzipped,
       unit: 'bytes',
       budget: atMost(SIZE_BUDGETS.worker, '≤ 400 KiB'),
-      note: `raw ${kib(worker.raw)} (${worker.raw.toLocaleString('en-US')} B, not minified), gz ${worker.gzipped.toLocaleString('en-US')} B; wrangler: ${worker.wranglerSays}; free-plan limit 3 MiB`,
+      note: `raw ${kib(worker.raw)} (${worker.raw.toLocaleString('en-US')} B, minified as wrangler.toml sets), gz ${worker.gzipped.toLocaleString('en-US')} B; wrangler: ${worker.wranglerSays}; free-plan limit 3 MiB`,
       extra: {
         rawBytes: worker.raw,
         gzipBytes: worker.gzipped,
