@@ -46,16 +46,27 @@ export function pct4(x: Dec): number {
  * @param error a bound of |x − exact| (≥ 0); the rounding of `x × 10⁴` itself is accounted for here
  */
 export function pct4Near(x: number, error: number): number | null {
-  if (!Number.isFinite(x) || !(error >= 0)) return null;
+  if (!Number.isFinite(x) || !(error >= 0) || Math.abs(x) <= error) return null;
   const t = Math.abs(x) * 10_000;
-  if (t >= 2 ** 50) return null;
   // |t − exact × 10⁴| ≤ tol: the caller's bound scaled, plus the product's rounding (half an ulp of t, doubled).
-  const tol = error * 10_000 * (1 + 2 ** -50) + t * 2 ** -52;
-  const whole = Math.floor(t);
-  if (tol >= 0.25 || Math.abs(t - whole - 0.5) <= tol || Math.abs(x) <= error) return null;
-  const k = t - whole > 0.5 ? whole + 1 : whole;
+  const k = halfUpNear(t, error * 10_000 * (1 + 2 ** -50) + t * 2 ** -52);
   // k / 10⁴ is the double nearest the 4-dp decimal, as decimal.js's toNumber gives it.
-  return (x < 0 ? -k : k) / 10_000;
+  return k === null ? null : (x < 0 ? -k : k) / 10_000;
+}
+
+/**
+ * The whole number a non-negative value rounds to half-up, for a value known only approximately: `t` is
+ * within `tol` of the exact value. Returns it when certain (no half-way point `k + ½` lies within `tol` of
+ * `t`); null when a tie is within reach, `tol` ≥ ¼, or `t` ≥ 2⁵⁰ (where the fractional part of a double
+ * is no longer fine enough to tell). The core of {@link pct4Near} and of the fee projection's cents
+ * (lib/calculators/fee-doubles.ts); the caller deals with the sign and with values near zero.
+ */
+export function halfUpNear(t: number, tol: number): number | null {
+  if (!(t >= 0) || !(t < 2 ** 50) || !(tol < 0.25)) return null;
+  const whole = Math.floor(t);
+  const frac = t - whole; // exact below 2^52
+  if (Math.abs(frac - 0.5) <= tol) return null;
+  return frac > 0.5 ? whole + 1 : whole;
 }
 
 /** A fraction 0..1 rounded half-up to 6 dp. */

@@ -15,10 +15,10 @@
  * of its results to 40 significant digits: 10⁻³⁰ of a value is added to every bound a decision is taken on,
  * far above what the few hundred operations of a projection can accumulate.
  */
-import { pct4Near } from '../decimal.ts';
+import { halfUpNear, pct4Near } from '../decimal.ts';
 
 const U = 2 ** -53;
-/** Largest amount (in cents) the path works with: integers below it are exact, and a tie test is sound. */
+/** Largest amount (in cents) the path works with: integers below it are exact, and a tie test is sound (as in `halfUpNear`). */
 const MAX_CENTS = 2 ** 50;
 /** What decimal.js's own rounding at 40 digits may add, relative to a value (see the module comment). */
 const DECIMAL_SLACK = 1e-30;
@@ -110,12 +110,9 @@ export function centsHalfUp(x: Approx): number | null {
   const a = Math.abs(x.v);
   const e = x.e + a * DECIMAL_SLACK;
   // Near zero the sign of a zero result could differ; a tie closer than the bound could go either way.
-  if (!(a < MAX_CENTS) || !(e < 0.25) || a <= e) return null;
-  const whole = Math.floor(a);
-  const frac = a - whole; // exact below 2^52
-  if (Math.abs(frac - 0.5) <= e) return null;
-  const k = frac > 0.5 ? whole + 1 : whole;
-  return x.v < 0 ? -k : k;
+  if (a <= e) return null;
+  const k = halfUpNear(a, e);
+  return k === null ? null : x.v < 0 ? -k : k;
 }
 
 /** Whole cents rounded down (decimal.js `ROUND_DOWN`) of a positive amount, when certain; else null. */
