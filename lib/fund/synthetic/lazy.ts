@@ -100,6 +100,21 @@ export interface FundParts {
 export type DatasetHead = Pick<FundDataset, 'fund' | 'shareClasses' | 'runs' | 'accounts' | 'investors' | 'expenses'>;
 
 /**
+ * The first index in 0..n−1 at which `reached` holds, or n: a binary search over a range where `reached`
+ * is false up to some index and true from it on (a sorted column compared with a bound). O(log n).
+ */
+function firstIndex(n: number, reached: (i: number) => boolean): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (reached(mid)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/**
  * A simulated fund: the small tables made, the bulk rows made on first request and kept (at most one
  * copy of each row). Rows are those of {@link generateFund}, byte for byte, in the same order.
  */
@@ -163,14 +178,7 @@ export class SyntheticFund {
   /** Calendar index of the first date ≥ `date` (or > `date` when not `inclusive`). */
   #dateIndex(date: string, inclusive: boolean): number {
     const c = this.#parts.calendar;
-    let lo = 0;
-    let hi = c.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (c[mid]! < date || (!inclusive && c[mid] === date)) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return firstIndex(c.length, (i) => c[i]! > date || (inclusive && c[i] === date));
   }
 
   /** `asset`'s daily prices dated `from` through `through` (inclusive), oldest first; empty for an unknown asset. Each row is made once. */
@@ -211,16 +219,7 @@ export class SyntheticFund {
   ledgerLinesBetween(after: string | null, through: string): LedgerLineRow[] {
     const { date } = this.#parts.ledger;
     // Journal dates are calendar indices in posting order, never decreasing: bisect them.
-    const first = (day: number) => {
-      let lo = 0;
-      let hi = date.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (date[mid]! < day) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo;
-    };
+    const first = (day: number) => firstIndex(date.length, (i) => date[i]! >= day);
     const from = after === null ? 0 : first(this.#dateIndex(after, false));
     const to = first(this.#dateIndex(through, false));
     this.#lines ??= new Array(date.length);
