@@ -66,8 +66,8 @@ export const DEFAULT_ACCESS_TOKEN_TTL = 3600;
 /** Refresh token (grant) lifetime when `OAUTH_REFRESH_TOKEN_TTL` is unset, seconds (30 days). */
 export const DEFAULT_REFRESH_TOKEN_TTL = 30 * 86_400;
 
-/** The URL `text` parses as, or undefined. */
-function urlOf(text: string): URL | undefined {
+/** The URL `text` parses as (WHATWG URL), or undefined when it is not one. */
+export function urlOf(text: string): URL | undefined {
   try {
     return new URL(text);
   } catch {
@@ -75,8 +75,11 @@ function urlOf(text: string): URL | undefined {
   }
 }
 
-/** True for an `http:`/`https:` origin written exactly as its serialization (`https://a.example:8443`). */
-function isOrigin(text: string): boolean {
+/**
+ * True for an `http:`/`https:` origin written exactly as its serialization (`https://a.example:8443`): no
+ * path, no trailing slash, lower-case scheme and host, no default port. The rule of the origin variables.
+ */
+export function isOrigin(text: string): boolean {
   const url = urlOf(text);
   return url !== undefined && (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === text;
 }

@@ -6,22 +6,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { DEFAULT_ACCESS_TOKEN_TTL, DEFAULT_FUND_ID, DEFAULT_REFRESH_TOKEN_TTL, checkConfig, type OriginList } from '../lib/config.ts';
+import {
+  DEFAULT_ACCESS_TOKEN_TTL,
+  DEFAULT_FUND_ID,
+  DEFAULT_REFRESH_TOKEN_TTL,
+  checkConfig,
+  isOrigin,
+  urlOf,
+  type OriginList,
+} from '../lib/config.ts';
 
-function urlOf(text: string): URL | undefined {
-  try {
-    return new URL(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function isOrigin(text: string): boolean {
-  const url = urlOf(text);
-  return url !== undefined && (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === text;
-}
-
-// The zod schema of lib/config.ts before issue 23, verbatim.
+// The zod schema of lib/config.ts before issue 23, verbatim (with the URL helpers it used, imported).
 /** Empty or absent → undefined. */
 const optionalText = z
   .string()
