@@ -202,19 +202,18 @@ export class SyntheticFund {
 
   /** The whole ledger in posting (and date) order, memos included (made once). */
   ledger(): LedgerLineRecord[] {
-    this.#ledger ??= this.#journalRows(true) as LedgerLineRecord[];
+    if (!this.#ledger) {
+      const row = this.#journalRow(true);
+      this.#ledger = Array.from({ length: this.#parts.ledger.entry.length }, (_, i) => row(i) as LedgerLineRecord);
+    }
     return this.#ledger;
-  }
-
-  /** The ledger as the stores return it: every line without its memo, in posting (and date) order (made once, not from {@link ledger}). */
-  ledgerLines(): LedgerLineRow[] {
-    return this.ledgerLinesBetween(null, '9999-12-31');
   }
 
   /**
    * The ledger lines dated after `after` (exclusive; null: from the first) through `through` (inclusive),
-   * without memos, in posting (and date) order: the slice of {@link ledgerLines}, each row made once, and only
-   * the rows of the span (a request for one day's lines does not make the whole history's).
+   * as the stores return them: without memos, in posting (and date) order, each row made once (not from
+   * {@link ledger}), and only the rows of the span (a request for one day's lines does not make the whole
+   * history's).
    */
   ledgerLinesBetween(after: string | null, through: string): LedgerLineRow[] {
     const { date } = this.#parts.ledger;
@@ -227,14 +226,6 @@ export class SyntheticFund {
     const row = this.#journalRow(false);
     const rows: LedgerLineRow[] = new Array(Math.max(0, to - from));
     for (let i = from; i < to; i++) rows[i - from] = made[i] ??= row(i);
-    return rows;
-  }
-
-  /** The journal's lines as rows, with or without their memos. */
-  #journalRows(memos: boolean): LedgerLineRow[] {
-    const row = this.#journalRow(memos);
-    const rows: LedgerLineRow[] = new Array(this.#parts.ledger.entry.length);
-    for (let i = 0; i < rows.length; i++) rows[i] = row(i);
     return rows;
   }
 
