@@ -16,16 +16,14 @@
  * Not part of `npm run bench`: it prints a table and exits 1 if an answer is not 200. Miniflare's binding
  * simulators and static-assets routing run on the same thread and are in the figure, as in bench/workerd.ts.
  */
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { transformSync } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { firstRequests } from './first-requests.ts';
 import { threadTimes } from './schedstat.ts';
-import { Cleanup, ROOT, bin, median, run, useWranglerEnv, wranglerEnv } from './report.ts';
-import { RAISED_BURST_LIMITS, WORKER_NAME, service, workerdChildren } from './workerd.ts';
+import { Cleanup, bin, median, run, useWranglerEnv, wranglerEnv } from './report.ts';
+import { RAISED_BURST_LIMITS, WORKER_NAME, baselineModules, service, workerdChildren } from './workerd.ts';
 
 interface Subject {
   label: string;
@@ -36,20 +34,17 @@ interface Subject {
   perRequestUs: number[];
 }
 
+/** The bare baseline Worker under the service's configuration, without its code nor the Durable Object class that code exports. */
+function baselineOptions(service: Record<string, unknown>): Record<string, unknown> {
+  const { scriptPath: _s, modulesRoot: _r, durableObjects: _d, ...configured } = service;
+  return { ...configured, modules: baselineModules() };
+}
+
 /** Starts one Worker of `bundle` in a fresh workerd for one case. */
 async function start(bundle: string, caseId: string): Promise<Subject> {
   const subject = service(bundle);
   const known = workerdChildren();
-  const options =
-    caseId === 'baseline'
-      ? (() => {
-          // The service's configuration without its code, nor the Durable Object class that code exports.
-          const { scriptPath: _s, modulesRoot: _r, durableObjects: _d, ...configured } = subject.options as Record<string, unknown>;
-          const source = readFileSync(join(ROOT, 'bench', 'baseline-worker.ts'), 'utf8');
-          const contents = transformSync(source, { loader: 'ts', format: 'esm' }).code;
-          return { ...configured, modules: [{ type: 'ESModule', path: 'baseline-worker.js', contents }] };
-        })()
-      : subject.options;
+  const options = caseId === 'baseline' ? baselineOptions(subject.options) : subject.options;
   const mf = new Miniflare({
     workers: [{ ...options, ratelimits: RAISED_BURST_LIMITS, name: WORKER_NAME, unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] }],
     kvPersist: false,

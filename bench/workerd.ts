@@ -110,7 +110,6 @@ export const RAISED_BURST_LIMITS = {
 
 /** The measured Worker's name in Miniflare. */
 export const WORKER_NAME = 'bench-worker';
-const NAME = WORKER_NAME;
 
 /** The Miniflare being measured, disposed by the section's cleanup if a run is interrupted (Ctrl-C). */
 let current: Miniflare | null = null;
@@ -118,7 +117,7 @@ let current: Miniflare | null = null;
 async function measureOnce(subject: Subject, path: string, init: (key: string) => RequestInit, check: FirstRequest['check']): Promise<Run> {
   const known = workerdChildren();
   const mf = new Miniflare({
-    workers: [{ ...subject.options, name: NAME, unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] }],
+    workers: [{ ...subject.options, name: WORKER_NAME, unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] }],
     kvPersist: false,
     durableObjectsPersist: false,
     cachePersist: false,
@@ -126,7 +125,7 @@ async function measureOnce(subject: Subject, path: string, init: (key: string) =
   current = mf;
   try {
     await mf.ready;
-    const url = await mf.unsafeGetDirectURL(NAME);
+    const url = await mf.unsafeGetDirectURL(WORKER_NAME);
     const pid = [...workerdChildren()].find((p) => !known.has(p));
     if (pid === undefined) throw new Error('no workerd process found for the new Miniflare');
     const key = await subject.prepare(mf);
@@ -156,7 +155,7 @@ export function service(outdir: string): Subject {
   return {
     options: { ...rest, modules: true, scriptPath: join(outdir, 'worker.js'), modulesRoot: outdir },
     async prepare(mf) {
-      const { ASSETS, RATE_LIMITS } = await mf.getBindings<{ ASSETS: Fetcher; RATE_LIMITS: KVNamespace }>(NAME);
+      const { ASSETS, RATE_LIMITS } = await mf.getBindings<{ ASSETS: Fetcher; RATE_LIMITS: KVNamespace }>(WORKER_NAME);
       // An asset no case reads: the static-assets simulator's first call, not the Worker's.
       await (await ASSETS.fetch('http://localhost/docs/search-index.json')).arrayBuffer();
       await RATE_LIMITS.get('bench-warm-up');
@@ -169,16 +168,20 @@ export function service(outdir: string): Subject {
 /** The bare baseline Worker of the HTTP section, under the service's compatibility date and flags. */
 function baseline(): Subject {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(join(ROOT, 'wrangler.toml'));
-  const source = readFileSync(join(ROOT, 'bench', 'baseline-worker.ts'), 'utf8');
-  const contents = transformSync(source, { loader: 'ts', format: 'esm' }).code;
   return {
     options: {
       compatibilityDate: workerOptions.compatibilityDate,
       compatibilityFlags: workerOptions.compatibilityFlags,
-      modules: [{ type: 'ESModule', path: 'baseline-worker.js', contents }],
+      modules: baselineModules(),
     },
     prepare: async () => '',
   };
+}
+
+/** The bare baseline Worker (bench/baseline-worker.ts) as Miniflare's `modules` option: one ES module, compiled from TypeScript. */
+export function baselineModules(): { type: 'ESModule'; path: string; contents: string }[] {
+  const source = readFileSync(join(ROOT, 'bench', 'baseline-worker.ts'), 'utf8');
+  return [{ type: 'ESModule', path: 'baseline-worker.js', contents: transformSync(source, { loader: 'ts', format: 'esm' }).code }];
 }
 
 const spread = (xs: readonly number[]) => `${ms(Math.min(...xs))}–${ms(Math.max(...xs))}`;
