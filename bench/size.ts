@@ -1,7 +1,7 @@
 /**
  * Size: what the host platform loads. Every endpoint file under `functions/` bundled alone with esbuild as
  * wrangler bundles for workerd (ESM, platform `browser`, conditions `workerd, worker, browser`, target
- * es2024, names kept, `process.env.NODE_ENV` = "production", `node:*` external under nodejs_compat), minified
+ * es2024, names kept as wrangler.toml's `keep_names` says, `process.env.NODE_ENV` = "production", `node:*` external under nodejs_compat), minified
  * and gzipped; and the whole Worker exactly as wrangler would deploy it (`wrangler deploy --dry-run
  * --outdir`), gzipped. Budgets (docs/performance.md): calculator and fund endpoints (and the OpenAPI endpoint) ≤ 64 KiB
  * gzipped, an MCP server ≤ 160 KiB, the Worker ≤ 400 KiB (Cloudflare's free-plan limit is 3 MiB).
@@ -73,6 +73,12 @@ export function wranglerAliases(): Record<string, string> {
   return aliases;
 }
 
+/** wrangler.toml's top-level `keep_names` (wrangler's default: true), which esbuild's `keepNames` follows. */
+export function wranglerKeepsNames(): boolean {
+  const toml = readFileSync(join(ROOT, 'wrangler.toml'), 'utf8');
+  return !/^keep_names\s*=\s*false\s*$/m.test(toml);
+}
+
 /**
  * Bundles one endpoint file as wrangler would for workerd; returns minified bytes, gzipped bytes and the metafile.
  * @param alsoExternal packages left out (for "what if" diagnostics only)
@@ -90,7 +96,7 @@ export async function bundleEndpoint(
     platform: 'browser',
     conditions: ['workerd', 'worker', 'browser'],
     target: 'es2024',
-    keepNames: true,
+    keepNames: wranglerKeepsNames(),
     external: ['node:*', 'cloudflare:*', ...alsoExternal],
     alias: wranglerAliases(),
     define: {
