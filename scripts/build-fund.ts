@@ -1,7 +1,7 @@
 /**
  * Build-time embedded funds (`npm run fund:build`, part of `npm run build`): simulates {@link DEMO_FUND} and
- * {@link SAMPLE_FUND} and writes each one's compact results as a static asset, `public/_fund/<fundId>.bin`
- * (lib/fund/synthetic/codec.ts), which the embedded store reads through the `ASSETS` binding instead of
+ * {@link SAMPLE_FUND} and writes each one's compact results as static assets, `public/_fund/<fundId>.bin` and
+ * its capital snapshots `public/_fund/<fundId>.capital.bin` (lib/fund/synthetic/codec.ts), which the embedded store reads through the `ASSETS` binding instead of
  * simulating the fund on an isolate's first fund request (docs/fund-data.md#the-embedded-funds). Also writes
  * `lib/generated/fund-assets.ts` (its shape is `fund-assets.d.ts` beside it; the composition root hands it to
  * the embedded store): the fingerprint each asset must carry, so a file from another build (other spec,
@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FUND_ASSET_FORMAT, encodeFund, fundAssetPath } from '../lib/fund/synthetic/codec.ts';
+import { FUND_ASSET_FORMAT, capitalAssetPath, encodeFund, fundAssetPath } from '../lib/fund/synthetic/codec.ts';
 import { simulateParts } from '../lib/fund/synthetic/simulate.ts';
 import { DEMO_FUND, SAMPLE_FUND, type SyntheticFundSpec } from '../lib/fund/synthetic/spec.ts';
 
@@ -46,7 +46,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     const fingerprint = fundFingerprint(spec);
     const file = join(ROOT, 'public', fundAssetPath(spec.fundId));
     mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, encodeFund(simulateParts(spec), fingerprint));
+    const encoded = encodeFund(simulateParts(spec), fingerprint);
+    writeFileSync(file, encoded.fund);
+    writeFileSync(join(ROOT, 'public', capitalAssetPath(spec.fundId)), encoded.capital);
     fingerprints[spec.fundId] = fingerprint;
   }
   const out = join(ROOT, 'lib/generated/fund-assets.ts');

@@ -1,11 +1,12 @@
 /**
  * The embedded store: the synthetic funds the Worker holds itself (no database). Each fund is loaded on first
  * use and kept for the life of the isolate: from its build-time asset (`/_fund/<fundId>.bin` through the
- * `ASSETS` binding, lib/fund/synthetic/codec.ts), which costs I/O and decoding 1.4 MB, or, without the binding
- * (tests, scripts) or when the asset is missing or from another build, by simulating it (`simulateFund`, tens
- * of milliseconds of CPU). Both give the same rows. Rows are made only when a read asks for them (per date,
- * per price window, per ledger line) and kept. Reads select like the SQL store (explicit columns, live
- * positions only, ledger memos never returned).
+ * `ASSETS` binding, lib/fund/synthetic/codec.ts), which costs I/O and decoding 0.8 MB, and its capital
+ * snapshots from an asset of their own (`/_fund/<fundId>.capital.bin`, 0.65 MB) by the first read of capital
+ * accounts; or, without the binding (tests, scripts) or when an asset is missing or from another build, by
+ * simulating it (`simulateFund`, tens of milliseconds of CPU). Both give the same rows. Rows are made only
+ * when a read asks for them (per date, per price window, per ledger line) and kept. Reads select like the
+ * SQL store (explicit columns, live positions only, ledger memos never returned).
  *
  * Loading, as the Worker's requests share it (docs/fund-data.md#the-embedded-funds-in-the-isolate):
  * - within one request (one {@link EmbeddedFunds.forRequest} view: a REST call, or every `tools/call` of an
@@ -20,7 +21,8 @@ import type { FundIndex, FundReadRequest, FundReadResult, FundStore } from './st
 import { emptyRead } from './store.ts';
 import type { PositionRow } from './rows.ts';
 import { SyntheticFund, simulateFund, type SyntheticFundSpec } from './synthetic.ts';
-import { FundAssetError, decodeFund, fundAssetPath } from './synthetic/codec.ts';
+import { simulateParts } from './synthetic/simulate.ts';
+import { FundAssetError, capitalAssetPath, decodeCapital, decodeFund, fundAssetPath } from './synthetic/codec.ts';
 import { logFault } from '../log.ts';
 import { fetchAsset } from '../assets.ts';
 
@@ -48,22 +50,59 @@ const LOAD_POLL_MS = 10;
  * @param spec the fund
  * @param assets the assets and their fingerprints, if any
  * @returns the fund, decoded from its asset or simulated (the same rows either way)
+ * @returns the fund, decoded from its asset (without its capital snapshots: {@link loadCapital}) or
+ *   simulated (the same rows either way)
  * @throws {Error} only from simulating (a generator bug; never for the two bundled specs, which the tests
  *   simulate); an unusable asset is logged, not thrown
  */
 export async function loadFund(spec: SyntheticFundSpec, assets: FundAssets | undefined): Promise<SyntheticFund> {
   if (assets?.binding) {
-    let reason: string;
-    try {
-      const res = await fetchAsset(assets.binding, fundAssetPath(spec.fundId));
-      if (res.ok) return new SyntheticFund(decodeFund(await res.arrayBuffer(), spec, assets.fingerprints[spec.fundId] ?? ''));
-      reason = `status ${res.status}`;
-    } catch (err) {
-      reason = err instanceof FundAssetError ? err.reason : err instanceof Error ? err.name : 'unknown';
-    }
-    logFault('fund_asset_unusable', { fundId: spec.fundId, reason });
+    const fingerprint = assets.fingerprints[spec.fundId] ?? '';
+    const fund = await fromAsset(
+      assets.binding,
+      spec,
+      fundAssetPath(spec.fundId),
+      (bytes) => new SyntheticFund(decodeFund(bytes, spec, fingerprint)),
+    );
+    if (fund) return fund;
   }
   return simulateFund(spec);
+}
+
+/**
+ * Gives a fund its capital snapshots, when it has none yet: from the fund's capital asset, or, when that is
+ * missing or unusable (logged as `fund_asset_unusable`, as {@link loadFund} logs the fund's), by simulating
+ * the fund again. A fund simulated or already given them is left as it is.
+ * @param fund the fund, as {@link loadFund} gave it
+ * @throws {Error} only from simulating, as {@link loadFund}
+ */
+export async function loadCapital(spec: SyntheticFundSpec, fund: SyntheticFund, assets: FundAssets | undefined): Promise<void> {
+  if (fund.hasCapital) return;
+  if (assets?.binding) {
+    const fingerprint = assets.fingerprints[spec.fundId] ?? '';
+    const capital = await fromAsset(assets.binding, spec, capitalAssetPath(spec.fundId), (bytes) =>
+      decodeCapital(bytes, spec, fingerprint, fund.calendar),
+    );
+    if (capital) return fund.addCapital(capital);
+  }
+  fund.addCapital(simulateParts(spec).capital!);
+}
+
+/**
+ * One of a fund's assets, decoded; null (and the deployment fault logged, with the asset's path when it is
+ * not the fund's main one) when it is missing or `decode` refuses it.
+ */
+async function fromAsset<T>(binding: Fetcher, spec: SyntheticFundSpec, path: string, decode: (bytes: ArrayBuffer) => T): Promise<T | null> {
+  let reason: string;
+  try {
+    const res = await fetchAsset(binding, path);
+    if (res.ok) return decode(await res.arrayBuffer());
+    reason = `status ${res.status}`;
+  } catch (err) {
+    reason = err instanceof FundAssetError ? err.reason : err instanceof Error ? err.name : 'unknown';
+  }
+  logFault('fund_asset_unusable', { fundId: spec.fundId, ...(path === fundAssetPath(spec.fundId) ? {} : { asset: path }), reason });
+  return null;
 }
 
 /** A simulated fund and the store's views of it, each made on first use. */
@@ -126,6 +165,20 @@ export function embeddedFunds(specs: readonly SyntheticFundSpec[]): EmbeddedFund
   return {
     forRequest(assets) {
       const loading = new Map<string, Promise<Prepared>>();
+      const loadingCapital = new Map<string, Promise<void>>();
+      // A fund's capital snapshots, for this request's reads of capital accounts: one load per request, as
+      // the fund's; a fund given them by any request (plain data on the kept fund) loads nothing.
+      const capital = (p: Prepared): Promise<void> | void => {
+        if (p.fund.hasCapital) return;
+        const spec = specs.find((s) => s.fundId === p.fund.head.fund.fundId)!;
+        let pending = loadingCapital.get(spec.fundId);
+        if (!pending) {
+          pending = loadCapital(spec, p.fund, assets);
+          loadingCapital.set(spec.fundId, pending);
+          pending.catch(() => loadingCapital.delete(spec.fundId));
+        }
+        return pending;
+      };
       const load = (fundId: string): Promise<Prepared | null> | Prepared | null => {
         const kept = prepared.get(fundId);
         if (kept) return kept;
@@ -139,7 +192,7 @@ export function embeddedFunds(specs: readonly SyntheticFundSpec[]): EmbeddedFund
         }
         return pending;
       };
-      return storeOver(load);
+      return storeOver(load, capital);
     },
   };
 }
@@ -155,8 +208,14 @@ export function embeddedStore(specs: readonly SyntheticFundSpec[], assets?: Fund
   return embeddedFunds(specs).forRequest(assets);
 }
 
-/** The store's reads over `load`, which gives a fund's prepared data (null: no such fund). */
-function storeOver(load: (fundId: string) => Promise<Prepared | null> | Prepared | null): FundStore {
+/**
+ * The store's reads over `load`, which gives a fund's prepared data (null: no such fund), and `capital`,
+ * which gives a prepared fund its capital snapshots before a read of them.
+ */
+function storeOver(
+  load: (fundId: string) => Promise<Prepared | null> | Prepared | null,
+  capital: (p: Prepared) => Promise<void> | void,
+): FundStore {
   return {
     async index(fundId): Promise<FundIndex | null> {
       const p = await load(fundId);
@@ -184,6 +243,7 @@ function storeOver(load: (fundId: string) => Promise<Prepared | null> | Prepared
         out.ledger = p.fund.ledgerLinesBetween(after, through);
       }
       if (request.capital) {
+        await capital(p);
         out.investors = head.investors.slice();
         for (const date of request.capital.navDates) out.capital.push(...p.fund.capitalOn(date));
       }

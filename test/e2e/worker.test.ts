@@ -14,6 +14,7 @@ import { QUOTA_SYNC_MS, secondsToUtcMidnight } from '../../lib/rate-limit.ts';
 import { createApp } from '../../lib/app.ts';
 import { fakeEnv } from '../support/fakes.ts';
 import { fundUrl, calcPath } from '../support/declared.ts';
+import { capitalAssetPath, fundAssetPath } from '../../lib/fund/synthetic/codec.ts';
 
 /** The Worker counts by real UTC day: a loop of hundreds of calls must not straddle midnight. */
 async function awayFromMidnight(): Promise<void> {
@@ -170,18 +171,21 @@ describe('fund data over HTTP', () => {
     }
     // The sample fund (its minted key exists only in workerd's KV).
     expect((await get('get_fund_overview', sampleKey)).status).toBe(200);
-    // Without its asset the store logs `fund_asset_unusable` (and simulates): the Worker read both assets.
+    // Without an asset the store logs `fund_asset_unusable` (and simulates): the Worker read every asset.
     expect(workerStderr.join('')).not.toContain('fund_asset_unusable');
   });
 
-  it.each(['demo-fund', 'sample-fund'])('never serves the asset of %s: 404 problem, no fund data', async (fundId) => {
-    const res = await fetch(`${base}/_fund/${fundId}.bin`);
-    expect(res.status).toBe(404);
-    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    const text = await res.text();
-    expect(JSON.parse(text)).toMatchObject({ code: 'not_found', status: 404 });
-    expect(text).not.toMatch(/FEFD|INV-|@example/);
-  });
+  it.each(['demo-fund', 'sample-fund'].flatMap((fundId) => [fundAssetPath(fundId), capitalAssetPath(fundId)]))(
+    'never serves the fund asset %s: 404 problem, no fund data',
+    async (path) => {
+      const res = await fetch(`${base}${path}`);
+      expect(res.status).toBe(404);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      const text = await res.text();
+      expect(JSON.parse(text)).toMatchObject({ code: 'not_found', status: 404 });
+      expect(text).not.toMatch(/FEFD|INV-|@example/);
+    },
+  );
 
   it('serves the OpenAPI template only filled in, as /api/v1/openapi.json', async () => {
     const template = await fetch(`${base}/docs/openapi.template.json`);

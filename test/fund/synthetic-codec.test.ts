@@ -1,17 +1,26 @@
 /**
  * The embedded fund's build-time asset (lib/fund/synthetic/codec.ts) and how the embedded store loads it
  * (lib/fund/embedded-store.ts):
- * - encoding then decoding gives a fund that makes exactly the simulated fund's rows, and its arrays are
- *   views (no number copied one by one);
- * - a file of another fingerprint, format or size is refused with the reason, and the store then simulates
- *   the fund and logs the deployment fault once;
- * - with the asset, the store reads it once per fund, however many reads arrive at once.
+ * - encoding then decoding (the fund's file, then its capital snapshots' file) gives a fund that makes exactly
+ *   the simulated fund's rows, and its arrays are views (no number copied one by one);
+ * - a file of another fingerprint, format, size or kind is refused with the reason, and the store then
+ *   simulates the fund (or its capital snapshots) and logs the deployment fault once;
+ * - with the assets, the store reads each once per fund, however many reads arrive at once, and the capital
+ *   asset only for a read of capital accounts.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEMO_FUND, SAMPLE_FUND, SyntheticFund, simulateFund } from '../../lib/fund/synthetic.ts';
 import { simulateParts } from '../../lib/fund/synthetic/simulate.ts';
-import { FUND_ASSET_FORMAT, FundAssetError, decodeFund, encodeFund, fundAssetPath } from '../../lib/fund/synthetic/codec.ts';
-import { embeddedStore, loadFund } from '../../lib/fund/embedded-store.ts';
+import {
+  FUND_ASSET_FORMAT,
+  FundAssetError,
+  capitalAssetPath,
+  decodeCapital,
+  decodeFund,
+  encodeFund,
+  fundAssetPath,
+} from '../../lib/fund/synthetic/codec.ts';
+import { embeddedStore, loadCapital, loadFund } from '../../lib/fund/embedded-store.ts';
 import { FUND_ASSET_FINGERPRINTS } from '../../lib/generated/fund-assets.ts';
 import { fakeAssets } from '../support/fakes.ts';
 
@@ -35,27 +44,37 @@ describe.each([DEMO_FUND, SAMPLE_FUND].map((spec) => [spec.fundId, spec] as cons
   const parts = simulateParts(spec);
   const bytes = encodeFund(parts, 'fp-1');
 
-  it("decodes to a fund that makes the simulated fund's rows, exactly", () => {
-    const decoded = decodeFund(buffer(bytes), spec, 'fp-1');
+  it("decodes to a fund that makes the simulated fund's rows, exactly, once given its capital snapshots", () => {
+    const decoded = decodeFund(buffer(bytes.fund), spec, 'fp-1');
     expect(decoded.calendar).toEqual(parts.calendar);
     expect(decoded.holdings).toEqual(parts.holdings);
-    expect(decoded.investorIds).toEqual(parts.investorIds);
     expect([...decoded.snapshots.keys()]).toEqual([...parts.snapshots.keys()]);
-    expect([...decoded.capital.keys()]).toEqual([...parts.capital.keys()]);
-    expect(new SyntheticFund(decoded).dataset()).toEqual(simulateFund(spec).dataset());
+    expect(decoded.capital).toBeNull();
+    const fund = new SyntheticFund(decoded);
+    expect(fund.hasCapital).toBe(false);
+    expect(() => fund.capitalOn(spec.endDate)).toThrow(/not loaded/);
+    const capital = decodeCapital(buffer(bytes.capital), spec, 'fp-1', fund.calendar);
+    expect(capital.investorIds).toEqual(parts.capital!.investorIds);
+    expect([...capital.snapshots.keys()]).toEqual([...parts.capital!.snapshots.keys()]);
+    fund.addCapital(capital);
+    expect(fund.hasCapital).toBe(true);
+    expect(fund.dataset()).toEqual(simulateFund(spec).dataset());
   });
 
-  it('keeps the bulk numbers as typed-array views over the file', () => {
-    const file = buffer(bytes);
+  it('keeps the bulk numbers as typed-array views over the files', () => {
+    const file = buffer(bytes.fund);
     const decoded = decodeFund(file, spec, 'fp-1');
     const snapshot = decoded.snapshots.values().next().value!;
     expect(snapshot.mv).toBeInstanceOf(Float64Array);
     expect((snapshot.mv as Float64Array).buffer).toBe(file);
     expect((decoded.ledger.entry as Int32Array).buffer).toBe(file);
     expect(decoded.series.get('BTC-PERP')).toBe(decoded.series.get('BTC'));
+    const capitalFile = buffer(bytes.capital);
+    const first = decodeCapital(capitalFile, spec, 'fp-1', decoded.calendar).snapshots.values().next().value!;
+    expect((first as Float64Array).buffer).toBe(capitalFile);
   });
 
-  it('refuses another fingerprint, another fund, another format and a truncated file', () => {
+  it('refuses another fingerprint, another fund, another format, a truncated file and the other kind of file', () => {
     const reason = (f: () => unknown) => {
       try {
         f();
@@ -64,16 +83,28 @@ describe.each([DEMO_FUND, SAMPLE_FUND].map((spec) => [spec.fundId, spec] as cons
       }
       return 'accepted';
     };
-    expect(reason(() => decodeFund(buffer(bytes), spec, 'fp-2'))).toBe('stale');
-    expect(reason(() => decodeFund(buffer(bytes), spec.fundId === 'demo-fund' ? SAMPLE_FUND : DEMO_FUND, 'fp-1'))).toBe('stale');
-    const other = bytes.slice();
-    new DataView(other.buffer).setUint32(4, FUND_ASSET_FORMAT + 1, true);
-    expect(reason(() => decodeFund(buffer(other), spec, 'fp-1'))).toBe('format');
-    expect(reason(() => decodeFund(buffer(new TextEncoder().encode('<html>not found</html>')), spec, 'fp-1'))).toBe('format');
-    expect(reason(() => decodeFund(buffer(bytes.slice(0, bytes.length - 8)), spec, 'fp-1'))).toBe('shape');
+    const other = spec.fundId === 'demo-fund' ? SAMPLE_FUND : DEMO_FUND;
+    const { calendar } = parts;
+    for (const [file, decode] of [
+      [bytes.fund, (b: ArrayBuffer, s = spec, fp = 'fp-1') => decodeFund(b, s, fp)],
+      [bytes.capital, (b: ArrayBuffer, s = spec, fp = 'fp-1') => decodeCapital(b, s, fp, calendar)],
+    ] as const) {
+      expect(reason(() => decode(buffer(file), spec, 'fp-2'))).toBe('stale');
+      expect(reason(() => decode(buffer(file), other, 'fp-1'))).toBe('stale');
+      const versioned = file.slice();
+      new DataView(versioned.buffer).setUint32(4, FUND_ASSET_FORMAT + 1, true);
+      expect(reason(() => decode(buffer(versioned)))).toBe('format');
+      expect(reason(() => decode(buffer(new TextEncoder().encode('<html>not found</html>'))))).toBe('format');
+      expect(reason(() => decode(buffer(file.slice(0, file.length - 8))))).toBe('shape');
+    }
+    // Each file read as the other.
+    expect(reason(() => decodeFund(buffer(bytes.capital), spec, 'fp-1'))).toBe('shape');
+    expect(reason(() => decodeCapital(buffer(bytes.fund), spec, 'fp-1', calendar))).toBe('shape');
     // The calendar is stored: one that does not end at the spec's last day is refused.
     const late = encodeFund({ ...parts, calendar: [...parts.calendar.slice(1), '2099-01-01'] }, 'fp-1');
-    expect(reason(() => decodeFund(buffer(late), spec, 'fp-1'))).toBe('shape');
+    expect(reason(() => decodeFund(buffer(late.fund), spec, 'fp-1'))).toBe('shape');
+    // A capital snapshot whose day is past the calendar the fund gives.
+    expect(reason(() => decodeCapital(buffer(bytes.capital), spec, 'fp-1', calendar.slice(0, 10)))).toBe('shape');
   });
 });
 
@@ -86,6 +117,7 @@ describe('encoding', () => {
     const amount = Array.from(parts.ledger.amount);
     amount[0] = 0.5;
     expect(() => encodeFund({ ...parts, ledger: { ...parts.ledger, amount } }, 'fp')).toThrow(/does not fit f64/);
+    expect(() => encodeFund({ ...parts, capital: null }, 'fp')).toThrow(/no capital snapshots/);
   });
 });
 
@@ -114,8 +146,64 @@ describe('loading the embedded fund', () => {
     expect(FUND_ASSET_FINGERPRINTS[DEMO_FUND.fundId]).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it('reads the capital asset only for a read of capital accounts, once per fund, and makes the simulated rows', async () => {
+    const paths: string[] = [];
+    const assets = {
+      fetch: async (input: Request) => {
+        paths.push(new URL(input.url).pathname);
+        return fakeAssets.fetch(input);
+      },
+    } as unknown as Fetcher;
+    const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const store = embeddedStore([DEMO_FUND], { binding: assets, fingerprints: FUND_ASSET_FINGERPRINTS });
+    const simulated = simulateFund(DEMO_FUND);
+    await store.read(DEMO_FUND.fundId, { positions: { navDates: ['2026-10-20'] } });
+    expect(paths).toEqual([fundAssetPath(DEMO_FUND.fundId)]);
+    const reads = await Promise.all(
+      ['2026-10-20', DEMO_FUND.endDate, '2026-10-20'].map((d) => store.read(DEMO_FUND.fundId, { capital: { navDates: [d] } })),
+    );
+    expect(reads[0]!.capital).toEqual(simulated.capitalOn('2026-10-20'));
+    expect(reads[0]!.capital.length).toBeGreaterThan(0);
+    expect(reads[1]!.capital).toEqual(simulated.capitalOn(DEMO_FUND.endDate));
+    expect(reads[2]!.capital).toEqual(reads[0]!.capital);
+    expect(paths).toEqual([fundAssetPath(DEMO_FUND.fundId), capitalAssetPath(DEMO_FUND.fundId)]);
+    expect(log).not.toHaveBeenCalled();
+  });
+
+  it('gives a decoded fund the simulated capital snapshots when its capital asset is stale or missing, and logs that fault', async () => {
+    const stale = encodeFund(simulateParts(DEMO_FUND), 'another build').capital;
+    for (const [capitalFile, reason] of [
+      [stale, 'stale'],
+      [null, 'status 404'],
+    ] as const) {
+      const assets = {
+        fetch: async (input: Request) =>
+          new URL(input.url).pathname === capitalAssetPath(DEMO_FUND.fundId)
+            ? capitalFile
+              ? new Response(capitalFile.slice())
+              : new Response('Not found', { status: 404 })
+            : fakeAssets.fetch(input),
+      } as unknown as Fetcher;
+      const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+      const fundAssets = { binding: assets, fingerprints: FUND_ASSET_FINGERPRINTS };
+      const fund = await loadFund(DEMO_FUND, fundAssets);
+      expect(fund.hasCapital).toBe(false);
+      await loadCapital(DEMO_FUND, fund, fundAssets);
+      expect(fund.capitalOn('2026-10-20')).toEqual(simulateFund(DEMO_FUND).capitalOn('2026-10-20'));
+      expect(log).toHaveBeenCalledTimes(1);
+      expect(JSON.parse(log.mock.calls[0]![0] as string)).toEqual({
+        level: 'error',
+        event: 'fund_asset_unusable',
+        fundId: DEMO_FUND.fundId,
+        asset: capitalAssetPath(DEMO_FUND.fundId),
+        reason,
+      });
+      log.mockRestore();
+    }
+  });
+
   it('simulates the fund when the asset is stale or missing, and logs that deployment fault once', async () => {
-    const stale = encodeFund(simulateParts(DEMO_FUND), 'another build');
+    const stale = encodeFund(simulateParts(DEMO_FUND), 'another build').fund;
     for (const [assets, reason] of [
       [servingAssets(stale), 'stale'],
       [servingAssets(null, 404), 'status 404'],

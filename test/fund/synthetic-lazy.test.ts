@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEMO_FUND, SAMPLE_FUND, SyntheticFund, generateFund, prorate, scaledProduct, simulateFund } from '../../lib/fund/synthetic.ts';
-import { decodeFund } from '../../lib/fund/synthetic/codec.ts';
+import { capitalAssetPath, decodeCapital, decodeFund, fundAssetPath } from '../../lib/fund/synthetic/codec.ts';
 import { FUND_ASSET_FINGERPRINTS } from '../../lib/generated/fund-assets.ts';
 
 /** SHA-256 of `JSON.stringify(generateFund(spec))`, as generated before the simulation kept its rows compact. */
@@ -27,10 +27,14 @@ describe.each([DEMO_FUND, SAMPLE_FUND].map((spec) => [spec.fundId, spec] as cons
     expect(createHash('sha256').update(JSON.stringify(dataset)).digest('hex')).toBe(PINNED[id]);
   });
 
-  it('decodes from its built asset to the pinned dataset, byte for byte', () => {
-    const bytes = readFileSync(`public/_fund/${id}.bin`);
-    const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-    const fund = new SyntheticFund(decodeFund(buffer, spec, FUND_ASSET_FINGERPRINTS[id]!));
+  it('decodes from its built assets to the pinned dataset, byte for byte', () => {
+    const read = (path: string) => {
+      const bytes = readFileSync(`public${path}`);
+      return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+    };
+    const fingerprint = FUND_ASSET_FINGERPRINTS[id]!;
+    const fund = new SyntheticFund(decodeFund(read(fundAssetPath(id)), spec, fingerprint));
+    fund.addCapital(decodeCapital(read(capitalAssetPath(id)), spec, fingerprint, fund.calendar));
     expect(createHash('sha256').update(JSON.stringify(fund.dataset())).digest('hex')).toBe(PINNED[id]);
   });
 

@@ -1,10 +1,13 @@
 /**
- * The embedded fund as a static asset: the compact results of a simulation ({@link FundParts}) in one binary
- * file, written at build time (scripts/build-fund.ts, `public/_fund/<fundId>.bin`) and read by the embedded
- * store through the Worker's `ASSETS` binding (lib/fund/embedded-store.ts), so that no isolate simulates the
- * fund on its first request (docs/fund-data.md#the-embedded-funds).
+ * The embedded fund as static assets: the compact results of a simulation ({@link FundParts}) in two binary
+ * files, written at build time (scripts/build-fund.ts, `public/_fund/<fundId>.bin` and
+ * `public/_fund/<fundId>.capital.bin`) and read by the embedded store through the Worker's `ASSETS` binding
+ * (lib/fund/embedded-store.ts), so that no isolate simulates the fund on its first request
+ * (docs/fund-data.md#the-embedded-funds). The capital snapshots are nearly half the numbers and only the
+ * capital accounts read them, so they are a file of their own, fetched by the first read that asks for them:
+ * every other endpoint's first request reads and copies half the bytes.
  *
- * Layout (little-endian; every typed array starts at a multiple of 8 bytes):
+ * Layout of both files (little-endian; every typed array starts at a multiple of 8 bytes):
  *
  * | bytes        | content                                                                           |
  * |--------------|-----------------------------------------------------------------------------------|
@@ -14,25 +17,36 @@
  * | 12–…         | the header JSON (UTF-8), padded with spaces to a multiple of 8                    |
  * | …            | the typed arrays the header lists in `arrays`, in that order                      |
  *
- * The header holds the fingerprint (of the spec and the generator's sources: a file from another build is
- * refused), the small and string parts (dataset head, investor ids, the journal's string table, each
- * snapshot's day and missed venue, each capital snapshot's day and length) and the list of arrays. The
- * bulk numbers are typed arrays decoded as views, never number by number: price units (Float64, integers of
- * 1e-8) and decimals (Uint8) of each asset with its own series; snapshot quantities and market values
- * (Float64, integer lots and cents, holding-major per snapshot); capital snapshots (Float64 cents,
- * concatenated); the journal's columns (Int32 entry numbers, calendar indices and string indices, checked
- * at encoding to fit; Float64 cents). Float64 holds every safe integer exactly, so decoding is exact.
- * The calendar (every price date) is stored in the header: JSON.parse makes its 1,100 strings faster than an
- * isolate's first request can compute them. The holdings are derived (lib/fund/synthetic/market.ts), not stored.
+ * Both headers hold the fingerprint (of the spec and the generator's sources: a file from another build is
+ * refused) and the fund id. The fund's holds the small and string parts (dataset head, the journal's string
+ * table, each snapshot's day and missed venue) and its bulk numbers as typed arrays decoded as views, never
+ * number by number: price units (Float64, integers of 1e-8) and decimals (Uint8) of each asset with its own
+ * series; snapshot quantities and market values (Float64, integer lots and cents, holding-major per
+ * snapshot); the journal's columns (Int32 entry numbers, calendar indices and string indices, checked at
+ * encoding to fit; Float64 cents). The capital file's holds the investor ids in the order the snapshots list
+ * them and each capital snapshot's day and length, and its one array the snapshots (Float64 cents,
+ * concatenated). Float64 holds every safe integer exactly, so decoding is exact.
+ * The calendar (every price date) is stored in the fund's header: JSON.parse makes its 1,100 strings faster than
+ * an isolate's first request can compute them. The holdings are derived (lib/fund/synthetic/market.ts), not stored.
  */
 import { ASSETS, POSITIONS } from './market.ts';
-import type { CapitalSnapshot, DatasetHead, FundParts, PriceSeries, Snapshot } from './lazy.ts';
+import {
+  CAPITAL_FIELDS,
+  type CapitalParts,
+  type CapitalSnapshot,
+  type DatasetHead,
+  type FundParts,
+  type PriceSeries,
+  type Snapshot,
+} from './lazy.ts';
 import type { SyntheticFundSpec } from './spec.ts';
 
 /** Version of the layout above; a file of another version is refused. */
-export const FUND_ASSET_FORMAT = 2;
+export const FUND_ASSET_FORMAT = 3;
 /** Where a fund's asset is, under the static assets (`public/`): `/_fund/<fundId>.bin`. */
 export const fundAssetPath = (fundId: string): string => `/_fund/${fundId}.bin`;
+/** Where a fund's capital snapshots are, under the static assets: `/_fund/<fundId>.capital.bin`. */
+export const capitalAssetPath = (fundId: string): string => `/_fund/${fundId}.capital.bin`;
 
 const MAGIC = 0x44464546; // "FEFD" read as a little-endian uint32
 const PREFIX = 12;
@@ -51,21 +65,30 @@ export class FundAssetError extends Error {
 type ArrayType = 'f64' | 'i32' | 'u8';
 const ARRAY = { f64: Float64Array, i32: Int32Array, u8: Uint8Array } as const;
 
-/** The header JSON. */
-interface Header {
+/** What both files' headers hold: which build and fund wrote them, and the list of their typed arrays. */
+interface ContainerHeader {
   fingerprint: string;
   fundId: string;
+  /** The typed arrays after the header, in order: name, element type, element count. */
+  arrays: [name: string, type: ArrayType, length: number][];
+}
+
+/** The fund file's header JSON. */
+interface FundHeader extends ContainerHeader {
   head: DatasetHead;
-  investorIds: string[];
   strings: string[];
   /** Every price date, oldest first (`spec.priceDays` of them, ending at `spec.endDate`). */
   calendar: string[];
   /** Per snapshot, oldest first: its day index from inception, and the venue its feed missed. */
   snapshots: [day: number, flaky: string | null][];
+}
+
+/** The capital file's header JSON. */
+interface CapitalHeader extends ContainerHeader {
+  /** Investor ids in the order the capital snapshots list them. */
+  investorIds: string[];
   /** Per capital snapshot, oldest first: its day index from inception, and how many numbers it holds. */
   capital: [day: number, length: number][];
-  /** The typed arrays after the header, in order: name, element type, element count. */
-  arrays: [name: string, type: ArrayType, length: number][];
 }
 
 /** The assets whose price series is stored (the others follow one of these). */
@@ -87,17 +110,54 @@ function typed(type: ArrayType, values: ArrayLike<number>, name: string): Float6
   return out;
 }
 
+/** A typed array to store: name, element type, values. */
+type Stored = [name: string, type: ArrayType, values: Float64Array | Int32Array | Uint8Array];
+
+/** One file of the layout above: the header JSON (`fields` and the list of `arrays`), then the arrays. */
+function encodeContainer(fields: Omit<FundHeader, 'arrays'> | Omit<CapitalHeader, 'arrays'>, arrays: readonly Stored[]): Uint8Array {
+  const header = { ...fields, arrays: arrays.map(([name, type, a]) => [name, type, a.length]) };
+  let json = new TextEncoder().encode(JSON.stringify(header));
+  const pad = (8 - ((PREFIX + json.length) % 8)) % 8;
+  if (pad) json = new TextEncoder().encode(JSON.stringify(header) + ' '.repeat(pad));
+  let size = PREFIX + json.length;
+  for (const [, , a] of arrays) size = Math.ceil(size / 8) * 8 + a.byteLength;
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, MAGIC, true);
+  view.setUint32(4, FUND_ASSET_FORMAT, true);
+  view.setUint32(8, json.length, true);
+  out.set(json, PREFIX);
+  let at = PREFIX + json.length;
+  for (const [, , a] of arrays) {
+    at = Math.ceil(at / 8) * 8;
+    out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), at);
+    at += a.byteLength;
+  }
+  return out;
+}
+
+/** A fund's two assets: the fund (everything but the capital snapshots) and its capital snapshots. */
+export interface EncodedFund {
+  /** `public/_fund/<fundId>.bin` ({@link fundAssetPath}). */
+  fund: Uint8Array;
+  /** `public/_fund/<fundId>.capital.bin` ({@link capitalAssetPath}). */
+  capital: Uint8Array;
+}
+
 /**
  * Encodes a simulation's compact results.
- * @param parts what `simulateParts` returned
- * @param fingerprint identifies the spec and generator (scripts/build-fund.ts); {@link decodeFund} refuses another
- * @returns the file's bytes
- * @throws {Error} if a number does not fit its array type, or a snapshot lists another number of holdings
+ * @param parts what `simulateParts` returned (with its capital snapshots)
+ * @param fingerprint identifies the spec and generator (scripts/build-fund.ts); {@link decodeFund} and
+ *   {@link decodeCapital} refuse another
+ * @returns the two files' bytes
+ * @throws {Error} if a number does not fit its array type, a snapshot lists another number of holdings, or
+ *   the parts hold no capital snapshots
  */
-export function encodeFund(parts: FundParts, fingerprint: string): Uint8Array {
+export function encodeFund(parts: FundParts, fingerprint: string): EncodedFund {
   if (!littleEndian()) throw new Error('fund asset: encoding needs a little-endian platform');
+  if (!parts.capital) throw new Error('fund asset: the parts hold no capital snapshots');
   const offset = offsetOf(parts.spec);
-  const arrays: [string, ArrayType, Float64Array | Int32Array | Uint8Array][] = [];
+  const arrays: Stored[] = [];
   const add = (name: string, type: ArrayType, values: ArrayLike<number>) => arrays.push([name, type, typed(type, values, name)]);
   for (const a of OWN_SERIES) {
     const s = parts.series.get(a.asset)!;
@@ -122,54 +182,49 @@ export function encodeFund(parts: FundParts, fingerprint: string): Uint8Array {
     'f64',
     flat((s) => s.mv),
   );
-  const capital = [...parts.capital.entries()];
-  add(
-    'capital',
-    'f64',
-    capital.flatMap(([, v]) => Array.from(v)),
-  );
   const j = parts.ledger;
   for (const column of ['entry', 'date', 'account', 'asset', 'venue', 'memo'] as const) add(`journal.${column}`, 'i32', j[column]);
   add('journal.amount', 'f64', j.amount);
+  const id = { fingerprint, fundId: parts.spec.fundId };
+  const fund = encodeContainer(
+    { ...id, head: parts.head, strings: j.strings, calendar: parts.calendar, snapshots: snaps.map((s) => [s.day, s.flaky]) },
+    arrays,
+  );
 
   const calendarDay = new Map(parts.calendar.map((d, i) => [d, i - offset]));
-  const header: Header = {
-    fingerprint,
-    fundId: parts.spec.fundId,
-    head: parts.head,
-    investorIds: parts.investorIds,
-    strings: j.strings,
-    calendar: parts.calendar,
-    snapshots: snaps.map((s) => [s.day, s.flaky]),
-    capital: capital.map(([date, v]) => [calendarDay.get(date)!, v.length]),
-    arrays: arrays.map(([name, type, a]) => [name, type, a.length]),
-  };
-  let json = new TextEncoder().encode(JSON.stringify(header));
-  const pad = (8 - ((PREFIX + json.length) % 8)) % 8;
-  if (pad) json = new TextEncoder().encode(JSON.stringify(header) + ' '.repeat(pad));
-  let size = PREFIX + json.length;
-  for (const [, , a] of arrays) size = Math.ceil(size / 8) * 8 + a.byteLength;
-  const out = new Uint8Array(size);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, MAGIC, true);
-  view.setUint32(4, FUND_ASSET_FORMAT, true);
-  view.setUint32(8, json.length, true);
-  out.set(json, PREFIX);
-  let at = PREFIX + json.length;
-  for (const [, , a] of arrays) {
-    at = Math.ceil(at / 8) * 8;
-    out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), at);
-    at += a.byteLength;
-  }
-  return out;
+  const capital = [...parts.capital.snapshots.entries()];
+  const capitalFile = encodeContainer(
+    {
+      ...id,
+      investorIds: parts.capital.investorIds,
+      capital: capital.map(([date, v]) => [calendarDay.get(date)!, v.length]),
+    },
+    [
+      [
+        'capital',
+        'f64',
+        typed(
+          'f64',
+          capital.flatMap(([, v]) => Array.from(v)),
+          'capital',
+        ),
+      ],
+    ],
+  );
+  return { fund, capital: capitalFile };
 }
 
 /**
- * The asset's header, checked: layout and version, then the fingerprint and fund.
+ * A file's header, checked: layout and version, then the fingerprint and fund.
  * @returns the header, and where its arrays start
- * @throws {FundAssetError} as {@link decodeFund}
+ * @throws {FundAssetError} `format` (not this layout or version, or a big-endian engine), `stale` (another
+ *   fingerprint or fund)
  */
-function readHeader(bytes: ArrayBuffer, spec: SyntheticFundSpec, fingerprint: string): { header: Header; at: number } {
+function readHeader<H extends ContainerHeader>(
+  bytes: ArrayBuffer,
+  spec: SyntheticFundSpec,
+  fingerprint: string,
+): { header: H; at: number } {
   if (!littleEndian()) throw new FundAssetError('format', 'fund assets are little-endian');
   if (bytes.byteLength < PREFIX) throw new FundAssetError('format', 'too short');
   const view = new DataView(bytes);
@@ -177,11 +232,8 @@ function readHeader(bytes: ArrayBuffer, spec: SyntheticFundSpec, fingerprint: st
   if (view.getUint32(4, true) !== FUND_ASSET_FORMAT) throw new FundAssetError('format', `format ${view.getUint32(4, true)}`);
   const length = view.getUint32(8, true);
   if (PREFIX + length > bytes.byteLength) throw new FundAssetError('format', 'truncated header');
-  const header = JSON.parse(new TextDecoder().decode(new Uint8Array(bytes, PREFIX, length))) as Header;
+  const header = JSON.parse(new TextDecoder().decode(new Uint8Array(bytes, PREFIX, length))) as H;
   if (header.fingerprint !== fingerprint || header.fundId !== spec.fundId) throw new FundAssetError('stale', 'another spec or generator');
-  const c = header.calendar;
-  if (!Array.isArray(c) || c.length !== spec.priceDays || c[c.length - 1] !== spec.endDate)
-    throw new FundAssetError('shape', "the calendar is not the spec's");
   return { header, at: PREFIX + length };
 }
 
@@ -192,7 +244,7 @@ type ArrayOf = <T extends ArrayLike<number>>(name: string, count?: number) => T;
  * Typed-array views over the asset's arrays (each 8-byte aligned, in the header's order), by name.
  * @throws {FundAssetError} `shape` when one is truncated, or (on access) missing or of another length
  */
-function arrayViews(bytes: ArrayBuffer, header: Header, start: number): ArrayOf {
+function arrayViews(bytes: ArrayBuffer, header: ContainerHeader, start: number): ArrayOf {
   const arrays = new Map<string, ArrayLike<number>>();
   let at = start;
   for (const [name, type, count] of header.arrays) {
@@ -225,59 +277,42 @@ function priceSeries(array: ArrayOf, spec: SyntheticFundSpec): Map<string, Price
   return series;
 }
 
-/** The snapshots' and capital snapshots' arrays, checked to be of the header's sizes. */
-function snapshotViews(array: ArrayOf, header: Header) {
-  const holdings = POSITIONS.length;
-  return {
-    qu: array<Float64Array>('qu', header.snapshots.length * holdings),
-    mv: array<Float64Array>('mv', header.snapshots.length * holdings),
-    capital: array<Float64Array>(
-      'capital',
-      header.capital.reduce((s, [, n]) => s + n, 0),
-    ),
-  };
-}
-
-/** The holdings snapshots and the capital snapshots, by date, as views of their arrays. */
-function snapshotsOf(
-  { qu, mv, capital: values }: ReturnType<typeof snapshotViews>,
-  header: Header,
-  spec: SyntheticFundSpec,
-  priceCalendar: readonly string[],
-) {
+/** The holdings snapshots by date, as views of their arrays (checked to be of the header's sizes). */
+function snapshotsOf(array: ArrayOf, header: FundHeader, spec: SyntheticFundSpec): Map<string, Snapshot> {
   const offset = offsetOf(spec);
   const holdings = POSITIONS.length;
+  const qu = array<Float64Array>('qu', header.snapshots.length * holdings);
+  const mv = array<Float64Array>('mv', header.snapshots.length * holdings);
   const snapshots = new Map<string, Snapshot>();
   header.snapshots.forEach(([day, flaky], k) => {
     const from = k * holdings;
-    snapshots.set(priceCalendar[day + offset]!, {
+    snapshots.set(header.calendar[day + offset]!, {
       day,
       flaky,
       qu: qu.subarray(from, from + holdings),
       mv: mv.subarray(from, from + holdings),
     });
   });
-  const capital = new Map<string, CapitalSnapshot>();
-  let from = 0;
-  for (const [day, n] of header.capital) {
-    capital.set(priceCalendar[day + offset]!, values.subarray(from, from + n));
-    from += n;
-  }
-  return { snapshots, capital };
+  return snapshots;
 }
 
 /**
- * Decodes a fund asset into the parts `SyntheticFund` is made from: one JSON.parse and typed-array views
- * over `bytes` (not copied; keep the buffer unchanged). Every array's size is checked here; the snapshots
- * by date are made on first access of `snapshots` or `capital`. The result makes the same rows as simulating `spec`.
- * @param bytes the file
+ * Decodes a fund asset into the parts `SyntheticFund` is made from, all but the capital snapshots
+ * ({@link decodeCapital}): one JSON.parse and typed-array views over `bytes` (not copied; keep the buffer
+ * unchanged). Every array's size is checked here; the snapshots by date are made on first access of
+ * `snapshots`. With its capital snapshots, the result makes the same rows as simulating `spec`.
+ * @param bytes the file ({@link fundAssetPath})
  * @param spec the fund it must hold
  * @param fingerprint the fingerprint the build wrote for this spec and generator
+ * @returns the parts, `capital` null
  * @throws {FundAssetError} `format` (not this layout or version, or a big-endian engine), `stale` (another
- *   fingerprint or fund), `shape` (arrays missing or of the wrong length)
+ *   fingerprint or fund), `shape` (arrays missing or of the wrong length, or a calendar not the spec's)
  */
 export function decodeFund(bytes: ArrayBuffer, spec: SyntheticFundSpec, fingerprint: string): FundParts {
-  const { header, at } = readHeader(bytes, spec, fingerprint);
+  const { header, at } = readHeader<FundHeader>(bytes, spec, fingerprint);
+  const c = header.calendar;
+  if (!Array.isArray(c) || c.length !== spec.priceDays || c[c.length - 1] !== spec.endDate)
+    throw new FundAssetError('shape', "the calendar is not the spec's");
   const array = arrayViews(bytes, header, at);
   const lines = array<Float64Array>('journal.amount').length;
   const column = (name: string) => array<Int32Array>(`journal.${name}`, lines);
@@ -292,28 +327,59 @@ export function decodeFund(bytes: ArrayBuffer, spec: SyntheticFundSpec, fingerpr
     strings: header.strings,
   };
   // Checked now (a file of the wrong shape is refused at load), made on first use: a request that reads
-  // only the dataset head does not build the snapshots' maps.
+  // only the dataset head does not build the snapshots' map.
   const series = priceSeries(array, spec);
-  const snapshotArrays = snapshotViews(array, header);
-  let byDate: ReturnType<typeof snapshotsOf> | undefined;
-  const dated = () => {
-    byDate ??= snapshotsOf(snapshotArrays, header, spec, header.calendar);
-    return byDate;
-  };
-  const parts: FundParts = {
+  const holdings = POSITIONS.length;
+  array('qu', header.snapshots.length * holdings);
+  array('mv', header.snapshots.length * holdings);
+  let byDate: Map<string, Snapshot> | undefined;
+  return {
     spec,
     calendar: header.calendar,
     series,
     holdings: POSITIONS,
     get snapshots() {
-      return dated().snapshots;
+      byDate ??= snapshotsOf(array, header, spec);
+      return byDate;
     },
     ledger,
-    investorIds: header.investorIds,
-    get capital() {
-      return dated().capital;
-    },
+    capital: null,
     head: header.head,
   };
-  return parts;
+}
+
+/**
+ * Decodes a fund's capital asset: the investor order and the capital snapshots by date, as views of `bytes`
+ * (not copied; keep the buffer unchanged).
+ * @param bytes the file ({@link capitalAssetPath})
+ * @param spec the fund it must hold
+ * @param fingerprint the fingerprint the build wrote for this spec and generator (the fund file's own)
+ * @param calendar the fund's price calendar (its `FundParts.calendar`), which the snapshots' days index
+ * @throws {FundAssetError} `format`, `stale` as {@link decodeFund}; `shape` when the array is missing or of
+ *   another length, a snapshot is not whole rows of at most every investor, or its day is outside the calendar
+ */
+export function decodeCapital(bytes: ArrayBuffer, spec: SyntheticFundSpec, fingerprint: string, calendar: readonly string[]): CapitalParts {
+  const { header, at } = readHeader<CapitalHeader>(bytes, spec, fingerprint);
+  if (!Array.isArray(header.investorIds) || !Array.isArray(header.capital)) throw new FundAssetError('shape', 'not a capital asset');
+  const offset = offsetOf(spec);
+  const most = header.investorIds.length * CAPITAL_FIELDS;
+  const values = arrayViews(
+    bytes,
+    header,
+    at,
+  )<Float64Array>(
+    'capital',
+    header.capital.reduce((sum, [, n]) => sum + n, 0),
+  );
+  const snapshots = new Map<string, CapitalSnapshot>();
+  let from = 0;
+  for (const [day, n] of header.capital) {
+    // One row of numbers per investor who had joined by then (investors join over time).
+    const date = calendar[day + offset];
+    if (n % CAPITAL_FIELDS !== 0 || n > most || date === undefined)
+      throw new FundAssetError('shape', 'a capital snapshot does not fit the fund');
+    snapshots.set(date, values.subarray(from, from + n));
+    from += n;
+  }
+  return { investorIds: header.investorIds, snapshots };
 }

@@ -58,7 +58,18 @@ export interface Snapshot {
 /** Per investor (in id order): capital, contributions, withdrawals, P&L allocation, management and performance fees, cents. */
 export type CapitalSnapshot = ArrayLike<number>;
 /** Numbers per investor in a {@link CapitalSnapshot}. */
-const CAPITAL_FIELDS = 6;
+export const CAPITAL_FIELDS = 6;
+
+/**
+ * The capital snapshots of the complete runs and the investor order they list. Only the capital accounts read
+ * them, so the codec stores them in an asset of their own (codec.ts), loaded by the first read that needs them.
+ */
+export interface CapitalParts {
+  /** Investor ids in the order capital snapshots list them. */
+  investorIds: string[];
+  /** Capital snapshots of the complete runs, by date, oldest first. */
+  snapshots: Map<string, CapitalSnapshot>;
+}
 
 /**
  * The posted journal lines, by column (line i is element i of each): the entry's sequence number, its date
@@ -89,10 +100,11 @@ export interface FundParts {
   /** Snapshots of the runs that struck a NAV, by date, oldest first. */
   snapshots: Map<string, Snapshot>;
   ledger: Journal;
-  /** Investor ids in the order capital snapshots list them. */
-  investorIds: string[];
-  /** Capital snapshots of the complete runs, by date, oldest first. */
-  capital: Map<string, CapitalSnapshot>;
+  /**
+   * The capital snapshots; null when decoded without them (codec.ts `decodeFund`), until
+   * {@link SyntheticFund.addCapital} gives them.
+   */
+  capital: CapitalParts | null;
   head: DatasetHead;
 }
 
@@ -123,6 +135,8 @@ export class SyntheticFund {
   readonly head: DatasetHead;
   /** What the fund is made from; read on use, so parts made on first access (codec.ts) are made only when needed. */
   readonly #parts: FundParts;
+  /** The capital snapshots, once the fund has them ({@link addCapital}). */
+  #capital: CapitalParts | null;
   readonly #positionRows = new Map<string, PositionRow[]>();
   readonly #capitalRows = new Map<string, CapitalRow[]>();
   readonly #priceRows = new Map<string, PriceRow[]>();
@@ -133,6 +147,34 @@ export class SyntheticFund {
   constructor(parts: FundParts) {
     this.head = parts.head;
     this.#parts = parts;
+    this.#capital = parts.capital;
+  }
+
+  /** Every price date, oldest first (the calendar the capital snapshots' days index: codec.ts `decodeCapital`). */
+  get calendar(): readonly string[] {
+    return this.#parts.calendar;
+  }
+
+  /** True once the fund holds its capital snapshots: a simulated fund always, a decoded one once given them. */
+  get hasCapital(): boolean {
+    return this.#capital !== null;
+  }
+
+  /**
+   * Gives a fund decoded without its capital snapshots those of its capital asset (codec.ts `decodeCapital`).
+   * The first given are kept, and later ones ignored: two requests may both have loaded them.
+   */
+  addCapital(capital: CapitalParts): void {
+    this.#capital ??= capital;
+  }
+
+  /**
+   * The capital snapshots.
+   * @throws {Error} when the fund has none yet (a store that did not {@link addCapital} before reading them)
+   */
+  #capitalParts(): CapitalParts {
+    if (this.#capital === null) throw new Error('SyntheticFund: the capital snapshots are not loaded');
+    return this.#capital;
   }
 
   /** The text of `asset`'s price on calendar index `i` (made once). */
@@ -250,18 +292,22 @@ export class SyntheticFund {
     };
   }
 
-  /** Every investor's capital account at the complete run on `date`, in investor order; empty for any other date. */
+  /**
+   * Every investor's capital account at the complete run on `date`, in investor order; empty for any other date.
+   * @throws {Error} when the fund has no capital snapshots yet ({@link hasCapital})
+   */
   capitalOn(date: string): CapitalRow[] {
     let rows = this.#capitalRows.get(date);
     if (rows) return rows;
     rows = [];
-    const values = this.#parts.capital.get(date);
+    const { investorIds, snapshots } = this.#capitalParts();
+    const values = snapshots.get(date);
     if (values) {
       for (let i = 0; i * CAPITAL_FIELDS < values.length; i++) {
         const at = i * CAPITAL_FIELDS;
         rows.push({
           navDate: date,
-          investorId: this.#parts.investorIds[i]!,
+          investorId: investorIds[i]!,
           capital: money(values[at]!),
           contributions: money(values[at + 1]!),
           withdrawals: money(values[at + 2]!),
@@ -292,7 +338,7 @@ export class SyntheticFund {
       accounts,
       ledger: this.ledger(),
       investors,
-      capital: [...this.#parts.capital.keys()].flatMap((d) => this.capitalOn(d)),
+      capital: [...this.#capitalParts().snapshots.keys()].flatMap((d) => this.capitalOn(d)),
       expenses,
     };
   }

@@ -156,8 +156,7 @@ function partsOf(sim: Simulation): FundParts {
     holdings: sim.holdings.map((h) => h.spec),
     snapshots: sim.snapshots,
     ledger: sim.ledger,
-    investorIds: sim.investors.map((i) => i.row.investorId),
-    capital: sim.capital,
+    capital: { investorIds: sim.investors.map((i) => i.row.investorId), snapshots: sim.capital },
     head: {
       fund: {
         fundId: spec.fundId,
