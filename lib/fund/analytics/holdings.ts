@@ -7,8 +7,13 @@
  * gross = long + short, net = long − short; cash = Σ fiat and stablecoin balances. Percentages are of NAV.
  * Breakdown lists add an "Other assets less liabilities" row (NAV − Σ market values: fees and expenses
  * payable), as a schedule of investments does, so that each list sums exactly to NAV.
+ *
+ * Arithmetic: in integer cents (exact: every amount and every partial sum a safe integer, percentages
+ * kept only where `percentOfCentsNear` proves them; docs/arithmetic.md) when every market value and the NAV
+ * are money texts with two decimals, as both stores give them; otherwise, or should a sum leave the safe
+ * integers, in decimal.js. Both give the same answer, to the character (test/fund/analytics/holdings.test.ts).
  */
-import { D, dec, percentOf, sum, toMoney, type Dec } from '../../decimal.ts';
+import { D, addCents, centsOf, dec, moneyOfCents, percentOf, percentOfCentsNear, sum, toMoney, type Dec } from '../../decimal.ts';
 import type { NavRunRow, PositionRow } from '../rows.ts';
 import type { BreakdownRow, PositionView } from '../schemas.ts';
 import { navOf } from './runs.ts';
@@ -18,8 +23,51 @@ export const CASH_CLASSES: ReadonlySet<string> = new Set(['fiat', 'stablecoin'])
 /** Key of the breakdown row that reconciles the positions' market value to NAV. */
 export const OTHER_ASSETS_LESS_LIABILITIES = 'Other assets less liabilities';
 
+/** A run's NAV in cents, when it has one and it is a safe integer of cents (else null: decimal.js). */
+function navCents(run: NavRunRow): number | null {
+  const cents = run.shadowNav === null ? null : centsOf(run.shadowNav);
+  return cents !== null && Number.isSafeInteger(cents) ? cents : null;
+}
+
+/** Each position's market value in cents, in order, when every one is a safe integer of cents (else null). */
+function marketValuesInCents(positions: readonly PositionRow[]): number[] | null {
+  const out = new Array<number>(positions.length);
+  for (let i = 0; i < positions.length; i++) {
+    const cents = centsOf(positions[i]!.marketValue);
+    if (cents === null || !Number.isSafeInteger(cents)) return null;
+    out[i] = cents;
+  }
+  return out;
+}
+
+/** `part` cents as a percent of `nav` cents, 4 dp, as {@link percentOf} gives it; null when `nav` is 0. */
+function percentOfNav(part: number, nav: number): number | null {
+  if (nav === 0) return null;
+  return percentOfCentsNear(part, nav) ?? percentOf(new D(part), new D(nav));
+}
+
 /** Positions of a run, largest absolute market value first (then asset, venue). weightPct = MV / NAV × 100. */
 export function positionsView(run: NavRunRow, positions: readonly PositionRow[]): PositionView[] {
+  const nav = navCents(run);
+  const mv = nav === null ? null : marketValuesInCents(positions);
+  if (nav === null || mv === null) return positionsViewInDecimals(run, positions);
+  return positions
+    .map((row, i) => ({ row, mv: mv[i]! }))
+    .sort((a, b) => Math.abs(b.mv) - Math.abs(a.mv) || cmpText(a.row.asset, b.row.asset) || cmpText(a.row.venue, b.row.venue))
+    .map(({ row, mv }) => ({
+      asset: row.asset,
+      assetClass: row.assetClass,
+      sourceType: row.sourceType,
+      venue: row.venue,
+      quantity: row.quantity,
+      price: row.price,
+      marketValue: moneyOfCents(mv),
+      weightPct: percentOfNav(mv, nav),
+    }));
+}
+
+/** {@link positionsView} in decimal.js: the reference, and the path for amounts that are not cents. */
+export function positionsViewInDecimals(run: NavRunRow, positions: readonly PositionRow[]): PositionView[] {
   const nav = navOf(run);
   return positions
     .map((p) => ({ row: p, mv: dec(p.marketValue) }))
@@ -45,6 +93,30 @@ function cmpText(a: string, b: string): number {
  * market values sum exactly to NAV.
  */
 export function breakdownBy(run: NavRunRow, positions: readonly PositionRow[], key: (p: PositionRow) => string): BreakdownRow[] {
+  const nav = navCents(run);
+  const mv = nav === null ? null : marketValuesInCents(positions);
+  if (nav === null || mv === null) return breakdownByInDecimals(run, positions, key);
+  const groups = new Map<string, number>();
+  let held = 0;
+  for (let i = 0; i < positions.length; i++) {
+    const k = key(positions[i]!);
+    const group = addCents(groups.get(k) ?? 0, mv[i]!);
+    const all = addCents(held, mv[i]!);
+    if (group === null || all === null) return breakdownByInDecimals(run, positions, key);
+    groups.set(k, group);
+    held = all;
+  }
+  const other = addCents(nav, -held);
+  if (other === null) return breakdownByInDecimals(run, positions, key);
+  const rows = [...groups]
+    .sort(([ka, a], [kb, b]) => b - a || cmpText(ka, kb))
+    .map(([k, cents]) => ({ key: k, marketValue: moneyOfCents(cents), weightPct: percentOfNav(cents, nav) }));
+  rows.push({ key: OTHER_ASSETS_LESS_LIABILITIES, marketValue: moneyOfCents(other), weightPct: percentOfNav(other, nav) });
+  return rows;
+}
+
+/** {@link breakdownBy} in decimal.js: the reference, and the path for amounts that are not cents. */
+export function breakdownByInDecimals(run: NavRunRow, positions: readonly PositionRow[], key: (p: PositionRow) => string): BreakdownRow[] {
   const nav = navOf(run);
   const groups = new Map<string, Dec>();
   for (const p of positions) groups.set(key(p), (groups.get(key(p)) ?? new D(0)).plus(p.marketValue));
@@ -79,8 +151,52 @@ export function exposureOf(positions: readonly PositionRow[]): ExposureFigures {
   return { long, short, gross: long.plus(short), net: long.minus(short), cash };
 }
 
+/** {@link ExposureFigures} in cents, or null when a market value is not cents or a sum leaves the safe integers. */
+function exposureInCents(positions: readonly PositionRow[]): Record<keyof ExposureFigures, number> | null {
+  let long = 0;
+  let short = 0;
+  let cash = 0;
+  for (const p of positions) {
+    const mv = centsOf(p.marketValue);
+    if (mv === null || !Number.isSafeInteger(mv)) return null;
+    if (CASH_CLASSES.has(p.assetClass)) {
+      // Cash balances have either sign: every partial sum is checked.
+      const next = addCents(cash, mv);
+      if (next === null) return null;
+      cash = next;
+    } else if (mv < 0) short -= mv;
+    else long += mv;
+  }
+  // Long's and short's terms each have one sign, so their partial sums grow toward the totals: both totals
+  // safe means every partial sum was exact.
+  const gross = long + short;
+  const net = long - short;
+  if (!Number.isSafeInteger(long) || !Number.isSafeInteger(short) || !Number.isSafeInteger(gross)) return null;
+  return { long, short, gross, net, cash };
+}
+
 /** The exposure snapshot of a run: money figures and their percent of NAV. */
 export function exposureSnapshot(run: NavRunRow, positions: readonly PositionRow[]) {
+  const nav = navCents(run);
+  const e = nav === null ? null : exposureInCents(positions);
+  if (nav === null || e === null) return exposureSnapshotInDecimals(run, positions);
+  return {
+    nav: moneyOfCents(nav),
+    long: moneyOfCents(e.long),
+    short: moneyOfCents(e.short),
+    gross: moneyOfCents(e.gross),
+    net: moneyOfCents(e.net),
+    cash: moneyOfCents(e.cash),
+    longPct: percentOfNav(e.long, nav),
+    shortPct: percentOfNav(e.short, nav),
+    grossPct: percentOfNav(e.gross, nav),
+    netPct: percentOfNav(e.net, nav),
+    cashPct: percentOfNav(e.cash, nav),
+  };
+}
+
+/** {@link exposureSnapshot} in decimal.js: the reference, and the path for amounts that are not cents. */
+export function exposureSnapshotInDecimals(run: NavRunRow, positions: readonly PositionRow[]) {
   const nav = navOf(run);
   const e = exposureOf(positions);
   return {
@@ -123,7 +239,22 @@ export function exposureSeries(runs: readonly NavRunRow[], positions: readonly P
     else byDate.set(p.navDate, [p]);
   }
   return runs.map((run) => {
-    const e = exposureOf(byDate.get(run.navDate) ?? []);
+    const rows = byDate.get(run.navDate) ?? [];
+    const nav = navCents(run);
+    const c = nav === null ? null : exposureInCents(rows);
+    if (nav !== null && c !== null) {
+      return {
+        date: run.navDate,
+        currency,
+        nav: moneyOfCents(nav),
+        long: moneyOfCents(c.long),
+        short: moneyOfCents(c.short),
+        gross: moneyOfCents(c.gross),
+        net: moneyOfCents(c.net),
+        cash: moneyOfCents(c.cash),
+      };
+    }
+    const e = exposureOf(rows);
     return {
       date: run.navDate,
       currency,

@@ -3,7 +3,8 @@
  * them and on small hand-made inputs whose figures are worked out in the comments:
  * - holdings: every breakdown sums exactly to NAV; exposure identities (net, gross, NAV) hold;
  * - runs: time-weighted return, usable-run lookups and their errors, NAV history, reconciliation difference;
- * - fast-check properties: breakdowns and exposures for random positions.
+ * - fast-check properties: breakdowns and exposures for random positions; the integer-cents path gives
+ *   exactly what decimal.js gives, ties, amounts past 2^53 cents and texts that are not cents included.
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -11,9 +12,13 @@ import { dec, sum as total, toMoney as money } from '../../../lib/decimal.ts';
 import {
   OTHER_ASSETS_LESS_LIABILITIES,
   breakdownBy,
+  breakdownByInDecimals,
   exposureOf,
   exposureSeries,
   exposureSnapshot,
+  exposureSnapshotInDecimals,
+  positionsView,
+  positionsViewInDecimals,
 } from '../../../lib/fund/analytics/holdings.ts';
 import {
   addDays,
@@ -141,6 +146,81 @@ describe('holdings', () => {
       ),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('holdings in integer cents against decimal.js', () => {
+  /** A money text of `cents` with two decimals (BigInt: exact past 2^53). */
+  const moneyText = (cents: bigint) =>
+    `${cents < 0n ? '-' : ''}${(cents < 0n ? -cents : cents) / 100n}.${String((cents < 0n ? -cents : cents) % 100n).padStart(2, '0')}`;
+  const amount = fc.oneof(
+    { weight: 6, arbitrary: fc.bigInt({ min: -5_000_000_000n, max: 5_000_000_000n }).map(moneyText) },
+    // Past the safe integers, near them (sums leave them), and zero of both signs.
+    { weight: 1, arbitrary: fc.bigInt({ min: -(2n ** 60n), max: 2n ** 60n }).map(moneyText) },
+    { weight: 1, arbitrary: fc.constantFrom(moneyText(2n ** 53n - 1n), moneyText(-(2n ** 52n)), '0.00', '-0.00') },
+    // Texts that are not cents (another number of decimals): the decimal path.
+    { weight: 1, arbitrary: fc.constantFrom('12.5', '-0.125', '1000', '3.14159') },
+  );
+  const positionArb = fc.record({
+    asset: fc.constantFrom('BTC', 'ETH', 'SOL', 'USD', 'USDC'),
+    assetClass: fc.constantFrom('crypto', 'perpetual', 'stablecoin', 'fiat'),
+    sourceType: fc.constantFrom('exchange', 'custodian', 'bank'),
+    venue: fc.constantFrom('A', 'B', 'C'),
+    marketValue: amount,
+  });
+  const nav = fc.oneof(
+    { weight: 6, arbitrary: fc.bigInt({ min: -1_000_000_000n, max: 100_000_000_000n }).map(moneyText) },
+    { weight: 1, arbitrary: fc.constantFrom(null, '0.00', moneyText(2n ** 53n + 2n), '1000.5') },
+  );
+  /** The same answer, as a client reads it. */
+  const same = (a: unknown, b: unknown) => expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+  const check = (navText: string | null, positions: PositionRow[]) => {
+    const run = runRow('2026-01-02', navText);
+    same(positionsView(run, positions), positionsViewInDecimals(run, positions));
+    for (const key of [(p: PositionRow) => p.asset, (p: PositionRow) => p.sourceType, (p: PositionRow) => p.venue]) {
+      same(breakdownBy(run, positions, key), breakdownByInDecimals(run, positions, key));
+    }
+    same(exposureSnapshot(run, positions), exposureSnapshotInDecimals(run, positions));
+    const [point] = exposureSeries([run], positions, USD);
+    const snap = exposureSnapshotInDecimals(run, positions);
+    same(
+      [point!.nav, point!.long, point!.short, point!.gross, point!.net, point!.cash],
+      [snap.nav, snap.long, snap.short, snap.gross, snap.net, snap.cash],
+    );
+  };
+
+  it('property: positions, breakdowns and exposure are the same to the character', () => {
+    fc.assert(
+      fc.property(fc.array(positionArb.map(position), { maxLength: 12 }), nav, (positions, navText) => check(navText, positions)),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('property: weights on a rounding tie (part / NAV × 10⁶ = k + ½) round half-up, as decimal.js rounds them', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 5_000 }), fc.integer({ min: -500_000, max: 500_000 }), (m, k) => {
+        // NAV 2·10⁶·m cents; a position of (2k + 1)·m cents weighs (k + ½)·10⁻⁴ percent.
+        const navText = moneyText(2_000_000n * BigInt(m));
+        const positions = [position({ asset: 'BTC', marketValue: moneyText(BigInt(2 * k + 1) * BigInt(m)) })];
+        check(navText, positions);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('the worked example: weights of NAV 1,000.00 with 333.33 and −0.05 held', () => {
+    const run = runRow('2026-01-02', '1000.00');
+    const rows = positionsView(run, [position({ asset: 'BTC', marketValue: '333.33' }), position({ asset: 'ETH', marketValue: '-0.05' })]);
+    // 333.33 / 1,000 × 100 = 33.333 %; −0.05 / 1,000 × 100 = −0.005 %.
+    expect(rows.map((r) => [r.asset, r.marketValue, r.weightPct])).toEqual([
+      ['BTC', '333.33', 33.333],
+      ['ETH', '-0.05', -0.005],
+    ]);
+    expect(breakdownBy(run, [position({ asset: 'BTC', marketValue: '333.33' })], (p) => p.asset).at(-1)).toEqual({
+      key: OTHER_ASSETS_LESS_LIABILITIES,
+      marketValue: '666.67',
+      weightPct: 66.667,
+    });
   });
 });
 
