@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { addCents, centsOf, dec, moneyOfCents, toMoney } from '../lib/decimal.ts';
 import { trialBalance, trialBalanceInDecimals } from '../lib/fund/analytics/trial-balance.ts';
 import { capitalAccounts, capitalAccountsInDecimals, type CapitalAccountsInput } from '../lib/fund/analytics/capital-accounts.ts';
-import type { AccountRow, LedgerLineRow } from '../lib/fund/rows.ts';
+import type { AccountBalanceRow, AccountRow } from '../lib/fund/rows.ts';
 import { ACCOUNTS } from '../lib/fund/synthetic.ts';
 
 const safeCents = fc.integer({ min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER });
@@ -66,16 +66,14 @@ describe('integer cents', () => {
 
 describe('trial balance in integer cents', () => {
   const codes = ACCOUNTS.map((a) => a.code);
-  const line = (amount: string, debitSide: boolean, code: string): LedgerLineRow => ({
-    entryId: 'JE-000001',
-    entryDate: '2026-01-01',
+  /** An account's sums as a store's `balances` read gives them, here with one side only. */
+  const line = (amount: string, debitSide: boolean, code: string): AccountBalanceRow => ({
     accountCode: code,
-    asset: null,
-    venue: null,
     debit: debitSide ? amount : '0.00',
     credit: debitSide ? '0.00' : amount,
   });
   const amount = fc.oneof(fc.integer({ min: 0, max: 10_000_000_000 }), fc.integer({ min: 0, max: 99 })).map(moneyOfCents);
+  // Several rows of one account are summed, as lines were: the answer depends only on each account's sums.
   const lines = fc.array(
     fc.tuple(amount, fc.boolean(), fc.constantFrom(...codes, '9999')).map(([a, d, c]) => line(a, d, c)),
     { maxLength: 200 },

@@ -237,11 +237,9 @@ function storeOver(
         const assets = [...new Set(livePositions(p, heldAt).map((row) => row.asset))];
         for (const asset of assets) out.prices.push(...p.fund.pricesOf(asset, from, through));
       }
-      if (request.ledger) {
-        const { after, through } = request.ledger;
-        out.accounts = head.accounts.slice();
-        out.ledger = p.fund.ledgerLinesBetween(after, through);
-      }
+      if (request.ledger || request.balances) out.accounts = head.accounts.slice();
+      if (request.ledger) out.ledger = p.fund.ledgerLinesBetween(request.ledger.after, request.ledger.through);
+      if (request.balances) out.balances = p.fund.balancesThrough(request.balances.through);
       if (request.capital) {
         await capital(p);
         out.investors = head.investors.slice();

@@ -14,6 +14,7 @@ import type { SqlClient } from '../db/client.ts';
 import type { FundIndex, FundReadRequest, FundReadResult, FundStore } from './store.ts';
 import { emptyRead } from './store.ts';
 import {
+  ACCOUNT_BALANCES,
   ACCOUNTS,
   CAPITAL_ACCOUNTS,
   columnList,
@@ -68,6 +69,13 @@ const LEDGER_SQL = (after: string, through: string) => `
   FROM ledger_lines l
   WHERE l.fund_id = $1 AND (${after}::date IS NULL OR l.entry_date > ${after}) AND l.entry_date <= ${through}`;
 
+const BALANCES_SQL = (through: string) => `
+  SELECT json_agg(json_build_object(${jsonFields(ACCOUNT_BALANCES, 'b')}) ORDER BY b.account_code)
+  FROM (
+    SELECT l.account_code, SUM(l.debit) AS debit, SUM(l.credit) AS credit FROM ledger_lines l
+    WHERE l.fund_id = $1 AND l.entry_date <= ${through}
+    GROUP BY l.account_code) b`;
+
 const INVESTORS_SQL = `
   SELECT json_agg(json_build_object(${jsonFields(INVESTORS, 'i')})
     ORDER BY i.investor_id)
@@ -105,10 +113,9 @@ export function readStatement(fundId: string, request: FundReadRequest): { text:
     const { heldAt, from, through } = request.prices;
     part('prices', PRICES_SQL(param(heldAt, 'date'), param(from, 'date'), param(through, 'date')));
   }
-  if (request.ledger) {
-    part('accounts', ACCOUNTS_SQL);
-    part('ledger', LEDGER_SQL(param(request.ledger.after, 'date'), param(request.ledger.through, 'date')));
-  }
+  if (request.ledger || request.balances) part('accounts', ACCOUNTS_SQL);
+  if (request.ledger) part('ledger', LEDGER_SQL(param(request.ledger.after, 'date'), param(request.ledger.through, 'date')));
+  if (request.balances) part('balances', BALANCES_SQL(param(request.balances.through, 'date')));
   if (request.capital) {
     part('investors', INVESTORS_SQL);
     part('capital', CAPITAL_SQL(param(request.capital.navDates, 'date[]')));

@@ -10,6 +10,7 @@
  */
 import { RedactionFailedError } from '../errors.ts';
 import {
+  ACCOUNT_BALANCES,
   ACCOUNTS,
   CAPITAL_ACCOUNTS,
   EXPENSES,
@@ -60,6 +61,11 @@ export type AccountRow = RowOf<typeof ACCOUNTS>;
  * cash position's asset and venue.
  */
 export type LedgerLineRow = RowOf<typeof LEDGER_LINES>;
+/**
+ * An account's ledger lines through a date, summed: the totals of its debit and of its credit column (money,
+ * ≥ 0), from every line of the account dated on or before that date.
+ */
+export type AccountBalanceRow = RowOf<typeof ACCOUNT_BALANCES>;
 /** An investor with the identity data the store holds (PII; read only so redaction can scan for it). */
 export type InvestorRow = RowOf<typeof INVESTORS>;
 /**
@@ -79,6 +85,7 @@ export interface RowKinds {
   prices: PriceRow;
   accounts: AccountRow;
   ledger: LedgerLineRow;
+  balances: AccountBalanceRow;
   investors: InvestorRow;
   capital: CapitalRow;
   expenses: ExpenseRow;
@@ -93,6 +100,7 @@ export const ROW_TABLES: { [K in keyof RowKinds]: readonly Table[] } = {
   prices: [PRICES],
   accounts: [ACCOUNTS],
   ledger: [LEDGER_LINES],
+  balances: [ACCOUNT_BALANCES],
   investors: [INVESTORS],
   capital: [CAPITAL_ACCOUNTS],
   expenses: [EXPENSES],

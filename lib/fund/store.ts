@@ -7,6 +7,7 @@
  * classes and its NAV runs, from which the dates of interest follow) and one batched {@link FundStore.read}.
  */
 import type {
+  AccountBalanceRow,
   AccountRow,
   CapitalRow,
   ExpenseRow,
@@ -35,6 +36,11 @@ export interface FundReadRequest {
   prices?: { heldAt: string; from: string; through: string };
   /** The chart of accounts and the ledger lines dated after `after` (exclusive; null: from the start) through `through`. */
   ledger?: { after: string | null; through: string };
+  /**
+   * The chart of accounts and, per account with lines dated on or before `through`, their debits and credits
+   * summed (every line since inception, which only a sum keeps small), by account code.
+   */
+  balances?: { through: string };
   /** Investors (with the identity data redaction scans for) and their capital rows at these run dates. */
   capital?: { navDates: string[] };
   /** The newest `limit` expenses, newest first (by date, then id). */
@@ -47,6 +53,7 @@ export interface FundReadResult {
   prices: PriceRow[];
   accounts: AccountRow[];
   ledger: LedgerLineRow[];
+  balances: AccountBalanceRow[];
   investors: InvestorRow[];
   capital: CapitalRow[];
   expenses: ExpenseRow[];
@@ -61,7 +68,7 @@ export interface FundStore {
 
 /** An empty read result. */
 export function emptyRead(): FundReadResult {
-  return { positions: [], prices: [], accounts: [], ledger: [], investors: [], capital: [], expenses: [] };
+  return { positions: [], prices: [], accounts: [], ledger: [], balances: [], investors: [], capital: [], expenses: [] };
 }
 
 /**
@@ -85,6 +92,7 @@ export function guardedStore(store: FundStore): FundStore {
       guardRows('prices', result.prices);
       guardRows('accounts', result.accounts);
       guardRows('ledger', result.ledger);
+      guardRows('balances', result.balances);
       guardRows('investors', result.investors);
       guardRows('capital', result.capital);
       guardRows('expenses', result.expenses);

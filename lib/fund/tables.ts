@@ -239,6 +239,20 @@ export const EXPENSES = {
   },
 } as const satisfies Table;
 
+/**
+ * Not a stored table: each account's ledger lines summed, as the `balances` part of a store read returns them
+ * (`SUM(debit)`, `SUM(credit)` of `ledger_lines` grouped by account: NUMERIC sums are exact). The trial balance
+ * reads these rather than every line since inception, which a fund of a few years holds millions of.
+ */
+export const ACCOUNT_BALANCES = {
+  table: 'ledger_lines',
+  columns: {
+    accountCode: text('account_code'),
+    debit: numeric('debit'),
+    credit: numeric('credit'),
+  },
+} as const satisfies Table;
+
 /** Every stored table, in the order the seed writes them (parents before children). */
 export const TABLES = [
   FUNDS,

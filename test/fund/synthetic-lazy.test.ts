@@ -3,7 +3,8 @@
  * the whole dataset (`generateFund`), and the exact integer helpers of the generator against BigInt:
  * - the datasets of both bundled specs are pinned by SHA-256, so any change to a generated row fails here,
  *   and the fund decoded from its build-time asset (public/_fund/, scripts/build-fund.ts) makes the same dataset;
- * - every row the lazy accessors make equals the dataset's rows for that date, price window or investor;
+ * - every row the lazy accessors make equals the dataset's rows for that date, price window or investor, and
+ *   the accounts' sums through a date equal the dataset's lines summed in BigInt;
  * - `scaledProduct` and `prorate` equal their BigInt definitions on random inputs (fast-check).
  */
 import { createHash } from 'node:crypto';
@@ -71,6 +72,29 @@ describe.each([DEMO_FUND, SAMPLE_FUND].map((spec) => [spec.fundId, spec] as cons
     const span = fund.ledgerLinesBetween(dates[3]!, dates[5]!);
     expect(span.length).toBeGreaterThan(0);
     expect(fund.ledgerLinesBetween(null, spec.endDate)).toContain(span[0]);
+  });
+
+  it("sums each account's lines through any date as the dataset's lines sum (debits, credits), by code", () => {
+    const fund = simulateFund(spec);
+    const dates = [...new Set(dataset.ledger.map((l) => l.entryDate))];
+    fc.assert(
+      fc.property(fc.nat(dates.length + 1), (j) => {
+        const through = j === 0 ? '2000-01-01' : (dates[j - 1] ?? '9999-12-31');
+        const sums = new Map<string, [bigint, bigint]>();
+        for (const l of dataset.ledger) {
+          if (l.entryDate > through) continue;
+          const s = sums.get(l.accountCode) ?? [0n, 0n];
+          sums.set(l.accountCode, [s[0] + BigInt(l.debit.replace('.', '')), s[1] + BigInt(l.credit.replace('.', ''))]);
+        }
+        const text = (c: bigint) => `${c / 100n}.${String(c % 100n).padStart(2, '0')}`;
+        const want = [...sums]
+          .sort(([a], [b]) => (a < b ? -1 : 1))
+          .map(([accountCode, [d, c]]) => ({ accountCode, debit: text(d), credit: text(c) }));
+        expect(fund.balancesThrough(through)).toEqual(want);
+      }),
+      { numRuns: 40 },
+    );
+    expect(fund.balancesThrough(spec.endDate).length).toBeGreaterThan(5);
   });
 
   it('makes any price window of any asset exactly as the dataset has it', () => {

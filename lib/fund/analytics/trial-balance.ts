@@ -5,7 +5,7 @@
  * accumulate since inception (no closing entries are posted between fiscal years).
  */
 import { D, addCents, centsOf, moneyOfCents, toMoney, type Dec } from '../../decimal.ts';
-import type { AccountRow, LedgerLineRow } from '../rows.ts';
+import type { AccountBalanceRow, AccountRow } from '../rows.ts';
 
 /** One trial balance row; one of `debit` and `credit` is "0.00". */
 export interface TrialBalanceRow {
@@ -17,25 +17,26 @@ export interface TrialBalanceRow {
 }
 
 /**
- * The trial balance of `ledger` (lines dated on or before `asOf`, as read), by account code.
- * Accounts without postings are left out; a posted account whose balance is nil is listed with zeros.
+ * The trial balance from each account's debits and credits summed through `asOf` (a store's `balances`
+ * read: every line on or before `asOf`), by account code. Accounts without postings are left out; a posted
+ * account whose balance is nil is listed with zeros.
  * Computed in integer cents when every amount has two decimals and every sum stays a safe integer (always
  * for real ledgers: 2^53 cents is 90 trillion), else in decimal.js; both give the same answer.
  */
-export function trialBalance(accounts: readonly AccountRow[], ledger: readonly LedgerLineRow[], asOf: string, currency: string) {
-  return trialBalanceInCents(accounts, ledger, asOf, currency) ?? trialBalanceInDecimals(accounts, ledger, asOf, currency);
+export function trialBalance(accounts: readonly AccountRow[], balances: readonly AccountBalanceRow[], asOf: string, currency: string) {
+  return trialBalanceInCents(accounts, balances, asOf, currency) ?? trialBalanceInDecimals(accounts, balances, asOf, currency);
 }
 
 /** {@link trialBalance} in integer cents; null when an amount has another shape or a sum would pass 2^53 cents. */
-function trialBalanceInCents(accounts: readonly AccountRow[], ledger: readonly LedgerLineRow[], asOf: string, currency: string) {
+function trialBalanceInCents(accounts: readonly AccountRow[], balances: readonly AccountBalanceRow[], asOf: string, currency: string) {
   const net = new Map<string, number>();
-  for (const line of ledger) {
-    const debit = centsOf(line.debit);
-    const credit = centsOf(line.credit);
-    if (debit === null || credit === null) return null;
-    const balance = addCents(net.get(line.accountCode) ?? 0, debit - credit);
+  for (const row of balances) {
+    const debit = centsOf(row.debit);
+    const credit = centsOf(row.credit);
+    if (debit === null || credit === null || !Number.isSafeInteger(debit) || !Number.isSafeInteger(credit)) return null;
+    const balance = addCents(net.get(row.accountCode) ?? 0, debit - credit);
     if (balance === null) return null;
-    net.set(line.accountCode, balance);
+    net.set(row.accountCode, balance);
   }
   const known = new Map(accounts.map((a) => [a.code, a]));
   let totalDebit: number | null = 0;
@@ -67,15 +68,14 @@ function trialBalanceInCents(accounts: readonly AccountRow[], ledger: readonly L
 }
 
 /** {@link trialBalance} in decimal.js (any decimal strings); exported as the reference of its property test. */
-export function trialBalanceInDecimals(accounts: readonly AccountRow[], ledger: readonly LedgerLineRow[], asOf: string, currency: string) {
+export function trialBalanceInDecimals(
+  accounts: readonly AccountRow[],
+  balances: readonly AccountBalanceRow[],
+  asOf: string,
+  currency: string,
+) {
   const net = new Map<string, Dec>();
-  for (const line of ledger) {
-    // A line posts to one side; skipping the other side's zero halves the decimal work.
-    let balance = net.get(line.accountCode) ?? new D(0);
-    if (Number(line.debit) !== 0) balance = balance.plus(line.debit);
-    if (Number(line.credit) !== 0) balance = balance.minus(line.credit);
-    net.set(line.accountCode, balance);
-  }
+  for (const row of balances) net.set(row.accountCode, (net.get(row.accountCode) ?? new D(0)).plus(row.debit).minus(row.credit));
   const known = new Map(accounts.map((a) => [a.code, a]));
   let totalDebit = new D(0);
   let totalCredit = new D(0);

@@ -2,7 +2,7 @@
  * Compact results and the rows made from them: the calendar, the compact simulation results, and
  * {@link SyntheticFund}, which makes the bulk rows per date on first request.
  */
-import type { CapitalRow, LedgerLineRow, PositionRow, PriceRow } from '../rows.ts';
+import type { AccountBalanceRow, CapitalRow, LedgerLineRow, PositionRow, PriceRow } from '../rows.ts';
 import { POW10, money, scaled } from './arithmetic.ts';
 import { ASSET, ASSETS, type PositionSpec, isCash } from './market.ts';
 import type { FundDataset, LedgerLineRecord, SyntheticFundSpec } from './spec.ts';
@@ -269,6 +269,34 @@ export class SyntheticFund {
     const rows: LedgerLineRow[] = new Array(Math.max(0, to - from));
     for (let i = from; i < to; i++) rows[i - from] = made[i] ??= row(i);
     return rows;
+  }
+
+  /**
+   * Each account's lines dated on or before `through`, summed: its debits and its credits (money texts), by
+   * account code in code-unit order, as the SQL store's `GROUP BY` gives them. Summed from the journal's
+   * columns in cents, without making a line.
+   * @throws {RangeError} should a sum pass 2^53 cents (never for the bundled funds, which the tests check)
+   */
+  balancesThrough(through: string): AccountBalanceRow[] {
+    const { date, account, amount, strings } = this.#parts.ledger;
+    const day = this.#dateIndex(through, false);
+    const to = firstIndex(date.length, (i) => date[i]! >= day);
+    // Per account's string index: [debits, credits] in cents.
+    const sums = new Map<number, [number, number]>();
+    for (let i = 0; i < to; i++) {
+      const a = amount[i]!;
+      let s = sums.get(account[i]!);
+      if (!s) sums.set(account[i]!, (s = [0, 0]));
+      if (a >= 0) s[0] += a;
+      else s[1] -= a;
+    }
+    const rows: AccountBalanceRow[] = [];
+    for (const [k, [debit, credit]] of sums) {
+      // Every partial sum of one sign is at most the total: a safe total means every step was exact.
+      if (!Number.isSafeInteger(debit) || !Number.isSafeInteger(credit)) throw new RangeError('ledger sums past 2^53 cents');
+      rows.push({ accountCode: strings[k]!, debit: money(debit), credit: money(credit) });
+    }
+    return rows.sort((x, y) => (x.accountCode < y.accountCode ? -1 : x.accountCode > y.accountCode ? 1 : 0));
   }
 
   /** A maker of journal line `i` as a row, with or without its memo (the columns read once per maker, not per row). */

@@ -38,7 +38,7 @@ export const trialBalanceTool = defineFundTool({
     if (asOf < ctx.index.fund.inceptionDate || !last || asOf > last.navDate) {
       throw new NotFoundError('The ledger has no balances for that date: it runs from inception to the latest NAV run.');
     }
-    const data = await ctx.read({ ledger: { after: null, through: asOf } });
-    return trialBalance(data.accounts, data.ledger, asOf, ctx.currency);
+    const data = await ctx.read({ balances: { through: asOf } });
+    return trialBalance(data.accounts, data.balances, asOf, ctx.currency);
   },
 });

@@ -11,7 +11,20 @@ import { addDays, isUsable, latestCompleteRun } from '../../../lib/fund/analytic
 import { trialBalance } from '../../../lib/fund/analytics/trial-balance.ts';
 import type { NavRunRow } from '../../../lib/fund/rows.ts';
 import { ACCOUNTS } from '../../../lib/fund/synthetic.ts';
-import { FUND, USD, accounts, latest, ledgerThrough, line, loadDemoFund, netAssets, runs, store } from './support.ts';
+import {
+  FUND,
+  USD,
+  accounts,
+  balancesOf,
+  balancesThrough,
+  latest,
+  ledgerThrough,
+  line,
+  loadDemoFund,
+  netAssets,
+  runs,
+  store,
+} from './support.ts';
 
 beforeAll(loadDemoFund);
 
@@ -23,7 +36,10 @@ describe('trial balance', () => {
     expect(monthEnds.length).toBeGreaterThanOrEqual(13);
     for (const date of monthEnds) {
       const ledger = await ledgerThrough(date);
-      const tb = trialBalance(accounts, ledger, date, USD);
+      const balances = await balancesThrough(date);
+      // The store's sums are the lines' sums.
+      expect(balances).toEqual(balancesOf(ledger));
+      const tb = trialBalance(accounts, balances, date, USD);
       expect(tb.asOf).toBe(date);
       expect(tb.totalDebit).toBe(tb.totalCredit);
       expect(tb.balanced).toBe(true);
@@ -39,14 +55,14 @@ describe('trial balance', () => {
   });
 
   it('reports an unbalanced ledger as such', () => {
-    const tb = trialBalance(ACCOUNTS, [line('JE1', '3000', '-9.99'), line('JE1', '1000', '10.00')], '2026-01-02', USD);
+    const tb = trialBalance(ACCOUNTS, balancesOf([line('JE1', '3000', '-9.99'), line('JE1', '1000', '10.00')]), '2026-01-02', USD);
     expect(tb).toMatchObject({ asOf: '2026-01-02', currency: USD, totalDebit: '10.00', totalCredit: '9.99', balanced: false });
     expect(tb.accounts).toEqual([
       { code: '1000', name: 'Cash at bank', type: 'asset', debit: '10.00', credit: '0.00' },
       { code: '3000', name: 'Capital contributions', type: 'equity', debit: '0.00', credit: '9.99' },
     ]);
     // A posted account whose balance nets to nil is listed with zeros.
-    const nil = trialBalance(ACCOUNTS, [line('JE1', '1000', '5.00'), line('JE2', '1000', '-5.00')], '2026-01-02', USD);
+    const nil = trialBalance(ACCOUNTS, balancesOf([line('JE1', '1000', '5.00'), line('JE2', '1000', '-5.00')]), '2026-01-02', USD);
     expect(nil.accounts).toEqual([{ code: '1000', name: 'Cash at bank', type: 'asset', debit: '0.00', credit: '0.00' }]);
     expect(nil.balanced).toBe(true);
   });

@@ -7,7 +7,7 @@ import { dec, type Dec } from '../../../lib/decimal.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { addDays, latestUsableRun } from '../../../lib/fund/analytics/runs.ts';
 import { embeddedStore } from '../../../lib/fund/embedded-store.ts';
-import type { AccountRow, LedgerLineRow, NavRunRow, PositionRow, PriceRow } from '../../../lib/fund/rows.ts';
+import type { AccountBalanceRow, AccountRow, LedgerLineRow, NavRunRow, PositionRow, PriceRow } from '../../../lib/fund/rows.ts';
 import type { FundStore } from '../../../lib/fund/store.ts';
 import { DEMO_FUND } from '../../../lib/fund/synthetic.ts';
 import { thrown } from '../../support/thrown.ts';
@@ -104,4 +104,21 @@ export async function positionsAt(...dates: string[]): Promise<PositionRow[]> {
 
 export async function ledgerThrough(date: string, after: string | null = null): Promise<LedgerLineRow[]> {
   return (await store.read(FUND, { ledger: { after, through: date } })).ledger;
+}
+
+/** The store's `balances` read: each account's debits and credits summed through `date`. */
+export async function balancesThrough(date: string): Promise<AccountBalanceRow[]> {
+  return (await store.read(FUND, { balances: { through: date } })).balances;
+}
+
+/** Ledger lines summed per account in decimal.js, by code: what a store's `balances` read gives for them. */
+export function balancesOf(lines: readonly LedgerLineRow[]): AccountBalanceRow[] {
+  const sums = new Map<string, [Dec, Dec]>();
+  for (const l of lines) {
+    const [d, c] = sums.get(l.accountCode) ?? [dec(0), dec(0)];
+    sums.set(l.accountCode, [d.plus(l.debit), c.plus(l.credit)]);
+  }
+  return [...sums]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([accountCode, [d, c]]) => ({ accountCode, debit: d.toFixed(2), credit: c.toFixed(2) }));
 }
