@@ -286,7 +286,10 @@ export class SyntheticFund {
     for (let i = 0; i < to; i++) {
       const a = amount[i]!;
       let s = sums.get(account[i]!);
-      if (!s) sums.set(account[i]!, (s = [0, 0]));
+      if (!s) {
+        s = [0, 0];
+        sums.set(account[i]!, s);
+      }
       if (a >= 0) s[0] += a;
       else s[1] -= a;
     }
