@@ -90,7 +90,7 @@ export interface Subject {
 }
 
 /** One run: a fresh workerd, one request. */
-interface Run {
+export interface Run {
   mainMs: number;
   otherMs: number;
   /** The main thread's CPU in the 100 ms after the answer (work left to `waitUntil`, GC): in the note, not the figure. */
@@ -114,7 +114,16 @@ export const WORKER_NAME = 'bench-worker';
 /** The Miniflare being measured, disposed by the section's cleanup if a run is interrupted (Ctrl-C). */
 let current: Miniflare | null = null;
 
-async function measureOnce(subject: Subject, path: string, init: (key: string) => RequestInit, check: FirstRequest['check']): Promise<Run> {
+/**
+ * The first request of one fresh workerd running `subject`: the main thread's CPU from just before it to its
+ * answer's last byte (see the module comment), and the answer checked.
+ */
+export async function measureOnce(
+  subject: Subject,
+  path: string,
+  init: (key: string) => RequestInit,
+  check: FirstRequest['check'],
+): Promise<Run> {
   const known = workerdChildren();
   const mf = new Miniflare({
     workers: [{ ...subject.options, name: WORKER_NAME, unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] }],
