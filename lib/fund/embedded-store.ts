@@ -49,7 +49,6 @@ const LOAD_POLL_MS = 10;
  * `fund_asset_unusable` with the reason, then the fund is simulated, so answers never depend on it.
  * @param spec the fund
  * @param assets the assets and their fingerprints, if any
- * @returns the fund, decoded from its asset or simulated (the same rows either way)
  * @returns the fund, decoded from its asset (without its capital snapshots: {@link loadCapital}) or
  *   simulated (the same rows either way)
  * @throws {Error} only from simulating (a generator bug; never for the two bundled specs, which the tests
@@ -73,7 +72,9 @@ export async function loadFund(spec: SyntheticFundSpec, assets: FundAssets | und
  * Gives a fund its capital snapshots, when it has none yet: from the fund's capital asset, or, when that is
  * missing or unusable (logged as `fund_asset_unusable`, as {@link loadFund} logs the fund's), by simulating
  * the fund again. A fund simulated or already given them is left as it is.
+ * @param spec the fund's spec
  * @param fund the fund, as {@link loadFund} gave it
+ * @param assets the assets and their fingerprints, if any (without them the snapshots are simulated)
  * @throws {Error} only from simulating, as {@link loadFund}
  */
 export async function loadCapital(spec: SyntheticFundSpec, fund: SyntheticFund, assets: FundAssets | undefined): Promise<void> {
