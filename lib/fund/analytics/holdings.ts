@@ -54,16 +54,13 @@ export function positionsView(run: NavRunRow, positions: readonly PositionRow[])
   return positions
     .map((row, i) => ({ row, mv: mv[i]! }))
     .sort((a, b) => Math.abs(b.mv) - Math.abs(a.mv) || cmpText(a.row.asset, b.row.asset) || cmpText(a.row.venue, b.row.venue))
-    .map(({ row, mv }) => ({
-      asset: row.asset,
-      assetClass: row.assetClass,
-      sourceType: row.sourceType,
-      venue: row.venue,
-      quantity: row.quantity,
-      price: row.price,
-      marketValue: moneyOfCents(mv),
-      weightPct: percentOfNav(mv, nav),
-    }));
+    .map(({ row, mv }) => positionView(row, moneyOfCents(mv), percentOfNav(mv, nav)));
+}
+
+/** A position as the positions list shows it, with its market value and weight as computed. */
+function positionView(row: PositionRow, marketValue: string, weightPct: number | null): PositionView {
+  const { asset, assetClass, sourceType, venue, quantity, price } = row;
+  return { asset, assetClass, sourceType, venue, quantity, price, marketValue, weightPct };
 }
 
 /** {@link positionsView} in decimal.js: the reference, and the path for amounts that are not cents. */
@@ -72,16 +69,7 @@ export function positionsViewInDecimals(run: NavRunRow, positions: readonly Posi
   return positions
     .map((p) => ({ row: p, mv: dec(p.marketValue) }))
     .sort((a, b) => b.mv.abs().cmp(a.mv.abs()) || cmpText(a.row.asset, b.row.asset) || cmpText(a.row.venue, b.row.venue))
-    .map(({ row, mv }) => ({
-      asset: row.asset,
-      assetClass: row.assetClass,
-      sourceType: row.sourceType,
-      venue: row.venue,
-      quantity: row.quantity,
-      price: row.price,
-      marketValue: toMoney(mv),
-      weightPct: percentOf(mv, nav),
-    }));
+    .map(({ row, mv }) => positionView(row, toMoney(mv), percentOf(mv, nav)));
 }
 
 function cmpText(a: string, b: string): number {
