@@ -475,10 +475,24 @@ describe('fail closed on a faulty store', () => {
     const store = faultyStore({
       read: (r) => ({ ...r, positions: r.positions.map((p, i) => (i === 0 ? { ...p, traderNote: 'call Margaret re: margin' } : p)) }),
     });
-    for (const path of ['get_positions', 'get_portfolio_breakdown', 'get_exposure', 'get_exposure_series', 'get_value_at_risk']) {
+    for (const path of ['get_positions', 'get_portfolio_breakdown', 'get_exposure', 'get_value_at_risk']) {
       await expectRedactionFailed(await rejectionOf(call(path, store)), ['traderNote', 'Margaret']);
     }
     await expectRedactionFailed(await rejectionOf(call('get_pnl_attribution', store, { date: '2026-10-30' })), ['traderNote']);
+  });
+
+  it('(1b) a row of summed positions or of summed ledger lines with an extra field', async () => {
+    const sums = faultyStore({
+      read: (r) => ({ ...r, positionSums: r.positionSums.map((p, i) => (i === 0 ? { ...p, traderNote: 'call Margaret re: margin' } : p)) }),
+    });
+    await expectRedactionFailed(await rejectionOf(call('get_exposure_series', sums)), ['traderNote', 'Margaret']);
+    const balances = faultyStore({
+      read: (r) => ({
+        ...r,
+        balances: r.balances.map((b, i) => (i === 0 ? { ...b, memo: 'wire to J. Smith, IBAN GB82WEST12345698765432' } : b)),
+      }),
+    });
+    await expectRedactionFailed(await rejectionOf(call('get_trial_balance', balances)), ['memo', 'GB82WEST12345698765432']);
   });
 
   it('(2) a paper-book row among the positions', async () => {

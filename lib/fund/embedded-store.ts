@@ -19,7 +19,8 @@
  */
 import type { FundIndex, FundReadRequest, FundReadResult, FundStore } from './store.ts';
 import { emptyRead } from './store.ts';
-import type { PositionRow } from './rows.ts';
+import type { PositionRow, PositionSumRow } from './rows.ts';
+import { centsOf, moneyOfCents } from '../decimal.ts';
 import { SyntheticFund, simulateFund, type SyntheticFundSpec } from './synthetic.ts';
 import { simulateParts } from './synthetic/simulate.ts';
 import { FundAssetError, capitalAssetPath, decodeCapital, decodeFund, fundAssetPath } from './synthetic/codec.ts';
@@ -120,6 +121,22 @@ function livePositions(p: Prepared, date: string): PositionRow[] {
     p.livePositions.set(date, rows);
   }
   return rows;
+}
+
+/**
+ * One run's live positions summed per asset class and sign, as the SQL store's `GROUP BY` gives them: exact,
+ * in cents (every synthetic amount is a safe integer of cents, and so is every sum of them).
+ */
+function positionSums(rows: readonly PositionRow[]): PositionSumRow[] {
+  const sums = new Map<string, PositionSumRow & { cents: number }>();
+  for (const row of rows) {
+    const cents = centsOf(row.marketValue)!;
+    const key = `${row.assetClass}\u0000${cents < 0}`;
+    const sum = sums.get(key);
+    if (sum) sum.cents += cents;
+    else sums.set(key, { navDate: row.navDate, assetClass: row.assetClass, marketValue: '', cents });
+  }
+  return [...sums.values()].map(({ navDate, assetClass, cents }) => ({ navDate, assetClass, marketValue: moneyOfCents(cents) }));
 }
 
 /** The synthetic funds of an isolate: each decoded fund kept once loaded, and a store per request over them. */
@@ -232,6 +249,9 @@ function storeOver(
       const head = p.fund.head;
       if (request.positions) {
         for (const date of request.positions.navDates) out.positions.push(...livePositions(p, date));
+      }
+      if (request.positionSums) {
+        for (const date of request.positionSums.navDates) out.positionSums.push(...positionSums(livePositions(p, date)));
       }
       if (request.prices) {
         const { heldAt, from, through } = request.prices;

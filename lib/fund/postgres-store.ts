@@ -25,6 +25,7 @@ import {
   jsonFields,
   LEDGER_LINES,
   NAV_RUNS,
+  POSITION_SUMS,
   POSITIONS,
   PRICES,
   SHARE_CLASSES,
@@ -51,6 +52,13 @@ const POSITIONS_SQL = (dates: string) => `
     ORDER BY array_position(${dates}, p.nav_date), p.asset, p.venue)
   FROM positions p
   WHERE p.fund_id = $1 AND p.book = 'live' AND p.nav_date = ANY(${dates})`;
+
+const POSITION_SUMS_SQL = (dates: string) => `
+  SELECT json_agg(json_build_object(${jsonFields(POSITION_SUMS, 's')}) ORDER BY s.nav_date, s.asset_class, s.market_value)
+  FROM (
+    SELECT p.nav_date, p.asset_class, SUM(p.market_value) AS market_value FROM positions p
+    WHERE p.fund_id = $1 AND p.book = 'live' AND p.nav_date = ANY(${dates})
+    GROUP BY p.nav_date, p.asset_class, p.market_value < 0) s`;
 
 const PRICES_SQL = (heldAt: string, from: string, through: string) => `
   SELECT json_agg(json_build_object(${jsonFields(PRICES, 'x')})
@@ -109,6 +117,7 @@ export function readStatement(fundId: string, request: FundReadRequest): { text:
   const part = (name: keyof FundReadResult, sql: string) => parts.push(`'${name}', COALESCE((${sql}), '[]'::json)`);
 
   if (request.positions) part('positions', POSITIONS_SQL(param(request.positions.navDates, 'date[]')));
+  if (request.positionSums) part('positionSums', POSITION_SUMS_SQL(param(request.positionSums.navDates, 'date[]')));
   if (request.prices) {
     const { heldAt, from, through } = request.prices;
     part('prices', PRICES_SQL(param(heldAt, 'date'), param(from, 'date'), param(through, 'date')));

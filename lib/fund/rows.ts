@@ -19,6 +19,7 @@ import {
   INVESTORS,
   LEDGER_LINES,
   NAV_RUNS,
+  POSITION_SUMS,
   POSITIONS,
   PRICES,
   type RowOf,
@@ -50,6 +51,11 @@ export type ShareClassRow = RowOf<typeof SHARE_CLASSES> & RowOf<typeof FEE_TERMS
 export type NavRunRow = RowOf<typeof NAV_RUNS>;
 /** A position of a NAV run's snapshot. `book` `paper` rows exist in the data and never leave the service. */
 export type PositionRow = RowOf<typeof POSITIONS>;
+/**
+ * A run's live positions of one asset class and one sign (negative, or not), their market values summed:
+ * `marketValue` < 0 sums the short ones. What exposure needs of a run, without its positions.
+ */
+export type PositionSumRow = RowOf<typeof POSITION_SUMS>;
 /** A daily closing price of an asset in the base currency. */
 export type PriceRow = RowOf<typeof PRICES>;
 /** An account of the chart of accounts. */
@@ -82,6 +88,7 @@ export interface RowKinds {
   shareClasses: ShareClassRow;
   runs: NavRunRow;
   positions: PositionRow;
+  positionSums: PositionSumRow;
   prices: PriceRow;
   accounts: AccountRow;
   ledger: LedgerLineRow;
@@ -97,6 +104,7 @@ export const ROW_TABLES: { [K in keyof RowKinds]: readonly Table[] } = {
   shareClasses: [SHARE_CLASSES, FEE_TERMS],
   runs: [NAV_RUNS],
   positions: [POSITIONS],
+  positionSums: [POSITION_SUMS],
   prices: [PRICES],
   accounts: [ACCOUNTS],
   ledger: [LEDGER_LINES],

@@ -16,6 +16,7 @@ import type {
   LedgerLineRow,
   NavRunRow,
   PositionRow,
+  PositionSumRow,
   PriceRow,
   ShareClassRow,
 } from './rows.ts';
@@ -32,6 +33,11 @@ export interface FundIndex {
 export interface FundReadRequest {
   /** Live positions of the runs on these dates (never the paper book). */
   positions?: { navDates: string[] };
+  /**
+   * The live positions of the runs on these dates summed per run, asset class and sign: one row per
+   * (date, class, negative or not) with positions, in date order.
+   */
+  positionSums?: { navDates: string[] };
   /** Prices from `from` through `through` of every asset with a live position at the run on `heldAt`. */
   prices?: { heldAt: string; from: string; through: string };
   /** The chart of accounts and the ledger lines dated after `after` (exclusive; null: from the start) through `through`. */
@@ -50,6 +56,7 @@ export interface FundReadRequest {
 /** Rows of a batched read; a part not asked for is empty. */
 export interface FundReadResult {
   positions: PositionRow[];
+  positionSums: PositionSumRow[];
   prices: PriceRow[];
   accounts: AccountRow[];
   ledger: LedgerLineRow[];
@@ -68,7 +75,17 @@ export interface FundStore {
 
 /** An empty read result. */
 export function emptyRead(): FundReadResult {
-  return { positions: [], prices: [], accounts: [], ledger: [], balances: [], investors: [], capital: [], expenses: [] };
+  return {
+    positions: [],
+    positionSums: [],
+    prices: [],
+    accounts: [],
+    ledger: [],
+    balances: [],
+    investors: [],
+    capital: [],
+    expenses: [],
+  };
 }
 
 /**
@@ -89,6 +106,7 @@ export function guardedStore(store: FundStore): FundStore {
     async read(fundId, request) {
       const result = await store.read(fundId, request);
       guardRows('positions', result.positions);
+      guardRows('positionSums', result.positionSums);
       guardRows('prices', result.prices);
       guardRows('accounts', result.accounts);
       guardRows('ledger', result.ledger);

@@ -125,8 +125,14 @@ export interface ExposureFigures {
   cash: Dec;
 }
 
-/** Long, short, gross, net and cash of positions. */
-export function exposureOf(positions: readonly PositionRow[]): ExposureFigures {
+/**
+ * Market values to classify for exposure: positions, or positions summed per asset class and sign (a store's
+ * `positionSums`), which give the same figures: long, short and cash each add values of one class and sign.
+ */
+export type Exposed = Pick<PositionRow, 'assetClass' | 'marketValue'>;
+
+/** Long, short, gross, net and cash of positions (or of their sums per class and sign). */
+export function exposureOf(positions: readonly Exposed[]): ExposureFigures {
   let long = new D(0);
   let short = new D(0);
   let cash = new D(0);
@@ -140,7 +146,7 @@ export function exposureOf(positions: readonly PositionRow[]): ExposureFigures {
 }
 
 /** {@link ExposureFigures} in cents, or null when a market value is not cents or a sum leaves the safe integers. */
-function exposureInCents(positions: readonly PositionRow[]): Record<keyof ExposureFigures, number> | null {
+function exposureInCents(positions: readonly Exposed[]): Record<keyof ExposureFigures, number> | null {
   let long = 0;
   let short = 0;
   let cash = 0;
@@ -217,10 +223,15 @@ export interface ExposurePoint {
 /**
  * Exposure of each run, oldest first.
  * @param runs the usable runs of the window, oldest first
- * @param positions their live positions (any order)
+ * @param positions their live positions, or those summed per asset class and sign (a store's `positionSums`:
+ *   the same figures from far fewer rows), any order
  */
-export function exposureSeries(runs: readonly NavRunRow[], positions: readonly PositionRow[], currency: string): ExposurePoint[] {
-  const byDate = new Map<string, PositionRow[]>();
+export function exposureSeries(
+  runs: readonly NavRunRow[],
+  positions: readonly (Exposed & Pick<PositionRow, 'navDate'>)[],
+  currency: string,
+): ExposurePoint[] {
+  const byDate = new Map<string, Exposed[]>();
   for (const p of positions) {
     const list = byDate.get(p.navDate);
     if (list) list.push(p);

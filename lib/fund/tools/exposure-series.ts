@@ -34,7 +34,7 @@ export const exposureSeries = defineFundTool({
     const anchor = latestUsableRun(ctx.index.runs);
     const after = addDays(anchor.navDate, -days);
     const runs = ctx.index.runs.filter((r) => r.navDate > after && r.navDate <= anchor.navDate && isUsable(r));
-    const { positions } = await ctx.read({ positions: { navDates: runs.map((r) => r.navDate) } });
-    return series(runs, positions, ctx.currency);
+    const { positionSums } = await ctx.read({ positionSums: { navDates: runs.map((r) => r.navDate) } });
+    return series(runs, positionSums, ctx.currency);
   },
 });

@@ -29,8 +29,8 @@ import {
   timeWeightedReturnPct,
   usableRunOn,
 } from '../../../lib/fund/analytics/runs.ts';
-import type { PositionRow } from '../../../lib/fund/rows.ts';
-import { USD, apiError, latest, ledgerThrough, loadDemoFund, position, positionsAt, runRow, runs } from './support.ts';
+import type { PositionRow, PositionSumRow } from '../../../lib/fund/rows.ts';
+import { FUND, USD, apiError, latest, ledgerThrough, loadDemoFund, position, positionsAt, runRow, runs, store } from './support.ts';
 import { thrown } from '../../support/thrown.ts';
 import { FundFactsProblem } from '../../../lib/fund/facts-problem.ts';
 
@@ -90,8 +90,14 @@ describe('holdings', () => {
 
   it('exposure series: the same identities at each usable run, oldest first, equal to the snapshots', async () => {
     const window = runs.filter(isUsable).slice(-12);
-    const positions = await positionsAt(...window.map((r) => r.navDate).reverse());
-    const series = exposureSeries(window, positions, USD);
+    const dates = window.map((r) => r.navDate).reverse();
+    const positions = await positionsAt(...dates);
+    // The store's sums per run, class and sign are the positions' sums, and give the same series.
+    const sums = (await store.read(FUND, { positionSums: { navDates: dates } })).positionSums;
+    expect(sortSums(sums)).toEqual(positionSumsOf(positions));
+    expect(sums.length).toBeLessThan(positions.length / 3);
+    const series = exposureSeries(window, sums, USD);
+    expect(series).toEqual(exposureSeries(window, positions, USD));
     expect(series.map((p) => p.date)).toEqual(window.map((r) => r.navDate));
     for (let i = 1; i < series.length; i++) expect(series[i - 1]!.date < series[i]!.date).toBe(true);
     for (const [i, point] of series.entries()) {
@@ -149,6 +155,26 @@ describe('holdings', () => {
   });
 });
 
+/** Positions summed per run, asset class and sign in decimal.js (a store's `positionSums`), in a fixed order. */
+function positionSumsOf(positions: readonly PositionRow[]): PositionSumRow[] {
+  const sums = new Map<string, PositionSumRow>();
+  for (const p of positions) {
+    const key = `${p.navDate}|${p.assetClass}|${dec(p.marketValue).isNegative() && !dec(p.marketValue).isZero()}`;
+    const prior = sums.get(key);
+    const sum = dec(prior?.marketValue ?? 0).plus(p.marketValue);
+    // Exact: two decimals as money is written (and as NUMERIC sums of money come out), more when the inputs had more.
+    sums.set(key, {
+      navDate: p.navDate,
+      assetClass: p.assetClass,
+      marketValue: sum.decimalPlaces() <= 2 ? sum.toFixed(2) : sum.toString(),
+    });
+  }
+  return sortSums([...sums.values()]);
+}
+
+const sortSums = (rows: readonly PositionSumRow[]) =>
+  [...rows].sort((a, b) => `${a.navDate}|${a.assetClass}|${a.marketValue}`.localeCompare(`${b.navDate}|${b.assetClass}|${b.marketValue}`));
+
 describe('holdings in integer cents against decimal.js', () => {
   /** A money text of `cents` with two decimals (BigInt: exact past 2^53). */
   const moneyText = (cents: bigint) =>
@@ -182,6 +208,8 @@ describe('holdings in integer cents against decimal.js', () => {
     }
     same(exposureSnapshot(run, positions), exposureSnapshotInDecimals(run, positions));
     const [point] = exposureSeries([run], positions, USD);
+    // The series from the positions' sums per class and sign (what a store's positionSums read gives).
+    same(exposureSeries([run], positionSumsOf(positions), USD), [point]);
     const snap = exposureSnapshotInDecimals(run, positions);
     same(
       [point!.nav, point!.long, point!.short, point!.gross, point!.net, point!.cash],
