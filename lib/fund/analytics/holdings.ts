@@ -169,42 +169,38 @@ function exposureInCents(positions: readonly Exposed[]): Record<keyof ExposureFi
   return { long, short, gross, net, cash };
 }
 
-/** The exposure snapshot of a run: money figures and their percent of NAV. */
-export function exposureSnapshot(run: NavRunRow, positions: readonly PositionRow[]) {
+/**
+ * The exposure snapshot of a run: money figures and their percent of NAV, in cents when the NAV and every
+ * market value are cents (see the module comment), else in decimal.js.
+ * @param positions its live positions, or those summed per asset class and sign (the same figures)
+ */
+export function exposureSnapshot(run: NavRunRow, positions: readonly Exposed[]) {
   const nav = navCents(run);
   const e = nav === null ? null : exposureInCents(positions);
   if (nav === null || e === null) return exposureSnapshotInDecimals(run, positions);
-  return {
-    nav: moneyOfCents(nav),
-    long: moneyOfCents(e.long),
-    short: moneyOfCents(e.short),
-    gross: moneyOfCents(e.gross),
-    net: moneyOfCents(e.net),
-    cash: moneyOfCents(e.cash),
-    longPct: percentOfNav(e.long, nav),
-    shortPct: percentOfNav(e.short, nav),
-    grossPct: percentOfNav(e.gross, nav),
-    netPct: percentOfNav(e.net, nav),
-    cashPct: percentOfNav(e.cash, nav),
-  };
+  return exposureView(nav, e, moneyOfCents, (x) => percentOfNav(x, nav));
 }
 
 /** {@link exposureSnapshot} in decimal.js: the reference, and the path for amounts that are not cents. */
-export function exposureSnapshotInDecimals(run: NavRunRow, positions: readonly PositionRow[]) {
+export function exposureSnapshotInDecimals(run: NavRunRow, positions: readonly Exposed[]) {
   const nav = navOf(run);
-  const e = exposureOf(positions);
+  return exposureView(nav, exposureOf(positions), toMoney, (x) => percentOf(x, nav));
+}
+
+/** The snapshot's fields from the NAV and the figures, in either arithmetic (cents or decimal.js). */
+function exposureView<T>(nav: T, e: Record<keyof ExposureFigures, T>, money: (x: T) => string, pctOfNav: (x: T) => number | null) {
   return {
-    nav: toMoney(nav),
-    long: toMoney(e.long),
-    short: toMoney(e.short),
-    gross: toMoney(e.gross),
-    net: toMoney(e.net),
-    cash: toMoney(e.cash),
-    longPct: percentOf(e.long, nav),
-    shortPct: percentOf(e.short, nav),
-    grossPct: percentOf(e.gross, nav),
-    netPct: percentOf(e.net, nav),
-    cashPct: percentOf(e.cash, nav),
+    nav: money(nav),
+    long: money(e.long),
+    short: money(e.short),
+    gross: money(e.gross),
+    net: money(e.net),
+    cash: money(e.cash),
+    longPct: pctOfNav(e.long),
+    shortPct: pctOfNav(e.short),
+    grossPct: pctOfNav(e.gross),
+    netPct: pctOfNav(e.net),
+    cashPct: pctOfNav(e.cash),
   };
 }
 
@@ -238,31 +234,8 @@ export function exposureSeries(
     else byDate.set(p.navDate, [p]);
   }
   return runs.map((run) => {
-    const rows = byDate.get(run.navDate) ?? [];
-    const nav = navCents(run);
-    const c = nav === null ? null : exposureInCents(rows);
-    if (nav !== null && c !== null) {
-      return {
-        date: run.navDate,
-        currency,
-        nav: moneyOfCents(nav),
-        long: moneyOfCents(c.long),
-        short: moneyOfCents(c.short),
-        gross: moneyOfCents(c.gross),
-        net: moneyOfCents(c.net),
-        cash: moneyOfCents(c.cash),
-      };
-    }
-    const e = exposureOf(rows);
-    return {
-      date: run.navDate,
-      currency,
-      nav: toMoney(navOf(run)),
-      long: toMoney(e.long),
-      short: toMoney(e.short),
-      gross: toMoney(e.gross),
-      net: toMoney(e.net),
-      cash: toMoney(e.cash),
-    };
+    // The snapshot's amounts; its percentages are not part of a point.
+    const { nav, long, short, gross, net, cash } = exposureSnapshot(run, byDate.get(run.navDate) ?? []);
+    return { date: run.navDate, currency, nav, long, short, gross, net, cash };
   });
 }
