@@ -109,6 +109,7 @@ async function fromAsset<T>(binding: Fetcher, spec: SyntheticFundSpec, path: str
 
 /** A simulated fund and the store's views of it, each made on first use. */
 interface Prepared {
+  spec: SyntheticFundSpec;
   fund: SyntheticFund;
   livePositions: Map<string, PositionRow[]>;
 }
@@ -128,13 +129,13 @@ function livePositions(p: Prepared, date: string): PositionRow[] {
  * in cents (every synthetic amount is a safe integer of cents, and so is every sum of them).
  */
 function positionSums(rows: readonly PositionRow[]): PositionSumRow[] {
-  const sums = new Map<string, PositionSumRow & { cents: number }>();
-  for (const row of rows) {
-    const cents = centsOf(row.marketValue)!;
-    const key = `${row.assetClass}\u0000${cents < 0}`;
+  const sums = new Map<string, { navDate: string; assetClass: PositionRow['assetClass']; cents: number }>();
+  for (const { navDate, assetClass, marketValue } of rows) {
+    const cents = centsOf(marketValue)!;
+    const key = `${assetClass}\u0000${cents < 0}`;
     const sum = sums.get(key);
     if (sum) sum.cents += cents;
-    else sums.set(key, { navDate: row.navDate, assetClass: row.assetClass, marketValue: '', cents });
+    else sums.set(key, { navDate, assetClass, cents });
   }
   return [...sums.values()].map(({ navDate, assetClass, cents }) => ({ navDate, assetClass, marketValue: moneyOfCents(cents) }));
 }
@@ -158,10 +159,10 @@ export function embeddedFunds(specs: readonly SyntheticFundSpec[]): EmbeddedFund
   const prepared = new Map<string, Prepared>();
   /** `performance.now()` when a request began loading a fund: plain data, expiring after {@link LOAD_CLAIM_MS}. */
   const claimedAt = new Map<string, number>();
-  const keep = (fundId: string, fund: SyntheticFund): Prepared => {
+  const keep = (spec: SyntheticFundSpec, fund: SyntheticFund): Prepared => {
     // Another request may have finished loading meanwhile: keep the first (its made rows are shared).
-    if (!prepared.has(fundId)) prepared.set(fundId, { fund, livePositions: new Map() });
-    return prepared.get(fundId)!;
+    if (!prepared.has(spec.fundId)) prepared.set(spec.fundId, { spec, fund, livePositions: new Map() });
+    return prepared.get(spec.fundId)!;
   };
   /** One request's load of a fund: another request's result if it lands while that load's claim is fresh, else its own. */
   const loadFor = async (spec: SyntheticFundSpec, assets: FundAssets | undefined): Promise<Prepared> => {
@@ -175,7 +176,7 @@ export function embeddedFunds(specs: readonly SyntheticFundSpec[]): EmbeddedFund
     const claim = performance.now();
     claimedAt.set(spec.fundId, claim);
     try {
-      return keep(spec.fundId, await loadFund(spec, assets));
+      return keep(spec, await loadFund(spec, assets));
     } finally {
       if (claimedAt.get(spec.fundId) === claim) claimedAt.delete(spec.fundId);
     }
@@ -184,35 +185,33 @@ export function embeddedFunds(specs: readonly SyntheticFundSpec[]): EmbeddedFund
     forRequest(assets) {
       const loading = new Map<string, Promise<Prepared>>();
       const loadingCapital = new Map<string, Promise<void>>();
-      // A fund's capital snapshots, for this request's reads of capital accounts: one load per request, as
-      // the fund's; a fund given them by any request (plain data on the kept fund) loads nothing.
-      const capital = (p: Prepared): Promise<void> | void => {
-        if (p.fund.hasCapital) return;
-        const spec = specs.find((s) => s.fundId === p.fund.head.fund.fundId)!;
-        let pending = loadingCapital.get(spec.fundId);
-        if (!pending) {
-          pending = loadCapital(spec, p.fund, assets);
-          loadingCapital.set(spec.fundId, pending);
-          pending.catch(() => loadingCapital.delete(spec.fundId));
-        }
-        return pending;
-      };
       const load = (fundId: string): Promise<Prepared | null> | Prepared | null => {
         const kept = prepared.get(fundId);
         if (kept) return kept;
         const spec = specs.find((s) => s.fundId === fundId);
-        if (!spec) return null;
-        let pending = loading.get(fundId);
-        if (!pending) {
-          pending = loadFor(spec, assets);
-          loading.set(fundId, pending);
-          pending.catch(() => loading.delete(fundId));
-        }
-        return pending;
+        return spec ? oncePer(loading, fundId, () => loadFor(spec, assets)) : null;
       };
+      // A fund's capital snapshots, for this request's reads of capital accounts: one load per request, as
+      // the fund's; a fund given them by any request (plain data on the kept fund) loads nothing.
+      const capital = (p: Prepared): Promise<void> | void =>
+        p.fund.hasCapital ? undefined : oncePer(loadingCapital, p.spec.fundId, () => loadCapital(p.spec, p.fund, assets));
       return storeOver(load, capital);
     },
   };
+}
+
+/**
+ * The pending promise of `key` in `map` (one request's loads), started by `start` when there is none; a
+ * failed one is forgotten, so that a later read of the same request starts again.
+ */
+function oncePer<T>(map: Map<string, Promise<T>>, key: string, start: () => Promise<T>): Promise<T> {
+  let pending = map.get(key);
+  if (!pending) {
+    pending = start();
+    map.set(key, pending);
+    pending.catch(() => map.delete(key));
+  }
+  return pending;
 }
 
 /**
