@@ -193,23 +193,14 @@ export function encodeFund(parts: FundParts, fingerprint: string): EncodedFund {
 
   const calendarDay = new Map(parts.calendar.map((d, i) => [d, i - offset]));
   const capital = [...parts.capital.snapshots.entries()];
+  const values = typed(
+    'f64',
+    capital.flatMap(([, v]) => Array.from(v)),
+    'capital',
+  );
   const capitalFile = encodeContainer(
-    {
-      ...id,
-      investorIds: parts.capital.investorIds,
-      capital: capital.map(([date, v]) => [calendarDay.get(date)!, v.length]),
-    },
-    [
-      [
-        'capital',
-        'f64',
-        typed(
-          'f64',
-          capital.flatMap(([, v]) => Array.from(v)),
-          'capital',
-        ),
-      ],
-    ],
+    { ...id, investorIds: parts.capital.investorIds, capital: capital.map(([date, v]) => [calendarDay.get(date)!, v.length]) },
+    [['capital', 'f64', values]],
   );
   return { fund, capital: capitalFile };
 }
@@ -277,12 +268,10 @@ function priceSeries(array: ArrayOf, spec: SyntheticFundSpec): Map<string, Price
   return series;
 }
 
-/** The holdings snapshots by date, as views of their arrays (checked to be of the header's sizes). */
-function snapshotsOf(array: ArrayOf, header: FundHeader, spec: SyntheticFundSpec): Map<string, Snapshot> {
+/** The holdings snapshots by date, as views of their arrays `qu` and `mv` (holding-major per snapshot). */
+function snapshotsOf(qu: Float64Array, mv: Float64Array, header: FundHeader, spec: SyntheticFundSpec): Map<string, Snapshot> {
   const offset = offsetOf(spec);
   const holdings = POSITIONS.length;
-  const qu = array<Float64Array>('qu', header.snapshots.length * holdings);
-  const mv = array<Float64Array>('mv', header.snapshots.length * holdings);
   const snapshots = new Map<string, Snapshot>();
   header.snapshots.forEach(([day, flaky], k) => {
     const from = k * holdings;
@@ -329,9 +318,9 @@ export function decodeFund(bytes: ArrayBuffer, spec: SyntheticFundSpec, fingerpr
   // Checked now (a file of the wrong shape is refused at load), made on first use: a request that reads
   // only the dataset head does not build the snapshots' map.
   const series = priceSeries(array, spec);
-  const holdings = POSITIONS.length;
-  array('qu', header.snapshots.length * holdings);
-  array('mv', header.snapshots.length * holdings);
+  const size = header.snapshots.length * POSITIONS.length;
+  const qu = array<Float64Array>('qu', size);
+  const mv = array<Float64Array>('mv', size);
   let byDate: Map<string, Snapshot> | undefined;
   return {
     spec,
@@ -339,7 +328,7 @@ export function decodeFund(bytes: ArrayBuffer, spec: SyntheticFundSpec, fingerpr
     series,
     holdings: POSITIONS,
     get snapshots() {
-      byDate ??= snapshotsOf(array, header, spec);
+      byDate ??= snapshotsOf(qu, mv, header, spec);
       return byDate;
     },
     ledger,
