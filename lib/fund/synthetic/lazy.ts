@@ -259,16 +259,22 @@ export class SyntheticFund {
    */
   ledgerLinesBetween(after: string | null, through: string): LedgerLineRow[] {
     const { date } = this.#parts.ledger;
-    // Journal dates are calendar indices in posting order, never decreasing: bisect them.
-    const first = (day: number) => firstIndex(date.length, (i) => date[i]! >= day);
-    const from = after === null ? 0 : first(this.#dateIndex(after, false));
-    const to = first(this.#dateIndex(through, false));
+    const from = after === null ? 0 : this.#linesThrough(after);
+    const to = this.#linesThrough(through);
     this.#lines ??= new Array(date.length);
     const made = this.#lines;
     const row = this.#journalRow(false);
     const rows: LedgerLineRow[] = new Array(Math.max(0, to - from));
     for (let i = from; i < to; i++) rows[i - from] = made[i] ??= row(i);
     return rows;
+  }
+
+  /** How many journal lines are dated on or before `date` (the journal's first line dated after it). */
+  #linesThrough(date: string): number {
+    const dates = this.#parts.ledger.date;
+    const day = this.#dateIndex(date, false);
+    // Journal dates are calendar indices in posting order, never decreasing: bisect them.
+    return firstIndex(dates.length, (i) => dates[i]! >= day);
   }
 
   /**
@@ -278,9 +284,8 @@ export class SyntheticFund {
    * @throws {RangeError} should a sum pass 2^53 cents (never for the bundled funds, which the tests check)
    */
   balancesThrough(through: string): AccountBalanceRow[] {
-    const { date, account, amount, strings } = this.#parts.ledger;
-    const day = this.#dateIndex(through, false);
-    const to = firstIndex(date.length, (i) => date[i]! >= day);
+    const { account, amount, strings } = this.#parts.ledger;
+    const to = this.#linesThrough(through);
     // Per account's string index: [debits, credits] in cents.
     const sums = new Map<number, [number, number]>();
     for (let i = 0; i < to; i++) {
