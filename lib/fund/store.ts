@@ -2,8 +2,10 @@
  * The fund store: the narrow interface every source of fund data implements (the embedded synthetic funds
  * and Postgres), and the guard that checks what a store returns before anything is computed from it.
  *
- * A store returns raw rows only; every figure is computed from them in `lib/fund/analytics/`, so all stores
- * give the same answers. An endpoint makes at most two calls: {@link FundStore.index} (the fund, its share
+ * A store returns raw rows, and plain sums of them where the rows would be too many to send (a ledger since
+ * inception, a year of positions: `balances`, `positionSums`), grouped by stored columns only and exact
+ * (NUMERIC, or cents); every figure is computed from them in `lib/fund/analytics/`, so all stores give the
+ * same answers. An endpoint makes at most two calls: {@link FundStore.index} (the fund, its share
  * classes and its NAV runs, from which the dates of interest follow) and one batched {@link FundStore.read}.
  */
 import type {
@@ -35,7 +37,7 @@ export interface FundReadRequest {
   positions?: { navDates: string[] };
   /**
    * The live positions of the runs on these dates summed per run, asset class and sign: one row per
-   * (date, class, negative or not) with positions, in date order.
+   * (date, class, negative or not) with positions, in no particular order.
    */
   positionSums?: { navDates: string[] };
   /** Prices from `from` through `through` of every asset with a live position at the run on `heldAt`. */
