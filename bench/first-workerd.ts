@@ -15,8 +15,8 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { firstRequests } from './first-requests.ts';
-import { Cleanup, bin, median, run, useWranglerEnv, wranglerEnv } from './report.ts';
-import { measureOnce, service } from './workerd.ts';
+import { Cleanup, median, useWranglerEnv } from './report.ts';
+import { deployedWorker, measureOnce, service } from './workerd.ts';
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -32,12 +32,7 @@ async function main(): Promise<number> {
   const cleanup = new Cleanup();
   try {
     useWranglerEnv();
-    let bundles = values.bundle ?? [];
-    if (bundles.length === 0) {
-      const outdir = cleanup.tempDir('fund-edge-bench-first-');
-      await run(bin('wrangler'), ['deploy', '--dry-run', '--outdir', outdir], { env: wranglerEnv() });
-      bundles = [outdir];
-    }
+    const bundles = values.bundle?.length ? values.bundle : [await deployedWorker(cleanup)];
     const figures = new Map<string, number[]>();
     let failed = false;
     for (let round = 0; round < Number(values.runs); round++) {

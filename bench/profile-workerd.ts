@@ -26,8 +26,8 @@ import { parseArgs } from 'node:util';
 import { Miniflare } from 'miniflare';
 import { WebSocket } from 'ws';
 import { firstRequests } from './first-requests.ts';
-import { Cleanup, bin, run, selfTimeBy, useWranglerEnv, wranglerEnv, type CallFrame, type CpuProfile } from './report.ts';
-import { RAISED_BURST_LIMITS, service, WORKER_NAME } from './workerd.ts';
+import { Cleanup, selfTimeBy, useWranglerEnv, type CallFrame, type CpuProfile } from './report.ts';
+import { RAISED_BURST_LIMITS, deployedWorker, service, WORKER_NAME } from './workerd.ts';
 
 /**
  * Line → source module of an unminified esbuild bundle, from its `// path` comments (0-based line numbers,
@@ -156,8 +156,7 @@ async function main(): Promise<void> {
   const cleanup = new Cleanup();
   try {
     useWranglerEnv();
-    const outdir = cleanup.tempDir('fund-edge-bench-profile-');
-    await run(bin('wrangler'), ['deploy', '--dry-run', '--outdir', outdir, '--minify=false'], { env: wranglerEnv() });
+    const outdir = await deployedWorker(cleanup, { minify: false });
     const moduleOf = moduleIndex(readFileSync(join(outdir, 'worker.js'), 'utf8'));
     const where = (f: CallFrame) => (f.url.endsWith('worker.js') ? moduleOf(f.lineNumber) : f.url || `(${f.functionName || 'native'})`);
     const cases = firstRequests().filter((c) => (positionals.length ? positionals.some((p) => c.id.includes(p)) : c.kind === 'fund'));

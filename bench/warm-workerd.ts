@@ -22,8 +22,8 @@ import { parseArgs } from 'node:util';
 import { Miniflare } from 'miniflare';
 import { firstRequests } from './first-requests.ts';
 import { threadTimes } from './schedstat.ts';
-import { Cleanup, bin, median, run, useWranglerEnv, wranglerEnv } from './report.ts';
-import { RAISED_BURST_LIMITS, WORKER_NAME, baselineModules, service, workerdChildren } from './workerd.ts';
+import { Cleanup, median, useWranglerEnv } from './report.ts';
+import { RAISED_BURST_LIMITS, WORKER_NAME, baselineModules, deployedWorker, service, workerdChildren } from './workerd.ts';
 
 interface Subject {
   label: string;
@@ -86,12 +86,7 @@ async function main(): Promise<void> {
   const cleanup = new Cleanup();
   try {
     useWranglerEnv();
-    let bundles = values.bundle ?? [];
-    if (bundles.length === 0) {
-      const outdir = cleanup.tempDir('fund-edge-bench-warm-');
-      await run(bin('wrangler'), ['deploy', '--dry-run', '--outdir', outdir], { env: wranglerEnv() });
-      bundles = [outdir];
-    }
+    const bundles = values.bundle?.length ? values.bundle : [await deployedWorker(cleanup)];
     const subjects: Subject[] = [];
     cleanup.add('dispose the Miniflares', async () => {
       for (const s of subjects) await s.mf.dispose();

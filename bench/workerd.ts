@@ -195,15 +195,27 @@ export function baselineModules(): { type: 'ESModule'; path: string; contents: s
 
 const spread = (xs: readonly number[]) => `${ms(Math.min(...xs))}–${ms(Math.max(...xs))}`;
 
+/**
+ * This tree's Worker bundled as `wrangler deploy --dry-run --outdir` bundles it from wrangler.toml (or, with
+ * `minify: false`, unminified, so that profiles keep names and module comments), in a temporary folder that
+ * `cleanup` removes.
+ * @returns the folder, holding `worker.js`
+ */
+export async function deployedWorker(cleanup: Cleanup, options: { minify?: boolean } = {}): Promise<string> {
+  const outdir = cleanup.tempDir('fund-edge-bench-worker-');
+  const args = ['deploy', '--dry-run', '--outdir', outdir, ...(options.minify === false ? ['--minify=false'] : [])];
+  await run(bin('wrangler'), args, { env: wranglerEnv() });
+  return outdir;
+}
+
 /** The workerd section. */
 export async function runWorkerd(): Promise<{ figures: Figure[]; diagnostics: string[] }> {
   const cleanup = new Cleanup();
   try {
     useWranglerEnv();
-    const outdir = cleanup.tempDir('fund-edge-bench-workerd-');
     cleanup.add('dispose the Miniflare being measured', () => current?.dispose());
     progress('workerd: wrangler deploy --dry-run --outdir (the Worker as deployed)');
-    await run(bin('wrangler'), ['deploy', '--dry-run', '--outdir', outdir], { env: wranglerEnv() });
+    const outdir = await deployedWorker(cleanup);
     const subject = service(outdir);
     const BARE: FirstRequest = {
       id: 'baseline',
