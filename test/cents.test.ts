@@ -67,22 +67,22 @@ describe('integer cents', () => {
 describe('trial balance in integer cents', () => {
   const codes = ACCOUNTS.map((a) => a.code);
   /** An account's sums as a store's `balances` read gives them, here with one side only. */
-  const line = (amount: string, debitSide: boolean, code: string): AccountBalanceRow => ({
+  const balance = (amount: string, debitSide: boolean, code: string): AccountBalanceRow => ({
     accountCode: code,
     debit: debitSide ? amount : '0.00',
     credit: debitSide ? '0.00' : amount,
   });
   const amount = fc.oneof(fc.integer({ min: 0, max: 10_000_000_000 }), fc.integer({ min: 0, max: 99 })).map(moneyOfCents);
   // Several rows of one account are summed, as lines were: the answer depends only on each account's sums.
-  const lines = fc.array(
-    fc.tuple(amount, fc.boolean(), fc.constantFrom(...codes, '9999')).map(([a, d, c]) => line(a, d, c)),
+  const balances = fc.array(
+    fc.tuple(amount, fc.boolean(), fc.constantFrom(...codes, '9999')).map(([a, d, c]) => balance(a, d, c)),
     { maxLength: 200 },
   );
 
-  it('gives the decimal.js answer on random ledgers', () => {
+  it('gives the decimal.js answer on random account sums', () => {
     fc.assert(
-      fc.property(lines, (ledger) => {
-        expect(trialBalance(ACCOUNTS, ledger, '2026-01-31', 'USD')).toEqual(trialBalanceInDecimals(ACCOUNTS, ledger, '2026-01-31', 'USD'));
+      fc.property(balances, (rows) => {
+        expect(trialBalance(ACCOUNTS, rows, '2026-01-31', 'USD')).toEqual(trialBalanceInDecimals(ACCOUNTS, rows, '2026-01-31', 'USD'));
       }),
       { numRuns: 300 },
     );
@@ -90,14 +90,14 @@ describe('trial balance in integer cents', () => {
 
   it('falls back to decimal.js for amounts cents cannot hold, with the same answer', () => {
     const accounts: AccountRow[] = ACCOUNTS.slice(0, 2);
-    const fine = [line('0.005', true, accounts[0]!.code), line('0.005', false, accounts[1]!.code)];
+    const fine = [balance('0.005', true, accounts[0]!.code), balance('0.005', false, accounts[1]!.code)];
     const huge = [
-      line('90071992547409.91', true, accounts[0]!.code),
-      line('90071992547409.91', true, accounts[0]!.code),
-      line('180143985094819.82', false, accounts[1]!.code),
+      balance('90071992547409.91', true, accounts[0]!.code),
+      balance('90071992547409.91', true, accounts[0]!.code),
+      balance('180143985094819.82', false, accounts[1]!.code),
     ];
-    for (const ledger of [fine, huge])
-      expect(trialBalance(accounts, ledger, '2026-01-31', 'USD')).toEqual(trialBalanceInDecimals(accounts, ledger, '2026-01-31', 'USD'));
+    for (const rows of [fine, huge])
+      expect(trialBalance(accounts, rows, '2026-01-31', 'USD')).toEqual(trialBalanceInDecimals(accounts, rows, '2026-01-31', 'USD'));
     expect(trialBalance(accounts, huge, '2026-01-31', 'USD').totalDebit).toBe('180143985094819.82');
   });
 });
