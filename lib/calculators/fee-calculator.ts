@@ -22,7 +22,7 @@ import * as z from 'zod';
 import { D, cents, dec, fromPct, pct4, pct4Near, roundCents, type Dec } from '../decimal.ts';
 import { usd, lazy } from '../validation.ts';
 import { defineCalculator } from './definition.ts';
-import { annualizedInDouble, feesInDoubles, type FeeResult, type PeriodPlan } from './fee-doubles.ts';
+import { annualizedInDouble, feesInDoubles, periodPlansInDoubles, type FeeResult, type FeeTerms, type PeriodPlan } from './fee-doubles.ts';
 
 const MAX_YEARS = 50;
 
@@ -188,7 +188,7 @@ export function annualizedPctsInDoubles(grossFactor: Dec, netFactor: Dec, horizo
 }
 
 /** The periods of a projection as decimals: each one's length, start, growth factor and hurdle factor. */
-interface DecimalPeriod {
+export interface DecimalPeriod {
   length: Dec;
   start: Dec;
   /** (1 + r)^τ of the period's year's return. */
@@ -197,8 +197,8 @@ interface DecimalPeriod {
   hurdleRate: Dec | null;
 }
 
-/** The periods of a projection, their factors computed once per distinct (rate, length) pair. */
-function decimalPeriods(inputs: FeeInputs): DecimalPeriod[] {
+/** The periods of a projection, their factors computed once per distinct (rate, length) pair: the reference. */
+export function decimalPeriods(inputs: FeeInputs): DecimalPeriod[] {
   const tau = inputs.crystallization === 'annual' ? dec(1) : dec('0.25');
   const hurdle = inputs.hurdlePct === null ? null : fromPct(inputs.hurdlePct);
   const returnOfYear = (year: number) => fromPct(inputs.annualGrossReturnPctByYear[year] ?? inputs.annualGrossReturnPct);
@@ -226,12 +226,21 @@ function decimalPeriods(inputs: FeeInputs): DecimalPeriod[] {
   });
 }
 
+/** What the projection in doubles reads of the resolved request. */
+function feeTerms(inputs: FeeInputs): FeeTerms {
+  return { ...inputs, startingHwmUsd: inputs.hasHwm ? startingHwmUsd(inputs) : null };
+}
+
 /**
  * Projects NAV and fees period by period. Pure; see the module comment for the formulas. Computed in doubles
- * where their error bound proves the result equal to decimal.js's ({@link computeFeesInDoubles}), else by
- * {@link computeFeesInDecimals}; the two give the same result, to the last digit.
+ * where their error bound proves the result equal to decimal.js's, else by {@link computeFeesInDecimals};
+ * the two give the same result, to the last digit. The doubles path takes its periods from
+ * `periodPlansInDoubles` (a horizon of whole quarters) or else from decimal.js ({@link computeFeesInDoubles}).
  */
 export function computeFees(inputs: FeeInputs): z.output<ReturnType<typeof feeCalculatorOutput>> {
+  const plans = periodPlansInDoubles(inputs);
+  const answered = plans === null ? null : feesInDoubles(feeTerms(inputs), plans);
+  if (answered !== null) return answered;
   const periods = decimalPeriods(inputs);
   return computeFeesInDoubles(inputs, periods) ?? computeFeesInDecimals(inputs, periods);
 }
@@ -242,17 +251,25 @@ export function computeFees(inputs: FeeInputs): z.output<ReturnType<typeof feeCa
  *   close to call in doubles
  */
 export function computeFeesInDoubles(inputs: FeeInputs, periods: readonly DecimalPeriod[] = decimalPeriods(inputs)): FeeResult | null {
-  const plans: PeriodPlan[] = periods.map((p) => {
+  return feesInDoubles(feeTerms(inputs), decimalPlans(periods));
+}
+
+/** The decimal path's periods read as doubles, each within 2⁻⁵³ relative of its decimal. */
+function decimalPlans(periods: readonly DecimalPeriod[]): PeriodPlan[] {
+  return periods.map((p) => {
     const lengthYears = p.length.toNumber();
+    const growth = p.growth.toNumber();
+    const hurdleRate = p.hurdleRate === null ? null : p.hurdleRate.toNumber();
     return {
       lengthYears,
       lengthError: Math.abs(lengthYears) * 2 ** -53,
       startYears: p.start.toNumber(),
-      growth: p.growth.toNumber(),
-      hurdleRate: p.hurdleRate === null ? null : p.hurdleRate.toNumber(),
+      growth,
+      growthError: Math.abs(growth) * 2 ** -53,
+      hurdleRate,
+      hurdleRateError: hurdleRate === null ? 0 : Math.abs(hurdleRate) * 2 ** -53,
     };
   });
-  return feesInDoubles({ ...inputs, startingHwmUsd: inputs.hasHwm ? startingHwmUsd(inputs) : null }, plans);
 }
 
 /** {@link computeFees} in decimal.js (40 digits) throughout: the reference. */

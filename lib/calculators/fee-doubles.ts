@@ -23,7 +23,10 @@ const MAX_CENTS = 2 ** 50;
 /** What decimal.js's own rounding at 40 digits may add, relative to a value (see the module comment). */
 const DECIMAL_SLACK = 1e-30;
 
-/** One period of a projection, as the decimal path makes it. */
+/**
+ * One period of a projection: as the decimal path makes it (its decimals read as doubles), or as
+ * {@link periodPlansInDoubles} makes it without decimal.js.
+ */
 export interface PeriodPlan {
   /** τ of the period, years, as the result reports it (`length.toNumber()`). */
   lengthYears: number;
@@ -31,10 +34,27 @@ export interface PeriodPlan {
   lengthError: number;
   /** Start of the period, years (`elapsed.toNumber()`). */
   startYears: number;
-  /** (1 + r)^τ of the period's return, decimal.js's 40 digits read as a double. */
+  /** (1 + r)^τ of the period's return. */
   growth: number;
-  /** (1 + h)^τ − 1 of the hurdle, read as a double; null without a hurdle. */
+  /** Bound of |growth − (1 + r)^τ| (|growth|·2⁻⁵³ for a decimal read as a double). */
+  growthError: number;
+  /** (1 + h)^τ − 1 of the hurdle; null without a hurdle. */
   hurdleRate: number | null;
+  /** Bound of |hurdleRate − ((1 + h)^τ − 1)|; 0 without a hurdle. */
+  hurdleRateError: number;
+}
+
+/** What the period plan reads of the request: the horizon, the crystallization and the percent rates. */
+export interface PlanTerms {
+  crystallization: 'annual' | 'quarterly';
+  /** Years, > 0. */
+  horizonYears: number;
+  /** Percent per year. */
+  annualGrossReturnPct: number;
+  /** Percent of year 1, 2, …; overrides `annualGrossReturnPct` for the years it covers. */
+  annualGrossReturnPctByYear: readonly number[];
+  /** Percent per year; null for no hurdle. */
+  hurdlePct: number | null;
 }
 
 /** What the projection reads of the request (the resolved inputs of the fee calculator). */
@@ -89,9 +109,39 @@ interface Approx {
 
 const exact = (v: number): Approx => ({ v, e: 0 });
 const fromInput = (v: number): Approx => ({ v, e: Math.abs(v) * U });
+/**
+ * A percent input as a rate, x/100: the input stands for its shortest decimal (2⁻⁵³ relative), and 1/100 is
+ * not a double (its reading adds 2⁻⁵³ relative more).
+ */
+function rateOfPct(pct: number): Approx {
+  const rate = mul(fromInput(pct), exact(1 / 100));
+  // Past the doubles' normal range a product is rounded to a multiple of the least subnormal instead.
+  rate.e += Math.abs(rate.v) * U + Number.MIN_VALUE;
+  return rate;
+}
 function mul(a: Approx, b: Approx): Approx {
   const v = a.v * b.v;
   return { v, e: Math.abs(a.v) * b.e + Math.abs(b.v) * a.e + a.e * b.e + Math.abs(v) * U };
+}
+/**
+ * √a: for x within e of v > e, |√x − √v| ≤ e / √v; `Math.sqrt` is correctly rounded (IEEE 754), 2⁻⁵³ relative.
+ * @returns null when the bound reaches zero
+ */
+function sqrt(a: Approx): Approx | null {
+  if (!(a.v > 2 * a.e)) return null;
+  const v = Math.sqrt(a.v);
+  return { v, e: (a.e / v) * (1 + 4 * U) + v * U };
+}
+/**
+ * a / b for b bounded away from zero: |a/b − A/B| ≤ (e(a) + |a/b|·e(b)) / (|b| − e(b)), plus the quotient's
+ * own rounding.
+ * @returns null when the bound of b reaches zero
+ */
+function div(a: Approx, b: Approx): Approx | null {
+  const room = Math.abs(b.v) - b.e;
+  if (!(room > 0)) return null;
+  const v = a.v / b.v;
+  return { v, e: (a.e + Math.abs(v) * b.e) / room + Math.abs(v) * U };
 }
 function sub(a: Approx, b: Approx): Approx {
   const v = a.v - b.v;
@@ -176,7 +226,7 @@ function periodFees(
   opening: Approx,
   hwm: Approx | null,
 ): { gross: Approx; mgmt: number; perf: number; hurdle: Approx; nav: Approx } | null {
-  const growth = fromInput(plan.growth);
+  const growth = { v: plan.growth, e: plan.growthError };
   const gross = mul(opening, growth);
   const base = terms.mgmtFeeBasis === 'opening' ? opening : terms.mgmtFeeBasis === 'closing' ? gross : mul(add(opening, gross), exact(0.5));
   const mgmtCharged = centsHalfUp(mul(mul(rates.mgmt, { v: plan.lengthYears, e: plan.lengthError }), base));
@@ -185,7 +235,7 @@ function periodFees(
   const reference = hwm ?? opening;
   const afterMgmt = sub(gross, exact(mgmt));
   const gain = sub(terms.perfFeeNetOfMgmtFee ? afterMgmt : gross, reference);
-  const hurdle = plan.hurdleRate === null ? exact(0) : mul(reference, fromInput(plan.hurdleRate));
+  const hurdle = plan.hurdleRate === null ? exact(0) : mul(reference, { v: plan.hurdleRate, e: plan.hurdleRateError });
   // max(0, gain) or max(0, gain − H) (hard), or the gain once it exceeds H (soft): the sign decides.
   const above = plan.hurdleRate === null ? gain : sub(gain, hurdle);
   const side = sign(above);
@@ -202,6 +252,67 @@ function periodFees(
 }
 
 /**
+ * (1 + x)^τ − 1 for τ a whole number of quarters up to a year, written so that nothing cancels: with
+ * s = √(1 + x), s − 1 = x / (s + 1), and likewise for the fourth root; three quarters are
+ * (1 + x½)(1 + x¼) − 1 = x½ + x¼ + x½·x¼. Each root is correctly rounded (IEEE 754).
+ * @returns null when a bound reaches zero (x near −1)
+ */
+function compoundRate(x: Approx, quarters: number): Approx | null {
+  if (quarters === 4) return x;
+  const half = sqrt(add(exact(1), x));
+  if (half === null) return null;
+  const x2 = div(x, add(half, exact(1)));
+  if (x2 === null || quarters === 2) return x2;
+  const quarter = sqrt(half);
+  const x4 = quarter === null ? null : div(x2, add(quarter, exact(1)));
+  if (x4 === null || quarters === 1) return x4;
+  return add(add(x2, x4), mul(x2, x4));
+}
+
+/**
+ * decimal.js rounds every result to 40 significant digits: 1 + r before its power, and a power before 1 is
+ * subtracted from it, are each within 5·10⁻⁴⁰ of exact for values below 10. Absolute, so added to the factors'
+ * bounds: a hurdle rate below 10⁻⁴⁰ is 0 to decimal.js (the relative slack of a decision does not cover it).
+ */
+const DECIMAL_NEAR_ONE = 1e-39;
+
+/**
+ * The periods of a projection in doubles, with bounds of their errors, without decimal.js: the decimal path
+ * (lib/calculators/fee-calculator.ts, `decimalPeriods`) was a fee-calculator call's largest share
+ * (docs/performance.md, seventh round). Only for a horizon of whole quarters (4·horizonYears an integer, so
+ * that every period's length and start is a multiple of 0.25, exact in doubles and equal to the decimal
+ * path's); each factor (1 + r)^τ comes from {@link compoundRate} with its bound against the exact value,
+ * widened by what decimal.js's own rounding may make of it ({@link DECIMAL_NEAR_ONE}).
+ * @returns the plans, in order; null for any other horizon, or a factor whose bound reaches zero (a return
+ *   of nearly −100 %)
+ */
+export function periodPlansInDoubles(terms: PlanTerms): PeriodPlan[] | null {
+  const quartersInHorizon = terms.horizonYears * 4;
+  if (!Number.isInteger(quartersInHorizon) || quartersInHorizon < 1) return null;
+  const quartersPerPeriod = terms.crystallization === 'annual' ? 4 : 1;
+  const hurdle = terms.hurdlePct === null ? null : rateOfPct(terms.hurdlePct);
+  const plans: PeriodPlan[] = [];
+  for (let q = 0; q < quartersInHorizon; q += quartersPerPeriod) {
+    const quarters = Math.min(quartersPerPeriod, quartersInHorizon - q);
+    const startYears = q / 4;
+    const rate = compoundRate(rateOfPct(terms.annualGrossReturnPctByYear[Math.floor(startYears)] ?? terms.annualGrossReturnPct), quarters);
+    const hurdleRate = hurdle === null ? null : compoundRate(hurdle, quarters);
+    if (rate === null || (hurdle !== null && hurdleRate === null)) return null;
+    const growth = add(exact(1), rate);
+    plans.push({
+      lengthYears: quarters / 4,
+      lengthError: 0,
+      startYears,
+      growth: growth.v,
+      growthError: growth.e + DECIMAL_NEAR_ONE * Math.max(1, growth.v),
+      hurdleRate: hurdleRate === null ? null : hurdleRate.v,
+      hurdleRateError: hurdleRate === null ? 0 : hurdleRate.e + DECIMAL_NEAR_ONE * Math.max(1, hurdleRate.v),
+    });
+  }
+  return plans;
+}
+
+/**
  * The fee projection in doubles, equal to decimal.js's when it answers.
  * @param terms the resolved request
  * @param plans the periods, in order, with the decimal path's lengths, starts and factors
@@ -209,13 +320,7 @@ function periodFees(
  */
 export function feesInDoubles(terms: FeeTerms, plans: readonly PeriodPlan[]): FeeResult | null {
   const start = mul(fromInput(terms.startingNavUsd), exact(100));
-  const rates = {
-    mgmt: mul(fromInput(terms.mgmtFeePct), exact(1 / 100)),
-    perf: mul(fromInput(terms.perfFeePct), exact(1 / 100)),
-  };
-  // 1/100 is not a double: its reading adds 2⁻⁵³ relative, which the bound of a rate takes in.
-  rates.mgmt.e += Math.abs(rates.mgmt.v) * U;
-  rates.perf.e += Math.abs(rates.perf.v) * U;
+  const rates = { mgmt: rateOfPct(terms.mgmtFeePct), perf: rateOfPct(terms.perfFeePct) };
   let nav = start;
   let grossNav = start;
   let hwm = terms.startingHwmUsd === null ? null : mul(fromInput(terms.startingHwmUsd), exact(100));
@@ -228,7 +333,7 @@ export function feesInDoubles(terms: FeeTerms, plans: readonly PeriodPlan[]): Fe
     const opening = nav;
     nav = fees.nav;
     if (hwm !== null) hwm = max(hwm, nav);
-    grossNav = mul(grossNav, fromInput(plan.growth));
+    grossNav = mul(grossNav, { v: plan.growth, e: plan.growthError });
     totalMgmt += fees.mgmt;
     totalPerf += fees.perf;
     const shown = [opening, fees.gross, fees.hurdle, nav, hwm ?? exact(0)].map(centsHalfUp);

@@ -8,8 +8,31 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type * as z from 'zod';
-import { computeFees, computeFeesInDecimals, computeFeesInDoubles, feeCalculatorInput } from '../../lib/calculators/fee-calculator.ts';
-import { centsDown, centsHalfUp } from '../../lib/calculators/fee-doubles.ts';
+import {
+  computeFees,
+  computeFeesInDecimals,
+  computeFeesInDoubles,
+  decimalPeriods,
+  feeCalculatorInput,
+  startingHwmUsd,
+} from '../../lib/calculators/fee-calculator.ts';
+import { centsDown, centsHalfUp, feesInDoubles, periodPlansInDoubles } from '../../lib/calculators/fee-doubles.ts';
+import { D, type Dec } from '../../lib/decimal.ts';
+
+/** Decimals wide enough to hold a double's exact binary value (at most 767 significant digits). */
+const Wide = D.clone({ precision: 800 });
+/** The exact value of a finite double, as a decimal (`new D(x)` would read its shortest decimal instead). */
+function exactValueOf(x: number): Dec {
+  if (x === 0) return new Wide(0);
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, x);
+  const bits = view.getBigUint64(0);
+  const biased = Number((bits >> 52n) & 0x7ffn);
+  const fraction = bits & ((1n << 52n) - 1n);
+  const mantissa = biased === 0 ? fraction : fraction | (1n << 52n);
+  const value = new Wide(mantissa.toString()).times(new Wide(2).pow((biased === 0 ? 1 : biased) - 1075));
+  return x < 0 ? value.neg() : value;
+}
 
 type FeeRequest = z.input<ReturnType<typeof feeCalculatorInput>>;
 const resolve = (request: FeeRequest) => feeCalculatorInput().parse(request);
@@ -61,6 +84,32 @@ const request: fc.Arbitrary<FeeRequest> = fc
   })
   .map(({ byYear, ...r }) => ({ ...r, annualGrossReturnPctByYear: byYear.slice(0, Math.ceil(r.horizonYears)) }) as FeeRequest);
 
+/** Fund-sized requests: NAV 1,000 to 1e9 USD, returns in 2 dp, up to 20 years. */
+const typicalRequest = fc.record({
+  startingNavUsd: fc.integer({ min: 100_000, max: 10 ** 11 }).map((c) => c / 100),
+  annualGrossReturnPct: fc.integer({ min: -4000, max: 6000 }).map((c) => c / 100),
+  mgmtFeePct: fc.constantFrom(1, 1.5, 2),
+  perfFeePct: fc.constantFrom(10, 15, 20),
+  hurdlePct: fc.option(fc.constantFrom(4, 6, 8), { nil: null }),
+  crystallization: fc.constantFrom('annual', 'quarterly'),
+  horizonYears: fc.integer({ min: 1, max: 20 }),
+  mgmtFeeBasis: fc.constantFrom('opening', 'closing', 'average'),
+  hurdleType: fc.constantFrom('hard', 'soft'),
+}) as fc.Arbitrary<FeeRequest>;
+
+/** A request with a horizon of `quarters` quarters, its years' returns cut to it. */
+const wholeQuarters = (r: FeeRequest, quarters: number): FeeRequest => ({
+  ...r,
+  horizonYears: quarters / 4,
+  annualGrossReturnPctByYear: r.annualGrossReturnPctByYear?.slice(0, Math.ceil(quarters / 4)),
+});
+
+/** The projection in doubles on periods made in doubles (what `computeFees` tries first); null when either refuses. */
+function quickFees(inputs: ReturnType<typeof resolve>) {
+  const plans = periodPlansInDoubles(inputs);
+  return plans === null ? null : feesInDoubles({ ...inputs, startingHwmUsd: inputs.hasHwm ? startingHwmUsd(inputs) : null }, plans);
+}
+
 describe('fee projection in doubles', () => {
   it('equals decimal.js wherever it answers, over the whole accepted range', () => {
     fc.assert(
@@ -78,19 +127,8 @@ describe('fee projection in doubles', () => {
   it('answers most requests of a fund-sized investment (NAV 1,000 to 1e9 USD, returns in 2 dp, up to 20 years)', () => {
     let answered = 0;
     let runs = 0;
-    const typical = fc.record({
-      startingNavUsd: fc.integer({ min: 100_000, max: 10 ** 11 }).map((c) => c / 100),
-      annualGrossReturnPct: fc.integer({ min: -4000, max: 6000 }).map((c) => c / 100),
-      mgmtFeePct: fc.constantFrom(1, 1.5, 2),
-      perfFeePct: fc.constantFrom(10, 15, 20),
-      hurdlePct: fc.option(fc.constantFrom(4, 6, 8), { nil: null }),
-      crystallization: fc.constantFrom('annual', 'quarterly'),
-      horizonYears: fc.integer({ min: 1, max: 20 }),
-      mgmtFeeBasis: fc.constantFrom('opening', 'closing', 'average'),
-      hurdleType: fc.constantFrom('hard', 'soft'),
-    }) as fc.Arbitrary<FeeRequest>;
     fc.assert(
-      fc.property(typical, (r) => {
+      fc.property(typicalRequest, (r) => {
         const inputs = resolve(r);
         const fast = computeFeesInDoubles(inputs);
         runs++;
@@ -118,6 +156,76 @@ describe('fee projection in doubles', () => {
     }
     // 2 and 20 on 1,000,000 at 10 % for 5 years (docs/calculators.md).
     expect(computeFeesInDoubles(resolve({}))?.totalFeesUsd).toBe(204_562.35);
+  });
+
+  it('answers a request of whole quarters from periods made in doubles, as decimal.js to the last digit', () => {
+    // Over the whole accepted range: equal wherever it answers (extreme inputs, such as a hurdle of 1e-98 %
+    // or a return of −99 % a year, are left to decimal.js's periods).
+    fc.assert(
+      fc.property(request, fc.integer({ min: 1, max: 200 }), (r, quarters) => {
+        const inputs = resolve(wholeQuarters(r, quarters));
+        const fast = quickFees(inputs);
+        if (fast !== null) expectSame(fast, computeFeesInDecimals(inputs));
+      }),
+      { numRuns: 400 },
+    );
+    // Fund-sized requests: answered as often as from decimal.js's periods, and equal.
+    let answered = 0;
+    let answeredByDecimalPeriods = 0;
+    fc.assert(
+      fc.property(typicalRequest, fc.integer({ min: 1, max: 80 }), (r, quarters) => {
+        const inputs = resolve(wholeQuarters(r, quarters));
+        const fast = quickFees(inputs);
+        if (computeFeesInDoubles(inputs) !== null) answeredByDecimalPeriods++;
+        if (fast !== null) {
+          answered++;
+          expectSame(fast, computeFeesInDecimals(inputs));
+        }
+      }),
+      { numRuns: 300 },
+    );
+    expect(answered).toBeGreaterThan(0.95 * answeredByDecimalPeriods);
+    expect(answered).toBeGreaterThan(0.8 * 300);
+    // The documented defaults and the example take this path.
+    for (const r of [
+      {},
+      { startingNavUsd: 1_000_000, annualGrossReturnPct: 12, mgmtFeePct: 2, perfFeePct: 20, hurdlePct: 6, horizonYears: 3 },
+    ]) {
+      const fast = quickFees(resolve(r));
+      expect(fast).not.toBeNull();
+      expectSame(fast, computeFeesInDecimals(resolve(r)));
+    }
+    // Not a horizon of whole quarters: left to the decimal path's periods.
+    expect(periodPlansInDoubles(resolve({ horizonYears: 2.1 }))).toBeNull();
+  });
+
+  it('makes periods in doubles within their bounds of the decimal periods, lengths and starts exactly', () => {
+    fc.assert(
+      fc.property(request, fc.integer({ min: 1, max: 120 }), (r, quarters) => {
+        const horizonYears = quarters / 4;
+        const inputs = resolve({
+          ...r,
+          horizonYears,
+          annualGrossReturnPctByYear: r.annualGrossReturnPctByYear?.slice(0, Math.ceil(horizonYears)),
+        });
+        const plans = periodPlansInDoubles(inputs);
+        const reference = decimalPeriods(inputs);
+        if (plans === null) return;
+        expect(plans.length).toBe(reference.length);
+        for (const [i, p] of plans.entries()) {
+          const d = reference[i]!;
+          expect(p.lengthYears).toBe(d.length.toNumber());
+          expect(p.startYears).toBe(d.start.toNumber());
+          expect(exactValueOf(p.growth).minus(d.growth).abs().lte(p.growthError), `growth of period ${i + 1}`).toBe(true);
+          // Nor loose by orders of magnitude: within 64 ulps of the factor above a return of −50 % a year (near
+          // −100 % the roots' bounds grow, as √ does near 0, and the calculator takes decimal.js's periods).
+          if (p.growth > 0.5) expect(p.growthError).toBeLessThan(p.growth * 2 ** -46);
+          if (d.hurdleRate === null) expect(p.hurdleRate).toBeNull();
+          else expect(exactValueOf(p.hurdleRate!).minus(d.hurdleRate).abs().lte(p.hurdleRateError), `hurdle of period ${i + 1}`).toBe(true);
+        }
+      }),
+      { numRuns: 400 },
+    );
   });
 
   it('leaves a management fee of exactly half a cent to decimal.js, which rounds it up', () => {
