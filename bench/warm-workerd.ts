@@ -9,7 +9,8 @@
  * Usage: node --experimental-strip-types --disable-warning=ExperimentalWarning bench/warm-workerd.ts
  *          [--bundle dir]... [--rounds n] [--requests n] [--warm n] case-id...
  * (case ids as in bench/first-requests.ts: `calc-fee-calculator`, `fund-fee-terms`, `mcp-public`, …, and
- * `baseline` for the bare Worker under the service's configuration; without `--bundle`, the Worker is
+ * `baseline` for the bare Worker under the service's configuration, `baseline-post` for the same sent a POST
+ * of `{}` as a calculator is; without `--bundle`, the Worker is
  * bundled from this tree as deployed). Every case runs on every bundle. Calculator cases carry the bench's
  * minted key (its quota raised), and the burst limits are raised, as in the HTTP section.
  *
@@ -44,7 +45,8 @@ function baselineOptions(service: Record<string, unknown>): Record<string, unkno
 async function start(bundle: string, caseId: string): Promise<Subject> {
   const subject = service(bundle);
   const known = workerdChildren();
-  const options = caseId === 'baseline' ? baselineOptions(subject.options) : subject.options;
+  const bare = caseId === 'baseline' || caseId === 'baseline-post';
+  const options = bare ? baselineOptions(subject.options) : subject.options;
   const mf = new Miniflare({
     workers: [{ ...options, ratelimits: RAISED_BURST_LIMITS, name: WORKER_NAME, unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] }],
     kvPersist: false,
@@ -55,10 +57,15 @@ async function start(bundle: string, caseId: string): Promise<Subject> {
   const url = await mf.unsafeGetDirectURL(WORKER_NAME);
   const pid = [...workerdChildren()].find((p) => !known.has(p));
   if (pid === undefined) throw new Error('no workerd process found for the new Miniflare');
-  const c = caseId === 'baseline' ? null : firstRequests().find((x) => x.id === caseId);
-  if (c === undefined) throw new Error(`unknown case "${caseId}" (see bench/first-requests.ts, or "baseline")`);
-  const key = caseId === 'baseline' ? '' : await subject.prepare(mf);
-  const init = c === null ? {} : c.init(key);
+  const c = bare ? null : firstRequests().find((x) => x.id === caseId);
+  if (c === undefined) throw new Error(`unknown case "${caseId}" (see bench/first-requests.ts, "baseline" or "baseline-post")`);
+  const key = bare ? '' : await subject.prepare(mf);
+  const init: RequestInit =
+    c !== null
+      ? c.init(key)
+      : caseId === 'baseline-post'
+        ? { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }
+        : {};
   const headers = new Headers(init.headers);
   if (c?.kind === 'calc' && !headers.has('authorization')) headers.set('authorization', `Bearer ${key}`);
   const path = c === null ? '/api/v1/baseline' : c.path;
