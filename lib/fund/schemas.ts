@@ -6,34 +6,42 @@ import * as z from 'zod';
 import { lazy } from '../validation.ts';
 import { RECON_STATUSES, RUN_STATUSES } from './rows.ts';
 
+// Each field schema is built once, on first use, and shared by every allow-list that holds it (a zod schema is
+// immutable; `.describe()` on it makes a new one): building the same three-step schema for each of some
+// eighty fields was a share of the Worker's startup (docs/performance.md, seventh round).
+
 /** Money: a decimal string with exactly 2 dp, in the fund's base currency, e.g. "1250000.00". */
-export const money = () =>
+export const money = lazy(() =>
   z
     .string()
     .regex(/^-?\d+\.\d{2}$/)
-    .describe('Money in the base currency: a decimal string, 2 dp.');
+    .describe('Money in the base currency: a decimal string, 2 dp.'),
+);
 /** A quantity or price: a decimal string with up to 18 dp. */
-export const decimal = () =>
+export const decimal = lazy(() =>
   z
     .string()
     .regex(/^-?\d+(\.\d{1,18})?$/)
-    .describe('A decimal string (up to 18 dp).');
+    .describe('A decimal string (up to 18 dp).'),
+);
 /** A percentage in percent units, 4 dp (2.5 = 2.5 %); null when its base is zero. */
-export const pct = () => z.number().nullable().describe('Percent units, 4 dp; null when the base is zero.');
+export const pct = lazy(() => z.number().nullable().describe('Percent units, 4 dp; null when the base is zero.'));
 /** A date `YYYY-MM-DD` (UTC). */
-export const date = () =>
+export const date = lazy(() =>
   z
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/)
-    .describe('A date, YYYY-MM-DD (UTC).');
+    .describe('A date, YYYY-MM-DD (UTC).'),
+);
 /** The fund's base currency, ISO 4217. */
-export const currency = () =>
+export const currency = lazy(() =>
   z
     .string()
     .regex(/^[A-Z]{3}$/)
-    .describe("The fund's base currency (ISO 4217).");
+    .describe("The fund's base currency (ISO 4217)."),
+);
 /** A label from the fund's data (asset, venue, source type, account name): short text, never free-form notes. */
-export const label = () => z.string().max(200);
+export const label = lazy(() => z.string().max(200));
 
 // ---------------------------------------------------------------------------------------------------------
 // Row schemas shared by a tool's allow-list and the analytic that builds the rows (whose types are their
