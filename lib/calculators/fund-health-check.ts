@@ -73,6 +73,7 @@ export const fundHealthCheckOutput = lazy(() =>
 type SubScore = z.output<ReturnType<typeof fundHealthCheckOutput>>['subScores'][number];
 
 const clamp01 = (x: Dec) => D.min(1, D.max(0, x));
+/** A sub-score as shown, 2 dp; its recommendation is null exactly when this is full. */
 const points = (x: Dec) => x.toDecimalPlaces(2, D.ROUND_HALF_UP).toNumber();
 
 function concentrationScore(inputs: HealthInputs): SubScore {
@@ -101,7 +102,7 @@ function concentrationScore(inputs: HealthInputs): SubScore {
       `Largest asset ${largest.asset} is ${largest.weight.times(100).toDecimalPlaces(1)} % of gross exposure.`,
       `Effective number of positions: ${c.effectiveN.toDecimalPlaces(1)}.`,
     ],
-    recommendation: score.gte(20) ? null : 'Cap single-asset weight near 10 % of gross and hold at least ten effective positions.',
+    recommendation: points(score) >= 20 ? null : 'Cap single-asset weight near 10 % of gross and hold at least ten effective positions.',
   };
 }
 
@@ -120,7 +121,7 @@ function feeTermsScore(inputs: HealthInputs): SubScore {
     maxScore: 15,
     assessed: true,
     findings,
-    recommendation: score.gte(15) ? null : 'Investor-aligned terms: a high-water mark, a hurdle, and fees at or under 1 % and 10 %.',
+    recommendation: points(score) >= 15 ? null : 'Investor-aligned terms: a high-water mark, a hurdle, and fees at or under 1 % and 10 %.',
   };
 }
 
@@ -164,7 +165,7 @@ function staffingScore(inputs: HealthInputs): SubScore {
     maxScore: 10,
     assessed: true,
     findings: [`${inputs.backOfficeHeadcount} back-office FTE for an AUM that calls for about ${needed}.`],
-    recommendation: score.gte(10) ? null : 'Staff operations at about one FTE per 250 M USD of AUM, or automate the gap.',
+    recommendation: points(score) >= 10 ? null : 'Staff operations at about one FTE per 250 M USD of AUM, or automate the gap.',
   };
 }
 

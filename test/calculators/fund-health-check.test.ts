@@ -274,6 +274,13 @@ describe('fund health check: better inputs never lower the score (property)', ()
     });
   }
 
+  it('gives no recommendation with a sub-score shown full, even when only its rounding makes it full', () => {
+    // 5 + 4 × (30 − 10.01) / 20 + 4 + 2 = 14.998, shown as 15 of 15.
+    const fees = run({ mgmtFeePct: 0, perfFeePct: 10.01, hasHwm: true, hurdlePct: 0.01 }).subScores.find((s) => s.name === 'feeTerms')!;
+    expect(fees.score).toBe(15);
+    expect(fees.recommendation).toBeNull();
+  });
+
   it('the total is the 1-dp rounding of the sum of sub-scores, each within 0..max', () => {
     fc.assert(
       fc.property(base, (b) => {
