@@ -9,15 +9,15 @@
  * fee-calculator request in workerd (docs/performance.md, fifth round).
  *
  * Amounts are kept in cents. Error bounds are absolute, in cents (or plain for rates and factors), and add
- * up as usual: for x·y, |x|·e(y) + |y|·e(x) + e(x)·e(y) plus the product's own rounding |x·y|·2⁻⁵³; for x ± y,
+ * up as usual (lib/calculators/approx.ts): for x·y, |x|·e(y) + |y|·e(x) + e(x)·e(y) plus the product's own rounding |x·y|·2⁻⁵³; for x ± y,
  * e(x) + e(y) plus |x ± y|·2⁻⁵³. An input number stands for its shortest decimal (as `dec` reads it), within
  * 2⁻⁵³ of it relatively; a decimal factor read back as a double (`toNumber`) likewise. decimal.js rounds each
  * of its results to 40 significant digits: 10⁻³⁰ of a value is added to every bound a decision is taken on,
  * far above what the few hundred operations of a projection can accumulate.
  */
 import { halfUpNear, pct4Near } from '../decimal.ts';
+import { U, add, div, exact, fromInput, max, mul, rateOfPct, sqrt, sub, type Approx } from './approx.ts';
 
-const U = 2 ** -53;
 /** Largest amount (in cents) the path works with: integers below it are exact, and a tie test is sound (as in `halfUpNear`). */
 const MAX_CENTS = 2 ** 50;
 /** What decimal.js's own rounding at 40 digits may add, relative to a value (see the module comment). */
@@ -100,59 +100,6 @@ export interface FeeResult {
   finalHwmUsd: number | null;
   periods: PeriodResult[];
 }
-
-/** A value and a bound of its error. */
-interface Approx {
-  v: number;
-  e: number;
-}
-
-const exact = (v: number): Approx => ({ v, e: 0 });
-const fromInput = (v: number): Approx => ({ v, e: Math.abs(v) * U });
-/**
- * A percent input as a rate, x/100: the input stands for its shortest decimal (2⁻⁵³ relative), and 1/100 is
- * not a double (its reading adds 2⁻⁵³ relative more).
- */
-function rateOfPct(pct: number): Approx {
-  const rate = mul(fromInput(pct), exact(1 / 100));
-  // Past the doubles' normal range a product is rounded to a multiple of the least subnormal instead.
-  rate.e += Math.abs(rate.v) * U + Number.MIN_VALUE;
-  return rate;
-}
-function mul(a: Approx, b: Approx): Approx {
-  const v = a.v * b.v;
-  return { v, e: Math.abs(a.v) * b.e + Math.abs(b.v) * a.e + a.e * b.e + Math.abs(v) * U };
-}
-/**
- * √a: for x within e of v > e, |√x − √v| ≤ e / √v; `Math.sqrt` is correctly rounded (IEEE 754), 2⁻⁵³ relative.
- * @returns null when the bound reaches zero
- */
-function sqrt(a: Approx): Approx | null {
-  if (!(a.v > 2 * a.e)) return null;
-  const v = Math.sqrt(a.v);
-  return { v, e: (a.e / v) * (1 + 4 * U) + v * U };
-}
-/**
- * a / b for b bounded away from zero: |a/b − A/B| ≤ (e(a) + |a/b|·e(b)) / (|b| − e(b)), plus the quotient's
- * own rounding.
- * @returns null when the bound of b reaches zero
- */
-function div(a: Approx, b: Approx): Approx | null {
-  const room = Math.abs(b.v) - b.e;
-  if (!(room > 0)) return null;
-  const v = a.v / b.v;
-  return { v, e: (a.e + Math.abs(v) * b.e) / room + Math.abs(v) * U };
-}
-function sub(a: Approx, b: Approx): Approx {
-  const v = a.v - b.v;
-  return { v, e: a.e + b.e + Math.abs(v) * U };
-}
-function add(a: Approx, b: Approx): Approx {
-  const v = a.v + b.v;
-  return { v, e: a.e + b.e + Math.abs(v) * U };
-}
-/** max(a, b) is within max(e(a), e(b)) of the maximum of the values they stand for: no decision is needed. */
-const max = (a: Approx, b: Approx): Approx => ({ v: Math.max(a.v, b.v), e: Math.max(a.e, b.e) });
 
 /** Whole cents, rounded half away from zero (decimal.js `ROUND_HALF_UP`), when certain; else null. */
 export function centsHalfUp(x: Approx): number | null {
