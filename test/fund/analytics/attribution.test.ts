@@ -4,9 +4,10 @@
  * - P&L attribution: for every usable run of the demo fund, components sum exactly to totalPnl with a nil
  *   residual, including spans over failed, partial and break runs; a hand example to the cent.
  */
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dec, sum as total, toMoney as money } from '../../../lib/decimal.ts';
-import { pnlAttribution } from '../../../lib/fund/analytics/attribution.ts';
+import { pnlAttribution, pnlAttributionInCents, pnlAttributionInDecimals } from '../../../lib/fund/analytics/attribution.ts';
 import { addDays, isUsable, previousUsableRun } from '../../../lib/fund/analytics/runs.ts';
 import { callFundTool } from '../../../lib/fund/definition.ts';
 import { pnlAttributionTool } from '../../../lib/fund/tools/pnl-attribution.ts';
@@ -207,5 +208,88 @@ describe('P&L attribution', () => {
     ]);
     expect(a.bySourceType).toEqual([{ key: 'exchange', priceEffect: '0.00', quantityEffect: '0.00', total: '0.00' }]);
     expect([a.totalPnl, a.residual]).toEqual(['0.00', '0.00']);
+  });
+
+  describe('in integer cents', () => {
+    const accounts: AccountRow[] = [
+      { code: 'INV', name: 'Investments', type: 'asset', role: 'other' },
+      { code: 'MGMT', name: 'Management fee', type: 'expense', role: 'fee_expense' },
+      { code: 'ADMIN', name: 'Administration', type: 'expense', role: 'operating_expense' },
+      { code: 'SUBS', name: 'Subscriptions', type: 'equity', role: 'capital_contributions' },
+      { code: 'REDS', name: 'Redemptions', type: 'equity', role: 'capital_withdrawals' },
+    ];
+    const moneyOf = (c: bigint) => {
+      const abs = c < 0n ? -c : c;
+      return `${c < 0n ? '-' : ''}${abs / 100n}.${(abs % 100n).toString().padStart(2, '0')}`;
+    };
+    /** Money texts: mostly cents a fund holds, some past 2^53 cents, and some that are not two-decimal texts. */
+    const amount = fc.oneof(
+      { weight: 100, arbitrary: fc.bigInt({ min: -5_000_000_000n, max: 5_000_000_000n }).map(moneyOf) },
+      { weight: 1, arbitrary: fc.bigInt({ min: -(2n ** 60n), max: 2n ** 60n }).map(moneyOf) },
+      { weight: 1, arbitrary: fc.constantFrom('0.00', '-0.00', '12.5', '1000', moneyOf(2n ** 53n - 1n)) },
+    );
+    const decimalText = fc.oneof(
+      fc.integer({ min: -1_000_000_000, max: 1_000_000_000 }).map((n) => String(n / 1000)),
+      fc.constantFrom('0', '0.5', '-0.5'),
+    );
+    const held = fc.record({
+      asset: fc.constantFrom('BTC', 'ETH', 'SOL', 'USD'),
+      assetClass: fc.constantFrom('crypto', 'perpetual', 'fiat'),
+      sourceType: fc.constantFrom('exchange', 'custodian'),
+      venue: fc.constantFrom('A', 'B'),
+      quantity: decimalText,
+      price: decimalText,
+      marketValue: amount,
+    });
+    const entry = fc.record({
+      account: fc.constantFrom('INV', 'MGMT', 'ADMIN', 'SUBS', 'REDS'),
+      amount,
+      asset: fc.option(fc.constantFrom('BTC', 'ETH', 'SOL'), { nil: null }),
+      venue: fc.constantFrom('A', 'B'),
+    });
+    const span = fc.record({
+      openingNav: fc.option(amount, { nil: null }),
+      closingNav: fc.option(amount, { nil: null }),
+      opening: fc.array(held, { maxLength: 8 }),
+      closing: fc.array(held, { maxLength: 8 }),
+      ledger: fc.array(entry, { maxLength: 12 }),
+    });
+    type Span = typeof span extends fc.Arbitrary<infer T> ? T : never;
+    const inputOf = (s: Span) => ({
+      run: runRow('2026-01-02', s.closingNav),
+      previous: runRow('2026-01-01', s.openingNav),
+      opening: s.opening.map((p) => position({ ...p, navDate: '2026-01-01' })),
+      closing: s.closing.map((p) => position(p)),
+      accounts,
+      ledger: s.ledger.map((l, i) => line(`JE${i}`, l.account, l.amount, l.asset, l.asset === null ? null : l.venue)),
+      currency: USD,
+    });
+
+    it('gives the decimal.js answer, character for character, on random spans (or leaves them to it)', () => {
+      let answered = 0;
+      fc.assert(
+        fc.property(span, (s) => {
+          const input = inputOf(s);
+          const reference = pnlAttributionInDecimals(input);
+          const fast = pnlAttributionInCents(input);
+          if (fast !== null) {
+            answered++;
+            expect(JSON.stringify(fast)).toBe(JSON.stringify(reference));
+          }
+          expect(JSON.stringify(pnlAttribution(input))).toBe(JSON.stringify(reference));
+        }),
+        { numRuns: 1000 },
+      );
+      // Most spans have only cents a fund holds: the cents path answers them.
+      expect(answered).toBeGreaterThan(500);
+    });
+
+    it('leaves amounts past 2^53 cents and texts that are not cents to decimal.js', () => {
+      const base = { openingNav: '100.00', closingNav: '110.00', opening: [], closing: [], ledger: [] };
+      expect(pnlAttributionInCents(inputOf(base))).not.toBeNull();
+      expect(pnlAttributionInCents(inputOf({ ...base, closingNav: moneyOf(2n ** 53n) }))).toBeNull();
+      expect(pnlAttributionInCents(inputOf({ ...base, closingNav: '110.5' }))).toBeNull();
+      expect(pnlAttribution(inputOf({ ...base, closingNav: '110.5' })).totalPnl).toBe('10.50');
+    });
   });
 });
