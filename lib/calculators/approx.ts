@@ -23,9 +23,11 @@ export const fromInput = (v: number): Approx => ({ v, e: Math.abs(v) * U });
 
 /**
  * A percent input as a rate, x/100: the input stands for its shortest decimal (2⁻⁵³ relative), and 1/100 is
- * not a double (its reading adds 2⁻⁵³ relative more).
+ * not a double (its reading adds 2⁻⁵³ relative more); 0 % is exactly 0.
  */
 export function rateOfPct(pct: number): Approx {
+  // No fee, no hurdle: exactly nothing, so that what it multiplies stays exactly 0 too.
+  if (pct === 0) return exact(0);
   const rate = mul(fromInput(pct), exact(1 / 100));
   // Past the doubles' normal range a product is rounded to a multiple of the least subnormal instead.
   rate.e += Math.abs(rate.v) * U + Number.MIN_VALUE;

@@ -9,11 +9,12 @@
  * fee-calculator request in workerd (docs/performance.md, fifth round).
  *
  * Amounts are kept in cents. Error bounds are absolute, in cents (or plain for rates and factors), and add
- * up as usual (lib/calculators/approx.ts): for x·y, |x|·e(y) + |y|·e(x) + e(x)·e(y) plus the product's own rounding |x·y|·2⁻⁵³; for x ± y,
- * e(x) + e(y) plus |x ± y|·2⁻⁵³. An input number stands for its shortest decimal (as `dec` reads it), within
- * 2⁻⁵³ of it relatively; a decimal factor read back as a double (`toNumber`) likewise. decimal.js rounds each
- * of its results to 40 significant digits: 10⁻³⁰ of a value is added to every bound a decision is taken on,
- * far above what the few hundred operations of a projection can accumulate.
+ * up as usual (lib/calculators/approx.ts): for x·y, |x|·e(y) + |y|·e(x) + e(x)·e(y) plus the product's own
+ * rounding |x·y|·2⁻⁵³; for x ± y, e(x) + e(y) plus |x ± y|·2⁻⁵³. An input number stands for its shortest
+ * decimal (as `dec` reads it), within 2⁻⁵³ of it relatively; a decimal factor read back as a double
+ * (`toNumber`) likewise, and a factor made in doubles ({@link periodPlansInDoubles}) within its own bound.
+ * decimal.js rounds each of its results to 40 significant digits: 10⁻³⁰ of a value is added to every bound a
+ * decision is taken on, far above what the few hundred operations of a projection can accumulate.
  */
 import { halfUpNear, pct4Near } from '../decimal.ts';
 import { U, add, div, exact, fromInput, max, mul, rateOfPct, sqrt, sub, type Approx } from './approx.ts';
@@ -253,7 +254,13 @@ export function periodPlansInDoubles(terms: PlanTerms): PeriodPlan[] | null {
       growth: growth.v,
       growthError: growth.e + DECIMAL_NEAR_ONE * Math.max(1, growth.v),
       hurdleRate: hurdleRate === null ? null : hurdleRate.v,
-      hurdleRateError: hurdleRate === null ? 0 : hurdleRate.e + DECIMAL_NEAR_ONE * Math.max(1, hurdleRate.v),
+      // A hurdle of 0 % is exactly 0 on both paths ((1 + 0)^τ = 1): no rounding to allow for.
+      hurdleRateError:
+        hurdleRate === null
+          ? 0
+          : hurdleRate.e === 0 && hurdleRate.v === 0
+            ? 0
+            : hurdleRate.e + DECIMAL_NEAR_ONE * Math.max(1, hurdleRate.v),
     });
   }
   return plans;

@@ -195,6 +195,12 @@ describe('fee projection in doubles', () => {
       expect(fast).not.toBeNull();
       expectSame(fast, computeFeesInDecimals(resolve(r)));
     }
+    // No fee, no performance fee, a hurdle of 0 %: exactly zero, answered in doubles too.
+    for (const r of [{ mgmtFeePct: 0 }, { perfFeePct: 0 }, { hurdlePct: 0 }, { hurdlePct: 0, crystallization: 'quarterly' as const }]) {
+      const fast = quickFees(resolve(r));
+      expect(fast, JSON.stringify(r)).not.toBeNull();
+      expectSame(fast, computeFeesInDecimals(resolve(r)));
+    }
     // Not a horizon of whole quarters: left to the decimal path's periods.
     expect(periodPlansInDoubles(resolve({ horizonYears: 2.1 }))).toBeNull();
   });
