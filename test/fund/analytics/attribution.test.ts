@@ -211,13 +211,6 @@ describe('P&L attribution', () => {
   });
 
   describe('in integer cents', () => {
-    const accounts: AccountRow[] = [
-      { code: 'INV', name: 'Investments', type: 'asset', role: 'other' },
-      { code: 'MGMT', name: 'Management fee', type: 'expense', role: 'fee_expense' },
-      { code: 'ADMIN', name: 'Administration', type: 'expense', role: 'operating_expense' },
-      { code: 'SUBS', name: 'Subscriptions', type: 'equity', role: 'capital_contributions' },
-      { code: 'REDS', name: 'Redemptions', type: 'equity', role: 'capital_withdrawals' },
-    ];
     const moneyOf = (c: bigint) => {
       const abs = c < 0n ? -c : c;
       return `${c < 0n ? '-' : ''}${abs / 100n}.${(abs % 100n).toString().padStart(2, '0')}`;
@@ -260,7 +253,7 @@ describe('P&L attribution', () => {
       previous: runRow('2026-01-01', s.openingNav),
       opening: s.opening.map((p) => position({ ...p, navDate: '2026-01-01' })),
       closing: s.closing.map((p) => position(p)),
-      accounts,
+      accounts: HAND_ACCOUNTS,
       ledger: s.ledger.map((l, i) => line(`JE${i}`, l.account, l.amount, l.asset, l.asset === null ? null : l.venue)),
       currency: USD,
     });
