@@ -100,8 +100,8 @@ export function percentOf(part: Dec, whole: Dec): number | null {
  * Cents of a money text with exactly two decimals, as stores and the synthetic fund give money
  * (`"-123.45"` → -12345; the shape `-?\d{1,15}\.\d{2}`), exact. One pass over at most 19 characters, no
  * regular expression and no substring.
- * @returns null when the text has another shape or more than 15 integer digits; past 2^53 cents the nearest
- *   double (not a safe integer: callers check, and fall back to decimal.js)
+ * @returns null when the text has another shape, more than 15 integer digits, or 2^53 cents or more (no
+ *   longer exact in a double): the caller falls back to decimal.js
  */
 export function centsOf(text: string): number | null {
   const n = text.length;
@@ -116,8 +116,8 @@ export function centsOf(text: string): number | null {
     if (d < 0 || d > 9) return null;
     cents = cents * 10 + d;
   }
-  // Past 2^53 the sum above may be off; the double nearest the exact value, as before (callers check safety).
-  if (cents > Number.MAX_SAFE_INTEGER) return Number(text.slice(0, -3) + text.slice(-2));
+  // Rounding is monotonic: an exact value past 2^53 − 1 leaves the sum above past it too.
+  if (cents > Number.MAX_SAFE_INTEGER) return null;
   return negative && cents !== 0 ? -cents : cents;
 }
 

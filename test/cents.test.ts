@@ -48,8 +48,12 @@ describe('integer cents', () => {
     ]) {
       expect(centsOf(text), text).toBeNull();
     }
-    // biome-ignore lint/correctness/noPrecisionLoss: the double nearest the cents is what centsOf returns
-    expect(centsOf('123456789012345.99')).toBe(12_345_678_901_234_599);
+    // 2^53 cents and more are no longer exact in a double: refused, as every caller would refuse them.
+    expect(centsOf('123456789012345.99')).toBeNull();
+    expect(centsOf('90071992547409.92')).toBeNull();
+    expect(centsOf('-90071992547409.92')).toBeNull();
+    expect(centsOf('90071992547409.91')).toBe(Number.MAX_SAFE_INTEGER);
+    expect(centsOf('-90071992547409.91')).toBe(-Number.MAX_SAFE_INTEGER);
   });
 
   it('add only while the sum stays a safe integer', () => {
@@ -168,6 +172,19 @@ describe('capital accounts in integer cents', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('falls back to decimal.js for flows past 2^53 cents whose change between the runs is small', () => {
+    // 2^53 + 1 cents is no double: read as one it becomes 2^53, and the change 2 as 1.
+    const [i] = fc.sample(input, { seed: 1, numRuns: 1 });
+    const closing = i!.rows.filter((r) => r.navDate === '2026-10-30');
+    const rows = [
+      ...closing.map((r) => ({ ...r, contributions: '90071992547409.93' })),
+      ...closing.map((r) => ({ ...r, navDate: '2026-09-30', contributions: '90071992547409.91' })),
+    ];
+    const big = { ...i!, rows };
+    expect(capitalAccountsInDecimals(big).investors[0]!.contributions).toBe('0.02');
+    expect(capitalAccounts(big)).toEqual(capitalAccountsInDecimals(big));
   });
 
   it('falls back to decimal.js for amounts cents cannot hold', () => {

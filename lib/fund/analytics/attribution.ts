@@ -184,7 +184,7 @@ const NOT_CENTS = Symbol('not cents');
 /** Cents of a money text; throws {@link NOT_CENTS} for another shape or past 2^53 cents. */
 function cents(text: string): number {
   const value = centsOf(text);
-  if (value === null || !Number.isSafeInteger(value)) throw NOT_CENTS;
+  if (value === null) throw NOT_CENTS;
   return value;
 }
 

@@ -98,7 +98,7 @@ function capitalAccountsInCents(input: CapitalAccountsInput) {
     const base = k * 7;
     const openCap = open ? centsOf(open.capital) : 0;
     const closeCap = centsOf(close.capital);
-    if (openCap === null || closeCap === null || !Number.isSafeInteger(openCap) || !Number.isSafeInteger(closeCap)) return null;
+    if (openCap === null || closeCap === null) return null;
     figures[base] = openCap;
     figures[base + 6] = closeCap;
     let nonZero = openCap !== 0 || closeCap !== 0;

@@ -25,8 +25,7 @@ export const OTHER_ASSETS_LESS_LIABILITIES = 'Other assets less liabilities';
 
 /** A run's NAV in cents, when it has one and it is a safe integer of cents (else null: decimal.js). */
 function navCents(run: NavRunRow): number | null {
-  const cents = run.shadowNav === null ? null : centsOf(run.shadowNav);
-  return cents !== null && Number.isSafeInteger(cents) ? cents : null;
+  return run.shadowNav === null ? null : centsOf(run.shadowNav);
 }
 
 /** Each position's market value in cents, in order, when every one is a safe integer of cents (else null). */
@@ -34,7 +33,7 @@ function marketValuesInCents(positions: readonly PositionRow[]): number[] | null
   const out = new Array<number>(positions.length);
   for (let i = 0; i < positions.length; i++) {
     const cents = centsOf(positions[i]!.marketValue);
-    if (cents === null || !Number.isSafeInteger(cents)) return null;
+    if (cents === null) return null;
     out[i] = cents;
   }
   return out;
@@ -152,7 +151,7 @@ function exposureInCents(positions: readonly Exposed[]): Record<keyof ExposureFi
   let cash = 0;
   for (const p of positions) {
     const mv = centsOf(p.marketValue);
-    if (mv === null || !Number.isSafeInteger(mv)) return null;
+    if (mv === null) return null;
     if (CASH_CLASSES.has(p.assetClass)) {
       // Cash balances have either sign: every partial sum is checked.
       const next = addCents(cash, mv);

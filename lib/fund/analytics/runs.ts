@@ -190,24 +190,15 @@ export function twrInDoubles(runs: readonly NavRunRow[], run: NavRunRow, periodS
     periodStart,
     (row) => {
       const f = centsOf(row.netFlows);
-      // Past 2^53 cents `centsOf` gives only the nearest double: every operand must be exact, not just the sum.
-      const sum = f === null || !Number.isSafeInteger(f) ? null : addCents(flows, f);
+      const sum = f === null ? null : addCents(flows, f);
       if (sum === null) exact = false;
       else flows = sum;
     },
     (prev, row) => {
       const opening = prev.shadowNav === null ? 0 : centsOf(prev.shadowNav);
       const closing = row.shadowNav === null ? 0 : centsOf(row.shadowNav);
-      const numerator = closing === null ? null : closing - flows;
-      if (
-        opening === null ||
-        closing === null ||
-        numerator === null ||
-        !Number.isSafeInteger(opening) ||
-        !Number.isSafeInteger(closing) ||
-        !Number.isSafeInteger(numerator)
-      )
-        exact = false;
+      const numerator = opening === null || closing === null ? null : addCents(closing, -flows);
+      if (opening === null || numerator === null) exact = false;
       else if (opening !== 0) {
         growth *= numerator / opening;
         links++;
