@@ -240,32 +240,33 @@ export const EXPENSES = {
 } as const satisfies Table;
 
 /**
- * Not a stored table: each account's ledger lines summed, as the `balances` part of a store read returns them
- * (`SUM(debit)`, `SUM(credit)` of `ledger_lines` grouped by account: NUMERIC sums are exact). The trial balance
- * reads these rather than every line since inception, which a fund of a few years holds millions of.
+ * Not a stored table: each account's ledger lines summed, in the ledger's own columns, as the `balances` part
+ * of a store read returns them (`SUM(debit)`, `SUM(credit)` of `ledger_lines` grouped by account: NUMERIC
+ * sums are exact). The trial balance reads these rather than every line since inception, which a fund of a
+ * few years holds millions of.
  */
 export const ACCOUNT_BALANCES = {
-  table: 'ledger_lines',
+  table: LEDGER_LINES.table,
   columns: {
-    accountCode: text('account_code'),
-    debit: numeric('debit'),
-    credit: numeric('credit'),
+    accountCode: LEDGER_LINES.columns.accountCode,
+    debit: LEDGER_LINES.columns.debit,
+    credit: LEDGER_LINES.columns.credit,
   },
 } as const satisfies Table;
 
 /**
- * Not a stored table: the live positions of a run summed per asset class and sign (`SUM(market_value)` of
- * `positions` grouped by run date, asset class and `market_value < 0`), as the `positionSums` part of a store
- * read returns them. Exposure is a function of these sums alone (long, short and cash each add values of one
+ * Not a stored table: the live positions of a run summed per asset class and sign, in the positions' own
+ * columns (`SUM(market_value)` of `positions` grouped by run date, asset class and `market_value < 0`), as
+ * the `positionSums` part of a store read returns them. Exposure is a function of these sums alone (long, short and cash each add values of one
  * class and one sign), and an exposure series over a year of a fund with 500 positions would otherwise read
  * 183,000 positions.
  */
 export const POSITION_SUMS = {
-  table: 'positions',
+  table: POSITIONS.table,
   columns: {
-    navDate: date('nav_date'),
-    assetClass: known(ASSET_CLASSES)('asset_class'),
-    marketValue: numeric('market_value'),
+    navDate: POSITIONS.columns.navDate,
+    assetClass: POSITIONS.columns.assetClass,
+    marketValue: POSITIONS.columns.marketValue,
   },
 } as const satisfies Table;
 
