@@ -168,39 +168,53 @@ function exposureInCents(positions: readonly Exposed[]): Record<keyof ExposureFi
   return { long, short, gross, net, cash };
 }
 
+/** A run's NAV and exposure figures, in one arithmetic: cents (numbers) or decimal.js. */
+type RunExposure<T> = { nav: T } & Record<keyof ExposureFigures, T>;
+
+/** A run's NAV and exposure figures in cents, when the NAV and every market value are cents (else null). */
+function runExposureInCents(run: NavRunRow, positions: readonly Exposed[]): RunExposure<number> | null {
+  const nav = navCents(run);
+  const e = nav === null ? null : exposureInCents(positions);
+  return nav === null || e === null ? null : { nav, ...e };
+}
+
+/** A run's NAV and exposure figures in decimal.js. */
+const runExposureInDecimals = (run: NavRunRow, positions: readonly Exposed[]): RunExposure<Dec> => ({
+  nav: navOf(run),
+  ...exposureOf(positions),
+});
+
+/** The money amounts of a run's exposure, in either arithmetic. */
+function exposureAmounts<T>(f: RunExposure<T>, money: (x: T) => string) {
+  return { nav: money(f.nav), long: money(f.long), short: money(f.short), gross: money(f.gross), net: money(f.net), cash: money(f.cash) };
+}
+
+/** The percentages of NAV of a run's exposure, in either arithmetic. */
+function exposurePcts<T>(f: RunExposure<T>, pctOf: (x: T, nav: T) => number | null) {
+  return {
+    longPct: pctOf(f.long, f.nav),
+    shortPct: pctOf(f.short, f.nav),
+    grossPct: pctOf(f.gross, f.nav),
+    netPct: pctOf(f.net, f.nav),
+    cashPct: pctOf(f.cash, f.nav),
+  };
+}
+
 /**
  * The exposure snapshot of a run: money figures and their percent of NAV, in cents when the NAV and every
  * market value are cents (see the module comment), else in decimal.js.
  * @param positions its live positions, or those summed per asset class and sign (the same figures)
  */
 export function exposureSnapshot(run: NavRunRow, positions: readonly Exposed[]) {
-  const nav = navCents(run);
-  const e = nav === null ? null : exposureInCents(positions);
-  if (nav === null || e === null) return exposureSnapshotInDecimals(run, positions);
-  return exposureView(nav, e, moneyOfCents, (x) => percentOfNav(x, nav));
+  const f = runExposureInCents(run, positions);
+  if (f === null) return exposureSnapshotInDecimals(run, positions);
+  return { ...exposureAmounts(f, moneyOfCents), ...exposurePcts(f, percentOfNav) };
 }
 
 /** {@link exposureSnapshot} in decimal.js: the reference, and the path for amounts that are not cents. */
 export function exposureSnapshotInDecimals(run: NavRunRow, positions: readonly Exposed[]) {
-  const nav = navOf(run);
-  return exposureView(nav, exposureOf(positions), toMoney, (x) => percentOf(x, nav));
-}
-
-/** The snapshot's fields from the NAV and the figures, in either arithmetic (cents or decimal.js). */
-function exposureView<T>(nav: T, e: Record<keyof ExposureFigures, T>, money: (x: T) => string, pctOfNav: (x: T) => number | null) {
-  return {
-    nav: money(nav),
-    long: money(e.long),
-    short: money(e.short),
-    gross: money(e.gross),
-    net: money(e.net),
-    cash: money(e.cash),
-    longPct: pctOfNav(e.long),
-    shortPct: pctOfNav(e.short),
-    grossPct: pctOfNav(e.gross),
-    netPct: pctOfNav(e.net),
-    cashPct: pctOfNav(e.cash),
-  };
+  const f = runExposureInDecimals(run, positions);
+  return { ...exposureAmounts(f, toMoney), ...exposurePcts(f, percentOf) };
 }
 
 /** One point of the exposure series. */
@@ -233,8 +247,10 @@ export function exposureSeries(
     else byDate.set(p.navDate, [p]);
   }
   return runs.map((run) => {
-    // The snapshot's amounts; its percentages are not part of a point.
-    const { nav, long, short, gross, net, cash } = exposureSnapshot(run, byDate.get(run.navDate) ?? []);
-    return { date: run.navDate, currency, nav, long, short, gross, net, cash };
+    // The snapshot's amounts, without its percentages, which a point does not show.
+    const held = byDate.get(run.navDate) ?? [];
+    const f = runExposureInCents(run, held);
+    const amounts = f === null ? exposureAmounts(runExposureInDecimals(run, held), toMoney) : exposureAmounts(f, moneyOfCents);
+    return { date: run.navDate, currency, ...amounts };
   });
 }
