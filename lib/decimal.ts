@@ -147,12 +147,14 @@ export function addCents(a: number, b: number): number | null {
  * {@link percentOf} of two amounts in cents: `part / whole × 100` rounded half-up to 4 dp, computed in
  * doubles and kept only when {@link pct4Near} proves it the same (both operands are exact safe integers;
  * the division and the product each round once, a relative error of at most 2⁻⁵³ each, bounded here by
- * 2⁻⁵¹). Within reach of a rounding tie, or for a zero part, returns null: the caller computes in
- * decimal.js.
+ * 2⁻⁵¹). A zero part is exactly 0 (−0 of a negative whole, as decimal.js signs it). Within reach of a
+ * rounding tie returns null: the caller computes in decimal.js.
  * @param part cents, a safe integer
  * @param whole cents, a safe integer other than 0
  */
 export function percentOfCentsNear(part: number, whole: number): number | null {
+  // A long-only fund's short exposure, a run without cash: common, and exact without any division.
+  if (part === 0) return whole < 0 ? -0 : 0;
   const x = (part / whole) * 100;
   return pct4Near(x, Math.abs(x) * 2 ** -51);
 }

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addCents, centsOf, dec, moneyOfCents, toMoney } from '../lib/decimal.ts';
+import { D, addCents, centsOf, dec, moneyOfCents, percentOf, percentOfCentsNear, toMoney } from '../lib/decimal.ts';
 import { trialBalance, trialBalanceInDecimals } from '../lib/fund/analytics/trial-balance.ts';
 import { capitalAccounts, capitalAccountsInDecimals, type CapitalAccountsInput } from '../lib/fund/analytics/capital-accounts.ts';
 import type { AccountBalanceRow, AccountRow } from '../lib/fund/rows.ts';
@@ -54,6 +54,22 @@ describe('integer cents', () => {
     expect(centsOf('-90071992547409.92')).toBeNull();
     expect(centsOf('90071992547409.91')).toBe(Number.MAX_SAFE_INTEGER);
     expect(centsOf('-90071992547409.91')).toBe(-Number.MAX_SAFE_INTEGER);
+  });
+
+  it('give a percent of a whole as decimal.js does, sign of a zero included, a zero part without it', () => {
+    const amount = fc.oneof(fc.constant(0), fc.integer({ min: -1e12, max: 1e12 }), fc.integer({ min: -100, max: 100 }));
+    fc.assert(
+      fc.property(
+        amount,
+        amount.filter((w) => w !== 0),
+        (part, whole) => {
+          const fast = percentOfCentsNear(part, whole);
+          if (part === 0) expect(fast).not.toBeNull();
+          if (fast !== null) expect(Object.is(fast, percentOf(new D(part), new D(whole))), `${part} / ${whole}`).toBe(true);
+        },
+      ),
+      { numRuns: 3000 },
+    );
   });
 
   it('add only while the sum stays a safe integer', () => {
