@@ -1,8 +1,8 @@
 /**
  * Size: what the host platform loads. Every endpoint file under `functions/` bundled alone with esbuild as
  * wrangler bundles for workerd (ESM, platform `browser`, conditions `workerd, worker, browser`, target
- * es2024, names kept as wrangler.toml's `keep_names` says, `process.env.NODE_ENV` = "production", `node:*` external under nodejs_compat), minified
- * and gzipped; and the whole Worker exactly as wrangler would deploy it (`wrangler deploy --dry-run
+ * es2024, names kept as wrangler.toml's `keep_names` says, `process.env.NODE_ENV` = "production", `node:*`
+ * external under nodejs_compat), minified and gzipped; and the whole Worker exactly as wrangler would deploy it (`wrangler deploy --dry-run
  * --outdir`), gzipped. Budgets (docs/performance.md): calculator and fund endpoints (and the OpenAPI endpoint) ≤ 64 KiB
  * gzipped, an MCP server ≤ 160 KiB, the Worker ≤ 400 KiB (Cloudflare's free-plan limit is 3 MiB).
  * esbuild's metafile names the five largest inputs of every bundle, reported for the misses.
@@ -11,6 +11,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
+import { unstable_readConfig } from 'wrangler';
 import { Cleanup, ROOT, atMost, bin, figure, kib, progress, run, wranglerEnv, type Figure } from './report.ts';
 
 const KIB = 1024;
@@ -73,10 +74,9 @@ export function wranglerAliases(): Record<string, string> {
   return aliases;
 }
 
-/** wrangler.toml's top-level `keep_names` (wrangler's default: true), which esbuild's `keepNames` follows. */
+/** wrangler.toml's top-level `keep_names` as wrangler reads it (its default: true), which esbuild's `keepNames` follows. */
 export function wranglerKeepsNames(): boolean {
-  const toml = readFileSync(join(ROOT, 'wrangler.toml'), 'utf8');
-  return !/^keep_names\s*=\s*false\s*$/m.test(toml);
+  return unstable_readConfig({ config: join(ROOT, 'wrangler.toml') }).keep_names ?? true;
 }
 
 /**
