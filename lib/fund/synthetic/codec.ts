@@ -116,9 +116,10 @@ type Stored = [name: string, type: ArrayType, values: Float64Array | Int32Array 
 /** One file of the layout above: the header JSON (`fields` and the list of `arrays`), then the arrays. */
 function encodeContainer(fields: Omit<FundHeader, 'arrays'> | Omit<CapitalHeader, 'arrays'>, arrays: readonly Stored[]): Uint8Array {
   const header = { ...fields, arrays: arrays.map(([name, type, a]) => [name, type, a.length]) };
-  let json = new TextEncoder().encode(JSON.stringify(header));
-  const pad = (8 - ((PREFIX + json.length) % 8)) % 8;
-  if (pad) json = new TextEncoder().encode(JSON.stringify(header) + ' '.repeat(pad));
+  const encoded = new TextEncoder().encode(JSON.stringify(header));
+  // Spaces after the JSON, so that the first array starts at a multiple of 8.
+  const json = new Uint8Array(encoded.length + ((8 - ((PREFIX + encoded.length) % 8)) % 8)).fill(0x20);
+  json.set(encoded);
   let size = PREFIX + json.length;
   for (const [, , a] of arrays) size = Math.ceil(size / 8) * 8 + a.byteLength;
   const out = new Uint8Array(size);
