@@ -6,7 +6,7 @@
  * investors. The bundled generator's universe is fixed at 34 live positions, so this one keeps its own
  * simpler market: each position a random walk, a few trades a day, a daily mark to market per position.
  *
- * It is consistent as the import checks (lib/fund/bundle/validate.ts), exactly, in integers:
+ * It is consistent as the import checks (operator/bundle/validate.ts), exactly, in integers:
  * market value = quantity × price to the cent; every journal entry balances; P&L, management fees and
  * expenses are allocated pro rata to capital (largest remainder), so the capital accounts sum to the NAV
  * (Σ market values − fees and expenses payable) at every run; each account adds up; the reconciliation
@@ -18,8 +18,8 @@
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { csvLine } from '../lib/fund/bundle/csv.ts';
-import { BUNDLE_FILES } from '../lib/fund/bundle/format.ts';
+import { csvLine } from '../operator/bundle/csv.ts';
+import { BUNDLE_FILES } from '../operator/bundle/format.ts';
 import { addDays } from '../lib/fund/analytics/runs.ts';
 import { ACCOUNT, ACCOUNTS, RECON_TOLERANCE_BPS, SAMPLE_FUND, prorate, scaledProduct } from '../lib/fund/synthetic.ts';
 import { SHARE_CLASSES } from '../lib/fund/synthetic/accounts.ts';

@@ -15,8 +15,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { openDatabase, type Database } from '../lib/db/client.ts';
-import { migrate, migrationsFrom, type Migration } from '../lib/db/migrate.ts';
-import { seedFund } from '../lib/db/seed.ts';
+import { migrate, migrationsFrom, type Migration } from '../operator/db/migrate.ts';
+import { seedFund } from '../operator/db/seed.ts';
 import { DEMO_FUND, SAMPLE_FUND, generateFund, type SyntheticFundSpec } from '../lib/fund/synthetic.ts';
 import { isLoopback, localDatabaseUrl, postgresTarget, startPgWsProxy, type PgWsProxy } from './pg-ws-proxy.ts';
 

@@ -16,7 +16,7 @@
  * - `docs/fund-data.md` `fund-parameters`: every fund-data path and its query parameters (default and bounds
  *   from the schema);
  * - `docs/import.md` `import-columns`: the columns of every file of a fund bundle, from the table descriptors
- *   (lib/fund/bundle/format.ts).
+ *   (operator/bundle/format.ts).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,7 +24,7 @@ import { CALCULATORS, FUND_TOOLS } from '../lib/generated/declarations.ts';
 import { toolName } from '../lib/calculators/definition.ts';
 import { DEMO_API_KEY } from '../lib/keys.ts';
 import { jsonSchema } from '../lib/json-schema.ts';
-import { columnTables } from '../lib/fund/bundle/format.ts';
+import { columnTables } from '../operator/bundle/format.ts';
 import { ROUTES } from '../lib/generated/routes.ts';
 import { mcpServerPaths } from '../lib/mcp/endpoint.ts';
 import { clientSetups, VARIANT_TITLES, type McpUrls } from '../lib/mcp/clients.ts';

@@ -17,12 +17,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { checkColumnMap, type ColumnMap } from '../lib/fund/bundle/csv.ts';
-import { exportDatabase, exportEmbedded, type Slice } from '../lib/fund/bundle/export.ts';
-import { BUNDLE_FILES } from '../lib/fund/bundle/format.ts';
-import { connectPg, importBundle, type Progress } from '../lib/fund/bundle/load.ts';
-import { positionBreaks, reportJson, reportText } from '../lib/fund/bundle/report.ts';
-import { isDate } from '../lib/fund/bundle/validate.ts';
+import { checkColumnMap, type ColumnMap } from '../operator/bundle/csv.ts';
+import { exportDatabase, exportEmbedded, type Slice } from '../operator/bundle/export.ts';
+import { BUNDLE_FILES } from '../operator/bundle/format.ts';
+import { connectPg, importBundle, type Progress } from '../operator/bundle/load.ts';
+import { positionBreaks, reportJson, reportText } from '../operator/bundle/report.ts';
+import { isDate } from '../operator/bundle/validate.ts';
 import { localDatabaseUrl } from './pg-ws-proxy.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

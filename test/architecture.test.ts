@@ -1,10 +1,12 @@
 /**
- * The layout is part of the design (docs/architecture.md): the import graph of `lib/` and `functions/`,
- * computed from the sources (scripts/modules.ts: esbuild strips the types, keeping type-only imports, and
- * acorn parses), has no cycle, and no module imports from a layer above its own unless {@link UPWARD} lists
- * the import with its reason. Build outputs (`lib/generated/`) enter `lib/` through the composition root
- * only, and the tracked files alone type-check, as a fresh clone does before its first build. No module in
- * `lib/` is over 400 lines, and no function over 100.
+ * The layout is part of the design (docs/architecture.md): the import graph of `lib/`, `functions/` and
+ * `operator/`, computed from the sources (scripts/modules.ts: esbuild strips the types, keeping type-only
+ * imports, and acorn parses), has no cycle, and no module imports from a layer above its own unless
+ * {@link UPWARD} lists the import with its reason. What the Worker bundles (`lib/`, `functions/`) imports no
+ * Node-only module (`node:*`, `pg`, `pg-copy-streams`) and nothing of the operator's Node code
+ * (`operator/`). Build outputs (`lib/generated/`) enter `lib/` through the composition root only, and the
+ * tracked files alone type-check, as a fresh clone does before its first build. No module in `lib/` or
+ * `operator/` is over 400 lines, and no function over 100.
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
@@ -33,8 +35,13 @@ const LAYERS: readonly { name: string; what: string; paths: RegExp }[] = [
   },
   {
     name: 'domain',
-    what: 'the calculators and the fund data: declarations, analytics, stores, the synthetic funds; the seeder; the docs index',
-    paths: /^lib\/calculators\/(?!endpoint\.ts)|^lib\/fund\/(?!endpoint\.ts)|^lib\/db\/|^lib\/docs\//,
+    what: 'the calculators and the fund data: declarations, analytics, stores, the synthetic funds; the docs index',
+    paths: /^lib\/calculators\/(?!endpoint\.ts)|^lib\/fund\/(?!endpoint\.ts)|^lib\/docs\//,
+  },
+  {
+    name: 'operator',
+    what: "the operator's Node code, never bundled into the Worker: the bundle's importer and exporter, migrations, the seeder",
+    paths: /^operator\//,
   },
   {
     name: 'endpoint',
@@ -60,7 +67,10 @@ const LAYERS: readonly { name: string; what: string; paths: RegExp }[] = [
  */
 const UPWARD: Readonly<Record<string, string>> = {};
 
-/** Every module of `lib/` and `functions/` (not the console's browser script, which the browser loads apart). */
+/**
+ * Every module of `lib/`, `functions/` and `operator/` (not the console's browser script, which the browser
+ * loads apart).
+ */
 function modules(): string[] {
   const out: string[] = [];
   const walk = (dir: string) => {
@@ -73,7 +83,25 @@ function modules(): string[] {
   };
   walk('lib');
   walk('functions');
+  walk('operator');
   return out.sort();
+}
+
+/** Whether the Worker bundles a module: everything in `lib/` and `functions/`; `operator/` runs in Node. */
+const inWorker = (path: string) => path.startsWith('lib/') || path.startsWith('functions/');
+
+/** Packages that only run in Node (the Worker has no `node:*` built-ins, no TCP client for `pg`). */
+const NODE_ONLY = /^node:|^(pg|pg-copy-streams)(\/|$)/;
+
+/**
+ * The imports of a Worker module that break the boundary: a Node-only package ({@link NODE_ONLY}) or a module
+ * of `operator/`. `imports` are a module's specifiers as written, with the repository path of relative ones.
+ */
+function boundaryBreaches(from: string, imports: { specifier: string; to?: string }[]): string[] {
+  if (!inWorker(from)) return [];
+  return imports
+    .filter((i) => NODE_ONLY.test(i.specifier) || i.to?.startsWith('operator/'))
+    .map((i) => `${from} -> ${i.to ?? i.specifier}`);
 }
 
 const parsed = new Map<string, ParsedModule>();
@@ -144,7 +172,7 @@ function cycles(edges: { from: string; to: string }[]): string[][] {
   return out;
 }
 
-describe('the import graph of lib/ and functions/', () => {
+describe('the import graph of lib/, functions/ and operator/', () => {
   const graph = importGraph();
 
   it('is computed from every module', () => {
@@ -174,6 +202,37 @@ describe('the import graph of lib/ and functions/', () => {
     expect([...new Set(readers)]).toEqual(['lib/registry.ts']);
   });
 
+  it('keeps Node out of the Worker: lib/ and functions/ import no node:*, pg, pg-copy-streams or operator/', () => {
+    const breaches = modules().flatMap((from) =>
+      boundaryBreaches(
+        from,
+        importsOf(parsedOf(from).program).map((i) => ({
+          specifier: i.specifier,
+          ...(i.specifier.startsWith('.') ? { to: target(from, i.specifier) } : {}),
+        })),
+      ),
+    );
+    expect(breaches).toEqual([]);
+    // The operator's code is what imports them.
+    expect(graph.some((e) => e.from.startsWith('operator/') && e.to.startsWith('lib/'))).toBe(true);
+  });
+
+  it('catches an import across the Worker boundary when there is one', () => {
+    const bad = [
+      { specifier: 'node:fs' },
+      { specifier: 'pg' },
+      { specifier: 'pg-copy-streams' },
+      { specifier: '../../operator/bundle/csv.ts', to: 'operator/bundle/csv.ts' },
+    ];
+    expect(boundaryBreaches('lib/fund/store.ts', bad)).toHaveLength(4);
+    expect(boundaryBreaches('functions/api/v1/fund/positions.ts', [{ specifier: 'node:crypto' }])).toHaveLength(1);
+    expect(boundaryBreaches('operator/bundle/load.ts', bad)).toEqual([]);
+    expect(boundaryBreaches('lib/fund/store.ts', [{ specifier: 'pglite' }, { specifier: 'decimal.js' }])).toEqual([]);
+    // The Worker's modules may not import the operator's, and the operator sits above the domain it reads.
+    expect(layerOf('operator/db/seed.ts')).toBeGreaterThan(layerOf('lib/fund/tables.ts'));
+    expect(layerOf('operator/db/seed.ts')).toBeLessThan(layerOf('lib/endpoint.ts'));
+  });
+
   it('catches a cycle and an upward import when there is one', () => {
     expect(cycles([...graph, { from: 'lib/errors.ts', to: 'lib/log.ts' }])).toContainEqual(['lib/errors.ts', 'lib/log.ts']);
     expect(layerOf('lib/keys.ts')).toBeLessThan(layerOf('lib/console/standing.ts'));
@@ -181,16 +240,16 @@ describe('the import graph of lib/ and functions/', () => {
 });
 
 describe('sizes', () => {
-  const libModules = modules().filter((f) => f.startsWith('lib/') && !f.startsWith('lib/generated/'));
+  const libModules = modules().filter((f) => !f.startsWith('functions/') && !f.startsWith('lib/generated/'));
 
-  it('no module in lib/ is over 400 lines', () => {
+  it('no module in lib/ or operator/ is over 400 lines', () => {
     const long = libModules
       .map((f) => [f, readFileSync(join(ROOT, f), 'utf8').split('\n').length - 1] as const)
       .filter(([, lines]) => lines > 400);
     expect(long).toEqual([]);
   });
 
-  it('no function in lib/ or functions/ is over 100 lines', () => {
+  it('no function in lib/, functions/ or operator/ is over 100 lines', () => {
     const long: string[] = [];
     for (const file of modules().filter((f) => !f.startsWith('lib/generated/'))) {
       const m = parsedOf(file);

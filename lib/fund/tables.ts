@@ -2,8 +2,8 @@
  * Table descriptors: one per stored table of `db/migrations/`, naming each column once — its SQL name, the
  * row field it maps to (the key), its SQL type and whether it may be NULL. Everything else that names a
  * column is derived from these: the row types and the store-row field guard of `lib/fund/rows.ts`, the
- * select lists of `lib/fund/postgres-store.ts`, the insert column lists of `lib/db/seed.ts`, and the file
- * format of `npm run fund` (lib/fund/bundle/format.ts, docs/import.md). The DDL stays
+ * select lists of `lib/fund/postgres-store.ts`, the insert column lists of `operator/db/seed.ts`, and the file
+ * format of `npm run fund` (operator/bundle/format.ts, docs/import.md). The DDL stays
  * SQL (migrations are history); test/db/migrations.test.ts checks the descriptors against the migrated schema.
  *
  * A row type is derived with {@link RowOf}: a column's TypeScript type is the one given to its constructor

@@ -1,6 +1,6 @@
 /**
- * Schema migrations (`lib/db/migrate.ts`, `db/migrations/*.sql`, `loadMigrations` of scripts/db.ts) and
- * seeding (`lib/db/seed.ts`) on a fresh, empty test database (test/support/database.ts: the local
+ * Schema migrations (`operator/db/migrate.ts`, `db/migrations/*.sql`, `loadMigrations` of scripts/db.ts) and
+ * seeding (`operator/db/seed.ts`) on a fresh, empty test database (test/support/database.ts: the local
  * PostgreSQL, or embedded PGlite with `FUND_EDGE_TEST_PGLITE=1`).
  *
  * Covers:
@@ -24,8 +24,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../lib/db/client.ts';
-import { MIGRATION_LOCK, checksum, migrate, migrationsFrom, type Migration, type MigrationReport } from '../../lib/db/migrate.ts';
-import { seedFund, type SeedReport } from '../../lib/db/seed.ts';
+import { MIGRATION_LOCK, checksum, migrate, migrationsFrom, type Migration, type MigrationReport } from '../../operator/db/migrate.ts';
+import { seedFund, type SeedReport } from '../../operator/db/seed.ts';
 import { DEMO_FUND, SAMPLE_FUND, generateFund } from '../../lib/fund/synthetic.ts';
 import { FUND_KEY, TABLES as FUND_TABLES, type Table } from '../../lib/fund/tables.ts';
 import { fundSpec, loadMigrations } from '../../scripts/db.ts';

@@ -3,15 +3,15 @@
  * (byte-identical JSON from all twelve endpoints, for both synthetic funds and non-default arguments), the
  * round trips each endpoint call makes, and the app serving a real key from the database. Parity holds for
  * a database seeded directly and for one loaded through files: each fund exported as a bundle from the
- * embedded store and imported with `npm run fund`'s pipeline (lib/fund/bundle/) into an empty database.
+ * embedded store and imported with `npm run fund`'s pipeline (operator/bundle/) into an empty database.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate } from '../../lib/db/migrate.ts';
-import { exportEmbedded } from '../../lib/fund/bundle/export.ts';
-import { importBundle } from '../../lib/fund/bundle/load.ts';
+import { migrate } from '../../operator/db/migrate.ts';
+import { exportEmbedded } from '../../operator/bundle/export.ts';
+import { importBundle } from '../../operator/bundle/load.ts';
 import { loadMigrations } from '../../scripts/db.ts';
 import { createApp } from '../../lib/app.ts';
 import { callFundTool } from '../../lib/fund/definition.ts';

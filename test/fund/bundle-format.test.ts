@@ -1,6 +1,6 @@
 /**
- * The bundle format (lib/fund/bundle/format.ts, docs/import.md) and its exact decimals
- * (lib/fund/bundle/decimal.ts): the doc's column tables name every column of every file;
+ * The bundle format (operator/bundle/format.ts, docs/import.md) and its exact decimals
+ * (lib/decimal.ts): the doc's column tables name every column of every file;
  * the files are derived from the table descriptors; the decimal grammar, and quantity × price to the cent
  * and the difference in basis points against decimal.js (fast-check); CSV writing.
  */
@@ -9,13 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { D } from '../../lib/decimal.ts';
-import { type BundleError, csvLine, scanFile } from '../../lib/fund/bundle/csv.ts';
-import * as X from '../../lib/fund/bundle/decimal.ts';
-import { BUNDLE_FILES, bundleFile, columnTables } from '../../lib/fund/bundle/format.ts';
-import { pgConnectionString } from '../../lib/fund/bundle/load.ts';
-import { differenceBps, isDate } from '../../lib/fund/bundle/validate.ts';
+import { type BundleError, csvLine, scanFile } from '../../operator/bundle/csv.ts';
+import * as X from '../../lib/decimal.ts';
+import { BUNDLE_FILES, bundleFile, columnTables } from '../../operator/bundle/format.ts';
+import { pgConnectionString } from '../../operator/bundle/load.ts';
+import { differenceBps, isDate } from '../../operator/bundle/validate.ts';
 import { FUND_KEY, TABLES } from '../../lib/fund/tables.ts';
+
+const { D } = X;
 
 describe('docs/import.md (its column tables are held current by test/doc-sections.test.ts)', () => {
   it('names every column of every file, with its file heading', () => {

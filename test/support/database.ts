@@ -8,8 +8,8 @@
  */
 import { connect as tcpConnect } from 'node:net';
 import { openDatabase, type Database } from '../../lib/db/client.ts';
-import { migrate } from '../../lib/db/migrate.ts';
-import { seedFund } from '../../lib/db/seed.ts';
+import { migrate } from '../../operator/db/migrate.ts';
+import { seedFund } from '../../operator/db/seed.ts';
 import { generateFund } from '../../lib/fund/synthetic.ts';
 import { fundSpec, loadMigrations } from '../../scripts/db.ts';
 import { startPgWsProxy, type PgWsProxy } from '../../scripts/pg-ws-proxy.ts';

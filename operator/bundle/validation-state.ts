@@ -12,7 +12,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type BundleError, type ColumnMap, scanFile } from './csv.ts';
 import type { BundleFile, FileColumn } from './format.ts';
-import * as X from './decimal.ts';
+import * as X from '../../lib/decimal.ts';
 
 /** A cell after checking: its text (canonical decimal for numeric), or null for an empty nullable cell. */
 export type Cell = string | null;
@@ -73,7 +73,7 @@ export interface ValidateOptions {
   storedThrough?: string | null;
   /** Progress: called per chunk read with its size in bytes and the data rows read so far. */
   onBytes?: (n: number, rows: number) => void;
-  /** Receives every valid row of a table's bulk file (the import spools them for COPY; lib/fund/bundle/spool.ts). */
+  /** Receives every valid row of a table's bulk file (the import spools them for COPY; operator/bundle/spool.ts). */
   onRow?: (table: string, date: string, cells: readonly Cell[]) => void;
 }
 

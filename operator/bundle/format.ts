@@ -10,7 +10,7 @@
  * its generated markers by `npm run build`, {@link columnTables}). What the descriptors do not say is
  * stated once below: each table's key, the column whose date orders a bulk file, and the optional columns.
  */
-import { type Column, FUND_KEY, type SqlType, TABLES, type Table } from '../tables.ts';
+import { type Column, FUND_KEY, type SqlType, TABLES, type Table } from '../../lib/fund/tables.ts';
 
 /** A column of a bundle file. */
 export interface FileColumn {

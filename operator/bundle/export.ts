@@ -15,7 +15,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import type { Client } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import { DEMO_FUND, SAMPLE_FUND, simulateFund } from '../synthetic.ts';
+import { DEMO_FUND, SAMPLE_FUND, simulateFund } from '../../lib/fund/synthetic.ts';
 import { BUNDLE_FILES, type BundleFile } from './format.ts';
 import { csvLine } from './csv.ts';
 

@@ -15,7 +15,7 @@
  *
  * Also gathered on the way, for the load and the report: the runs' figures, the small tables' rows, and,
  * for an append onto stored runs, a digest per date of each bulk table's rows up to the latest stored run
- * (lib/fund/bundle/plan.ts compares them with the database's to find restated runs).
+ * (operator/bundle/plan.ts compares them with the database's to find restated runs).
  *
  * {@link validateBundle} runs one step per file over one explicit state (validation-state.ts: the result
  * being built, the keys and runs later files reference, and the operations every step shares: reporting,

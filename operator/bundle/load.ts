@@ -3,9 +3,9 @@
  *
  * 1. Connect (node-postgres over TCP: the local server, or Neon's connection string with `sslmode=require`),
  *    `BEGIN`, and take a transaction-scoped advisory lock per fund, so two imports of one fund queue.
- * 2. Validate the whole bundle (lib/fund/bundle/validate.ts) before writing anything, spooling each valid
- *    row of the bulk files as COPY text (lib/fund/bundle/spool.ts). Any error: roll back.
- * 3. Plan (lib/fund/bundle/plan.ts). `replace`: the fund's rows are deleted (the foreign keys cascade) and
+ * 2. Validate the whole bundle (operator/bundle/validate.ts) before writing anything, spooling each valid
+ *    row of the bulk files as COPY text (operator/bundle/spool.ts). Any error: roll back.
+ * 3. Plan (operator/bundle/plan.ts). `replace`: the fund's rows are deleted (the foreign keys cascade) and
  *    the bundle's written. `append` (the default): runs newer than the latest stored one are new, with their
  *    rows. Anything the bundle holds up to that date is compared with what is stored (small tables row by
  *    row, bulk tables per date by digest); the same is nothing to do, a difference is a restatement, refused
@@ -25,7 +25,7 @@ import { BUNDLE_FILES, type BundleFile } from './format.ts';
 import { type ChangedRow, type Plan, type Restatement, planAppend, planReplace } from './plan.ts';
 import { Spool } from './spool.ts';
 import { type Cell, type Validation, bundleBytes, validateBundle } from './validate.ts';
-import { FUND_KEY } from '../tables.ts';
+import { FUND_KEY } from '../../lib/fund/tables.ts';
 
 /** How an import writes. */
 export type ImportMode = 'append' | 'replace';

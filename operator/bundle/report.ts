@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ColumnMap, readCells } from './csv.ts';
 import { ADMIN_POSITIONS, bundleFile } from './format.ts';
-import * as X from './decimal.ts';
+import * as X from '../../lib/decimal.ts';
 import type { ImportResult } from './load.ts';
 
 /** A position on which the fund and its administrator disagree on one run's date (null: that side has none). */

@@ -6,7 +6,7 @@
  * reference: share class ids, account codes, investor ids, the runs and the fund's tolerance.
  */
 import { type BundleFile, bundleFile } from './format.ts';
-import * as X from './decimal.ts';
+import * as X from '../../lib/decimal.ts';
 import {
   type Cell,
   type RunCells,

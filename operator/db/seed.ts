@@ -5,9 +5,9 @@
  * stay exact) and a fund of tens of thousands of rows is a dozen round trips. Column lists come from the
  * table descriptors of `lib/fund/tables.ts`.
  */
-import type { SqlClient } from './client.ts';
-import type { FundDataset } from '../fund/synthetic.ts';
-import { FUND_KEY, TABLES, type Table } from '../fund/tables.ts';
+import type { SqlClient } from '../../lib/db/client.ts';
+import type { FundDataset } from '../../lib/fund/synthetic.ts';
+import { FUND_KEY, TABLES, type Table } from '../../lib/fund/tables.ts';
 
 /** Rows written per table, by table name. */
 export type SeedReport = Record<string, number>;

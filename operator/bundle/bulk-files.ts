@@ -10,13 +10,13 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { scanFile } from './csv.ts';
 import { ADMIN_POSITIONS, type BundleFile, bundleFile } from './format.ts';
-import * as X from './decimal.ts';
+import * as X from '../../lib/decimal.ts';
 import { type Cell, type DateDigest, type ValidationState, col, fail, nonNegative, quoted, report, scan } from './validation-state.ts';
 
 /**
  * The digest of one row: the first 60 bits of the MD5 of its cells joined by tabs (NULL as `\N`), as a
  * BigInt. A date's digest is the count and the sum of its rows' digests, so row order does not matter; the
- * database computes the same from its rows (lib/fund/bundle/plan.ts `storedDigests`).
+ * database computes the same from its rows (operator/bundle/plan.ts `storedDigests`).
  */
 export function rowDigest(cells: readonly Cell[]): bigint {
   const line = cells.map((c) => c ?? '\\N').join('\t');
