@@ -277,7 +277,7 @@ function analyticsCases(): Case[] {
       const options: VarOptions = { confidence: 0.95, horizonDays: 1, method: 'ewma', windowDays: 250 };
       const data = await store.read(id, {
         positions: { navDates: [run.navDate] },
-        prices: { heldAt: run.navDate, from: addDays(run.navDate, -250), through: run.navDate },
+        prices: { heldAt: run.navDate, through: run.navDate, closes: 251 },
       });
       return { fn: () => valueAtRisk(run, data.positions, data.prices, options, ccy), detail: `${n(data.prices.length)} prices` };
     }),

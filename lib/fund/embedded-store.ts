@@ -18,9 +18,11 @@
  *   fund once), and loads the fund itself once the fund is still not kept after that.
  */
 import type { FundIndex, FundReadRequest, FundReadResult, FundStore } from './store.ts';
-import { emptyRead } from './store.ts';
+import { completeCloses, emptyRead } from './store.ts';
 import type { PositionRow, PositionSumRow } from './rows.ts';
 import { centsOf, moneyOfCents } from '../decimal.ts';
+import { CASH_CLASSES } from './analytics/holdings.ts';
+import { addDays } from './analytics/runs.ts';
 import { SyntheticFund, simulateFund, type SyntheticFundSpec } from './synthetic.ts';
 import { simulateParts } from './synthetic/simulate.ts';
 import { FundAssetError, capitalAssetPath, decodeCapital, decodeFund, fundAssetPath } from './synthetic/codec.ts';
@@ -140,6 +142,21 @@ function positionSums(rows: readonly PositionRow[]): PositionSumRow[] {
   return [...sums.values()].map(({ navDate, assetClass, cents }) => ({ navDate, assetClass, marketValue: moneyOfCents(cents) }));
 }
 
+/** Calendar days a price read looks back first, per close asked for: a weekday calendar needs 7/5; a third more for holidays. */
+const DAYS_PER_CLOSE = 1.5;
+
+/**
+ * The store's `prices` read ({@link FundReadRequest.prices}): the held risky assets' closes on the last
+ * `closes` dates on which all of them have one. It looks back {@link DAYS_PER_CLOSE} calendar days per close
+ * first and reads the whole history only when that span holds too few complete dates.
+ */
+function riskyCloses(p: Prepared, { heldAt, through, closes }: NonNullable<FundReadRequest['prices']>) {
+  const assets = new Set(livePositions(p, heldAt).flatMap((row) => (CASH_CLASSES.has(row.assetClass) ? [] : [row.asset])));
+  const select = (from: string) => completeCloses(new Map([...assets].map((a) => [a, p.fund.pricesOf(a, from, through)])), closes);
+  const recent = select(addDays(through, -Math.ceil(closes * DAYS_PER_CLOSE) - 10));
+  return recent.length >= closes * assets.size ? recent : select('0000-01-01');
+}
+
 /** The synthetic funds of an isolate: each decoded fund kept once loaded, and a store per request over them. */
 export interface EmbeddedFunds {
   /**
@@ -252,11 +269,7 @@ function storeOver(
       if (request.positionSums) {
         for (const date of request.positionSums.navDates) out.positionSums.push(...positionSums(livePositions(p, date)));
       }
-      if (request.prices) {
-        const { heldAt, from, through } = request.prices;
-        const assets = [...new Set(livePositions(p, heldAt).map((row) => row.asset))];
-        for (const asset of assets) out.prices.push(...p.fund.pricesOf(asset, from, through));
-      }
+      if (request.prices) out.prices = riskyCloses(p, request.prices);
       if (request.ledger || request.balances) out.accounts = head.accounts.slice();
       if (request.ledger) out.ledger = p.fund.ledgerLinesBetween(request.ledger.after, request.ledger.through);
       if (request.balances) out.balances = p.fund.balancesThrough(request.balances.through);

@@ -13,6 +13,7 @@
 import type { SqlClient } from '../db/client.ts';
 import type { FundIndex, FundReadRequest, FundReadResult, FundStore } from './store.ts';
 import { emptyRead } from './store.ts';
+import { CASH_CLASSES } from './analytics/holdings.ts';
 import {
   ACCOUNT_BALANCES,
   ACCOUNTS,
@@ -60,12 +61,35 @@ const POSITION_SUMS_SQL = (dates: string) => `
     WHERE p.fund_id = $1 AND p.book = 'live' AND p.nav_date = ANY(${dates})
     GROUP BY p.nav_date, p.asset_class, p.market_value < 0) s`;
 
-const PRICES_SQL = (heldAt: string, from: string, through: string) => `
+/**
+ * The held risky assets' closes on the last `closes` dates on which all of them have one. Each asset's
+ * newest `scan` closes are read backwards along the primary key; only when they hold too few complete dates
+ * and some asset had more (a young fund's whole history is read at once) is the whole history read instead.
+ */
+const PRICES_SQL = (heldAt: string, through: string, closes: string, scan: string, cash: string) => `
+  WITH held AS (
+    SELECT DISTINCT p.asset FROM positions p
+    WHERE p.fund_id = $1 AND p.book = 'live' AND p.nav_date = ${heldAt} AND p.asset_class <> ALL(${cash})),
+  recent AS (
+    SELECT h.asset, y.price_date, y.price FROM held h CROSS JOIN LATERAL (
+      SELECT z.price_date, z.price FROM prices z
+      WHERE z.fund_id = $1 AND z.asset = h.asset AND z.price_date <= ${through}
+      ORDER BY z.price_date DESC LIMIT ${scan}) y),
+  again AS (
+    SELECT (SELECT count(*) FROM (SELECT 1 FROM recent GROUP BY price_date HAVING count(*) = (SELECT count(*) FROM held)) d) < ${closes}
+      AND EXISTS (SELECT 1 FROM recent GROUP BY asset HAVING count(*) = ${scan}) AS whole),
+  candidates AS (
+    SELECT r.asset, r.price_date, r.price FROM recent r WHERE NOT (SELECT whole FROM again)
+    UNION ALL
+    SELECT z.asset, z.price_date, z.price FROM prices z JOIN held h ON h.asset = z.asset
+    WHERE (SELECT whole FROM again) AND z.fund_id = $1 AND z.price_date <= ${through}),
+  dates AS (
+    SELECT c.price_date FROM candidates c GROUP BY c.price_date HAVING count(*) = (SELECT count(*) FROM held)
+    ORDER BY c.price_date DESC LIMIT ${closes})
   SELECT json_agg(json_build_object(${jsonFields(PRICES, 'x')})
     ORDER BY x.asset, x.price_date)
-  FROM prices x
-  WHERE x.fund_id = $1 AND x.price_date BETWEEN ${from} AND ${through}
-    AND x.asset IN (SELECT p.asset FROM positions p WHERE p.fund_id = $1 AND p.book = 'live' AND p.nav_date = ${heldAt})`;
+  FROM candidates x
+  WHERE x.price_date IN (SELECT d.price_date FROM dates d)`;
 
 const ACCOUNTS_SQL = `
   SELECT json_agg(json_build_object(${jsonFields(ACCOUNTS, 'a')}) ORDER BY a.code)
@@ -102,6 +126,9 @@ const EXPENSES_SQL = (limit: string) => `
     SELECT ${columnList(EXPENSES)} FROM expenses
     WHERE fund_id = $1 ORDER BY expense_date DESC, expense_id DESC LIMIT ${limit}) e`;
 
+/** Closes read per asset first, per close asked for: a weekday calendar needs 7/5; a third more for holidays. */
+const DAYS_PER_CLOSE = 1.5;
+
 /**
  * Builds the one statement of a batched read: a JSON object with a member per requested part. Only fixed
  * SQL fragments are concatenated; every value is a `$n` parameter.
@@ -119,8 +146,18 @@ export function readStatement(fundId: string, request: FundReadRequest): { text:
   if (request.positions) part('positions', POSITIONS_SQL(param(request.positions.navDates, 'date[]')));
   if (request.positionSums) part('positionSums', POSITION_SUMS_SQL(param(request.positionSums.navDates, 'date[]')));
   if (request.prices) {
-    const { heldAt, from, through } = request.prices;
-    part('prices', PRICES_SQL(param(heldAt, 'date'), param(from, 'date'), param(through, 'date')));
+    const { heldAt, through, closes } = request.prices;
+    const scan = Math.ceil(closes * DAYS_PER_CLOSE) + 10;
+    part(
+      'prices',
+      PRICES_SQL(
+        param(heldAt, 'date'),
+        param(through, 'date'),
+        param(closes, 'int'),
+        param(scan, 'int'),
+        param([...CASH_CLASSES], 'text[]'),
+      ),
+    );
   }
   if (request.ledger || request.balances) part('accounts', ACCOUNTS_SQL);
   if (request.ledger) part('ledger', LEDGER_SQL(param(request.ledger.after, 'date'), param(request.ledger.through, 'date')));

@@ -40,8 +40,13 @@ export interface FundReadRequest {
    * (date, class, negative or not) with positions, in no particular order.
    */
   positionSums?: { navDates: string[] };
-  /** Prices from `from` through `through` of every asset with a live position at the run on `heldAt`. */
-  prices?: { heldAt: string; from: string; through: string };
+  /**
+   * The closes of the assets with price risk held at the run on `heldAt` (those with a live position of a
+   * class other than fiat and stablecoin): every one of them on each of the last `closes` dates, on or
+   * before `through`, on which all of them have a close (so `closes` dates give `closes − 1` returns, however
+   * sparse the price calendar), by asset then date. Fewer dates when the history holds fewer.
+   */
+  prices?: { heldAt: string; through: string; closes: number };
   /** The chart of accounts and the ledger lines dated after `after` (exclusive; null: from the start) through `through`. */
   ledger?: { after: string | null; through: string };
   /**
@@ -73,6 +78,22 @@ export interface FundStore {
   /** @returns null when the store holds no fund with this id */
   index(fundId: string): Promise<FundIndex | null>;
   read(fundId: string, request: FundReadRequest): Promise<FundReadResult>;
+}
+
+/**
+ * The rows of the last `closes` dates on which every series has a close, by series then date: the selection
+ * of a {@link FundReadRequest.prices} read, for a store that holds each asset's closes itself.
+ * @param series each risky asset's closes, oldest first, one per date at most
+ * @param closes how many dates to keep (the newest)
+ */
+export function completeCloses(series: ReadonlyMap<string, readonly PriceRow[]>, closes: number): PriceRow[] {
+  const count = new Map<string, number>();
+  for (const rows of series.values()) for (const { priceDate } of rows) count.set(priceDate, (count.get(priceDate) ?? 0) + 1);
+  const complete = [...count].filter(([, n]) => n === series.size).map(([date]) => date);
+  const kept = new Set(complete.sort().slice(-closes));
+  const out: PriceRow[] = [];
+  for (const asset of [...series.keys()].sort()) for (const row of series.get(asset)!) if (kept.has(row.priceDate)) out.push(row);
+  return out;
 }
 
 /** An empty read result. */

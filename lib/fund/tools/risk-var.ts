@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { defineFundTool } from '../definition.ts';
 import { valueAtRisk } from '../analytics/var.ts';
-import { addDays, latestUsableRun } from '../analytics/runs.ts';
+import { latestUsableRun } from '../analytics/runs.ts';
 import { currency, date, label, money, pct } from '../schemas.ts';
 
 /**
@@ -16,7 +16,7 @@ export const valueAtRiskTool = defineFundTool({
   tool: 'get_value_at_risk',
   title: 'Value at risk',
   description:
-    'Parametric (delta-normal) VaR of the live holdings of the latest usable run, as a positive loss in money and percent of NAV, from daily returns over the last `windowDays` days: `ewma` (RiskMetrics 1996, λ = 0.94, zero mean) or `sample` (demeaned, n − 1). VaR = z × σ × √horizonDays; componentVar is the Euler allocation per asset and sums exactly to var. Fiat and stablecoins carry no price risk.',
+    'Parametric (delta-normal) VaR of the live holdings of the latest usable run, as a positive loss in money and percent of NAV, from the last `windowDays` daily returns (on the dates every held asset has a close): `ewma` (RiskMetrics 1996, λ = 0.94, zero mean) or `sample` (demeaned, n − 1). VaR = z × σ × √horizonDays; componentVar is the Euler allocation per asset and sums exactly to var. Fiat and stablecoins carry no price risk.',
   query: () =>
     z.strictObject({
       confidence: oneOf([0.95, 0.99], 0.95, 'Confidence level: 0.95 or 0.99.'),
@@ -47,7 +47,7 @@ export const valueAtRiskTool = defineFundTool({
     const run = latestUsableRun(ctx.index.runs);
     const data = await ctx.read({
       positions: { navDates: [run.navDate] },
-      prices: { heldAt: run.navDate, from: addDays(run.navDate, -query.windowDays), through: run.navDate },
+      prices: { heldAt: run.navDate, through: run.navDate, closes: query.windowDays + 1 },
     });
     return valueAtRisk(run, data.positions, data.prices, query, ctx.currency);
   },

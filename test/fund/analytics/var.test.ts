@@ -147,7 +147,7 @@ describe('value at risk', () => {
       positions = await positionsAt(latest.navDate);
       for (const windowDays of [20, 250, 500, 1000]) {
         const read = await store.read(FUND, {
-          prices: { heldAt: latest.navDate, from: addDays(latest.navDate, -windowDays), through: latest.navDate },
+          prices: { heldAt: latest.navDate, through: latest.navDate, closes: windowDays + 1 },
         });
         pricesFor.set(windowDays, read.prices);
       }
