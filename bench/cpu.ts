@@ -121,7 +121,7 @@ interface Case {
   why?: string;
 }
 
-/** Why the first request of an isolate still costs what it does, by kind (profiles of `--profile-first`, issue 14). */
+/** Why the first request of an isolate still costs what it does, by kind (from profiles of `--profile-first`). */
 const COLD_WHY = {
   fund: "The embedded fund is no longer simulated: the first request reads its build-time asset (public/_fund/<id>.bin, 1.4 MB) through ASSETS and decodes it (one JSON.parse of a ~100 KB header, typed-array views; decodeFund a few % of self time). What remains is V8 compiling the request path on first use (hono's router, zod parsing, the fund tool, analytics and decimal.js, the store-row guard), the tool's first rows (made once, then kept), and, in Node only, the fake binding's file read and Response body copy.",
   calc: "What every first request of an isolate pays (the configuration's first zod parse, CORS and body-limit middleware; in Node also its Request and stream internals), then V8 running the calculator cold: zod preparing the input schema on its first parse and decimal.js in the interpreter (the fee calculator's annualized returns: Decimal pow, ln and exp series). Nothing is built at import or per request that the request does not need.",

@@ -16,7 +16,7 @@ const app = createApp();
 // output allow-list, then the scans) on the response example the build computed from that query. zod
 // prepares a schema on its first parse and V8 compiles the code a call takes on its first run; inside an
 // isolate's first fund request that cost it 1.3–3.3 ms of a 10 ms budget, here about 10 ms of a startup
-// budget of 40 (docs/performance.md, fourth and seventh rounds). Nothing is kept from these calls and a failure changes
+// budget of 40 (docs/performance.md#todays-figures). Nothing is kept from these calls and a failure changes
 // nothing: every request parses and redacts its own answer. What only the build reads (calculator outputs,
 // OpenAPI and tool-definition schemas) is never built in the Worker.
 for (const def of CALCULATORS) void def.input;

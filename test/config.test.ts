@@ -16,7 +16,7 @@ import {
   type OriginList,
 } from '../lib/config.ts';
 
-// The zod schema of lib/config.ts before issue 23, verbatim (with the URL helpers it used, imported).
+// The zod schema lib/config.ts used before its checks became plain rules, verbatim (with the URL helpers it used, imported).
 /** Empty or absent → undefined. */
 const optionalText = z
   .string()

@@ -1,8 +1,10 @@
 /**
  * The repository explains itself: every `docs/<page>.md#<section>` a comment points at exists (page and
  * heading), and no comment points at a document the repository does not hold ("contract §N", "spec §N").
- * The README and the `docs/` pages link every page, and every link between them, and every `docs/…` they
- * name, leads to a page and a heading that exist.
+ * Code, tests, configuration and docs describe what is: none cites an issue number or a round of work (the
+ * history is CHANGELOG.md's).
+ * `docs/README.md` is the one index of the pages and the README links it; every link between the README and
+ * the `docs/` pages, and every `docs/…` they name, leads to a page and a heading that exist.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -38,10 +40,52 @@ const anchorsOf = (page: string) => headingAnchors(join('docs', page));
 
 const files = SOURCE_DIRS.flatMap(sources).filter((f) => f !== join('test', 'docs-links.test.ts'));
 
+/**
+ * A citation of the project's history rather than a description of what is: an issue number ("issue 22",
+ * "issue #22"), a numbered or ordinal round of work ("round 3", "the seventh round"), a section of a planning
+ * document the repository does not hold ("contract §2").
+ */
+const HISTORY_CITATION =
+  /\b(?:issues?|rounds?) #?\d+\b|\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|this|last|previous|next) rounds?\b|\b(?:contract|spec) §\s?\d|API-CONTRACT/i;
+
 describe('references in code comments', () => {
   it('name no outside planning document', () => {
     const stale = files.filter((f) => /(?:contract|spec) §\d|API-CONTRACT/.test(readFileSync(join(ROOT, f), 'utf8')));
     expect(stale).toEqual([]);
+  });
+
+  it('cite no issue, round or contract section: code, tests, configuration and docs say what is', () => {
+    const described = [
+      ...files,
+      ...(existsSync(join(ROOT, 'operator')) ? sources('operator') : []),
+      'wrangler.toml',
+      'package.json',
+      'README.md',
+      ...readdirSync(join(ROOT, 'docs'))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => join('docs', f)),
+    ];
+    const cited = described.flatMap((f) =>
+      readFileSync(join(ROOT, f), 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (HISTORY_CITATION.test(line) ? [`${f}:${i + 1}: ${line.trim()}`] : [])),
+    );
+    expect(cited).toEqual([]);
+  });
+
+  it('would catch a citation of history', () => {
+    for (const line of [
+      '(issue 22 item 2)',
+      'see issue #14',
+      'the seventh round',
+      'fourth and seventh rounds',
+      'round 3',
+      'contract §2',
+      'Contract §1/§6',
+    ])
+      expect(line).toMatch(HISTORY_CITATION);
+    for (const line of ['one round trip', 'rounds half-up to cents', 'the tour has been round once', 'RFC 9110 §10.2.1', 'the issues list'])
+      expect(line).not.toMatch(HISTORY_CITATION);
   });
 
   it('point at docs/ pages and sections that exist', () => {
@@ -89,10 +133,18 @@ describe('links in the README and docs/', () => {
     expect(broken).toEqual([]);
   });
 
-  it('include a link from the README, the front page, to every page of docs/', () => {
-    const readme = text('README.md');
-    const unlinked = pages.filter((p) => p.startsWith('docs/') && p !== 'docs/README.md' && !readme.includes(`](${p})`));
+  it('include one index of docs/: docs/README.md links every page, and the README links it', () => {
+    const index = text('docs/README.md');
+    const unlinked = pages.filter(
+      (p) => p.startsWith('docs/') && p !== 'docs/README.md' && !index.includes(`](${p.slice('docs/'.length)})`),
+    );
     expect(unlinked).toEqual([]);
+    expect(text('README.md')).toContain('](docs/README.md)');
+  });
+
+  it('keep that index in one place: the README repeats no table of the pages', () => {
+    const rows = text('README.md').match(/^\| \[docs\/[\w-]+\.md\]/gm) ?? [];
+    expect(rows).toEqual([]);
   });
 
   it('keep the README a front page: at most 300 lines, its first screen the two commands', () => {

@@ -6,7 +6,7 @@
  * projection returns null and the caller runs decimal.js. So the result, when there is one, is the decimal
  * path's to the last digit, and decimal.js stays the reference (test/calculators/fee-doubles.test.ts holds
  * the two equal on random inputs and on the worked examples). decimal.js was the largest part of a warm
- * fee-calculator request in workerd (docs/performance.md, fifth round).
+ * fee-calculator request in workerd (docs/arithmetic.md#doubles-that-prove-themselves-exact).
  *
  * Amounts are kept in cents. Error bounds are absolute, in cents (or plain for rates and factors), and add
  * up as usual (lib/calculators/approx.ts): for x·y, |x|·e(y) + |y|·e(x) + e(x)·e(y) plus the product's own
@@ -227,7 +227,7 @@ const DECIMAL_NEAR_ONE = 1e-39;
 /**
  * The periods of a projection in doubles, with bounds of their errors, without decimal.js: the decimal path
  * (lib/calculators/fee-calculator.ts, `decimalPeriods`) was a fee-calculator call's largest share
- * (docs/performance.md, seventh round). Only for a horizon of whole quarters (4·horizonYears an integer, so
+ * (docs/arithmetic.md#doubles-that-prove-themselves-exact). Only for a horizon of whole quarters (4·horizonYears an integer, so
  * that every period's length and start is a multiple of 0.25, exact in doubles and equal to the decimal
  * path's); each factor (1 + r)^τ comes from {@link compoundRate} with its bound against the exact value,
  * widened by what decimal.js's own rounding may make of it ({@link DECIMAL_NEAR_ONE}).

@@ -8,7 +8,7 @@ import { RECON_STATUSES, RUN_STATUSES } from './rows.ts';
 
 // Each field schema is built once, on first use, and shared by every allow-list that holds it (a zod schema is
 // immutable; `.describe()` on it makes a new one): building the same three-step schema for each of some
-// eighty fields was a share of the Worker's startup (docs/performance.md, seventh round).
+// eighty fields was a share of the Worker's startup (docs/performance.md#todays-figures).
 
 /** Money: a decimal string with exactly 2 dp, in the fund's base currency, e.g. "1250000.00". */
 export const money = lazy(() =>

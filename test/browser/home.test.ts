@@ -1,5 +1,5 @@
 /**
- * The home page's MCP client setups in a real Chromium against the Worker in workerd (issue 22 item 2): each
+ * The home page's MCP client setups in a real Chromium against the Worker in workerd (docs/mcp.md#connecting-a-client): each
  * client opens (plain `<details>`, no script) on the snippets lib/mcp/clients.ts makes for this Worker's
  * URLs, the Cursor and VS Code install links carry the configuration shown beside them, and at phone width
  * (375 px) the page does not scroll sideways. Screenshots go to test-results/screenshots/ (git-ignored).

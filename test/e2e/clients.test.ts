@@ -1,5 +1,5 @@
 /**
- * Real MCP clients against the Worker in workerd (issue 22 item 1; docs/mcp.md#a-key-the-server-refuses):
+ * Real MCP clients against the Worker in workerd (docs/mcp.md#a-key-the-server-refuses):
  * mcp-remote (the bridge Claude Desktop and Cursor run, pinned as a devDependency), the MCP Inspector's CLI
  * (pinned likewise) and the MCP SDK's client with an OAuth provider, each given a key as the snippets of
  * lib/mcp/clients.ts configure it. With the demo key, a calc key or a mistyped key, each must end with the

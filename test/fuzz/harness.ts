@@ -158,7 +158,7 @@ export const TOUR_STRIDE = 8;
 
 /**
  * The cases `[from, to)` of a seed. Case i is the same whatever `[from, to)` it is drawn in: drawn in chunks
- * of {@link CHUNK} from the seed, except every {@link TOUR_STRIDE}th of the first round of the tour, drawn
+ * of {@link CHUNK} from the seed, except every {@link TOUR_STRIDE}th of the tour's first pass, drawn
  * from its stop's arbitrary with a seed of its own.
  */
 export function casesOf(

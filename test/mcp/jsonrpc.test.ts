@@ -317,7 +317,7 @@ describe('JSON-RPC framing', () => {
       expectNoInternals(text);
     });
 
-    // Contract §1/§6: no error text carries a dependency's exception text. A tools/call whose params do not
+    // No error text carries a dependency's exception text (docs/api.md#errors). A tools/call whose params do not
     // match the SDK's request schema is answered -32603 with zod's issue list (JSON) as the message, because
     // the SDK's Protocol.setRequestHandler parses with CallToolRequestSchema and a thrown ZodError has no code.
     it.each([

@@ -169,7 +169,7 @@ describe('Accept', () => {
     expect(message!.result).toEqual(json.result);
   });
 
-  // Contract §0: fund-data responses carry `Cache-Control: private, no-store`. The SSE answer of the fund
+  // Fund-data responses carry `Cache-Control: private, no-store`. The SSE answer of the fund
   // server keeps the SDK's `no-cache, no-transform` (dispatch.ts sets the spec's Cache-Control only when
   // not SSE), which lets a shared cache store fund data.
   it('an SSE answer of the fund server is Cache-Control private, no-store (docs/api.md#conventions)', async () => {
