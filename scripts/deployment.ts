@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { experimental_readRawConfig } from 'wrangler';
 import { checkConfig } from '../lib/config.ts';
 import { isLoopbackOrigin } from '../lib/origin.ts';
+import { envFileLine } from './dev-args.ts';
 
 /** The KV namespaces the Worker binds (lib/env.ts): keys, quota counters, the console, OAuth. */
 export const KV_BINDINGS = ['API_KEYS', 'RATE_LIMITS', 'CONSOLE', 'OAUTH_KV'] as const;
@@ -386,7 +387,8 @@ export interface LocalSetup {
  * `DATABASE_URL` (from the environment, or asked for), that URL and a generated `INVESTOR_REF_KEY`. Lines
  * already there are kept; a `DATABASE_URL` from the environment replaces the file's.
  * @returns the lines of `.dev.vars` that were added or changed, by name (never their values)
- * @throws when the given `DATABASE_URL` breaks its rule
+ * @throws when the given `DATABASE_URL` breaks its rule, or holds a line break or another control character
+ *   (which would write a line of its own: {@link envFileLine}), before anything is written
  */
 export async function setupLocal(options: LocalSetup): Promise<string[]> {
   const file = join(options.root, '.dev.vars');
@@ -412,9 +414,10 @@ export async function setupLocal(options: LocalSetup): Promise<string[]> {
       ? ['# Local secrets of `npm run dev` (wrangler reads this file; git-ignored). Written by `npm run setup`.']
       : text.replace(/\n$/, '').split('\n');
   for (const [name, value] of set) {
+    const line = envFileLine(name, value);
     const at = lines.findIndex((l) => new RegExp(`^\\s*${name}\\s*=`).test(l));
-    if (at >= 0) lines[at] = `${name}=${value}`;
-    else lines = [...lines, `${name}=${value}`];
+    if (at >= 0) lines[at] = line;
+    else lines = [...lines, line];
   }
   if (set.size) {
     writeFileSync(file, `${lines.join('\n')}\n`);

@@ -1,9 +1,11 @@
 /**
  * The pure parts of `npm run dev` (scripts/dev.ts), kept apart so tests can import them without starting
- * anything: the wrangler command line, reading a variable from the environment or `.dev.vars`, the port the
- * server runs on, and the note of it that `npm run console -- invite` reads for its link.
+ * anything: the wrangler command line, the private file its variables reach wrangler through, reading a
+ * variable from the environment or `.dev.vars`, the port the server runs on, and the note of it that
+ * `npm run console -- invite` reads for its link.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 
 /** wrangler dev's defaults here: loopback, port 8787. */
@@ -17,7 +19,8 @@ export const DEV_DEFAULTS: readonly (readonly [flag: string, value: string])[] =
  * or `--port=8788`), then the extra arguments as given. wrangler refuses a repeated `--port` ("expects a
  * single value"), so a default must be dropped, not followed by the override.
  * @param extra what followed `npm run dev --`
- * @param vars `--var NAME:value` pairs the script adds (repeatable, so never dropped)
+ * @param vars the arguments the script adds (the `--env-file`s of {@link envFileArgs}; repeatable, so never
+ *   dropped). Never a secret's value: a command line is readable by every local user (`ps`).
  */
 export function wranglerDevArgs(extra: readonly string[], vars: readonly string[] = [], defaults = DEV_DEFAULTS): string[] {
   const given = new Set(extra.filter((a) => a.startsWith('--')).map((a) => a.split('=')[0]));
@@ -44,6 +47,55 @@ export function devVar(root: string, name: string): string | undefined {
     return value === '' ? undefined : value;
   }
   return undefined;
+}
+
+/**
+ * One `NAME=value` line of a `.dev.vars` or `.env` file as wrangler reads it (dotenv): the value as is when
+ * nothing in it needs quoting, else in single quotes (which dotenv takes literally).
+ * @throws {Error} naming the variable, never its value, when the value holds a line break or another control
+ *   character (it would end the line and start another variable), or needs quoting and holds a `'`
+ */
+export function envFileLine(name: string, value: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`${JSON.stringify(name)} is not a variable name.`);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
+  if (/[\u0000-\u001f\u007f]/.test(value))
+    throw new Error(`${name} contains a line break or another control character: refused (it would write a line of its own).`);
+  if (/^[^\s'"`#]([^#]*[^\s#])?$/.test(value)) return `${name}=${value}`;
+  if (value.includes("'")) throw new Error(`${name} contains a quote (') and a space or #: percent-encode them in the URL.`);
+  return `${name}='${value}'`;
+}
+
+/** A private file of variables for wrangler: where it is, and how to delete it. */
+export interface DevEnvFile {
+  file: string;
+  /** Deletes the file and its folder (idempotent). */
+  remove(): void;
+}
+
+/**
+ * Writes the variables `npm run dev` adds (a `DATABASE_URL` from the environment, `INVESTOR_REF_KEY`, the
+ * proxy's address) to a file of mode 0600 in a fresh folder of mode 0700, so that they reach wrangler through
+ * `--env-file` and never through its command line.
+ * @param parent where the folder is made (default: the system's temporary folder)
+ * @throws {Error} as {@link envFileLine} does, before anything is written
+ */
+export function writeDevEnvFile(vars: ReadonlyMap<string, string>, parent = tmpdir()): DevEnvFile {
+  const text = `${[...vars].map(([name, value]) => envFileLine(name, value)).join('\n')}\n`;
+  const dir = mkdtempSync(join(parent, 'fund-edge-dev-')); // mkdtemp makes it 0700
+  const file = join(dir, 'dev.env');
+  writeFileSync(file, text, { mode: 0o600, flag: 'wx' });
+  return { file, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * The `--env-file` arguments that hand wrangler the script's file. Given any `--env-file`, wrangler stops
+ * reading `.dev.vars` on its own, so `.dev.vars` (when there is one and the extra arguments name no env file
+ * of their own) comes first and the script's file after it, whose values win.
+ */
+export function envFileArgs(root: string, file: string, extra: readonly string[]): string[] {
+  const own = extra.some((a) => a === '--env-file' || a.startsWith('--env-file='));
+  const devVars = join(root, '.dev.vars');
+  return [...(!own && existsSync(devVars) ? ['--env-file', devVars] : []), '--env-file', file];
 }
 
 /**

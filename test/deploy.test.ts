@@ -310,6 +310,20 @@ describe('npm run setup (local development)', () => {
     }
   });
 
+  it('refuses a DATABASE_URL with a line break in it rather than writing a line of its own', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'fund-edge-local-'));
+    try {
+      writeFileSync(join(root, '.dev.vars'), 'DOCS_URL=https://docs.example\n');
+      for (const url of ['postgres://postgres@127.0.0.1:5432/db\nINVESTOR_REF_KEY=chosen-by-the-url-0123', 'postgres://u@h/db\r\nX=1'])
+        await expect(setupLocal({ root, env: { DATABASE_URL: url }, log: () => {} })).rejects.toThrow(
+          /^DATABASE_URL contains a line break or another control character/,
+        );
+      expect(readFileSync(join(root, '.dev.vars'), 'utf8')).toBe('DOCS_URL=https://docs.example\n');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it('without a database writes only the session secret', async () => {
     const root = mkdtempSync(join(tmpdir(), 'fund-edge-local-'));
     try {

@@ -3,13 +3,16 @@
  * port its console link names, and the note of that port `npm run console -- invite` links to.
  */
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { parseDevVars } from '../scripts/deployment.ts';
 import {
   devConsoleUrl,
   devPort,
   devVar,
+  envFileArgs,
+  envFileLine,
   forgetDevServer,
   inviteBase,
   investorRefKeyProblem,
@@ -17,7 +20,64 @@ import {
   noteDevServer,
   runningDevServer,
   wranglerDevArgs,
+  writeDevEnvFile,
 } from '../scripts/dev-args.ts';
+
+/**
+ * How wrangler (dotenv 16, which wrangler bundles) reads a `.dev.vars` / `--env-file` file: its line
+ * pattern and unquoting, copied so the test reads the file as wrangler does.
+ */
+function dotenvParse(text: string): Record<string, string> {
+  const LINE =
+    /(?:^|^)\s*(?:export\s+)?([\w.-]+)(?:\s*=\s*?|:\s+?)(\s*'(?:\\'|[^'])*'|\s*"(?:\\"|[^"])*"|\s*`(?:\\`|[^`])*`|[^#\r\n]+)?\s*(?:#.*)?(?:$|$)/gm;
+  const out: Record<string, string> = {};
+  for (const m of text.replace(/\r\n?/g, '\n').matchAll(LINE)) {
+    const value = (m[2] ?? '').trim();
+    out[m[1]!] = value.replace(/^(['"`])([\s\S]*)\1$/gm, '$2');
+  }
+  return out;
+}
+
+describe('the variables npm run dev adds reach wrangler through a private file, not its command line', () => {
+  const secrets = new Map([
+    ['INVESTOR_REF_KEY', 'ref-key-0123456789abcdef'],
+    ['DATABASE_URL', 'postgres://app:pa ss#word@127.0.0.1:5432/fund_edge'],
+    ['DATABASE_WS_PROXY', '127.0.0.1:40001/v2'],
+  ]);
+
+  it('writes them to a 0600 file in a 0700 folder, read back exactly, and the arguments name only the file', () => {
+    const root = mkdtempSync(join(tmpdir(), 'dev-root-'));
+    const env = writeDevEnvFile(secrets);
+    try {
+      expect(statSync(env.file).mode & 0o777).toBe(0o600);
+      expect(statSync(dirname(env.file)).mode & 0o777).toBe(0o700);
+      expect(dotenvParse(readFileSync(env.file, 'utf8'))).toEqual(Object.fromEntries(secrets));
+      const args = wranglerDevArgs([], envFileArgs(root, env.file, []));
+      expect(args).toEqual(['dev', '--ip', '127.0.0.1', '--port', '8787', '--env-file', env.file]);
+      for (const value of secrets.values()) expect(args.join(' ')).not.toContain(value);
+      expect(args.join(' ')).not.toContain('--var');
+      // wrangler stops reading .dev.vars once given an --env-file: it comes first, the script's file wins.
+      writeFileSync(join(root, '.dev.vars'), 'CONSOLE_SESSION_SECRET=s\n');
+      expect(envFileArgs(root, env.file, [])).toEqual(['--env-file', join(root, '.dev.vars'), '--env-file', env.file]);
+      expect(envFileArgs(root, env.file, ['--env-file', 'mine.env'])).toEqual(['--env-file', env.file]);
+    } finally {
+      env.remove();
+      rmSync(root, { recursive: true, force: true });
+    }
+    expect(existsSync(dirname(env.file))).toBe(false);
+  });
+
+  it('refuses a value with a line break (or another control character) instead of writing a line of its own', () => {
+    for (const bad of ['postgres://u@h/db\nINVESTOR_REF_KEY=x', 'postgres://u@h/db\rX=1', 'a\u0000b', 'tab\there'])
+      expect(() => envFileLine('DATABASE_URL', bad)).toThrow(/^DATABASE_URL contains a line break or another control character/);
+    expect(() => writeDevEnvFile(new Map([['DATABASE_URL', 'postgres://u@h/db\nX=1']]))).toThrow(/line break/);
+    expect(() => envFileLine('DATABASE_URL', "it's # here")).toThrow(/quote/);
+    expect(() => envFileLine('A=B', 'x')).toThrow(/not a variable name/);
+    // Whatever is accepted reads back exactly, in wrangler's reader and in the project's own.
+    for (const value of ['postgres://u@h/db', ' lead', 'trail ', 'a#b', '"q"', "x'y", '`b`', 'p w', '\\n'])
+      expect([dotenvParse(envFileLine('V', value)).V, parseDevVars(envFileLine('V', value)).get('V')]).toEqual([value, value]);
+  });
+});
 
 describe('wranglerDevArgs', () => {
   it('uses loopback and 8787 by default, the script vars after them', () => {
