@@ -5,7 +5,9 @@
  *
  * Every query runs under a time budget (3 s by default). A connection that cannot be made, drops, or
  * answers late becomes {@link UpstreamUnavailableError} (503 with `Retry-After`): never the driver's message,
- * and never part of an answer, because the caller's whole request fails.
+ * and never part of an answer, because the caller's whole request fails. The server holds every statement to
+ * the same budget (`statement_timeout`, sent when the connection starts): a request that gives up on a
+ * statement does not leave it running (docs/configuration.md#the-databases-time-budget).
  */
 import { Pool, neonConfig, type PoolClient } from '@neondatabase/serverless';
 import { ApiError, UpstreamUnavailableError } from '../errors.ts';
@@ -71,7 +73,9 @@ export function isUnavailable(err: unknown): boolean {
 export function openDatabase(config: DatabaseConfig): Database {
   configureDriver(config.wsProxy);
   const timeoutMs = config.timeoutMs ?? QUERY_TIMEOUT_MS;
-  const pool = new Pool({ connectionString: config.url, max: 1, connectionTimeoutMillis: timeoutMs });
+  // statement_timeout: the server cancels a statement still running at the budget, when the client has
+  // already given up on it (closing the socket does not stop a statement that is waiting, e.g. on a lock).
+  const pool = new Pool({ connectionString: config.url, max: 1, connectionTimeoutMillis: timeoutMs, statement_timeout: timeoutMs });
   // A connection dropped while idle is reported on the pool; without a listener it would be thrown.
   pool.on('error', () => {});
   let roundTrips = 0;

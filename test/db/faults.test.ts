@@ -10,7 +10,8 @@
  * - the proxy stopped (the database unreachable), then restarted;
  * - nothing listening on the database's port; a server that accepts and never answers (the time budget);
  * - a statement over its time budget: `positions` held by `LOCK TABLE ... ACCESS EXCLUSIVE` in another
- *   session's open transaction, until ROLLBACK;
+ *   session's open transaction, until ROLLBACK; the server ends the statement at the budget too
+ *   (`statement_timeout`), so nothing is left waiting on the lock;
  * - the connection dropped mid-statement (`proxy.dropConnections()` while a read waits on that lock);
  * - the server dropping the connection when the statement arrives (a TCP relay in front of it);
  * - and what is not a fault of the service: a failing statement is a plain Error (500 upstream), and
@@ -411,6 +412,50 @@ describe('a statement over its time budget', () => {
     } finally {
       await lock.rollback();
       await db?.release();
+    }
+    await released(database.proxy);
+  });
+
+  // PostgreSQL only: PGlite has no pg_stat_activity of other sessions, and takes no startup parameters.
+  it('the server stops the statement at the budget too: nothing is left waiting on the lock once the read gave up', async (ctx) => {
+    if (database.kind === 'pglite') ctx.skip();
+    const lock = await lockPositions();
+    let db: Database | undefined;
+    try {
+      db = database.open(300);
+      expectUnavailable(await rejection(postgresStore(db).read(FUND, POSITIONS_READ)));
+      // The lock is still held: only a server-side timeout ends the statement waiting for it.
+      const watch = database.open();
+      try {
+        const waiting = async () =>
+          (
+            await watch.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+            )
+          ).rows[0]!.n;
+        await vi.waitFor(async () => expect(await waiting()).toBe(0), { timeout: 2000, interval: 20 });
+      } finally {
+        await watch.release();
+      }
+    } finally {
+      await lock.rollback();
+      await db?.release();
+    }
+    await released(database.proxy);
+  });
+
+  it('every connection carries the budget as its statement_timeout', async (ctx) => {
+    if (database.kind === 'pglite') ctx.skip();
+    for (const [budget, shown] of [
+      [300, '300ms'],
+      [3000, '3s'],
+    ] as const) {
+      const db = database.open(budget);
+      try {
+        expect((await db.query<{ statement_timeout: string }>('SHOW statement_timeout')).rows[0]?.statement_timeout).toBe(shown);
+      } finally {
+        await db.release();
+      }
     }
     await released(database.proxy);
   });
