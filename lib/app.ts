@@ -19,11 +19,12 @@ import type { AppEnv } from './env.ts';
 import { MethodNotAllowedError, NotFoundError, PayloadTooLargeError, problemOf, problemResponse } from './errors.ts';
 import { configOf, type OriginList } from './config.ts';
 import { logContextOf, logFailure } from './log.ts';
-import { MAX_BODY_BYTES, allowedMethods, type Catalog, type Method, type RequestContext, type Route } from './endpoint.ts';
+import { MAX_BODY_BYTES, allowedMethods, runOperation, type Catalog, type Method, type RequestContext, type Route } from './endpoint.ts';
 import { systemClock, type Clock } from './rate-limit.ts';
 import { CATALOG, CONSOLE_CLIENT, SITE_CONTENT } from './registry.ts';
 import { mountSite } from './site/pages.ts';
 import { mountOAuth } from './oauth/routes.ts';
+import { accessTokenVerifier } from './oauth/resource.ts';
 import { limitBody } from './body.ts';
 import { consoleAccounts } from './console/standing.ts';
 
@@ -84,6 +85,9 @@ export function notFoundDetail(path: string, routes: readonly Route[]): string {
  */
 export const consoleAccess: RequestContext['access'] = (env) => ({ keys: env.API_KEYS, accounts: consoleAccounts(env.CONSOLE) });
 
+/** This service's OAuth access tokens, verified for a request against its console accounts (lib/oauth/resource.ts). */
+export const consoleTokens: RequestContext['tokens'] = (c) => accessTokenVerifier(c, consoleAccounts(c.env.CONSOLE));
+
 /**
  * Every answer's own headers, set once on the final response: request id, nosniff, `private, no-store` on
  * fund data, and CORS (but on a preflight, answered by the pipeline, and on the console, which is
@@ -112,7 +116,10 @@ const answerHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
 };
 
-/** Mounts each route at its path: its operations by method (HEAD as GET), 405 with `Allow` for another. */
+/**
+ * Mounts each route at its path: its operations by method (HEAD as GET), each through its route group's
+ * steps (credential, scope, quota) and then its handler; 405 with `Allow` for another method.
+ */
 function mountRoutes(app: Hono<AppEnv>, routes: readonly Route[], ctx: RequestContext): void {
   for (const route of routes) {
     const allow = allowedMethods(route);
@@ -120,7 +127,7 @@ function mountRoutes(app: Hono<AppEnv>, routes: readonly Route[], ctx: RequestCo
       const method = c.req.method === 'HEAD' ? 'GET' : (c.req.method as Method);
       const operation = route.endpoint.methods[method];
       if (!operation) throw new MethodNotAllowedError(allow);
-      return operation.handle(c, ctx);
+      return runOperation(operation, c, ctx);
     });
   }
 }
@@ -135,7 +142,7 @@ export function createApp(options: { clock?: Clock; routes?: readonly Route[]; c
   const clock = options.clock ?? systemClock;
   const catalog = options.routes ? { ...(options.catalog ?? CATALOG), routes: options.routes } : (options.catalog ?? CATALOG);
   const routes = catalog.routes;
-  const ctx: RequestContext = { clock, catalog, access: consoleAccess };
+  const ctx: RequestContext = { clock, catalog, access: consoleAccess, tokens: consoleTokens };
   // TrieRouter: the default router compiles one regular expression of every route on an isolate's first
   // request (a fifth to a third of a first request's CPU in the bench's cold cases); a trie is built as the
   // routes are added and matches paths strictly, as the default does (`/api/mcp/` is not `/api/mcp`;

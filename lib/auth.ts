@@ -4,12 +4,16 @@
  * only here is that header read as `Bearer <token>`.
  *
  * What it needs from elsewhere arrives by parameter, as an {@link Access}: the key store, the developer
- * console's accounts (whether a console key's account is active, and its plan's limit) and, for the one
- * surface that accepts them, a verifier of OAuth access tokens (lib/oauth/resource.ts). The composition root
- * (lib/app.ts) builds it per Worker environment and hands it to every endpoint in its request context.
+ * console's accounts (whether a console key's account is active, and its plan's limit) and, for the
+ * surfaces that accept them (the fund-data endpoints and the fund MCP server), a verifier of OAuth access
+ * tokens (lib/oauth/resource.ts). The composition root (lib/app.ts) builds both and hands them to every
+ * endpoint in its request context.
  */
 import { UnauthorizedError } from './errors.ts';
 import { KEY_PATTERN, KEY_PREFIX, verifyKey, type AccountDirectory, type KeyValueStore, type Principal } from './keys.ts';
+
+/** The one OAuth scope: read the served fund's data, over REST and the fund MCP server (docs/oauth.md). */
+export const FUND_READ_SCOPE = 'fund:read';
 
 /** What authenticating a request reads through. */
 export interface Access {
@@ -18,11 +22,22 @@ export interface Access {
   /** The developer console's accounts; without them a console key is refused (fail closed). */
   accounts?: AccountDirectory;
   /**
-   * Verifies a bearer token that is not an API key (an OAuth access token) and says who it is. Absent on the
-   * surfaces that take API keys only, where such a token is a malformed key.
+   * This service's OAuth access tokens, on the surfaces that take them (the fund-data endpoints and the fund
+   * MCP server): a bearer value that is not an API key and has an access token's shape is verified by it.
+   * Absent elsewhere, and for any other value, such a value is a malformed key.
+   */
+  token?: TokenVerifier;
+}
+
+/** Verifies the service's OAuth access tokens (lib/oauth/resource.ts), handed to {@link authenticate} in {@link Access}. */
+export interface TokenVerifier {
+  /** True for a value of an access token's shape (only such a value is looked up as a token). Linear in its length. */
+  shape(token: string): boolean;
+  /**
+   * The token's principal: a `fund` principal of its account.
    * @throws {ApiError} 401 / 403 refusals of the token
    */
-  token?: (token: string) => Promise<Principal>;
+  verify(token: string): Promise<Principal>;
 }
 
 /** The pattern of a bearer credential (RFC 6750 §2.1): the scheme, case-insensitive, then one token. */
@@ -74,6 +89,6 @@ export function presentedCredential(header: string | undefined | null): Presente
 export async function authenticate(header: string | undefined | null, access: Access): Promise<Principal | null> {
   const token = bearerToken(header);
   if (token === null) return null;
-  if (access.token && !token.startsWith(KEY_PREFIX)) return access.token(token);
+  if (access.token && !token.startsWith(KEY_PREFIX) && access.token.shape(token)) return access.token.verify(token);
   return verifyKey(token, access.keys, access.accounts);
 }

@@ -11,7 +11,7 @@ import type { Context } from 'hono';
 import * as z from 'zod';
 import { MalformedJsonError, UnsupportedMediaTypeError, type ProblemCode } from './errors.ts';
 import type { AppEnv, Env } from './env.ts';
-import type { Access } from './auth.ts';
+import type { Access, TokenVerifier } from './auth.ts';
 import type { Clock } from './rate-limit.ts';
 import { lazy, parseInput, queryStringSchema } from './validation.ts';
 import type { LocatedCalculator } from './calculators/definition.ts';
@@ -75,6 +75,59 @@ export interface RequestContext {
   catalog: Catalog;
   /** The authentication step's dependencies in a Worker environment (lib/auth.ts). */
   access(env: Env): Access;
+  /**
+   * The verifier of this service's OAuth access tokens for a request (lib/oauth/resource.ts), for the
+   * credential steps of the surfaces that take them (fund data, the fund MCP server).
+   */
+  tokens(c: Context<AppEnv>): TokenVerifier;
+}
+
+/**
+ * One step of a route group's pipeline (credential, scope, quota): middleware run before an operation's
+ * `handle`, in the order its endpoint lists them. A step reads the request, hands what it found to the
+ * later steps and the handler ({@link requestSlot}), and calls `next` for the rest of the pipeline, whose
+ * answer it may change (the quota's headers) or follow (releasing a connection once the answer is sent).
+ * @throws {ApiError} its refusal, rendered as problem+json by the app's error handler
+ */
+export type Step = (c: Context<AppEnv>, ctx: RequestContext, next: () => Promise<Response>) => Promise<Response>;
+
+/** Runs an operation: its steps in order, then its handler (lib/app.ts mounts every route through it). */
+export function runOperation(op: Operation, c: Context<AppEnv>, ctx: RequestContext): Promise<Response> {
+  const steps = op.steps ?? [];
+  const at = (i: number): Promise<Response> => (i < steps.length ? steps[i]!(c, ctx, () => at(i + 1)) : op.handle(c, ctx));
+  return at(0);
+}
+
+/**
+ * A value one request's steps hand its later steps and handler (the caller's principal, its fund source),
+ * kept for that request only: keyed by its Hono context, never shared with another request.
+ * @param what what the slot holds, named in the error of a handler mounted without the step that fills it
+ */
+export function requestSlot<T>(what: string): { set(c: Context<AppEnv>, value: T): void; get(c: Context<AppEnv>): T } {
+  const values = new WeakMap<Context<AppEnv>, { value: T }>();
+  return {
+    set: (c, value) => void values.set(c, { value }),
+    get: (c) => {
+      const held = values.get(c);
+      if (!held) throw new Error(`No step set ${what} for this request.`);
+      return held.value;
+    },
+  };
+}
+
+/** Promises that settle when a request's answer has been sent in full (an SSE body ends after its Response is returned). */
+const SENDING = new WeakMap<Context<AppEnv>, Promise<unknown>[]>();
+
+/** Says the request's answer is still being sent until `sending` settles (the MCP servers' SSE bodies). */
+export function stillSending(c: Context<AppEnv>, sending: Promise<unknown>): void {
+  const list = SENDING.get(c);
+  if (list) list.push(sending);
+  else SENDING.set(c, [sending]);
+}
+
+/** Settles once every {@link stillSending} promise of the request has (at once when there is none). */
+export function answerSent(c: Context<AppEnv>): Promise<unknown> {
+  return Promise.allSettled(SENDING.get(c) ?? []);
 }
 
 /** One method of an endpoint, with everything the OpenAPI document says about it. */
@@ -85,6 +138,8 @@ export interface Operation {
   tags: string[];
   /** `optional`: a key may be sent (it raises the calculator limit); `required`: 401 without one. */
   auth: 'none' | 'optional' | 'required';
+  /** The scopes an OAuth access token of this service needs here, where one is accepted beside a key (fund data). */
+  oauthScopes?: readonly string[];
   /** Strict query schema; the default accepts no parameters. */
   query?: z.ZodObject;
   body?: z.ZodType;
@@ -100,6 +155,8 @@ export interface Operation {
   schemaNames?: { body?: string; response?: string };
   /** Problem codes this operation can answer, beyond 404/405/500 which any path can. */
   problems: ProblemCode[];
+  /** The route group's steps (credential, scope, quota: {@link Step}), run in order before {@link Operation.handle}. */
+  steps?: readonly Step[];
   handle: (c: Context<AppEnv>, ctx: RequestContext) => Promise<Response>;
 }
 

@@ -23,6 +23,8 @@ import {
 } from './limits.ts';
 import { jsonSchema } from './json-schema.ts';
 import { SERVER_URL_MARK } from './openapi-json.ts';
+import { AUTHORIZATION_SERVER_WELL_KNOWN, AUTHORIZE_PATH, FUND_READ_SCOPE, REGISTER_PATH, TOKEN_PATH } from './oauth/provider.ts';
+import { PLAN_DAILY_CALC_LIMITS } from './console/config.ts';
 
 export { openApiDocumentSchema } from './openapi-json.ts';
 
@@ -143,7 +145,7 @@ function operationObject(op: Operation, components: Components, examples: Respon
     summary: op.summary,
     description: op.description,
     tags: op.tags,
-    security: op.auth === 'none' ? [] : op.auth === 'optional' ? [{}, { bearerAuth: [] }] : [{ bearerAuth: [] }],
+    security: securityOf(op),
     ...(parameters.length ? { parameters } : {}),
     ...(op.body
       ? {
@@ -209,6 +211,16 @@ function coerceLike(schema: JsonObject, value: unknown): unknown {
 }
 
 /**
+ * An operation's security requirements: none; optionally a key; a key; or (where the service's OAuth
+ * access tokens are accepted, {@link Operation.oauthScopes}) a key or a token with those scopes.
+ */
+function securityOf(op: Operation): JsonObject[] {
+  if (op.auth === 'none') return [];
+  const schemes: JsonObject[] = [{ bearerAuth: [] }, ...(op.oauthScopes ? [{ oauth2: [...op.oauthScopes] }] : [])];
+  return op.auth === 'optional' ? [{}, ...schemes] : schemes;
+}
+
+/**
  * The cached document with its server, contact (the home page) and external docs (llms-full.txt) under
  * `serverUrl`: an origin, or `/` (then the links are relative to wherever the document was fetched).
  */
@@ -221,6 +233,13 @@ function withServer(doc: JsonObject, serverUrl: string): JsonObject {
     servers: [{ url: serverUrl }],
   };
 }
+
+/** A count as a reader writes it (1,000). */
+const n = (x: number) => x.toLocaleString('en-US');
+/** The console's plans and their daily calculator limits, from the configuration: `free 1,000, paid 100,000`. */
+const plans = Object.entries(PLAN_DAILY_CALC_LIMITS)
+  .map(([plan, limit]) => `${plan} ${n(limit)}`)
+  .join(', ');
 
 const cache = new WeakMap<readonly Route[], WeakMap<ResponseExamples, JsonObject>>();
 
@@ -256,7 +275,7 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string, exa
         version: '1.0.0',
         description: [
           'Fund data, calculators and MCP servers. Calculators are stateless and illustrative: results are estimates, not accounting, tax or investment advice.',
-          `Calculator quota: ${ANONYMOUS_DAILY_CALC_LIMIT} calls per UTC day per caller without a key (caller = CF-Connecting-IP, IPv6 by /64), or the key's dailyCalcLimit (default ${DEFAULT_KEY_DAILY_CALC_LIMIT}) with \`Authorization: Bearer svc_dk_...\`; a burst guard allows ${BURST_LIMIT} calls per ${BURST_PERIOD_SECONDS} s.`,
+          `Calculator quota, per UTC day: ${n(ANONYMOUS_DAILY_CALC_LIMIT)} calls per caller without a key (caller = CF-Connecting-IP, IPv6 by /64); with a key from the developer console (\`Authorization: Bearer svc_dk_...\`), the account's plan, all its keys together: ${plans}; with a key the operator's CLI minted, the key's own limit (default ${n(DEFAULT_KEY_DAILY_CALC_LIMIT)}). A call refused for its input (400, 413, 415) counts; one refused for its key (401) or its quota (429) does not. A burst guard allows ${BURST_LIMIT} calls per ${BURST_PERIOD_SECONDS} s.`,
           `Limits: request body ${MAX_BODY_BYTES / 1024 / 1024} MiB; CSV inputs ${MAX_CSV_ROWS} data rows. Unknown body fields and query parameters are rejected with 400.`,
           "Fund data (`/api/v1/fund/`) needs `Authorization: Bearer svc_dk_...`; money and quantities are exact decimal strings in the fund's base currency, percentages JSON numbers in percent units (4 dp).",
           'Errors are RFC 9457 application/problem+json with a stable `code`.',
@@ -266,7 +285,7 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string, exa
       tags: [
         {
           name: 'Fund data',
-          description: `Read-only GET endpoints over one fund's shadow NAV, reconciled against the administrator. A key is required: a \`fund\` key of this fund, or the published demo key, which reads a synthetic fund; a \`calc\` key is refused with 403 \`insufficient_scope\`. Money and quantities are decimal strings; every response is redacted, fail-closed (500 redaction_failed and no data when it cannot be proven clean); paper-trading holdings never appear. Limit: ${FUND_BURST_LIMIT} requests per ${BURST_PERIOD_SECONDS} s per key.`,
+          description: `Read-only GET endpoints over one fund's shadow NAV, reconciled against the administrator. A credential is required: a \`fund\` key of this fund, the published demo key, which reads a synthetic fund, or an OAuth access token of this service with \`${FUND_READ_SCOPE}\` (\`oauth2\`) of an account with this fund; a \`calc\` key is refused with 403 \`insufficient_scope\`. Money and quantities are decimal strings; every response is redacted, fail-closed (500 redaction_failed and no data when it cannot be proven clean); paper-trading holdings never appear. Limit: ${FUND_BURST_LIMIT} requests per ${BURST_PERIOD_SECONDS} s per key (per account and application for a token).`,
         },
         {
           name: 'Calculators',
@@ -290,6 +309,18 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string, exa
             scheme: 'bearer',
             description:
               'A developer key `svc_dk_<32 base62>`, minted in the developer console at `/developers/console`. Scopes: `calc` (raises the calculator quota to the account plan limit; 403 `insufficient_scope` on fund data and the fund MCP server), `fund` (reads the fund it was minted for, and raises the calculator quota), `demo` (the published demo key: the synthetic fund over REST only).',
+          },
+          oauth2: {
+            type: 'oauth2',
+            description: `The service is its own OAuth 2.1 authorization server (metadata at \`${AUTHORIZATION_SERVER_WELL_KNOWN}\`): the authorization code flow with PKCE S256, public clients registered dynamically (\`${REGISTER_PATH}\`), the authorization page the developer console's (sign in with a passkey; locally on \`localhost\`, not \`127.0.0.1\`). An access token with \`${FUND_READ_SCOPE}\` reads the fund data and the fund MCP server of the deployment it was issued for, as a fund key of its account would (same burst limit), and stops when its application is revoked. Sent as \`Authorization: Bearer <access token>\`.`,
+            flows: {
+              authorizationCode: {
+                authorizationUrl: AUTHORIZE_PATH,
+                tokenUrl: TOKEN_PATH,
+                refreshUrl: TOKEN_PATH,
+                scopes: { [FUND_READ_SCOPE]: "Read this fund's data (read-only)." },
+              },
+            },
           },
         },
         headers: {

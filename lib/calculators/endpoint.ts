@@ -1,42 +1,78 @@
 /**
- * The REST endpoint of a calculator (`POST /api/v1/calc/<path>`, docs/calculators.md): optional key → daily
- * quota → input validation → pure calculator. The public MCP server runs the same steps per batch of tool
- * calls (lib/mcp/public-server.ts), through the same authentication step and quota.
+ * Calculators as a request kind (docs/calculators.md): the REST endpoint of a calculator, `POST
+ * /api/v1/calc/<path>`, and the steps of the calculator route group, which the public MCP server runs too
+ * (lib/mcp/public-server.ts): credential ({@link calcCredential}: no key, or a valid one, which raises the
+ * quota) → quota ({@link calcQuota}: the daily quota and the burst guard, per request here and per tool call
+ * on MCP, {@link chargeCalcCalls}) → the one handler, {@link calculatorCall}.
  */
 import type * as z from 'zod';
+import type { Context } from 'hono';
 import { ApiError } from '../errors.ts';
 import type { AppEnv } from '../env.ts';
-import { authenticate, type Access } from '../auth.ts';
-import { calcCaller, consumeCalcQuota, deferOf, rateLimitHeaders, type Defer } from '../rate-limit.ts';
-import { atLocation, lazy, parseInput } from '../validation.ts';
-import { jsonResponse, operationIdOf, parseQuery, pascalCase, readJsonObject, type Endpoint } from '../endpoint.ts';
+import { authenticate } from '../auth.ts';
+import type { Principal } from '../keys.ts';
+import { calcCaller, consumeCalcQuota, deferOf, rateLimitHeaders } from '../rate-limit.ts';
+import { atLocation, lazy, parseInput, type InputLocation } from '../validation.ts';
+import { jsonResponse, operationIdOf, parseQuery, pascalCase, readJsonObject, requestSlot, type Endpoint, type Step } from '../endpoint.ts';
 import { resultSchema, runCalculator, toolName, type CalculatorDefinition } from './definition.ts';
 
+/** The caller of a calculator route: a key's principal, or null for none (set by a credential step). */
+export const CALC_PRINCIPAL = requestSlot<Principal | null>('the calculator caller');
+
 /**
- * Runs one REST calculator call: optional key (lib/auth.ts) → daily quota → input validation → pure
- * calculator.
- * @returns the result and the RateLimit headers to send
- * @throws {UnauthorizedError} a key was sent but is not valid (uncounted)
- * @throws {RateLimitedError} quota or burst exceeded
- * @throws {ValidationError} the arguments fail the input schema or a CSV check
+ * The REST credential step: no key, or a valid key through the one authentication step.
+ * @throws {UnauthorizedError} 401 for a key that was sent and is not valid (nothing is counted)
  */
-export async function callCalculator(
-  def: CalculatorDefinition,
-  env: AppEnv['Bindings'],
-  request: { authorization: string | undefined; connectingIp: string | undefined; now: Date; defer?: Defer; access: Access },
-  readArguments: () => Promise<unknown>,
-): Promise<{ result: unknown; headers: Record<string, string> }> {
-  const principal = await authenticate(request.authorization, request.access);
-  const quota = await consumeCalcQuota(env, calcCaller(principal, request.connectingIp), request.now, 1, request.defer);
-  const headers = rateLimitHeaders(quota);
+export const calcCredential: Step = async (c, ctx, next) => {
+  CALC_PRINCIPAL.set(c, await authenticate(c.req.header('authorization'), ctx.access(c.env)));
+  return next();
+};
+
+/**
+ * Charges `calls` calculator calls against the caller's daily quota and burst guard (docs/api.md#limits).
+ * @returns the RateLimit headers to send
+ * @throws {RateLimitedError} 429 when the quota or the burst guard is spent
+ */
+export async function chargeCalcCalls(
+  c: Context<AppEnv>,
+  principal: Principal | null,
+  calls: number,
+  now: Date,
+): Promise<Record<string, string>> {
+  const caller = calcCaller(principal, c.req.header('cf-connecting-ip'));
+  return rateLimitHeaders(await consumeCalcQuota(c.env, caller, now, calls, deferOf(c)));
+}
+
+/**
+ * The REST quota step: one call per request, its RateLimit headers on the answer, an error answer after it
+ * included (the call was counted).
+ */
+export const calcQuota: Step = async (c, ctx, next) => {
+  const headers = await chargeCalcCalls(c, CALC_PRINCIPAL.get(c), 1, ctx.clock());
+  let response: Response;
   try {
-    const inputs = parseInput(def.input, await readArguments(), 'body');
-    return { result: atLocation('body', () => runCalculator(def, inputs)), headers };
+    response = await next();
   } catch (err) {
-    // The call was counted, so its error answer reports the quota too.
     if (err instanceof ApiError) Object.assign(err.headers, headers);
     throw err;
   }
+  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+  return response;
+};
+
+/** The steps of the REST calculator route group, in order. */
+export const CALC_STEPS: readonly Step[] = [calcCredential, calcQuota];
+
+/**
+ * The one handler of a calculator call, for REST and the public MCP server: the arguments parsed by the
+ * calculator's input schema, then the pure calculator.
+ * @param location where the arguments are: `body` (REST) or `arguments` (MCP), the root of error pointers
+ * @returns the result, `{ ...output, inputs, disclaimer }`
+ * @throws {ValidationError} 400 when the arguments fail the input schema or a CSV check
+ */
+export function calculatorCall(def: CalculatorDefinition, args: unknown, location: InputLocation): Record<string, unknown> {
+  const inputs = parseInput(def.input, args, location);
+  return atLocation(location, () => runCalculator(def, inputs)) as Record<string, unknown>;
 }
 
 /** The REST endpoint of a calculator: `POST /api/v1/calc/<slug>`, JSON in and out. */
@@ -67,23 +103,10 @@ export function calculatorEndpoint<I extends z.ZodObject, O extends z.ZodObject>
         },
         schemaNames: { body: `${pascalCase(def.slug)}Request`, response: `${pascalCase(def.slug)}Result` },
         problems: ['invalid_request', 'malformed_json', 'unauthorized', 'payload_too_large', 'unsupported_media_type', 'rate_limited'],
-        async handle(c, ctx) {
-          const { result, headers } = await callCalculator(
-            def,
-            c.env,
-            {
-              authorization: c.req.header('authorization'),
-              connectingIp: c.req.header('cf-connecting-ip'),
-              now: ctx.clock(),
-              defer: deferOf(c),
-              access: ctx.access(c.env),
-            },
-            () => {
-              parseQuery(c, undefined);
-              return readJsonObject(c);
-            },
-          );
-          return jsonResponse(result, headers);
+        steps: CALC_STEPS,
+        async handle(c) {
+          parseQuery(c, undefined);
+          return jsonResponse(calculatorCall(def, await readJsonObject(c), 'body'));
         },
       },
     },

@@ -4,8 +4,9 @@
  * The tool types are in `tools.ts`, the SDK adapter (error texts, params checking, the server per request)
  * in `sdk-adapter.ts`.
  *
- * Order of one `POST`: Host (421) and Origin (403), the DNS-rebinding guard of `lib/origin.ts` → the
- * server's admission (key: 401/403) → `MCP-Protocol-Version` (400) → Content-Type (415) → JSON (400,
+ * Order of one `POST`: the endpoint's steps (lib/mcp/endpoint.ts: Host (421) and Origin (403), the
+ * DNS-rebinding guard of `lib/origin.ts` → the server's credential (key or token: 401/403) → on the fund
+ * server, the scope) → here: `MCP-Protocol-Version` (400) → Content-Type (415) → JSON (400,
  * JSON-RPC `-32700`) → JSON-RPC messages (400, `-32600`) → batching allowed by the revision (400,
  * `-32600`) → the server's limit, charged once per `tools/call` in the body (429 with a JSON-RPC error
  * body) → the SDK, which answers `initialize`, `tools/list`, `tools/call`, notifications (202) and batches.
@@ -41,9 +42,10 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { AppEnv } from '../env.ts';
 import { RateLimitedError, UnsupportedMediaTypeError } from '../errors.ts';
-import { isJsonObject, type Catalog, type RequestContext } from '../endpoint.ts';
+import { isJsonObject, stillSending, type Catalog, type RequestContext } from '../endpoint.ts';
 import { MCP_ANSWER_TIMEOUT_MS } from '../limits.ts';
-import { checkHostAndOrigin, publicOrigin, requestHost } from '../origin.ts';
+import { publicOrigin } from '../origin.ts';
+import { logContextOf } from '../log.ts';
 import { createServer, withOwnErrorText } from './sdk-adapter.ts';
 import { RATE_LIMITED_RPC_CODE, type McpServerSpec } from './tools.ts';
 
@@ -181,27 +183,22 @@ export function invalidRequestReason(body: unknown, served: string | undefined):
 }
 
 /**
- * Answers one request of an MCP server (the order of checks is in this module's comment). Loaded on an
- * isolate's first MCP request (lib/mcp/endpoint.ts), with the SDK.
- * @throws {ApiError} the HTTP refusals made before the body is read (421, 403, 401, 400, 415), as problem+json
+ * Answers one request of an MCP server once its steps admitted it (the order of checks is in this module's
+ * comment). Loaded on an isolate's first MCP request (lib/mcp/endpoint.ts), with the SDK.
+ * @throws {ApiError} the HTTP refusals made before the body is read (415), as problem+json
  */
-export async function handleMcp<C>(spec: McpServerSpec<C>, c: Context<AppEnv>, ctx: RequestContext): Promise<Response> {
-  checkHostAndOrigin(c.env, requestHost(c.req.raw), c.req.header('origin'));
-  const context = await spec.admit(c, ctx);
-  let answered: Promise<unknown> = Promise.resolve();
-  try {
-    const { response, streamed } = await answerMcp(spec, c, ctx, context);
-    answered = streamed;
-    return response;
-  } finally {
-    spec.finish?.(c, context, answered);
-  }
+export async function handleMcp(spec: McpServerSpec, c: Context<AppEnv>, ctx: RequestContext): Promise<Response> {
+  const { response, streamed } = await answerMcp(spec, c, ctx);
+  // An SSE body is still being written when its Response is returned: the scope step releases the fund
+  // source once it is sent.
+  stillSending(c, streamed);
+  return response;
 }
 
 const FREE_TOOLS = new WeakMap<object, WeakMap<Catalog, ReadonlySet<string>>>();
 
 /** Names of a server's tools that are not charged (`free`), once per spec, catalog and isolate (its tools are fixed). */
-function freeToolsOf<C>(spec: McpServerSpec<C>, catalog: Catalog): ReadonlySet<string> {
+function freeToolsOf(spec: McpServerSpec, catalog: Catalog): ReadonlySet<string> {
   let bySpec = FREE_TOOLS.get(spec);
   if (!bySpec) {
     bySpec = new WeakMap();
@@ -253,11 +250,10 @@ export async function withinTime<T>(work: Promise<T>, ms: number): Promise<T> {
  * @param batch whether the body was an array (the 429 answer is one then too)
  * @returns the limit's headers, or the 429 answer (a JSON-RPC error per request) when the limit is spent
  */
-async function charge<C>(
-  spec: McpServerSpec<C>,
+async function charge(
+  spec: McpServerSpec,
   c: Context<AppEnv>,
   ctx: RequestContext,
-  context: C,
   requests: readonly (RpcMessage & { method: string; id: string | number })[],
   batch: boolean,
 ): Promise<Record<string, string> | Response> {
@@ -265,7 +261,7 @@ async function charge<C>(
   const calls = requests.filter((m) => m.method === 'tools/call' && !free.has(toolNameOf(m))).length;
   if (calls === 0) return {};
   try {
-    return await spec.charge(c, context, calls, ctx.clock());
+    return await spec.charge(c, calls, ctx.clock());
   } catch (err) {
     if (!(err instanceof RateLimitedError)) throw err;
     const errors = requests.map((m) =>
@@ -280,11 +276,10 @@ async function charge<C>(
 }
 
 /** Everything after admission; `streamed` settles when an SSE body has been sent in full. */
-async function answerMcp<C>(
-  spec: McpServerSpec<C>,
+async function answerMcp(
+  spec: McpServerSpec,
   c: Context<AppEnv>,
   ctx: RequestContext,
-  context: C,
 ): Promise<{ response: Response; streamed: Promise<unknown> }> {
   const now = (response: Response) => ({ response, streamed: Promise.resolve() });
   const version = servedProtocolVersion(c.req.header('mcp-protocol-version'));
@@ -310,12 +305,12 @@ async function answerMcp<C>(
   if (refused !== null) return now(rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, refused)));
   const batch = Array.isArray(body);
   const requests = (batch ? (body as unknown[]) : [body]).filter(isRequest);
-  const charged = await charge(spec, c, ctx, context, requests, batch);
+  const charged = await charge(spec, c, ctx, requests, batch);
   if (charged instanceof Response) return now(charged);
   const limitHeaders = charged;
 
   const sse = wantsEventStream(c.req.header('accept'));
-  const server = createServer(spec, ctx.catalog, context, c.get('requestId'), `${publicOrigin(c)}/`, argumentsById(requests));
+  const server = createServer(spec, ctx.catalog, c, logContextOf(c), `${publicOrigin(c)}/`, argumentsById(requests));
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !sse });
   await server.connect(transport);
   withOwnErrorText(transport);

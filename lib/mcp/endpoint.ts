@@ -6,8 +6,9 @@
  * that serve no MCP request at all.
  */
 import * as z from 'zod';
-import { operationIdOf, type Endpoint, type Route } from '../endpoint.ts';
+import { operationIdOf, type Endpoint, type Route, type Step } from '../endpoint.ts';
 import { lazy } from '../validation.ts';
+import { checkHostAndOrigin, requestHost } from '../origin.ts';
 import type { McpServerSpec } from './tools.ts';
 import { MCP_SERVER_NAMES, type McpUrls } from './clients.ts';
 
@@ -46,10 +47,21 @@ const RPC_SCHEMAS = lazy(() => {
 });
 
 /**
- * The endpoint of an MCP server: `POST` only (GET and DELETE are 405 with `Allow: POST`: the service keeps
- * no sessions and offers no server-initiated stream).
+ * The DNS-rebinding guard of both MCP servers, their first step: `Host` (421) and browser `Origin` (403)
+ * by the rules of lib/origin.ts.
  */
-export function mcpEndpoint<C>(spec: McpServerSpec<C>): Endpoint {
+export const dnsRebindingGuard: Step = async (c, _ctx, next) => {
+  checkHostAndOrigin(c.env, requestHost(c.req.raw), c.req.header('origin'));
+  return next();
+};
+
+/**
+ * The endpoint of an MCP server: `POST` only (GET and DELETE are 405 with `Allow: POST`: the service keeps
+ * no sessions and offers no server-initiated stream), through the DNS-rebinding guard and the server's steps
+ * (credential, scope), then the JSON-RPC translation (dispatch.ts).
+ */
+export function mcpEndpoint(spec: McpServerSpec): Endpoint {
+  const steps = [dnsRebindingGuard, ...spec.steps];
   return {
     methods: {
       POST: {
@@ -58,6 +70,7 @@ export function mcpEndpoint<C>(spec: McpServerSpec<C>): Endpoint {
         description: spec.description,
         tags: ['MCP'],
         auth: spec.auth,
+        ...(spec.oauthScopes ? { oauthScopes: spec.oauthScopes } : {}),
         get body() {
           return RPC_SCHEMAS().body;
         },
@@ -69,6 +82,7 @@ export function mcpEndpoint<C>(spec: McpServerSpec<C>): Endpoint {
           },
         },
         problems: spec.problems,
+        steps,
         handle: async (c, ctx) => {
           loaded ??= await dispatch();
           return loaded.handleMcp(spec, c, ctx);

@@ -13,45 +13,25 @@
  * (lib/mcp/refusals.ts). Each `tools/call` counts against the key's fund-data burst limit (120 per 60 s),
  * as each REST request does.
  */
-import type { Config } from '../config.ts';
-import { logContextOf, logFailure, type LogContext } from '../log.ts';
-import { ApiError } from '../errors.ts';
-import type { Principal } from '../keys.ts';
-import { consumeFundBurst } from '../rate-limit.ts';
-import { callFundTool } from '../fund/definition.ts';
-import { fundSource, releaseAfterResponse, type FundSource } from '../fund/source.ts';
+import { FUND_READ_SCOPE } from '../auth.ts';
+import { FUND_PRINCIPAL, chargeFundCalls, fundCall, fundScope } from '../fund/endpoint.ts';
 import { definitionsOf, perCatalog, structuredOf, type McpServerSpec, type McpTool } from './tools.ts';
 import { MCP_SERVER_NAMES } from './clients.ts';
-import { mcpServerPaths } from './endpoint.ts';
-import { fundCredential, refusalLinks } from './refusals.ts';
+import { fundServerCredential } from './refusals.ts';
 
-/** An admitted caller of the fund server: its key, its fund's source, the configuration, and where to log. */
-export interface FundCaller {
-  principal: Principal;
-  source: FundSource;
-  config: Config;
-  connectingIp: string | undefined;
-  at: LogContext;
-}
-
-const fundTools = perCatalog((catalog): McpTool<FundCaller>[] =>
+/** One tool per fund-data endpoint, answered by the fund data's one handler, the one REST calls. */
+const fundTools = perCatalog((catalog): McpTool[] =>
   catalog.fundTools.map((def) => ({
     name: def.tool,
-    async call(caller, args) {
-      try {
-        const text = await callFundTool(def, caller.source, caller.config, args, 'arguments');
-        return { text, structured: structuredOf(text) };
-      } catch (err) {
-        // Answered as an isError result (not through the app's error handler): log it here, once.
-        logFailure(err, err instanceof ApiError ? err.status : 500, caller.at);
-        throw err;
-      }
+    async call(c, args) {
+      const text = await fundCall(def, c, args, 'arguments');
+      return { text, structured: structuredOf(text) };
     },
   })),
 );
 
 /** The fund server's spec. */
-export const fundServer: McpServerSpec<FundCaller> = {
+export const fundServer: McpServerSpec = {
   name: MCP_SERVER_NAMES.fund,
   title: 'fund-edge fund data',
   summary: "MCP server: the fund's data, read-only",
@@ -60,6 +40,7 @@ export const fundServer: McpServerSpec<FundCaller> = {
   instructions:
     "Read-only access to one fund's shadow NAV data, reconciled against the fund administrator: overview, positions, breakdowns, exposure (and its series), P&L attribution, parametric VaR, trial balance, capital accounts, expenses, fee terms and NAV history. Money and quantities are decimal strings in the fund's base currency; percentages are numbers in percent. Investors appear only as pseudonymous investorRef values. Start with get_fund_overview.",
   auth: 'required',
+  oauthScopes: [FUND_READ_SCOPE],
   problems: [
     'unauthorized',
     'insufficient_scope',
@@ -74,25 +55,12 @@ export const fundServer: McpServerSpec<FundCaller> = {
   cacheControl: 'private, no-store',
   tools: fundTools,
   definitions: definitionsOf((catalog) => catalog.toolDefinitions.fund),
-  async admit(c, ctx) {
-    // API keys and this service's OAuth access tokens through the one authentication step; a refusal is a
-    // 401 with the discovery challenge only where OAuth can fix it (lib/mcp/refusals.ts).
-    const config = c.get('config');
-    const links = () => refusalLinks(c, mcpServerPaths(ctx.catalog.routes).public ?? '');
-    const principal = await fundCredential(c, ctx.access(c.env), config.fundId, links);
-    return {
-      principal,
-      source: fundSource(principal, config, { binding: c.env.ASSETS, fingerprints: ctx.catalog.fundAssetFingerprints }),
-      config,
-      connectingIp: c.req.header('cf-connecting-ip'),
-      at: logContextOf(c),
-    };
-  },
-  finish(c, caller, answered) {
-    releaseAfterResponse(c, caller.source, answered);
-  },
-  async charge(c, caller, calls) {
-    for (let i = 0; i < calls; i++) await consumeFundBurst(c.env, caller.principal, caller.connectingIp);
+  // API keys and this service's OAuth access tokens through the one authentication step, a refusal a 401
+  // with the discovery challenge only where OAuth can fix it (lib/mcp/refusals.ts); then the fund route
+  // group's scope step, as on REST.
+  steps: [fundServerCredential, fundScope],
+  charge: async (c, calls) => {
+    await chargeFundCalls(c, FUND_PRINCIPAL.get(c), calls);
     return {};
   },
 };

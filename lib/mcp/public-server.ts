@@ -7,71 +7,50 @@
  * The tools and their `tools/list` entries (computed at build time, lib/mcp/definitions.ts) come from the
  * catalog the composition root hands each request.
  */
-import { runCalculator, toolName } from '../calculators/definition.ts';
-import type { Principal } from '../keys.ts';
-import { calcCaller, consumeCalcQuota, deferOf, rateLimitHeaders } from '../rate-limit.ts';
-import { atLocation, parseInput } from '../validation.ts';
+import { toolName } from '../calculators/definition.ts';
+import { CALC_PRINCIPAL, calculatorCall, chargeCalcCalls } from '../calculators/endpoint.ts';
+import { parseInput } from '../validation.ts';
 import { SEARCH_INDEX_PATH, searchDocs } from '../docs/search.ts';
 import { assetText } from '../assets.ts';
-import type { Env } from '../env.ts';
 import { publicOrigin } from '../origin.ts';
-import { ApiError } from '../errors.ts';
-import { logContextOf, logFailure, type LogContext } from '../log.ts';
 import { SEARCH_DOCS, searchDocsInput } from './search-docs.ts';
 import { definitionsOf, perCatalog, type McpServerSpec, type McpTool } from './tools.ts';
 import { MCP_SERVER_NAMES } from './clients.ts';
-import { mcpServerPaths } from './endpoint.ts';
-import { publicCredential, refusalLinks } from './refusals.ts';
+import { publicServerCredential } from './refusals.ts';
 
 export { searchDocsInput, searchDocsOutput } from './search-docs.ts';
 
-/** Who is calling the public server: a key's principal or nobody, and the client address for the quota. */
-export interface PublicCaller {
-  principal: Principal | null;
-  connectingIp: string | undefined;
-  /** The origin the service is reached at: search results' URLs are made absolute with it. */
-  origin: string;
-  /** The static assets, where the search index is (lib/docs/search.ts). */
-  assets: Env['ASSETS'];
-  /** Where a tool's unexpected failure is logged. */
-  at: LogContext;
-}
-
 /**
  * `search_docs`: full-text search over the reference, the calculators' formulas and assumptions, the fund
- * data model, the errors and the MCP notes (lib/docs/search.ts). Not charged against the calculator quota.
+ * data model, the errors and the MCP notes (lib/docs/search.ts), results' URLs made absolute with the origin
+ * the service is reached at. Not charged against the calculator quota.
  */
-const searchDocsTool: McpTool<PublicCaller> = {
+const searchDocsTool: McpTool = {
   name: SEARCH_DOCS.name,
   free: true,
-  async call(caller, args) {
+  async call(c, args) {
     const { query, limit } = parseInput(searchDocsInput(), args, 'arguments');
+    const assets = c.env.ASSETS;
     const result = {
-      results: await searchDocs(query, limit, caller.origin, () => assetText(caller.assets, SEARCH_INDEX_PATH, 'The search index')),
+      results: await searchDocs(query, limit, publicOrigin(c), () => assetText(assets, SEARCH_INDEX_PATH, 'The search index')),
     };
     return { text: JSON.stringify(result), structured: result };
   },
 };
 
-const calculatorTools = perCatalog((catalog): McpTool<PublicCaller>[] =>
+/** One tool per calculator, answered by the calculator's one handler, the one REST calls. */
+const calculatorTools = perCatalog((catalog): McpTool[] =>
   catalog.calculators.map((def) => ({
     name: toolName(def),
-    async call(caller, args) {
-      try {
-        const inputs = parseInput(def.input, args, 'arguments');
-        const result = atLocation('arguments', () => runCalculator(def, inputs));
-        return { text: JSON.stringify(result), structured: result as Record<string, unknown> };
-      } catch (err) {
-        // Answered as an isError result (not through the app's error handler): log it here, once.
-        logFailure(err, err instanceof ApiError ? err.status : 500, caller.at);
-        throw err;
-      }
+    async call(_c, args) {
+      const result = calculatorCall(def, args, 'arguments');
+      return { text: JSON.stringify(result), structured: result };
     },
   })),
 );
 
 /** The public server's spec. */
-export const publicServer: McpServerSpec<PublicCaller> = {
+export const publicServer: McpServerSpec = {
   name: MCP_SERVER_NAMES.public,
   title: 'fund-edge calculators',
   summary: 'MCP server: the calculators',
@@ -84,17 +63,7 @@ export const publicServer: McpServerSpec<PublicCaller> = {
   cacheControl: 'no-store',
   tools: perCatalog((catalog) => [...calculatorTools(catalog), searchDocsTool]),
   definitions: definitionsOf((catalog) => catalog.toolDefinitions.public),
-  async admit(c, ctx) {
-    return {
-      // No key, or a valid one (it raises the quota); anything else is 403 with no challenge (lib/mcp/refusals.ts).
-      principal: await publicCredential(c, ctx.access(c.env), () => refusalLinks(c, mcpServerPaths(ctx.catalog.routes).public ?? '')),
-      connectingIp: c.req.header('cf-connecting-ip'),
-      origin: publicOrigin(c),
-      assets: c.env.ASSETS,
-      at: logContextOf(c),
-    };
-  },
-  async charge(c, caller, calls, now) {
-    return rateLimitHeaders(await consumeCalcQuota(c.env, calcCaller(caller.principal, caller.connectingIp), now, calls, deferOf(c)));
-  },
+  // No key, or a valid one (it raises the quota); anything else is 403 with no challenge (lib/mcp/refusals.ts).
+  steps: [publicServerCredential],
+  charge: (c, calls, now) => chargeCalcCalls(c, CALC_PRINCIPAL.get(c), calls, now),
 };

@@ -26,8 +26,12 @@ import type { Principal } from '../keys.ts';
 import { authenticate, presentedCredential, type Access } from '../auth.ts';
 import { publicOrigin } from '../origin.ts';
 import { CONSOLE_PATH } from '../console/config.ts';
-import { NO_CREDENTIAL_DETAIL, accessTokens, isAccessTokenShape, withDiscovery } from '../oauth/resource.ts';
+import { NO_CREDENTIAL_DETAIL, isAccessTokenShape, withDiscovery } from '../oauth/resource.ts';
 import { issuerOf } from '../oauth/provider.ts';
+import type { RequestContext, Step } from '../endpoint.ts';
+import { FUND_PRINCIPAL } from '../fund/endpoint.ts';
+import { CALC_PRINCIPAL } from '../calculators/endpoint.ts';
+import { mcpServerPaths } from './endpoint.ts';
 
 /** What is wrong with a credential the request sent (each has its own sentence). */
 export type KeyProblem =
@@ -99,11 +103,41 @@ export function fundKeyProblem(principal: Principal, fundId: string): 'demo' | '
 }
 
 /**
- * The fund server's caller, through the one authentication step (lib/auth.ts) with this service's access
- * tokens verified by lib/oauth/resource.ts, refused by the rule of this module.
- * @param links where a refusal's sentence points (made only for a refusal: admitting reads no URL)
+ * The fund server's credential step: the caller through the one authentication step (lib/auth.ts) with this
+ * service's access tokens verified by lib/oauth/resource.ts, refused by the rule of this module; the
+ * principal goes on to the fund route group's scope step (lib/fund/endpoint.ts).
  * @throws {ApiError} 401 with the discovery challenge (nothing sent; an access token not valid here), 403
  *   with it (a token without `fund:read`), 403 without it (everything else; see {@link keyRefusal})
+ */
+export const fundServerCredential: Step = async (c, ctx, next) => {
+  FUND_PRINCIPAL.set(
+    c,
+    await fundCredential(c, { ...ctx.access(c.env), token: ctx.tokens(c) }, c.get('config').fundId, () => linksOf(c, ctx)),
+  );
+  return next();
+};
+
+/**
+ * The public server's credential step: nobody, or the key sent (which raises the quota), refused by the rule
+ * of this module when it is not one (403 with no challenge: the public server has no OAuth); the principal
+ * goes on to the calculator route group's quota (lib/calculators/endpoint.ts).
+ * @throws {ApiError} 403 `invalid_key` for a credential that is not a valid key
+ */
+export const publicServerCredential: Step = async (c, ctx, next) => {
+  CALC_PRINCIPAL.set(c, await publicCredential(c, ctx.access(c.env), () => linksOf(c, ctx)));
+  return next();
+};
+
+/** The links of a refusal on either server (made only for a refusal: admitting reads no URL). */
+function linksOf(c: Context<AppEnv>, ctx: RequestContext): RefusalLinks {
+  return refusalLinks(c, mcpServerPaths(ctx.catalog.routes).public ?? '');
+}
+
+/**
+ * The fund server's caller, refused by the rule of this module ({@link fundServerCredential}).
+ * @param access the authentication step's dependencies, with the access-token verifier
+ * @param links where a refusal's sentence points (made only for a refusal)
+ * @throws {ApiError} as {@link fundServerCredential}
  */
 export async function fundCredential(c: Context<AppEnv>, access: Access, fundId: string, links: () => RefusalLinks): Promise<Principal> {
   const header = c.req.header('authorization');
@@ -112,7 +146,7 @@ export async function fundCredential(c: Context<AppEnv>, access: Access, fundId:
   if (sent.kind === 'token' && isAccessTokenShape(sent.token)) {
     try {
       // A token was sent, so there is a principal or a refusal.
-      return (await authenticate(header, { ...access, token: accessTokens(c, access.accounts) }))!;
+      return (await authenticate(header, access))!;
     } catch (err) {
       // Authorizing again helps: discovery. (An account without the fund is refused without a challenge.)
       if (err instanceof UnauthorizedError || err instanceof InsufficientScopeError) throw withDiscovery(c, err);
@@ -128,8 +162,7 @@ export async function fundCredential(c: Context<AppEnv>, access: Access, fundId:
 }
 
 /**
- * The public server's caller: nobody, or the key sent (which raises the quota), refused by the rule of this
- * module when it is not one (403 with no challenge: the public server has no OAuth).
+ * The public server's caller ({@link publicServerCredential}).
  * @throws {ApiError} 403 `invalid_key` for a credential that is not a valid key
  */
 export async function publicCredential(c: Context<AppEnv>, access: Access, links: () => RefusalLinks): Promise<Principal | null> {
@@ -149,6 +182,7 @@ async function keyPrincipal(
   links: () => RefusalLinks,
 ): Promise<Principal> {
   try {
+    // Keys only: an access token is never looked up here.
     const principal = await authenticate(header, { keys: access.keys, ...(access.accounts ? { accounts: access.accounts } : {}) });
     if (principal) return principal;
   } catch (err) {

@@ -19,7 +19,10 @@ import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprot
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import * as z from 'zod';
-import { problemOf } from '../errors.ts';
+import type { Context } from 'hono';
+import { ApiError, problemOf } from '../errors.ts';
+import type { AppEnv } from '../env.ts';
+import { logFailure, type LogContext } from '../log.ts';
 import { MCP_BATCH_CONCURRENCY } from '../limits.ts';
 import { SERVER_VERSION, type McpServerSpec } from './tools.ts';
 import type { Catalog } from '../endpoint.ts';
@@ -152,15 +155,18 @@ export function concurrencyGate(limit: number): <T>(work: () => Promise<T>) => P
  * A fresh SDK server for one request (`serverInfo.websiteUrl`: the service's home page), answering
  * `tools/list` from the server's build-time definitions (parsed on the first `tools/list` of an isolate) and
  * `tools/call` from its tools, which read no schema text; at most {@link MCP_BATCH_CONCURRENCY} tool calls of
- * the request (a batch) run at once.
+ * the request (a batch) run at once. A tool's error becomes an `isError` result with its problem body, and
+ * is logged here, once, as the app's error handler would have (it never sees it).
+ * @param c the request, whose steps found the caller the tools read
+ * @param at where a tool's failure is logged (the request's id, method and path)
  * @param rawArguments each `tools/call`'s `arguments` as the body held them, by request id: a tool is
  *   handed these rather than the SDK's copy, which drops a member named `__proto__` (REST refuses it)
  */
-export function createServer<C>(
-  spec: McpServerSpec<C>,
+export function createServer(
+  spec: McpServerSpec,
   catalog: Catalog,
-  context: C,
-  requestId: string,
+  c: Context<AppEnv>,
+  at: LogContext,
   websiteUrl: string,
   rawArguments: ReadonlyMap<string | number, unknown> = new Map(),
 ): Server {
@@ -180,10 +186,11 @@ export function createServer<C>(
     }
     try {
       const args = (rawArguments.get(extra.requestId) ?? request.params.arguments ?? {}) as Record<string, unknown>;
-      const { text, structured } = await gate(() => tool.call(context, args));
+      const { text, structured } = await gate(() => tool.call(c, args));
       return { content: [{ type: 'text', text }], structuredContent: structured };
     } catch (err) {
-      const { body } = problemOf(err, requestId);
+      logFailure(err, err instanceof ApiError ? err.status : 500, at);
+      const { body } = problemOf(err, at.requestId);
       return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
     }
   });

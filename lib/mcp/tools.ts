@@ -3,12 +3,16 @@
  * fund-tool declarations the composition root hands each request in its {@link Catalog}), and how a server
  * reads its `tools/list` entries, which are computed at build time (`definitions.ts`, docs/mcp.md "Tool
  * definitions") and reach it in the same catalog.
+ *
+ * A server is its route group's steps (credential and scope, the REST groups' own or, where a refusal must be
+ * worded for MCP clients, its own: lib/mcp/refusals.ts), its quota (charged per `tools/call` with the
+ * group's charging function) and tools that each call the request kind's one handler, the one REST calls.
  */
 import type { Context } from 'hono';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { AppEnv } from '../env.ts';
 import type { ProblemCode } from '../errors.ts';
-import type { Catalog, RequestContext } from '../endpoint.ts';
+import type { Catalog, Step } from '../endpoint.ts';
 /** The version this service reports in `serverInfo`. */
 export const SERVER_VERSION = '1.0.0';
 
@@ -21,25 +25,23 @@ export interface ToolAnswer {
   structured: Record<string, unknown>;
 }
 
-/**
- * One tool of a server, generated from a calculator or fund-tool declaration.
- * @typeParam C what the server's admission step resolved for this request (caller, fund source, ...)
- */
-export interface McpTool<C> {
+/** One tool of a server, generated from a calculator or fund-tool declaration. */
+export interface McpTool {
   /** The tool's name (its `tools/list` entry is in {@link McpServerSpec.definitions}, under the same name). */
   name: string;
   /**
-   * Answers `tools/call`.
+   * Answers `tools/call` through its request kind's handler, reading what the server's steps found (the
+   * caller, its fund source) from the request.
    * @throws {ApiError} for anything the caller should see (bad arguments, no data); it becomes an `isError`
-   *   result carrying the problem body. Anything else becomes a generic `internal_error` result.
+   *   result carrying the problem body. Anything else becomes a generic `internal_error` result (logged).
    */
-  call(context: C, args: Record<string, unknown>): Promise<ToolAnswer>;
+  call(c: Context<AppEnv>, args: Record<string, unknown>): Promise<ToolAnswer>;
   /** True for a tool whose calls are not charged against the server's limit (`search_docs`). */
   free?: boolean;
 }
 
 /** One MCP server: its identity, its tools, and the HTTP rules in front of them. */
-export interface McpServerSpec<C> {
+export interface McpServerSpec {
   name: string;
   title: string;
   /** Told to the client in `initialize`: what the server is for and how to use it. */
@@ -48,9 +50,11 @@ export interface McpServerSpec<C> {
   summary: string;
   description: string;
   auth: 'none' | 'optional' | 'required';
+  /** The scopes an OAuth access token of this service needs, where the server accepts one beside a key. */
+  oauthScopes?: readonly string[];
   problems: ProblemCode[];
   /** The tools, made from the catalog's declarations (once per catalog and isolate: see {@link perCatalog}). */
-  tools(catalog: Catalog): readonly McpTool<C>[];
+  tools(catalog: Catalog): readonly McpTool[];
   /**
    * The entries `tools/list` shows, one per tool in the order of {@link McpServerSpec.tools}: name, title,
    * description, input and output JSON Schema, annotations. Computed at build time from the declarations
@@ -59,23 +63,18 @@ export interface McpServerSpec<C> {
    */
   definitions(catalog: Catalog): readonly Tool[];
   /**
-   * Admits the request before its body is read.
-   * @throws {ApiError} 401 / 403 refusals
+   * The route group's steps run before the body is read, after the DNS-rebinding guard: the credential
+   * (401 / 403 refusals) and, on the fund server, the scope.
    */
-  admit(c: Context<AppEnv>, ctx: RequestContext): Promise<C>;
+  steps: readonly Step[];
   /**
-   * Charges `calls` tool calls against the server's limit.
+   * Charges `calls` tool calls against the server's limit, with the route group's charging function.
    * @returns headers to add to the response (RateLimit)
    * @throws {RateLimitedError} the limit is spent
    */
-  charge(c: Context<AppEnv>, context: C, calls: number, now: Date): Promise<Record<string, string>>;
+  charge(c: Context<AppEnv>, calls: number, now: Date): Promise<Record<string, string>>;
   /** `Cache-Control` of the server's answers. */
   cacheControl: string;
-  /**
-   * Called once a request admitted by {@link McpServerSpec.admit} is answered, with a promise that settles
-   * when the answer has been sent in full (an SSE stream ends after the response is returned).
-   */
-  finish?(c: Context<AppEnv>, context: C, answered: Promise<unknown>): void;
 }
 
 /** The `structuredContent` of a result given as JSON text: the object itself, or an array as `{ items }`. */

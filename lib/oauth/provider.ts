@@ -23,9 +23,11 @@ import type { OAuthAuthorizationServer, ValidatedAccessToken } from '@cloudflare
 import type { AppEnv, Env } from '../env.ts';
 import { configOf } from '../config.ts';
 import { originPolicy, publicOrigin } from '../origin.ts';
+import { refreshTokenCheck } from './refresh.ts';
+import { FUND_READ_SCOPE } from '../auth.ts';
 
-/** The one scope: read the served fund's data through the fund MCP server. */
-export const FUND_READ_SCOPE = 'fund:read';
+/** The one scope: read the served fund's data (the fund MCP server and the REST fund endpoints), lib/auth.ts. */
+export { FUND_READ_SCOPE } from '../auth.ts';
 /** Path of the fund MCP server, the one protected resource. */
 export const MCP_RESOURCE_PATH = '/api/mcp';
 /** Where the authorization page is: the developer console's. */
@@ -111,6 +113,8 @@ export async function authorizationServer(c: { env: Env; req: { url: string } })
       refreshTokenTTL: lifetimes.refreshTokenTTL,
       // Client ID Metadata Documents need outbound fetches of client-chosen URLs: not enabled (DCR serves).
       clientIdMetadataDocumentEnabled: false,
+      // Refresh-token reuse detection, once the library has authenticated the client and found the grant.
+      tokenExchangeCallback: refreshTokenCheck,
     });
     if (servers.size >= 16) servers.delete(servers.keys().next().value!);
     servers.set(cacheKey, server);

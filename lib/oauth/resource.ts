@@ -15,6 +15,7 @@ import type { Context } from 'hono';
 import type { AppEnv } from '../env.ts';
 import { ApiError, InsufficientScopeError, UnauthorizedError } from '../errors.ts';
 import type { AccountDirectory, Principal } from '../keys.ts';
+import type { TokenVerifier } from '../auth.ts';
 import { FUND_READ_SCOPE, resourceMetadataUrl, validateAccessToken } from './provider.ts';
 
 /** Detail of the 401 without any credential. */
@@ -61,9 +62,11 @@ export function withDiscovery(c: Context<AppEnv>, err: ApiError): ApiError {
 }
 
 /**
- * The verifier of this service's OAuth access tokens that the fund MCP server hands the authentication step
- * (lib/auth.ts `Access.token`): an access token becomes a `fund` principal of its account, so the fund scope
- * checks of lib/fund/source.ts apply to it unchanged.
+ * The verifier of this service's OAuth access tokens for the authentication step of the fund-data endpoints
+ * and the fund MCP server (lib/auth.ts `Access.token`, through {@link accessTokenVerifier}): an access token
+ * becomes a `fund` principal of its account, so the fund scope checks of lib/fund/source.ts and the fund-data
+ * burst limit apply to it unchanged. Its audience must be this deployment's fund resource ({@link
+ * validateAccessToken}): a token issued for another deployment, or locally another loopback name, is refused.
  * @param accounts the developer console's accounts (the token's account must be active and hold the fund)
  * @returns a verifier that throws {@link UnauthorizedError} 401 (unknown, expired, revoked, other resource, a
  *   revoked account) or {@link InsufficientScopeError} 403 (no `fund:read`), to which the caller adds the
@@ -96,4 +99,13 @@ export function accessTokens(c: Context<AppEnv>, accounts: AccountDirectory | un
       account: { accountId: account.accountId, dailyCalcLimit: account.dailyCalcLimit },
     };
   };
+}
+
+/**
+ * The access-token verifier of a request (lib/auth.ts {@link TokenVerifier}): values of an access token's
+ * shape ({@link isAccessTokenShape}) are verified by {@link accessTokens}; any other value stays a key problem.
+ * @param accounts the developer console's accounts
+ */
+export function accessTokenVerifier(c: Context<AppEnv>, accounts: AccountDirectory | undefined): TokenVerifier {
+  return { shape: isAccessTokenShape, verify: accessTokens(c, accounts) };
 }
