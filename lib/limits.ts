@@ -50,6 +50,13 @@ export const OAUTH_REDIRECT_URIS_MAX = 10;
 export const OAUTH_REGISTRATION_MAX_STRING = 2000;
 /** Characters of a registered client's name (shown on the consent page). */
 export const OAUTH_CLIENT_NAME_MAX_CHARS = 200;
+/**
+ * Token endpoint requests (`/oauth/token`: code exchanges, refreshes, revocations) per client network per
+ * {@link BURST_PERIOD_SECONDS}; 429 beyond. Counted by the `CONSOLE_BURST` binding (wrangler.toml), under an
+ * action of its own, so it is that binding's limit; nothing a refused request sends reaches the OAuth library
+ * or the atomic records.
+ */
+export const OAUTH_TOKEN_BURST_LIMIT = 20;
 /** Client registrations per client network per UTC day (an atomic count; 429 beyond). */
 export const OAUTH_REGISTRATIONS_PER_NETWORK_PER_DAY = 30;
 /** Developer-console sign-ups (accounts created) per client network per UTC day (an atomic count; 429 beyond). */

@@ -11,15 +11,18 @@
  *   parsing is quadratic in the number of fields: 80,000 fields held the isolate 20 s), and a registration of
  *   bounded shape ({@link registrationIssues}, 400), all problem+json, in time linear in the body.
  * - Client registrations capped per client network and UTC day (429), in an atomic count (lib/atomic.ts).
- * - Refresh-token reuse detection (RFC 9700 §4.14.2, OAuth 2.1 §4.3.1): every refresh token is spent in
- *   its grant's atomic record before the library sees it; one presented a second time revokes the grant
- *   (the library keeps the previous refresh token valid, on purpose, to recover a lost response).
+ * - Token requests capped per client network ({@link OAUTH_TOKEN_BURST_LIMIT} a minute, 429), before the body
+ *   is read.
+ * - Refresh-token reuse detection (RFC 9700 §4.14.2, OAuth 2.1 §4.3.1): once the library has authenticated
+ *   the client and matched the refresh token to its grant, the token is spent in the grant's atomic record
+ *   (lib/oauth/refresh.ts); one presented a second time revokes the grant (the library keeps the previous
+ *   refresh token valid, on purpose, to recover a lost response). A made-up token touches no record.
  * - Requests on another loopback name (`127.0.0.1`, `[::1]`) are served as the issuer's (`localhost`), and
  *   the library's bodiless refusals (404, 405) become problem+json.
  */
 import type { Context, Hono } from 'hono';
 import type { AppEnv } from '../env.ts';
-import { giveBack, settle, spend, take } from '../atomic.ts';
+import { giveBack, take } from '../atomic.ts';
 import { readBoundedBody, readBoundedForm } from '../body.ts';
 import {
   MalformedJsonError,
@@ -30,7 +33,6 @@ import {
   ValidationError,
   type FieldError,
 } from '../errors.ts';
-import { hashKey } from '../keys.ts';
 import {
   OAUTH_CLIENT_NAME_MAX_CHARS,
   OAUTH_MAX_BODY_BYTES,
@@ -39,9 +41,10 @@ import {
   OAUTH_REGISTRATION_MAX_MEMBERS,
   OAUTH_REGISTRATION_MAX_STRING,
   OAUTH_REGISTRATIONS_PER_NETWORK_PER_DAY,
+  OAUTH_TOKEN_BURST_LIMIT,
 } from '../limits.ts';
 import { originPolicy, checkHostAndOrigin, requestHost } from '../origin.ts';
-import { clientNetwork, secondsToUtcMidnight } from '../rate-limit.ts';
+import { BURST_PERIOD_SECONDS, burstHeaders, clientNetwork, secondsToUtcMidnight } from '../rate-limit.ts';
 import { pointerToken } from '../validation.ts';
 import {
   AUTHORIZATION_SERVER_WELL_KNOWN,
@@ -54,6 +57,9 @@ import {
   oauthLifetimes,
   protectedResourceMetadata,
 } from './provider.ts';
+import { REFRESH_REUSE_DESCRIPTION, refreshEnv, settleRefresh } from './refresh.ts';
+
+export { REFRESH_CONTESTED_DESCRIPTION, REFRESH_REUSE_DESCRIPTION } from './refresh.ts';
 
 /** The request's execution context, or a stand-in where there is none (the app driven by `app.request`). */
 function executionContext(c: Context<AppEnv>): ExecutionContext {
@@ -108,14 +114,6 @@ function refreshTokenParts(token: string | null): { userId: string; grantId: str
   return { userId: parts[0]!, grantId: parts[1]! };
 }
 
-/** What the token endpoint answers a refresh token that was used before, or of a grant revoked for that. */
-export const REFRESH_REUSE_DESCRIPTION =
-  'This refresh token was already used, so the grant is revoked (RFC 9700 §4.14.2); authorize again.';
-
-/** What the token endpoint answers a refresh token presented while another request is exchanging it. */
-export const REFRESH_CONTESTED_DESCRIPTION =
-  'This refresh token is being exchanged by another request; if it is valid, its grant is revoked for the reuse (RFC 9700 §4.14.2).';
-
 /** An RFC 6749 §5.2 error answer, as the library words its own. */
 function oauthError(error: string, description: string): Response {
   return new Response(JSON.stringify({ error, error_description: description }), {
@@ -124,44 +122,43 @@ function oauthError(error: string, description: string): Response {
   });
 }
 
-/** Revokes a grant with its tokens (the library's; a grant already gone is no error). */
-async function revokeGrant(c: Context<AppEnv>, userId: string, grantId: string): Promise<void> {
-  await (await authorizationServer(c)).getOAuthApi(c.env).revokeGrant(grantId, userId);
+/**
+ * Counts one token request of the client's network against the `CONSOLE_BURST` binding, under an action of
+ * its own ({@link OAUTH_TOKEN_BURST_LIMIT} per {@link BURST_PERIOD_SECONDS} s).
+ * @throws {RateLimitedError} 429 with `Retry-After` and the burst policy's headers
+ */
+async function tokenBurst(c: Context<AppEnv>): Promise<void> {
+  const { success } = await c.env.CONSOLE_BURST.limit({ key: `oauth-token:${clientNetwork(c.req.header('cf-connecting-ip'))}` });
+  if (success) return;
+  const err = new RateLimitedError('Too many token requests from this network in a short time; slow down.', BURST_PERIOD_SECONDS);
+  Object.assign(err.headers, burstHeaders(OAUTH_TOKEN_BURST_LIMIT));
+  throw err;
 }
 
 /**
- * A token request through the library, with refresh-token reuse detection: a `refresh_token` grant's token
- * is spent in its grant's atomic record first. Spent before, the grant is revoked and the request refused;
- * new, the library exchanges it, and the token stays spent when the exchange succeeded (given back when the
- * library refused it, so a mistyped request is no reuse). Presented again while that exchange runs, the
- * second request is refused, and the grant is revoked if the exchange succeeds (the valid token was
- * presented twice): the new tokens are then revoked too and not answered. Two simultaneous presentations of
- * a token that is not valid revoke nothing.
+ * A token request through the library. A `refresh_token` grant's token is checked for reuse inside the
+ * library's refresh, once the client authenticated and the grant was found (lib/oauth/refresh.ts); here the
+ * library is handed that request's own `env`, and the spent token is settled with the library's answer: spent
+ * for good when the exchange succeeded, given back when it did not. If the token was presented again during
+ * the exchange, the grant is revoked and the new tokens are revoked with it, not answered.
  */
 async function tokenRequest(c: Context<AppEnv>, request: Request, form: URLSearchParams): Promise<Response> {
   const server = await authorizationServer(c);
   const presented = form.get('grant_type') === 'refresh_token' ? form.get('refresh_token') : null;
   const parts = refreshTokenParts(presented);
   if (!parts) return server.fetch(request, c.env, executionContext(c));
-  const record = `grant:${parts.userId}:${parts.grantId}`;
-  const token = await hashKey(presented!);
   // The record may be forgotten once the grant has expired: at most the refresh lifetime from now.
   const until = Date.now() + (oauthLifetimes(c.env).refreshTokenTTL + 86_400) * 1000;
-  const state = await spend(c.env.ATOMIC, record, token, until);
-  if (state === 'contested') return oauthError('invalid_grant', REFRESH_CONTESTED_DESCRIPTION);
-  if (state !== 'fresh') {
-    if (state === 'reused') await revokeGrant(c, parts.userId, parts.grantId);
-    return oauthError('invalid_grant', REFRESH_REUSE_DESCRIPTION);
-  }
+  const env = refreshEnv(c.env, presented!, until);
   let answer: Response;
   try {
-    answer = await server.fetch(request, c.env, executionContext(c));
+    answer = await server.fetch(request, env, executionContext(c));
   } catch (err) {
-    await settle(c.env.ATOMIC, record, token, false);
+    await settleRefresh(env, false);
     throw err;
   }
-  if (await settle(c.env.ATOMIC, record, token, answer.ok)) {
-    await revokeGrant(c, parts.userId, parts.grantId);
+  if (await settleRefresh(env, answer.ok)) {
+    await (await authorizationServer(c)).getOAuthApi(c.env).revokeGrant(parts.grantId, parts.userId);
     return oauthError('invalid_grant', REFRESH_REUSE_DESCRIPTION);
   }
   return answer;
@@ -212,6 +209,7 @@ async function authorizationServerAnswer(c: Context<AppEnv>, path: string): Prom
   if (incoming.method !== 'POST' || path === AUTHORIZATION_SERVER_WELL_KNOWN) {
     return (await authorizationServer(c)).fetch(new Request(target, incoming), c.env, executionContext(c));
   }
+  if (path === TOKEN_PATH) await tokenBurst(c);
   // The body is sent on as read: its framing headers describe the original.
   const headers = new Headers(incoming.headers);
   headers.delete('content-length');

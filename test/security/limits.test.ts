@@ -38,6 +38,8 @@ describe('limits live in lib/limits.ts', () => {
       new RegExp(`name = "${name}"\\s*\\nnamespace_id = "\\d+"\\s*\\nsimple = \\{ limit = (\\d+), period = (\\d+) \\}`).exec(toml);
     expect(binding('CALC_BURST')?.slice(1).map(Number)).toEqual([limits.BURST_LIMIT, limits.BURST_PERIOD_SECONDS]);
     expect(binding('FUND_BURST')?.slice(1).map(Number)).toEqual([limits.FUND_BURST_LIMIT, limits.BURST_PERIOD_SECONDS]);
+    // The token endpoint's guard is an action of its own on the console's binding.
+    expect(binding('CONSOLE_BURST')?.slice(1).map(Number)).toEqual([limits.OAUTH_TOKEN_BURST_LIMIT, limits.BURST_PERIOD_SECONDS]);
   });
 
   it('docs/api.md "Limits" states them', () => {
@@ -51,7 +53,7 @@ describe('limits live in lib/limits.ts', () => {
       `| request body | ${limits.MAX_BODY_BYTES / 1024 / 1024} MiB |`,
       `| CSV inputs | ${n(limits.MAX_CSV_ROWS)} data rows |`,
       `| developer console | ${limits.SIGNUPS_PER_NETWORK_PER_DAY} sign-ups per client network per UTC day; ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys per account`,
-      `| OAuth endpoints | ${limits.OAUTH_MAX_BODY_BYTES / 1024} KiB bodies, ${limits.OAUTH_MAX_FORM_FIELDS} form fields, ${limits.OAUTH_REGISTRATIONS_PER_NETWORK_PER_DAY} client registrations per client network per UTC day`,
+      `| OAuth endpoints | ${limits.OAUTH_MAX_BODY_BYTES / 1024} KiB bodies, ${limits.OAUTH_MAX_FORM_FIELDS} form fields, ${limits.OAUTH_REGISTRATIONS_PER_NETWORK_PER_DAY} client registrations per client network per UTC day; ${limits.OAUTH_TOKEN_BURST_LIMIT} requests to \`/oauth/token\` per ${limits.BURST_PERIOD_SECONDS} s per client network`,
       `| an MCP batch | at most ${limits.MCP_BATCH_CONCURRENCY} of its \`tools/call\`s run at once`,
     ]) {
       expect(table).toContain(text);
