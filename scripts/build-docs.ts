@@ -4,7 +4,9 @@
  * project's own Markdown, so the published docs cannot drift from the code:
  *
  * - `README.md` and `docs/`: their generated sections, between `<!-- generated:... -->` markers
- *   (scripts/doc-sections.ts), docs/import.md's column tables among them (from the table descriptors).
+ *   (scripts/doc-sections.ts), docs/import.md's column tables among them (from the table descriptors). The
+ *   published copies of the pages also get their published sections (the calculators' examples), which no
+ *   committed page holds.
  * - `lib/generated/examples.ts`: the response example of every operation, computed by running its handler
  *   on its declared request example (fund tools on the embedded demo fund), with long arrays shortened.
  * - `lib/generated/mcp-tools.ts`: the `tools/list` entries of both MCP servers as JSON text
@@ -38,7 +40,7 @@ import { fundToolDefinitions, publicToolDefinitions } from '../lib/mcp/definitio
 import { OPENAPI_TEMPLATE_PATH } from '../lib/openapi-json.ts';
 import { LLMS_FULL_TEMPLATE_PATH } from '../lib/site/llms-full.ts';
 import { openApiDocument, openApiTemplateText } from '../lib/openapi.ts';
-import { writeSections } from './doc-sections.ts';
+import { publishedPage, writeSections } from './doc-sections.ts';
 import { demoteHeadings, published as publishedText } from './doc-text.ts';
 
 type DocPassage = Omit<IndexedPassage, 'excerpt'>;
@@ -307,8 +309,16 @@ function sections(markdown: string): { heading: string; text: string }[] {
 }
 
 // ---------------------------------------------------------------------------------------------- corpus
+/**
+ * A committed page (README.md, docs/<page>.md) as the service publishes it, its published sections written
+ * in (scripts/doc-sections.ts: the calculators' examples, which no committed page holds).
+ */
+function pageAsPublished(page: string): string {
+  return publishedPage(page, readFileSync(join(ROOT, page), 'utf8'));
+}
+
 /** The slugs of docs/calculators.md's sections (`fee-calculator`, `operating-cost-calculator-and-back-office-savings`). */
-const calculatorSections = sections(readFileSync(join(ROOT, 'docs/calculators.md'), 'utf8')).map((s) => slug(s.heading));
+const calculatorSections = sections(pageAsPublished('docs/calculators.md')).map((s) => slug(s.heading));
 const passages: DocPassage[] = [];
 const info = doc.info as JsonObject;
 
@@ -371,7 +381,7 @@ passages.push({ id: 'errors', title: 'Errors: problem codes and statuses', url: 
 
 full.push('## Design notes', '');
 for (const page of designPages) {
-  const text = readFileSync(join(ROOT, 'docs', page), 'utf8');
+  const text = pageAsPublished(`docs/${page}`);
   full.push(demoteHeadings(text, 2), '');
   let pageTitle = page;
   for (const s of sections(text)) {
@@ -384,7 +394,7 @@ for (const page of designPages) {
     });
   }
 }
-const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const readme = pageAsPublished('README.md');
 full.push('## README', '', demoteHeadings(readme, 2));
 for (const s of sections(readme)) {
   passages.push({
@@ -439,7 +449,7 @@ for (const page of [...designPages, 'README.md']) {
   writeFileSync(
     join(PUBLIC_DOCS, 'design', page),
     // Side by side under /docs/design/: a link to another page is relative.
-    publishedText(readFileSync(join(ROOT, page === 'README.md' ? 'README.md' : `docs/${page}`), 'utf8'), '', DESIGN_PAGES),
+    publishedText(pageAsPublished(page === 'README.md' ? 'README.md' : `docs/${page}`), '', DESIGN_PAGES),
   );
 }
 

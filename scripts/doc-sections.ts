@@ -12,11 +12,18 @@
  * - `README.md` `mcp-clients` and `docs/mcp.md` `mcp-clients`: the MCP clients' setups (lib/mcp/clients.ts, as
  *   the home page and the console show them), Claude Code's in the README and every client's in docs/mcp.md,
  *   for `npm run dev`'s URLs from the route table;
+ * - `docs/console.md` `console-key-call`: the first call with a console key (the fee calculator's URL);
  * - `docs/fund-data.md` `fund-examples`: a call of every fund-data endpoint on its declared example;
  * - `docs/fund-data.md` `fund-parameters`: every fund-data path and its query parameters (default and bounds
  *   from the schema);
  * - `docs/import.md` `import-columns`: the columns of every file of a fund bundle, from the table descriptors
  *   (operator/bundle/format.ts).
+ *
+ * Published sections are written only into the pages the service publishes (`/docs/design/`, `/llms-full.txt`,
+ * the search index; scripts/build-docs.ts), never into the committed page, whose markers hold a line saying
+ * where to read them: a committed page names no calculator, so adding one is its three files and changes no
+ * page, and renaming one changes its URL and nothing else.
+ * - `docs/calculators.md` `calculator-examples`: a call of every calculator on its declared example.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -129,6 +136,38 @@ export function fundExamples(): string {
   ].join('\n');
 }
 
+/**
+ * A JSON value as a single-quoted shell word: a `'` inside is written as the JSON escape `\u0027`, so the word
+ * needs no shell escape and reads back as the same JSON.
+ */
+const shellJson = (value: unknown) => `'${JSON.stringify(value).replace(/'/g, '\\u0027')}'`;
+
+/** A call of every calculator on its declared example, each with its title and MCP tool name. */
+export function calculatorExamples(): string {
+  return [
+    '```sh',
+    'BASE=http://127.0.0.1:8787/api/v1/calc',
+    ...CALCULATORS.flatMap((c) => [
+      `# ${c.title} (MCP: ${toolName(c)})`,
+      `curl -s "$BASE/${c.path}" -H 'content-type: application/json' -d ${shellJson(c.example)}`,
+    ]),
+    '```',
+  ].join('\n');
+}
+
+/** The console's first call with a key: the fee calculator (else the first calculator) at its file's URL. */
+export function consoleKeyCall(): string {
+  const calc = CALCULATORS.find((c) => c.slug === 'fee-calculator') ?? CALCULATORS[0]!;
+  return [
+    '```sh',
+    'export FUND_EDGE_KEY=svc_dk_...    # the key you copied',
+    `curl -s -i -X POST http://localhost:8787/api/v1/calc/${calc.path} \\`,
+    `  -H "authorization: Bearer $FUND_EDGE_KEY" -H 'content-type: application/json' -d '{}'`,
+    '# RateLimit-Policy: "daily";q=1000;w=86400   (the free plan\'s limit, not the anonymous 500)',
+    '```',
+  ].join('\n');
+}
+
 /** The MCP servers under `npm run dev`, at the paths of the route table. */
 function devMcpUrls(): McpUrls {
   const paths = mcpServerPaths(ROUTES);
@@ -160,9 +199,24 @@ export function docSections(): Record<string, Record<string, string>> {
   return {
     'README.md': { quickstart: quickstart(), 'mcp-servers': mcpServersTable(), 'mcp-clients': mcpClientsShort() },
     'docs/mcp.md': { 'mcp-clients': mcpClients() },
+    'docs/console.md': { 'console-key-call': consoleKeyCall() },
     'docs/fund-data.md': { 'fund-examples': fundExamples(), 'fund-parameters': fundParametersTable() },
     'docs/import.md': { 'import-columns': columnTables() },
   };
+}
+
+/** Every published section (see the module comment), by page and marker name. */
+export function publishedSections(): Record<string, Record<string, string>> {
+  return { 'docs/calculators.md': { 'calculator-examples': calculatorExamples() } };
+}
+
+/**
+ * A page as the service publishes it: its generated and published sections replaced by their current text.
+ * @param page the page's path (relative to the repository)
+ * @throws {Error} when a section's markers are missing
+ */
+export function publishedPage(page: string, text: string): string {
+  return withSections(page, withSections(page, text), publishedSections()[page] ?? {});
 }
 
 /**

@@ -7,6 +7,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { UNKNOWN_PATH_DETAIL, createApp } from '../lib/app.ts';
 import { eachLine, published } from '../scripts/doc-text.ts';
+import { publishedPage } from '../scripts/doc-sections.ts';
 import { ROUTES } from '../lib/registry.ts';
 import { DEMO_API_KEY } from '../lib/keys.ts';
 import { feeCalculator } from '../lib/calculators/fee-calculator.ts';
@@ -148,7 +149,7 @@ describe('llms.txt', () => {
     for (const route of ROUTES) {
       for (const method of Object.keys(route.endpoint.methods)) expect(text, route.path).toContain(`### ${method} ${route.path}: `);
     }
-    expect(text).toContain(`curl -s '${ORIGIN}/api/v1/fund/overview' -H 'authorization: Bearer ${DEMO_API_KEY}'`);
+    expect(text).toContain(`curl -s '${ORIGIN}${fundPath('get_fund_overview')}' -H 'authorization: Bearer ${DEMO_API_KEY}'`);
     expect(text).toContain('fee = p·max(0, X − H) (hard)');
     expect(text).not.toMatch(/contract §|spec §|\{\{origin\}\}/);
   });
@@ -169,8 +170,10 @@ describe('llms-full.txt keeps the pages it quotes intact', () => {
   it("keeps the shell comments of every page's code blocks as comments, not headings", async () => {
     const text = await (await get('/llms-full.txt')).text();
     const quoted = fencedHashLines(text);
-    const asPublished = (page: string) =>
-      published(readFileSync(page === 'README.md' ? page : `docs/${page}`, 'utf8'), `${ORIGIN}/docs/design/`, new Set(pages));
+    const asPublished = (page: string) => {
+      const path = page === 'README.md' ? page : `docs/${page}`;
+      return published(publishedPage(path, readFileSync(path, 'utf8')), `${ORIGIN}/docs/design/`, new Set(pages));
+    };
     const expected = pages.flatMap((page) => fencedHashLines(asPublished(page)));
     expect(expected.length).toBeGreaterThan(5);
     for (const line of expected) expect(quoted, line).toContain(line);

@@ -2,12 +2,14 @@
  * The calculator requests the README and `docs/` show: every `curl` in their `sh` code blocks that posts a
  * JSON body to a calculator (`/api/v1/calc/<slug>`), or calls a `calc_*` tool on the public MCP server, read
  * as a shell would (quotes, line continuations, `NAME=value` variables, comments), so that a test can hold
- * each body to the OpenAPI document (test/openapi-client.test.ts).
+ * each body to the OpenAPI document (test/openapi-client.test.ts). Pages are read as the service publishes
+ * them, their published sections written in (scripts/doc-sections.ts: the calculators' examples).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CALCULATORS } from '../../lib/registry.ts';
 import { toolName } from '../../lib/calculators/definition.ts';
+import { publishedPage } from '../../scripts/doc-sections.ts';
 
 /** One request body a page shows, where it shows it, and the calculator path it is posted to. */
 export interface DocRequest {
@@ -160,7 +162,7 @@ export function pageRequests(page: string, markdown: string): DocRequest[] {
   return out;
 }
 
-/** The calculator requests of the README and every page of `docs/`. */
+/** The calculator requests of the README and every page of `docs/`, as published. */
 export function docRequests(root: string): DocRequest[] {
   const pages = [
     'README.md',
@@ -168,5 +170,5 @@ export function docRequests(root: string): DocRequest[] {
       .filter((f) => f.endsWith('.md'))
       .map((f) => `docs/${f}`),
   ];
-  return pages.flatMap((page) => pageRequests(page, readFileSync(join(root, page), 'utf8')));
+  return pages.flatMap((page) => pageRequests(page, publishedPage(page, readFileSync(join(root, page), 'utf8'))));
 }
