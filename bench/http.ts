@@ -6,8 +6,8 @@
  * path the routing hands to the Worker first as it does every target's, so that the only difference is our
  * code. Load: autocannon, 2 connections, loopback only, fixed durations.
  *
- * Targets: one calculator (POST /api/v1/calc/fee-calculator `{}`), three fund endpoints with the demo key
- * (overview, positions, risk/var), a `tools/call` on each MCP server (public: calc_fee_calculator; fund:
+ * Targets: one calculator (the fee calculator, POST `{}`), three fund endpoints with the demo key
+ * (overview, positions, VaR), a `tools/call` on each MCP server (public: calc_fee_calculator; fund:
  * get_fund_overview, with a key of `sample-fund` minted by the real CLI, `npm run keys`), and three probes
  * (information, no budget) that run the same paths with next to no computation, to tell a path's fixed
  * costs (key lookup and quota counter in KV, rate-limit binding) from its work.

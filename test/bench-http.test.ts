@@ -4,6 +4,7 @@
  * every target is, so that the throughput ratios measure our code only. No timing.
  */
 import { describe, expect, it } from 'vitest';
+import { calcPath } from './support/declared.ts';
 import { join } from 'node:path';
 import { unstable_readConfig } from 'wrangler';
 import { BASELINE_PATH, baselineConfig } from '../bench/http.ts';
@@ -29,6 +30,6 @@ describe('the HTTP baseline', () => {
   it('is requested at a path the routing hands to the Worker first, as the targets are', () => {
     const first = service.assets?.run_worker_first;
     expect(Array.isArray(first) && first.some((p) => matches(p, BASELINE_PATH))).toBe(true);
-    expect(Array.isArray(first) && first.some((p) => matches(p, '/api/v1/calc/fee-calculator'))).toBe(true);
+    expect(Array.isArray(first) && first.some((p) => matches(p, calcPath('fee-calculator')))).toBe(true);
   });
 });

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { calcPath, fundPath } from '../support/declared.ts';
 import { PLAN_DAILY_CALC_LIMITS } from '../../lib/console/config.ts';
 import { clientSetups, type McpUrls } from '../../lib/mcp/clients.ts';
 import { launchChromium, operatorInvite, pageWithPasskey, screenshot } from '../support/browser.ts';
@@ -72,7 +73,7 @@ async function mcpUrls(page: Page): Promise<McpUrls> {
 }
 
 function calc(key: string): Promise<Response> {
-  return fetch(`${worker.base}/api/v1/calc/fee-calculator`, {
+  return fetch(`${worker.base}${calcPath('fee-calculator')}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'cf-connecting-ip': '203.0.113.9' },
     body: '{}',
@@ -80,7 +81,7 @@ function calc(key: string): Promise<Response> {
 }
 
 function overview(key: string): Promise<Response> {
-  return fetch(`${worker.base}/api/v1/fund/overview`, { headers: { authorization: `Bearer ${key}` } });
+  return fetch(`${worker.base}${fundPath('get_fund_overview')}`, { headers: { authorization: `Bearer ${key}` } });
 }
 
 describe('developer console in Chromium', () => {

@@ -3,7 +3,7 @@
  * `FUND_EDGE_TEST_PGLITE=1`), with `sample-fund` migrated and seeded.
  *
  * Each fault is proven at the store (`postgresStore` over `openDatabase`: {@link UpstreamUnavailableError})
- * and, where the issue names it, through the app (`GET /api/v1/fund/positions`: 503 problem+json
+ * and, for the faults a client meets, through the app (the positions endpoint, `get_positions`: 503 problem+json
  * `upstream_unavailable` with `Retry-After`, no fund data, no driver text) or the fund MCP server (an
  * `isError` tool result carrying the same problem); then the next request works again, and the proxy's
  * connections return to 0 (nothing is left open):
@@ -277,7 +277,7 @@ describe('the proxy stopped (the database unreachable)', () => {
     await released(database.proxy);
   });
 
-  it('GET /api/v1/fund/positions answers 503 upstream_unavailable with Retry-After and nothing else, then 200 once it is back', async () => {
+  it('GET positions (get_positions) answers 503 upstream_unavailable with Retry-After and nothing else, then 200 once it is back', async () => {
     const setup = await appWith();
     await database.proxy.close();
     proxyStopped = true;

@@ -43,7 +43,7 @@ const get = (path: string, k: string) => fetch(`${worker.base}${fundUrl(path)}`,
 
 describe('fund data from Postgres over HTTP', () => {
   it.each(FUND_TOOLS.map((t) => [t.path, t] as const))('%s answers 200 with a schema-valid body', async (path, tool) => {
-    const res = await get(path === 'pnl/attribution' ? `${path}?date=2026-10-20` : path, key);
+    const res = await get(tool.tool === 'get_pnl_attribution' ? `${path}?date=2026-10-20` : path, key);
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('private, no-store');
     expect(tool.output.safeParse(await res.json()).success).toBe(true);

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { calcPath } from '../support/declared.ts';
 import type { Browser } from 'playwright-core';
 import { launchChromium, screenshot } from '../support/browser.ts';
 import { startWorker, type TestWorker } from '../support/worker.ts';
@@ -89,7 +90,7 @@ describe('/docs in a browser', () => {
     const elsewhere = requests.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:'));
     expect(elsewhere).toEqual([]);
     expect(requests).toContain(`${origin}/api/v1/openapi.json`);
-    expect(requests).toContain(`${origin}/api/v1/calc/fee-calculator`);
+    expect(requests).toContain(`${origin}${calcPath('fee-calculator')}`);
     expect(await page.evaluate('window.cspViolations')).toEqual([]);
     await screenshot(page, 'docs-reference');
   }, 120_000);

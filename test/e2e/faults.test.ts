@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { calcPath, fundPath } from '../support/declared.ts';
 import { QUOTA_SYNC_MS, secondsToUtcMidnight } from '../../lib/rate-limit.ts';
 import { createTestDatabase, migrateAndSeed, someoneWaitsOnALock, type TestDatabase } from '../support/database.ts';
 import { captureWorkerLog, mintKey, startWorker, type TestWorker, type WorkerLog } from '../support/worker.ts';
@@ -53,7 +54,7 @@ async function stored(key: string): Promise<number | null> {
 
 /** One calculator call: its status and the remaining calls it reports (`RateLimit: "daily";r=<n>`). */
 async function calc(key: string, signal?: AbortSignal): Promise<{ status: number; remaining: number | null; code?: string }> {
-  const res = await fetch(`${worker.base}/api/v1/calc/operating-cost-calculator`, {
+  const res = await fetch(`${worker.base}${calcPath('operating-cost-calculator')}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
     body: '{}',
@@ -240,7 +241,7 @@ describe('the fund database dropping mid-answer, in workerd', () => {
     rmSync(dbPersist, { recursive: true, force: true });
   });
 
-  const rest = (path: string, k = key) => fetch(`${dbWorker.base}/api/v1/fund/${path}`, { headers: { authorization: `Bearer ${k}` } });
+  const rest = (tool: string, k = key) => fetch(`${dbWorker.base}${fundPath(tool)}`, { headers: { authorization: `Bearer ${k}` } });
   const batch = (names: string[]) =>
     fetch(`${dbWorker.base}/api/mcp`, {
       method: 'POST',
@@ -266,11 +267,11 @@ describe('the fund database dropping mid-answer, in workerd', () => {
     const holder = database.open(60_000);
     await holder.query('BEGIN');
     await holder.query('LOCK TABLE positions IN ACCESS EXCLUSIVE MODE');
-    const restAnswers = Array.from({ length: 6 }, () => rest('positions'));
+    const restAnswers = Array.from({ length: 6 }, () => rest('get_positions'));
     const mcpAnswer = batch(['get_positions', 'get_positions', 'get_fund_overview', 'get_nav_history']);
     if (database.kind === 'postgres') await someoneWaitsOnALock(database);
     else await sleep(500);
-    const demo = rest('overview', 'svc_dk_DemoKeyFundEdgeSyntheticFixture1');
+    const demo = rest('get_fund_overview', 'svc_dk_DemoKeyFundEdgeSyntheticFixture1');
     database.proxy.dropConnections();
 
     const outcomes = await Promise.all((await Promise.all(restAnswers)).map(expectDataOr503));
@@ -286,7 +287,7 @@ describe('the fund database dropping mid-answer, in workerd', () => {
     await holder.query('ROLLBACK').catch(() => {});
     await holder.release();
 
-    expect(await expectDataOr503(await rest('positions'))).toBe('data');
+    expect(await expectDataOr503(await rest('get_positions'))).toBe('data');
     const again = (await (await batch(['get_positions'])).json()) as { result: { isError?: boolean } }[];
     expect(again[0]!.result.isError).toBeUndefined();
     // Closing the cut connections is work behind the answers: give it a moment, then read the log.

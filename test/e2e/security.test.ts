@@ -9,6 +9,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { calcPath } from '../support/declared.ts';
 import { MAX_ACTIVE_KEYS_PER_ACCOUNT } from '../../lib/console/accounts.ts';
 import { OAUTH_MAX_FORM_FIELDS, SIGNUPS_PER_NETWORK_PER_DAY } from '../../lib/limits.ts';
 import { REFRESH_REUSE_DESCRIPTION } from '../../lib/oauth/routes.ts';
@@ -340,7 +341,7 @@ describe('a client hanging up mid-body (workerd)', () => {
     const port = new URL(worker.base).port;
     const before = workerLog.length;
     for (const [path, type, partial] of [
-      ['/api/v1/calc/fee-calculator', 'application/json', '{"navStartUsd":1'],
+      [calcPath('fee-calculator'), 'application/json', '{"navStartUsd":1'],
       ['/developers/console/api/register/verify', 'application/json', '{"response":{'],
       ['/oauth/token', 'application/x-www-form-urlencoded', 'grant_type=refresh'],
       ['/oauth/register', 'application/json', '{"redirect_uris":['],

@@ -130,7 +130,7 @@ describe('every endpoint with the demo key', () => {
     }
   });
 
-  it('exposure/series is a top-level array of the usable runs of the trailing 30 days, oldest first', async () => {
+  it('the exposure series is a top-level array of the usable runs of the trailing 30 days, oldest first', async () => {
     const body = (await okJson(await get('get_exposure_series'), tool('get_exposure_series'))) as { date: string }[];
     const from = '2026-09-30'; // 30 days before 2026-10-30, exclusive
     const expected = demoData.runs.filter((r) => r.navDate > from && r.navDate <= '2026-10-30' && isUsableRun(r)).map((r) => r.navDate);
@@ -141,7 +141,7 @@ describe('every endpoint with the demo key', () => {
     expect(year[year.length - 1]!.date).toBe('2026-10-30');
   });
 
-  it('nav-history is newest first from the latest run, whatever its status', async () => {
+  it('NAV history is newest first from the latest run, whatever its status', async () => {
     const body = (await okJson(await get('get_nav_history'), tool('get_nav_history'))) as {
       runs: { navDate: string; usable: boolean; reconStatus: string | null }[];
     };
@@ -194,7 +194,7 @@ describe('every endpoint with the demo key', () => {
     expect([...dates].sort().reverse()).toEqual(dates);
   });
 
-  it('pnl/attribution of the latest usable run attributes from the usable run before it, with no residual', async () => {
+  it('P&L attribution of the latest usable run attributes from the usable run before it, with no residual', async () => {
     const body = (await okJson(await get('get_pnl_attribution?date=2026-10-30'), tool('get_pnl_attribution'))) as {
       date: string;
       previousDate: string;
@@ -471,7 +471,7 @@ describe('404 and 409', () => {
     expect(isUsableRun(first)).toBe(true);
   });
 
-  it('pnl/attribution for a date with no run is 404 giving the dates of the first and last run', async () => {
+  it('P&L attribution for a date with no run is 404 giving the dates of the first and last run', async () => {
     const last = runs[runs.length - 1]!;
     for (const date of ['2020-01-01', '2026-11-01', '2025-08-27']) {
       expect(runs.some((r) => r.navDate === date)).toBe(false);
@@ -487,7 +487,7 @@ describe('404 and 409', () => {
     ['failed', () => failed],
     ['partial', () => partial],
     ['break', () => brk],
-  ] as const)('pnl/attribution for a %s run is 409 not_usable', async (_kind, run) => {
+  ] as const)('P&L attribution for a %s run is 409 not_usable', async (_kind, run) => {
     const date = run().navDate;
     const { problem, text } = await expectProblem(await get(`get_pnl_attribution?date=${date}`), 409, 'not_usable');
     expect(problem.detail).toMatch(
@@ -497,15 +497,15 @@ describe('404 and 409', () => {
     for (const figure of [run().shadowNav, run().adminNav]) if (figure !== null) expect(text).not.toContain(figure);
   });
 
-  it('pnl/attribution for the latest run (a break) is 409', async () => {
+  it('P&L attribution for the latest run (a break) is 409', async () => {
     await expectProblem(await get('get_pnl_attribution?date=2026-10-31'), 409, 'not_usable');
   });
 
-  it('pnl/attribution for the first run (no usable run before it) is 404', async () => {
+  it('P&L attribution for the first run (no usable run before it) is 404', async () => {
     await expectProblem(await get(`get_pnl_attribution?date=${first.navDate}`), 404, 'not_found');
   });
 
-  it('pnl/attribution for the run after a failed one attributes from the last usable run before it', async () => {
+  it('P&L attribution for the run after a failed one attributes from the last usable run before it', async () => {
     const i = runs.indexOf(failed);
     const next = runs[i + 1]!;
     expect(isUsableRun(next)).toBe(true);
@@ -517,7 +517,7 @@ describe('404 and 409', () => {
     expect(body.residual).toBe('0.00');
   });
 
-  it('trial-balance before inception or after the last run is 404', async () => {
+  it('the trial balance before inception or after the last run is 404', async () => {
     const before = '2025-08-27';
     expect(demoData.fund.inceptionDate).toBe('2025-08-28');
     await expectProblem(await get(`get_trial_balance?asOf=${before}`), 404, 'not_found');
@@ -525,7 +525,7 @@ describe('404 and 409', () => {
     await expectProblem(await get('get_trial_balance?asOf=2000-01-01'), 404, 'not_found');
   });
 
-  it.each(['2025-08-28', '2026-03-13', '2026-06-30', '2026-10-31'])('trial-balance as of %s balances', async (asOf) => {
+  it.each(['2025-08-28', '2026-03-13', '2026-06-30', '2026-10-31'])('the trial balance as of %s balances', async (asOf) => {
     const body = (await okJson(await get(`get_trial_balance?asOf=${asOf}`), tool('get_trial_balance'))) as {
       asOf: string;
       balanced: boolean;

@@ -5,6 +5,7 @@
  * so that a slice with no failures means something.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { calcPath, fundPath } from '../support/declared.ts';
 import { ROUTES, CALCULATORS, FUND_TOOLS } from '../../lib/registry.ts';
 import { openApiDocument } from '../../lib/openapi.ts';
 import { RESPONSE_EXAMPLES } from '../../lib/generated/examples.ts';
@@ -92,9 +93,9 @@ describe('the oracle', () => {
   });
   const rest: FuzzCase = {
     family: 't',
-    route: '/api/v1/calc/fee-calculator',
+    route: calcPath('fee-calculator'),
     surface: 'rest',
-    request: { method: 'POST', path: '/api/v1/calc/fee-calculator', headers: [], body: '{"horizonYears":"kzabcdefghijq"}' },
+    request: { method: 'POST', path: calcPath('fee-calculator'), headers: [], body: '{"horizonYears":"kzabcdefghijq"}' },
   };
   const kinds = (c: FuzzCase, a: FuzzAnswer) => judge(c, a).map((v) => v.kind);
 
@@ -117,9 +118,9 @@ describe('the oracle', () => {
   it('wants private, no-store on fund answers, errors included', () => {
     const fund: FuzzCase = {
       family: 't',
-      route: '/api/v1/fund/overview',
+      route: fundPath('get_fund_overview'),
       surface: 'rest',
-      request: { method: 'GET', path: '/api/v1/fund/overview', headers: [] },
+      request: { method: 'GET', path: fundPath('get_fund_overview'), headers: [] },
     };
     expect(kinds(fund, answer(401, problem(401, 'unauthorized', '00000000-0000-0000-0000-000000000000')))).toContain(
       'fund answer 401 without Cache-Control: private, no-store',

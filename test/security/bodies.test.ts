@@ -4,6 +4,7 @@
  * not. The same in workerd over a real socket: test/e2e/security.test.ts.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { calcPath } from '../support/declared.ts';
 import { createApp } from '../../lib/app.ts';
 import { fakeEnv } from '../support/fakes.ts';
 import { expectProblem } from '../support/problems.ts';
@@ -27,7 +28,7 @@ afterEach(() => vi.restoreAllMocks());
 
 describe('a body the client never finished', () => {
   it.each([
-    ['a calculator', '/api/v1/calc/fee-calculator', 'application/json', '{"navStartUsd":1'],
+    ['a calculator', calcPath('fee-calculator'), 'application/json', '{"navStartUsd":1'],
     ['the console', '/developers/console/api/register/verify', 'application/json', '{"response":{'],
     ['the token endpoint', '/oauth/token', 'application/x-www-form-urlencoded', 'grant_type=refresh_'],
     ['client registration', '/oauth/register', 'application/json', '{"redirect_uris":['],

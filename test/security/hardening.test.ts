@@ -374,8 +374,8 @@ describe('item 9: configuration parsed once', () => {
     const env = { ...fakeEnv().env, OAUTH_ACCESS_TOKEN_TTL: '30' };
     for (const [path, init] of [
       ['/llms.txt', {}],
-      ['/api/v1/calc/operating-cost-calculator', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }],
-      ['/api/v1/fund/overview', { headers: { authorization: `Bearer ${DEMO_API_KEY}` } }],
+      [calcPath('operating-cost-calculator'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }],
+      [fundPath('get_fund_overview'), { headers: { authorization: `Bearer ${DEMO_API_KEY}` } }],
       ['/.well-known/oauth-authorization-server', {}],
     ] as const) {
       await expectProblem(await app.request(`http://localhost:8787${path}`, init, env), 500, 'internal_error');
