@@ -56,10 +56,8 @@ const POSITIONS_SQL = (dates: string) => `
 
 const POSITION_SUMS_SQL = (dates: string) => `
   SELECT json_agg(json_build_object(${jsonFields(POSITION_SUMS, 's')}) ORDER BY s.nav_date, s.asset_class, s.market_value)
-  FROM (
-    SELECT p.nav_date, p.asset_class, SUM(p.market_value) AS market_value FROM positions p
-    WHERE p.fund_id = $1 AND p.book = 'live' AND p.nav_date = ANY(${dates})
-    GROUP BY p.nav_date, p.asset_class, p.market_value < 0) s`;
+  FROM position_sums s
+  WHERE s.fund_id = $1 AND s.nav_date = ANY(${dates})`;
 
 /**
  * The held risky assets' closes on the last `closes` dates on which all of them have one. Each asset's
@@ -101,12 +99,14 @@ const LEDGER_SQL = (after: string, through: string) => `
   FROM ledger_lines l
   WHERE l.fund_id = $1 AND (${after}::date IS NULL OR l.entry_date > ${after}) AND l.entry_date <= ${through}`;
 
+/** Per account, its latest running balance on or before `through`: one row per account, read along the key. */
 const BALANCES_SQL = (through: string) => `
   SELECT json_agg(json_build_object(${jsonFields(ACCOUNT_BALANCES, 'b')}) ORDER BY b.account_code)
-  FROM (
-    SELECT l.account_code, SUM(l.debit) AS debit, SUM(l.credit) AS credit FROM ledger_lines l
-    WHERE l.fund_id = $1 AND l.entry_date <= ${through}
-    GROUP BY l.account_code) b`;
+  FROM accounts a CROSS JOIN LATERAL (
+    SELECT x.account_code, x.debit, x.credit FROM ledger_balances x
+    WHERE x.fund_id = a.fund_id AND x.account_code = a.code AND x.entry_date <= ${through}
+    ORDER BY x.entry_date DESC LIMIT 1) b
+  WHERE a.fund_id = $1`;
 
 const INVESTORS_SQL = `
   SELECT json_agg(json_build_object(${jsonFields(INVESTORS, 'i')})

@@ -240,35 +240,59 @@ export const EXPENSES = {
 } as const satisfies Table;
 
 /**
- * Not a stored table: each account's ledger lines summed, in the ledger's own columns, as the `balances` part
- * of a store read returns them (`SUM(debit)`, `SUM(credit)` of `ledger_lines` grouped by account: NUMERIC
- * sums are exact). The trial balance reads these rather than every line since inception, which a fund of a
- * few years holds millions of.
+ * Derived, written by `fund_derive()` (db/migrations/0002_derived_sums.sql) whenever the ledger is written:
+ * each account's lines dated on or before `entryDate`, summed (NUMERIC sums are exact), one row per account
+ * and date with lines. A trial balance as of a date reads the latest row per account on or before it, not
+ * every line since inception, which a fund of a few years holds millions of.
  */
-export const ACCOUNT_BALANCES = {
-  table: LEDGER_LINES.table,
+export const LEDGER_BALANCES = {
+  table: 'ledger_balances',
   columns: {
     accountCode: LEDGER_LINES.columns.accountCode,
+    entryDate: LEDGER_LINES.columns.entryDate,
     debit: LEDGER_LINES.columns.debit,
     credit: LEDGER_LINES.columns.credit,
   },
 } as const satisfies Table;
 
 /**
- * Not a stored table: the live positions of a run summed per asset class and sign, in the positions' own
- * columns (`SUM(market_value)` of `positions` grouped by run date, asset class and `market_value < 0`), as
- * the `positionSums` part of a store read returns them. Exposure is a function of these sums alone (long, short and cash each add values of one
- * class and one sign), and an exposure series over a year of a fund with 500 positions would otherwise read
- * 183,000 positions.
+ * Derived, written by `fund_derive()` whenever positions are written: a run's live positions summed per
+ * asset class and sign (`negative`: `market_value < 0`), in the positions' own columns. Exposure is a
+ * function of these sums alone (long, short and cash each add values of one class and one sign), and an
+ * exposure series over a year of a fund with 500 positions would otherwise read 183,000 positions.
  */
-export const POSITION_SUMS = {
-  table: POSITIONS.table,
+export const RUN_POSITION_SUMS = {
+  table: 'position_sums',
   columns: {
     navDate: POSITIONS.columns.navDate,
     assetClass: POSITIONS.columns.assetClass,
+    negative: boolean('negative'),
     marketValue: POSITIONS.columns.marketValue,
   },
 } as const satisfies Table;
+
+/** The `balances` part of a store read: an account's debits and credits summed through a date ({@link LEDGER_BALANCES}). */
+export const ACCOUNT_BALANCES = {
+  table: LEDGER_BALANCES.table,
+  columns: {
+    accountCode: LEDGER_BALANCES.columns.accountCode,
+    debit: LEDGER_BALANCES.columns.debit,
+    credit: LEDGER_BALANCES.columns.credit,
+  },
+} as const satisfies Table;
+
+/** The `positionSums` part of a store read: a run's live positions of one class and sign, summed ({@link RUN_POSITION_SUMS}). */
+export const POSITION_SUMS = {
+  table: RUN_POSITION_SUMS.table,
+  columns: {
+    navDate: RUN_POSITION_SUMS.columns.navDate,
+    assetClass: RUN_POSITION_SUMS.columns.assetClass,
+    marketValue: RUN_POSITION_SUMS.columns.marketValue,
+  },
+} as const satisfies Table;
+
+/** The derived tables: written only by `fund_derive()` in the database, never from a bundle or a seed's rows. */
+export const DERIVED_TABLES = [LEDGER_BALANCES, RUN_POSITION_SUMS] as const satisfies readonly Table[];
 
 /** Every stored table, in the order the seed writes them (parents before children). */
 export const TABLES = [

@@ -207,6 +207,7 @@ export async function importBundle(options: ImportOptions): Promise<ImportResult
       return result;
     }
     result.written = await writePlan(client, spool!, validation, plan, options);
+    await deriveSums(client, fundId, mode === 'replace' ? null : storedThrough, plan);
     if (options.signal?.aborted) throw new Error('interrupted');
     await client.query('COMMIT');
     result.outcome = 'imported';
@@ -262,6 +263,48 @@ function changesNothing(plan: Plan, validation: Validation, storedThrough: strin
     Object.values(validation.dates).every((dates) => [...dates].every((d) => d <= storedThrough))
   );
 }
+
+/**
+ * Makes the fund's derived sums (db/migrations/0002_derived_sums.sql) exact again in the open transaction,
+ * from the earliest date the import wrote: the first restated date, else the day after the latest stored run
+ * (an append writes no row dated before it otherwise); the whole fund after a replace or into an empty fund.
+ * Then checks them: the running ledger balances at the latest run against the ledger lines summed.
+ * @throws {Error} when the check fails (the transaction is not committed), or on a database failure
+ */
+async function deriveSums(client: pg.Client, fundId: string, storedThrough: string | null, plan: Plan): Promise<void> {
+  const restated = Object.values(plan.changedDates).flatMap((dates) => [...dates]);
+  const from = storedThrough === null ? null : [...restated, nextDay(storedThrough)].sort()[0]!;
+  await client.query('SELECT fund_derive($1, $2::date)', [fundId, from]);
+  const { rows } = await client.query(DERIVED_CHECK_SQL, [fundId]);
+  if (rows[0].mismatches > 0)
+    throw new Error(`The derived sums of ${fundId} disagree with its rows (${rows[0].mismatches} accounts or runs).`);
+}
+
+/** `date` (YYYY-MM-DD) plus one calendar day. */
+function nextDay(date: string): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+}
+
+/**
+ * The derived sums' invariants, counted as mismatches: each account's latest running balance equals its
+ * ledger lines summed, and the latest run's position sums equal its live positions summed.
+ */
+const DERIVED_CHECK_SQL = `
+  WITH lines AS (
+    SELECT account_code, SUM(debit) AS debit, SUM(credit) AS credit FROM ledger_lines WHERE fund_id = $1 GROUP BY account_code),
+  latest AS (
+    SELECT DISTINCT ON (account_code) account_code, debit, credit FROM ledger_balances WHERE fund_id = $1
+    ORDER BY account_code, entry_date DESC),
+  run AS (SELECT max(nav_date) AS d FROM nav_runs WHERE fund_id = $1),
+  sums AS (
+    SELECT p.asset_class, p.market_value < 0 AS negative, SUM(p.market_value) AS market_value FROM positions p
+    WHERE p.fund_id = $1 AND p.book = 'live' AND p.nav_date = (SELECT d FROM run) GROUP BY 1, 2)
+  SELECT (
+    SELECT count(*) FROM lines l FULL JOIN latest b USING (account_code)
+    WHERE l.debit IS DISTINCT FROM b.debit OR l.credit IS DISTINCT FROM b.credit) + (
+    SELECT count(*) FROM sums s FULL JOIN (SELECT * FROM position_sums WHERE fund_id = $1 AND nav_date = (SELECT d FROM run)) t
+      USING (asset_class, negative)
+    WHERE s.market_value IS DISTINCT FROM t.market_value) AS mismatches`;
 
 /**
  * Writes the plan in the open transaction: for a replace, the fund's rows deleted first; the small tables

@@ -5,7 +5,7 @@
  *
  * Covers:
  * - the first `migrate` applies every file, in version order, and records each (version, name, SHA-256);
- * - the schema it builds: the twelve tables, money and quantity columns as NUMERIC without a fixed
+ * - the schema it builds: the fund tables and the two derived ones, money and quantity columns as NUMERIC without a fixed
  *   precision or scale (no float column anywhere), the two secondary indexes, and the investors' personal
  *   data in the investors table only;
  * - the table descriptors of `lib/fund/tables.ts` match the migrated columns (names, types, nullability);
@@ -27,7 +27,7 @@ import type { Database } from '../../lib/db/client.ts';
 import { MIGRATION_LOCK, checksum, migrate, migrationsFrom, type Migration, type MigrationReport } from '../../operator/db/migrate.ts';
 import { seedFund, type SeedReport } from '../../operator/db/seed.ts';
 import { DEMO_FUND, SAMPLE_FUND, generateFund } from '../../lib/fund/synthetic.ts';
-import { FUND_KEY, TABLES as FUND_TABLES, type Table } from '../../lib/fund/tables.ts';
+import { DERIVED_TABLES, FUND_KEY, TABLES as FUND_TABLES, type Table } from '../../lib/fund/tables.ts';
 import { fundSpec, loadMigrations } from '../../scripts/db.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
@@ -43,8 +43,10 @@ const DATA_TABLES = [
   'fee_terms',
   'funds',
   'investors',
+  'ledger_balances',
   'ledger_lines',
   'nav_runs',
+  'position_sums',
   'positions',
   'prices',
   'share_classes',
@@ -59,6 +61,8 @@ const NUMERIC_COLUMNS: Record<string, string[]> = {
   positions: ['quantity', 'price', 'market_value'],
   prices: ['price'],
   ledger_lines: ['debit', 'credit'],
+  ledger_balances: ['debit', 'credit'],
+  position_sums: ['market_value'],
   capital_accounts: ['capital', 'contributions', 'withdrawals', 'pnl_allocation', 'mgmt_fee', 'perf_fee'],
   expenses: ['amount'],
 };
@@ -237,14 +241,16 @@ describe('the table descriptors of lib/fund/tables.ts', () => {
       ),
     );
     const migrated = rows.map((r) => `${r.table_name}.${r.column_name} ${r.data_type}${r.is_nullable === 'YES' ? ' null' : ''}`).sort();
-    const described = FUND_TABLES.flatMap((t) => {
-      const columns = Object.values({ ...t.columns, ...(t as Table).unselected });
-      const key = columns.some((c) => c.column === FUND_KEY) ? [] : [`${t.table}.${FUND_KEY} text`];
-      return [...key, ...columns.map((c) => `${t.table}.${c.column} ${c.type}${c.nullable ? ' null' : ''}`)];
-    }).sort();
+    const described = [...FUND_TABLES, ...DERIVED_TABLES]
+      .flatMap((t) => {
+        const columns = Object.values({ ...t.columns, ...(t as Table).unselected });
+        const key = columns.some((c) => c.column === FUND_KEY) ? [] : [`${t.table}.${FUND_KEY} text`];
+        return [...key, ...columns.map((c) => `${t.table}.${c.column} ${c.type}${c.nullable ? ' null' : ''}`)];
+      })
+      .sort();
     expect(described.length).toBeGreaterThan(DATA_TABLES.length);
     expect(migrated).toEqual(described);
-    expect(FUND_TABLES.map((t) => t.table).sort()).toEqual(DATA_TABLES);
+    expect([...FUND_TABLES, ...DERIVED_TABLES].map((t) => t.table).sort()).toEqual(DATA_TABLES);
   });
 });
 
@@ -449,7 +455,13 @@ describe('seeding', () => {
       capital_accounts: sample.capital.length,
       expenses: sample.expenses.length,
     });
-    expect(firstCounts).toEqual(firstSeed);
+    // And the derived sums: a running balance per account and date with lines, a sum per run, asset class and sign.
+    const live = sample.positions.filter((p) => p.book === 'live');
+    expect(firstCounts).toEqual({
+      ...firstSeed,
+      ledger_balances: new Set(sample.ledger.map((l) => `${l.accountCode} ${l.entryDate}`)).size,
+      position_sums: new Set(live.map((p) => `${p.navDate} ${p.assetClass} ${p.marketValue.startsWith('-')}`)).size,
+    });
   });
 
   it('seeding the same fund again replaces its rows (same counts) and leaves another fund alone', async () => {
