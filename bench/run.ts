@@ -113,20 +113,20 @@ function crossCheck(results: Partial<Record<SectionName, SectionResult>>): strin
   const cpu = results.cpu?.figures;
   if (!http || !cpu) return [];
   const pairs: [string, string, string][] = [
-    [`POST ${short(FEE_CALCULATOR)}`, `request in process: POST ${short(FEE_CALCULATOR)}`, 'calc fee-calculator'],
+    [`POST ${short(FEE_CALCULATOR)}`, `request in process: POST ${short(FEE_CALCULATOR)}`, short(FEE_CALCULATOR).replace('/', ' ')],
     [`probe: POST ${short(OPERATING_COST)}`, 'calc operating-cost-calculator (typical)', 'probe calc operating-cost (computation only)'],
-    [`GET ${short(OVERVIEW)}`, `request in process: GET ${short(OVERVIEW)}`, 'fund overview'],
-    [`GET ${short(POSITIONS)}`, `request in process: GET ${short(POSITIONS)}`, 'fund positions'],
-    [`GET ${short(VALUE_AT_RISK)}`, `request in process: GET ${short(VALUE_AT_RISK)}`, 'fund risk/var'],
+    [`GET ${short(OVERVIEW)}`, `request in process: GET ${short(OVERVIEW)}`, short(OVERVIEW).replace('/', ' ')],
+    [`GET ${short(POSITIONS)}`, `request in process: GET ${short(POSITIONS)}`, short(POSITIONS).replace('/', ' ')],
+    [`GET ${short(VALUE_AT_RISK)}`, `request in process: GET ${short(VALUE_AT_RISK)}`, short(VALUE_AT_RISK).replace('/', ' ')],
     [
       `probe: GET ${short(FEE_TERMS)} (demo key)`,
       `callFundTool ${short(FEE_TERMS).slice('fund/'.length)} `,
-      'probe fund fee-terms, demo key (tool call only)',
+      `probe ${short(FEE_TERMS).replace('/', ' ')}, demo key (tool call only)`,
     ],
     [
       `probe: GET ${short(FEE_TERMS)} (minted key)`,
       `callFundTool ${short(FEE_TERMS).slice('fund/'.length)} `,
-      'probe fund fee-terms, minted key (tool call only)',
+      `probe ${short(FEE_TERMS).replace('/', ' ')}, minted key (tool call only)`,
     ],
     ['MCP public: calc_fee_calculator', 'request in process: MCP public', 'MCP public calc_fee_calculator'],
     ['MCP fund: get_fund_overview', 'request in process: MCP fund', 'MCP fund get_fund_overview'],

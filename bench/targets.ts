@@ -1,11 +1,11 @@
 /**
  * The endpoints the bench times by name, at the URLs their files give them (test/support/declared.ts), and
- * the short labels the sections name them by (`fund/overview`, `calc/fee-calculator`), so that renaming an
+ * the short labels the sections name them by (`fund/<path>`, `calc/<path>`), so that renaming an
  * endpoint file moves the bench with it.
  */
 import { calcPath, fundPath } from '../test/support/declared.ts';
 
-/** A URL path without `/api/v1/`: what labels show (`fund/risk/var`). */
+/** A URL path without `/api/v1/`: what labels show (`fund/<path>`, `calc/<path>`). */
 export const short = (path: string): string => path.slice('/api/v1/'.length);
 
 export const FEE_CALCULATOR = calcPath('fee-calculator');
