@@ -114,6 +114,32 @@ interface Prepared {
   spec: SyntheticFundSpec;
   fund: SyntheticFund;
   livePositions: Map<string, PositionRow[]>;
+  /** The version of the fund's identity set (a digest of its investors' rows), made on first use. */
+  identityVersion?: string;
+}
+
+/**
+ * A digest of the investors' rows, as the version of an embedded fund's identity set: FNV-1a over their
+ * fields in two 32-bit lanes (a cache key within one isolate, not a secret; the fund id and the count make
+ * two funds' versions differ whatever their rows).
+ */
+function identityVersion(p: Prepared): string {
+  if (p.identityVersion === undefined) {
+    let a = 0x811c9dc5;
+    let b = 0x01000193;
+    for (const row of p.fund.head.investors) {
+      for (const value of Object.values(row)) {
+        const text = `${String(value)}\u0000`;
+        for (let i = 0; i < text.length; i++) {
+          const c = text.charCodeAt(i);
+          a = Math.imul(a ^ c, 0x01000193);
+          b = Math.imul(b ^ c, 0x5bd1e995);
+        }
+      }
+    }
+    p.identityVersion = `embedded:${p.spec.fundId}:${p.fund.head.investors.length}:${(a >>> 0).toString(16)}${(b >>> 0).toString(16)}`;
+  }
+  return p.identityVersion;
 }
 
 /** The live positions of the run on `date`, made once per fund and date. */
@@ -285,6 +311,12 @@ function storeOver(
           .slice(0, request.expenses.limit);
       }
       return out;
+    },
+
+    async identities(fundId, known = []) {
+      const p = await load(fundId);
+      const version = p ? identityVersion(p) : 'embedded:none';
+      return { version, investors: known.includes(version) ? null : (p?.fund.head.investors.slice() ?? []) };
     },
   };
 }

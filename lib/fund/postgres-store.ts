@@ -4,14 +4,14 @@
  * Each method is one parameterised statement, so one round trip: `index` returns the fund, its share classes
  * with fee terms, and its runs; `read` returns every part of a batched request in one JSON document built
  * by subqueries. Columns are named one by one (no `SELECT *`); paper-book positions, ledger memos and the
- * investors' personal data are never selected, except investors' identity columns on a capital read, which
- * the redaction step needs in order to scan the response for them. NUMERIC values leave the database as
+ * investors' personal data are never selected, except investors' identity columns on a capital read and in
+ * the fund's identity set (`identities`), which the redaction step needs in order to scan the response for them. NUMERIC values leave the database as
  * text, so no amount passes through a float; identifier columns sort in the "C" collation, as the embedded
  * store does. Rows come back in the field names of `lib/fund/rows.ts` and are checked by `guardedStore`; the
  * select lists are built from the table descriptors of `lib/fund/tables.ts`, so a column is named there only.
  */
 import type { SqlClient } from '../db/client.ts';
-import type { FundIndex, FundReadRequest, FundReadResult, FundStore } from './store.ts';
+import type { FundIdentities, FundIndex, FundReadRequest, FundReadResult, FundStore } from './store.ts';
 import { emptyRead } from './store.ts';
 import { CASH_CLASSES } from './analytics/holdings.ts';
 import {
@@ -32,6 +32,16 @@ import {
   SHARE_CLASSES,
 } from './tables.ts';
 
+/**
+ * The version of a fund's identity set (`fund` is the SQL of its id): an MD5 of every investor's columns in
+ * id order, a cache key (not a secret) that any corrected investor row changes.
+ */
+const IDENTITY_VERSION_SQL = (fund: string) => `
+  SELECT 'md5:' || md5(COALESCE(string_agg(concat_ws(chr(31), ${Object.values(INVESTORS.columns)
+    .map((c) => `i.${c.column}`)
+    .join(', ')}), chr(30) ORDER BY i.investor_id COLLATE "C"), ''))
+  FROM investors i WHERE i.fund_id = ${fund}`;
+
 const INDEX_SQL = `
 SELECT json_build_object(
   'fund', json_build_object(${jsonFields(FUNDS, 'f')}),
@@ -44,7 +54,8 @@ SELECT json_build_object(
     SELECT json_agg(json_build_object(${jsonFields(NAV_RUNS, 'r')})
       ORDER BY r.nav_date)
     FROM nav_runs r WHERE r.fund_id = f.fund_id), '[]'::json)
-) AS index
+) AS index,
+(${IDENTITY_VERSION_SQL('f.fund_id')}) AS identity_version
 FROM funds f
 WHERE f.fund_id = $1`;
 
@@ -126,6 +137,12 @@ const EXPENSES_SQL = (limit: string) => `
     SELECT ${columnList(EXPENSES)} FROM expenses
     WHERE fund_id = $1 ORDER BY expense_date DESC, expense_id DESC LIMIT ${limit}) e`;
 
+/** The identity set's version and, unless the caller holds that version (`$2`, versions held), every investor. */
+const IDENTITIES_SQL = `
+  WITH v (version) AS (${IDENTITY_VERSION_SQL('$1')})
+  SELECT v.version, CASE WHEN v.version <> ALL($2::text[]) THEN COALESCE((${INVESTORS_SQL}), '[]'::json) END AS investors
+  FROM v`;
+
 /** Closes read per asset first, per close asked for: a weekday calendar needs 7/5; a third more for holidays. */
 const DAYS_PER_CLOSE = 1.5;
 
@@ -173,12 +190,15 @@ export function readStatement(fundId: string, request: FundReadRequest): { text:
 /**
  * A store over the fund tables.
  * @param db the request's connection (one round trip per method call)
- * @throws from either method: {@link import('../errors.ts').UpstreamUnavailableError} 503
+ * @throws from any method: {@link import('../errors.ts').UpstreamUnavailableError} 503
  */
 export function postgresStore(db: SqlClient): FundStore {
+  /** The identity set's version by fund, as the last index read gave it (the index statement reads it too). */
+  const versions = new Map<string, string>();
   return {
     async index(fundId) {
-      const { rows } = await db.query<{ index: FundIndex }>(INDEX_SQL, [fundId]);
+      const { rows } = await db.query<{ index: FundIndex; identity_version: string }>(INDEX_SQL, [fundId]);
+      if (rows[0]) versions.set(fundId, rows[0].identity_version);
       return rows[0]?.index ?? null;
     },
     async read(fundId, request) {
@@ -187,6 +207,13 @@ export function postgresStore(db: SqlClient): FundStore {
       if (params.length === 1) return out;
       const { rows } = await db.query<{ result: Partial<FundReadResult> }>(text, params);
       return { ...out, ...rows[0]?.result };
+    },
+    async identities(fundId, known = []) {
+      // The version the index statement read, when the caller holds that set: no round trip.
+      const version = versions.get(fundId);
+      if (version !== undefined && known.includes(version)) return { version, investors: null };
+      const { rows } = await db.query<FundIdentities>(IDENTITIES_SQL, [fundId, known]);
+      return rows[0]!;
     },
   };
 }

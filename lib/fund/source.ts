@@ -87,6 +87,7 @@ function postgresSource(fundId: string, url: string, wsProxy: string | undefined
   const store: FundStore = {
     index: async (id) => (await opened).store.index(id),
     read: async (id, request) => (await opened).store.read(id, request),
+    identities: async (id, known) => (await opened).store.identities(id, known),
   };
   return { store: guardedStore(store), fundId, release: async () => (await opened).db.release() };
 }

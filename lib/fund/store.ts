@@ -23,6 +23,7 @@ import type {
   ShareClassRow,
 } from './rows.ts';
 import { guardRows } from './rows.ts';
+import { RedactionFailedError } from '../errors.ts';
 
 /** The fund, its share classes (with fee terms) and every NAV run, oldest first. */
 export interface FundIndex {
@@ -73,11 +74,31 @@ export interface FundReadResult {
   expenses: ExpenseRow[];
 }
 
+/**
+ * Every investor of a fund with the identity values the redaction scans each answer for
+ * (docs/fund-data.md#redaction), and the version of that set.
+ */
+export interface FundIdentities {
+  /**
+   * Names this exact set: a digest of every investor's identity columns (equal versions, equal sets), so a
+   * corrected investor row gives a new version even without a new NAV run.
+   */
+  version: string;
+  /** Every investor of the fund (none for a fund with no investors); null when `known` holds the current version. */
+  investors: InvestorRow[] | null;
+}
+
 /** A source of fund data. Implementations select only the columns of the row types, and only live positions. */
 export interface FundStore {
   /** @returns null when the store holds no fund with this id */
   index(fundId: string): Promise<FundIndex | null>;
   read(fundId: string, request: FundReadRequest): Promise<FundReadResult>;
+  /**
+   * The fund's identity set: every investor's legal name, e-mail, tax id, bank account and internal id.
+   * @param known the versions the caller already holds: when one is current, `investors` is null and nothing
+   *   else is sent
+   */
+  identities(fundId: string, known?: readonly string[]): Promise<FundIdentities>;
 }
 
 /**
@@ -114,7 +135,7 @@ export function emptyRead(): FundReadResult {
 /**
  * Wraps a store so that every row it returns passes {@link guardRows}: exactly its kind's fields, and no
  * paper-book position. A store that returns more than its interface allows fails closed.
- * @throws {RedactionFailedError} from either method when a row fails the guard
+ * @throws {RedactionFailedError} from any method when a row fails the guard (or an identity set has no version)
  */
 export function guardedStore(store: FundStore): FundStore {
   return {
@@ -137,6 +158,15 @@ export function guardedStore(store: FundStore): FundStore {
       guardRows('investors', result.investors);
       guardRows('capital', result.capital);
       guardRows('expenses', result.expenses);
+      return result;
+    },
+    async identities(fundId, known) {
+      const result = await store.identities(fundId, known);
+      if (typeof result.version !== 'string' || result.version === '') throw new RedactionFailedError('store_row');
+      if (result.investors !== null) {
+        if (!Array.isArray(result.investors)) throw new RedactionFailedError('store_row');
+        guardRows('investors', result.investors);
+      }
       return result;
     },
   };

@@ -31,6 +31,7 @@ function countingStore(extraRun = false) {
       counts.read++;
       return base.read(fundId, request);
     },
+    identities: (fundId, known) => base.identities(fundId, known),
   };
   return { store: guardedStore(store), counts };
 }
