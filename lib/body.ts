@@ -1,13 +1,20 @@
 /**
- * Reading request bodies, in one place: the size cap in front of every route ({@link limitBody}), bounded
- * reads ({@link readBoundedBody}, for the OAuth endpoints' smaller caps), and a body the client never
- * finished. A client that hangs up mid-body makes the runtime's body stream fail ("Network connection
- * lost."); that is the client's doing, so it becomes {@link IncompleteBodyError} (400, not logged) here,
- * where the body is read, rather than an `unexpected_error` 500 wherever the read happened to be awaited.
- * Every read is one pass over the bytes (linear in the body).
+ * Reading request bodies, in one place: the size cap and time budget in front of every route
+ * ({@link limitBody}), bounded reads ({@link readBoundedBody}, for the OAuth endpoints' smaller caps), and a
+ * body the client never finished. Every body is read here once, within its cap and
+ * {@link BODY_READ_TIMEOUT_MS} from its first read (408 past it: a client that sends a byte at a time holds
+ * no request open longer), and handed on as bytes. A body refused for its size has the rest of it read and
+ * dropped, up to {@link REFUSED_BODY_DRAIN_BYTES} and {@link REFUSED_BODY_DRAIN_MS}, and its read cancelled
+ * (awaited) before the refusal is answered: nothing reads the request after its answer (workerd logs that as
+ * an uncaught `Can't read from request stream after response has been sent`), and the connection, its body
+ * consumed, serves the client's next request. A client that hangs up mid-body makes the runtime's body
+ * stream fail ("Network connection lost."); that is the client's doing, so it becomes
+ * {@link IncompleteBodyError} (400, not logged) here rather than an `unexpected_error` 500. Every read is one
+ * pass over the bytes (linear in the body).
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { ApiError } from './errors.ts';
+import { BODY_READ_TIMEOUT_MS, REFUSED_BODY_DRAIN_BYTES, REFUSED_BODY_DRAIN_MS } from './limits.ts';
 
 /**
  * 400 `invalid_request`: the request body ended before it was complete (the client hung up or its connection
@@ -20,6 +27,14 @@ export class IncompleteBodyError extends ApiError {
   }
 }
 
+/** 408 `request_timeout`: the body did not arrive within {@link BODY_READ_TIMEOUT_MS}. Not logged (a 4xx). */
+export class BodyTimeoutError extends ApiError {
+  constructor() {
+    super('request_timeout', `The request body must arrive within ${BODY_READ_TIMEOUT_MS / 1000} s.`);
+    this.name = 'BodyTimeoutError';
+  }
+}
+
 /** The `Content-Length` of a request without `Transfer-Encoding`, or null when the body's length is not declared. */
 function declaredLength(request: Request): number | null {
   if (request.headers.has('transfer-encoding')) return null;
@@ -27,27 +42,69 @@ function declaredLength(request: Request): number | null {
   return header === null ? null : Number.parseInt(header, 10);
 }
 
+/** A read of the body, or `'late'` once `deadline` (ms since the epoch) has passed; the timer is cleared either way. */
+async function readBefore(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  deadline: number,
+): Promise<ReadableStreamReadResult<Uint8Array> | 'late'> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([reader.read(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
- * Reads a body stream to its end, at most `maxBytes`.
- * @returns the bytes, or null once more than `maxBytes` arrived (the stream is cancelled)
+ * Reads and drops the rest of a refused body, up to {@link REFUSED_BODY_DRAIN_BYTES} and
+ * {@link REFUSED_BODY_DRAIN_MS}, then cancels the read unless the body ended; waits for the cancel.
+ */
+async function dropRest(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  const deadline = Date.now() + REFUSED_BODY_DRAIN_MS;
+  let dropped = 0;
+  try {
+    while (dropped <= REFUSED_BODY_DRAIN_BYTES) {
+      const chunk = await readBefore(reader, deadline);
+      if (chunk === 'late') break;
+      if (chunk.done) return;
+      dropped += chunk.value.length;
+    }
+  } catch {
+    return; // the client went away: nothing is left to read
+  }
+  await reader.cancel().catch(() => undefined);
+}
+
+/**
+ * Reads a body stream to its end, at most `maxBytes`, within {@link BODY_READ_TIMEOUT_MS}.
+ * @returns the bytes, or null once more than `maxBytes` arrived (the rest is dropped, {@link dropRest})
  * @throws {IncompleteBodyError} when the stream fails (the client went away)
+ * @throws {BodyTimeoutError} when the body is not complete in time (the read is cancelled)
  */
 async function readAtMost(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array | null> {
   const reader = body.getReader();
+  const deadline = Date.now() + BODY_READ_TIMEOUT_MS;
   let size = 0;
   let buffer = new Uint8Array(0);
   for (;;) {
-    let chunk: ReadableStreamReadResult<Uint8Array>;
+    let chunk: ReadableStreamReadResult<Uint8Array> | 'late';
     try {
-      chunk = await reader.read();
+      chunk = await readBefore(reader, deadline);
     } catch {
       throw new IncompleteBodyError();
+    }
+    if (chunk === 'late') {
+      await reader.cancel().catch(() => undefined);
+      throw new BodyTimeoutError();
     }
     if (chunk.done) return buffer.subarray(0, size);
     const offset = size;
     size += chunk.value.length;
     if (size > maxBytes) {
-      reader.cancel().catch(() => undefined);
+      await dropRest(reader);
       return null;
     }
     if (size > buffer.length) {
@@ -60,20 +117,21 @@ async function readAtMost(body: ReadableStream<Uint8Array>, maxBytes: number): P
 }
 
 /**
- * Middleware capping request bodies at `maxBytes`: a declared `Content-Length` over it is refused before any
- * byte is read; a body of undeclared length (chunked) is read here, counted, and handed on as bytes. The
- * handlers read declared-length bodies themselves, through {@link requestText} or {@link readBoundedBody}.
+ * Middleware capping request bodies at `maxBytes` and {@link BODY_READ_TIMEOUT_MS}: a declared
+ * `Content-Length` over the cap is refused before any byte is kept (the rest dropped, {@link dropRest}); every
+ * other body is read here, counted, and handed on as bytes.
  * @param tooLarge the error to throw over the cap (413)
- * @throws {IncompleteBodyError} 400 when an undeclared-length body ends early
+ * @throws {IncompleteBodyError} 400 when a body ends early
+ * @throws {BodyTimeoutError} 408 when a body is not complete in time
  */
 export function limitBody(maxBytes: number, tooLarge: () => ApiError): MiddlewareHandler {
   return async (c, next) => {
     const body = c.req.raw.body;
     if (!body) return next();
     const declared = declaredLength(c.req.raw);
-    if (declared !== null) {
-      if (declared > maxBytes) throw tooLarge();
-      return next();
+    if (declared !== null && declared > maxBytes) {
+      await dropRest(body.getReader());
+      throw tooLarge();
     }
     const bytes = await readAtMost(body, maxBytes);
     if (bytes === null) throw tooLarge();
@@ -97,13 +155,17 @@ export async function requestText(c: Context): Promise<string> {
 
 /**
  * The request body as bytes, refusing more than `maxBytes` (by `Content-Length` before reading, else while
- * reading).
+ * reading), within {@link BODY_READ_TIMEOUT_MS}.
  * @param tooLarge the error to throw over the cap (413)
  * @throws {IncompleteBodyError} 400 when the body ends early
+ * @throws {BodyTimeoutError} 408 when the body is not complete in time
  */
 export async function readBoundedBody(request: Request, maxBytes: number, tooLarge: () => ApiError): Promise<Uint8Array> {
   const declared = declaredLength(request);
-  if (declared !== null && declared > maxBytes) throw tooLarge();
+  if (declared !== null && declared > maxBytes) {
+    if (request.body) await dropRest(request.body.getReader());
+    throw tooLarge();
+  }
   if (!request.body) return new Uint8Array(0);
   const bytes = await readAtMost(request.body, maxBytes);
   if (bytes === null) throw tooLarge();

@@ -17,6 +17,7 @@ export type ProblemCode =
   | 'not_found'
   | 'method_not_allowed'
   | 'not_usable'
+  | 'request_timeout'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
@@ -56,6 +57,7 @@ export const PROBLEMS: Record<ProblemCode, { status: number; title: string }> = 
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   not_usable: { status: 409, title: 'NAV run not usable' },
+  request_timeout: { status: 408, title: 'Request timeout' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   rate_limited: { status: 429, title: 'Too many requests' },

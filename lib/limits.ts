@@ -6,6 +6,19 @@
 
 /** The largest request body accepted, bytes (1 MiB); larger is 413 `payload_too_large`. */
 export const MAX_BODY_BYTES = 1024 * 1024;
+/**
+ * The time a request body may take to arrive, milliseconds, counted from the first read of it: a body still
+ * incomplete after it is refused 408 `request_timeout` (a client sending a byte at a time holds no request
+ * open longer). A 1 MiB body at 64 KiB/s arrives within it.
+ */
+export const BODY_READ_TIMEOUT_MS = 20_000;
+/**
+ * After a body is refused for its size, what of the rest is still read and dropped (bytes, and milliseconds),
+ * so that the connection it came on stays usable for the next request; past either bound the read is
+ * cancelled (the connection then closes).
+ */
+export const REFUSED_BODY_DRAIN_BYTES = 4 * 1024 * 1024;
+export const REFUSED_BODY_DRAIN_MS = 2_000;
 /** Data rows a CSV input may hold (header excluded); more is 413. */
 export const MAX_CSV_ROWS = 10_000;
 /** Anonymous daily calculator quota per caller (caller = `CF-Connecting-IP`, IPv6 by /64). */
