@@ -5,13 +5,13 @@
  * {@link redact} proves a response clean or sends none of it:
  * 1. the body must parse with the resource's allow-list schema: strict objects all the way down (an unknown
  *    field is a failure), no passthrough, no defaults that could stand in for a missing value;
- * 2. the serialized bytes that would be sent (JSON escapes read as spaces) are scanned for e-mail addresses, tax-id shapes (US SSN and
- *    EIN), IBAN-shaped bank accounts and `svc_dk_` key strings, and for every identity value the store
- *    returned while answering (investors' legal names, e-mails, tax ids, bank accounts and internal ids),
- *    case-insensitively.
+ * 2. the serialized bytes that would be sent (JSON escapes read as spaces) are scanned for e-mail addresses,
+ *    tax-id shapes (US SSN and EIN), IBAN-shaped bank accounts and `svc_dk_` key strings, and for every
+ *    identity value of the fund (every investor's legal name, e-mail, tax id, bank account and internal id,
+ *    compiled once per identity set by {@link identitySet}), by whole words in any case, in one pass.
  * Any failure throws {@link RedactionFailedError}: 500 `redaction_failed`, a fixed detail and no data.
- * Free text that may legitimately quote an address (expense descriptions) goes through {@link maskFreeText}
- * first; the scan still runs over the result.
+ * Free text (expense descriptions and categories) goes through {@link maskFreeText} first, which masks
+ * identity values, those shapes and account numbers as `[redacted]`; the scan still runs over the result.
  */
 import type * as z from 'zod';
 import { RedactionFailedError } from './errors.ts';
@@ -29,9 +29,58 @@ export const FORBIDDEN_SHAPES: readonly RegExp[] = [
 ];
 const MASKABLE = FORBIDDEN_SHAPES.map((re) => new RegExp(re.source, `${re.flags}g`));
 
-/** The text with every forbidden shape replaced by `[redacted]`. */
-export function maskFreeText(text: string): string {
-  return MASKABLE.reduce((out, re) => out.replace(re, '[redacted]'), text);
+/**
+ * Free text (an expense's description or category) as it may leave: every identity value of the fund
+ * ({@link maskIdentities}), every forbidden shape and every account number ({@link maskAccountNumbers})
+ * replaced by `[redacted]` (docs/fund-data.md#redaction).
+ * @param identities the fund's identity values (none: only the shapes and account numbers are masked)
+ */
+export function maskFreeText(text: string, identities: IdentitySet = NO_IDENTITIES): string {
+  const masked = MASKABLE.reduce((out, re) => out.replace(re, '[redacted]'), maskIdentities(text, identities));
+  return maskAccountNumbers(masked);
+}
+
+/** A run of digits, each pair of neighbours separated by at most one space or hyphen (greedy: a whole run). */
+const DIGIT_RUN = /\d(?:[ -]?\d)*/g;
+/** A date written as one chunk of a run: `YYYY-MM-DD`, `DD-MM-YYYY` or `YYYYMMDD` (19xx and 20xx). */
+const DATE_CHUNK = /^(?:\d{4}-\d{2}-\d{2}|\d{2}-\d{2}-\d{4}|(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01]))$/;
+/** An amount grouped in thousands by spaces: `12 500 000`. */
+const GROUPED_AMOUNT = /^\d{1,3}(?: \d{3})+$/;
+/** The patterns of {@link maskAccountNumbers} (for the tests that prove them linear). */
+export const ACCOUNT_NUMBER_PATTERNS: readonly RegExp[] = [DIGIT_RUN, DATE_CHUNK, GROUPED_AMOUNT];
+/** The fewest digits an account number has (docs/fund-data.md#redaction). */
+export const MIN_ACCOUNT_DIGITS = 8;
+
+/**
+ * Free text with every account number replaced by `[redacted]`. An account number is a run of at least
+ * {@link MIN_ACCOUNT_DIGITS} digits, with at most one space or hyphen between two digits (`12345678`,
+ * `1234 5678 9012`, `12-345678-90`), that is not a date (`2026-03-31`, `31-03-2026` or `20260331`, each
+ * standing alone in the run, which cuts the run there), not followed by a decimal part (`12345678.90`,
+ * `12345678,90`: an amount) and not grouped in thousands (`12 500 000`). Linear: one pass over the digit runs.
+ */
+export function maskAccountNumbers(text: string): string {
+  return text.replace(DIGIT_RUN, (run: string, offset: number) => {
+    if (run.length < MIN_ACCOUNT_DIGITS) return run;
+    const decimalFollows = /^[.,]\d/.test(text.slice(offset + run.length, offset + run.length + 2));
+    const out: string[] = [];
+    let pending: string[] = [];
+    const flush = (last: boolean) => {
+      if (pending.length === 0) return;
+      const part = pending.join(' ');
+      const digits = part.replace(/\D/g, '').length;
+      const account = digits >= MIN_ACCOUNT_DIGITS && !(last && decimalFollows) && !GROUPED_AMOUNT.test(part);
+      out.push(account ? '[redacted]' : part);
+      pending = [];
+    };
+    for (const chunk of run.split(' ')) {
+      if (DATE_CHUNK.test(chunk)) {
+        flush(false);
+        out.push(chunk);
+      } else pending.push(chunk);
+    }
+    flush(true);
+    return out.join(' ');
+  });
 }
 
 /**
@@ -43,42 +92,176 @@ export function scannableText(json: string): string {
   return json.replace(/\\(?:u[0-9a-fA-F]{4}|.)/g, ' ');
 }
 
-const TOKEN = /[^\p{L}\p{N}]+/u;
+/**
+ * A word of the scan: a run of letters, combining marks and digits (any script); everything else (spaces,
+ * line breaks, punctuation, a JSON escape read as a space) separates words.
+ */
+export const WORD: RegExp = /[\p{L}\p{M}\p{N}]+/gu;
 
 /**
- * True when `text` contains any of `values` (case-insensitive). Values are first matched by their words
- * against the text's word set, so thousands of values cost one pass over the text, not one each.
+ * The shortest identity value the scan looks for, in letters and digits (its words joined); and the shortest
+ * one made of digits only. Shorter values cannot be told from ordinary words and figures (an internal id
+ * `17` is in every other amount), so they are not looked for (docs/fund-data.md#redaction).
+ */
+export const MIN_IDENTITY_CHARS = 4;
+export const MIN_IDENTITY_DIGITS = 6;
+
+/**
+ * A fund's identity values compiled for the scan: a trie of their words (lower case), so that a text is
+ * scanned in one pass whatever the number of values. Plain data (maps and numbers), built once per identity
+ * set and shared by every request of the isolate.
+ */
+export interface IdentitySet {
+  /** The trie node each value's first word leads to. */
+  readonly first: ReadonlyMap<string, number>;
+  /** The node a node's next word leads to, by `<node> <word>`. */
+  readonly next: ReadonlyMap<string, number>;
+  /** The nodes where a value ends. */
+  readonly ends: ReadonlySet<number>;
+  /** The most words of any value: the scan's work per word of text is at most this many look-ups. */
+  readonly maxWords: number;
+  /** How many values were compiled (for the bench and tests). */
+  readonly values: number;
+}
+
+/** The lower-case words of `text`, in order. */
+function wordsOf(text: string): string[] {
+  const words: string[] = [];
+  WORD.lastIndex = 0;
+  for (let m = WORD.exec(text); m !== null; m = WORD.exec(text)) words.push(m[0].toLowerCase());
+  return words;
+}
+
+/**
+ * Compiles identity values for {@link findIdentities}. Each value is looked for as its sequence of words,
+ * whatever separates them in the text, and as its words written together (`MargaretOkafor`, `078659703`),
+ * always by whole words; a value below {@link MIN_IDENTITY_CHARS} letters and digits, or digits only below
+ * {@link MIN_IDENTITY_DIGITS}, is left out. Values are read as the JSON text of an answer reads them (an
+ * escape is a separator).
+ */
+export function identitySet(values: Iterable<string>): IdentitySet {
+  const first = new Map<string, number>();
+  const next = new Map<string, number>();
+  const ends = new Set<number>();
+  let nodes = 0;
+  let maxWords = 0;
+  let count = 0;
+  const add = (words: readonly string[]) => {
+    let node = first.get(words[0]!);
+    if (node === undefined) {
+      node = ++nodes;
+      first.set(words[0]!, node);
+    }
+    for (let i = 1; i < words.length; i++) {
+      const key = `${node} ${words[i]}`;
+      let to = next.get(key);
+      if (to === undefined) {
+        to = ++nodes;
+        next.set(key, to);
+      }
+      node = to;
+    }
+    ends.add(node);
+    maxWords = Math.max(maxWords, words.length);
+  };
+  for (const value of values) {
+    const words = wordsOf(scannableText(JSON.stringify(value).slice(1, -1)));
+    const joined = words.join('');
+    if (joined.length < MIN_IDENTITY_CHARS || (joined.length < MIN_IDENTITY_DIGITS && /^\d+$/.test(joined))) continue;
+    add(words);
+    if (words.length > 1) add([joined]);
+    count++;
+  }
+  return { first, next, ends, maxWords, values: count };
+}
+
+/** The empty identity set (nothing to look for). */
+export const NO_IDENTITIES: IdentitySet = identitySet([]);
+
+/**
+ * Where identity values are in a sequence of words: the spans `[first, last]` (word indexes, inclusive),
+ * merged where they overlap, in order. Linear: at most `set.maxWords` look-ups per word.
+ */
+function spansOf(words: readonly string[], set: IdentitySet): [number, number][] {
+  const spans: [number, number][] = [];
+  for (let i = 0; i < words.length; i++) {
+    let node = set.first.get(words[i]!);
+    let last = -1;
+    for (let j = i; node !== undefined; ) {
+      if (set.ends.has(node)) last = j;
+      if (++j >= words.length || j - i >= set.maxWords) break;
+      node = set.next.get(`${node} ${words[j]}`);
+    }
+    if (last < 0) continue;
+    const prev = spans.at(-1);
+    if (prev && prev[1] >= i) prev[1] = Math.max(prev[1], last);
+    else spans.push([i, last]);
+  }
+  return spans;
+}
+
+/** True when `text` (JSON text: escapes are read as separators) contains any value of `set`, by whole words, in any case. */
+export function findIdentities(text: string, set: IdentitySet): boolean {
+  if (set.values === 0) return false;
+  return spansOf(wordsOf(scannableText(text)), set).length > 0;
+}
+
+/**
+ * True when `text` contains any of `values` (case-insensitive, by whole words): {@link identitySet} and
+ * {@link findIdentities} in one call, for a few values.
  */
 export function containsAnyValue(text: string, values: Iterable<string>): boolean {
-  const haystack = text.toLowerCase();
-  let words: Set<string> | undefined;
-  for (const value of values) {
-    const needle = value.toLowerCase().trim();
-    if (needle === '') continue;
-    words ??= new Set(haystack.split(TOKEN));
-    const parts = needle.split(TOKEN).filter((w) => w !== '');
-    if (parts.every((w) => words!.has(w)) && haystack.includes(needle)) return true;
+  return findIdentities(text, identitySet(values));
+}
+
+/**
+ * Free text (an expense's description or category) with every identity value of `set` replaced by
+ * `[redacted]`, matched as {@link findIdentities} matches them (the words and what separates them go).
+ */
+export function maskIdentities(text: string, set: IdentitySet): string {
+  if (set.values === 0) return text;
+  const starts: number[] = [];
+  const stops: number[] = [];
+  const words: string[] = [];
+  WORD.lastIndex = 0;
+  for (let m = WORD.exec(text); m !== null; m = WORD.exec(text)) {
+    starts.push(m.index);
+    stops.push(m.index + m[0].length);
+    words.push(m[0].toLowerCase());
   }
-  return false;
+  const spans = spansOf(words, set);
+  if (spans.length === 0) return text;
+  let out = '';
+  let at = 0;
+  for (const [a, b] of spans) {
+    out += `${text.slice(at, starts[a])}[redacted]`;
+    at = stops[b]!;
+  }
+  return out + text.slice(at);
 }
 
 /**
  * Proves a fund-data body clean and serializes it.
  * @param schema the resource's allow-list (strict) schema
  * @param body what the analytics built
- * @param sensitive identity values the store returned while answering (never to appear in the output)
+ * @param identities the fund's identity values ({@link identitySet}; or the values themselves), none of which
+ *   may appear in the output
  * @returns the JSON text to send, exactly the bytes that were scanned
  * @throws {RedactionFailedError} when the body fails the allow-list or the scan finds anything
  */
-export function redact(schema: z.ZodType, body: unknown, sensitive: Iterable<string>): string {
+export function redact(schema: z.ZodType, body: unknown, identities: IdentitySet | Iterable<string>): string {
   const parsed = schema.safeParse(body, { reportInput: false });
   if (!parsed.success) throw new RedactionFailedError('allow_list');
   const text = JSON.stringify(parsed.data);
   const scanned = scannableText(text);
-  const values = [...sensitive].map((v) => scannableText(JSON.stringify(v).slice(1, -1)));
   if (FORBIDDEN_SHAPES.some((re) => re.test(scanned))) throw new RedactionFailedError('forbidden_shape');
-  if (containsAnyValue(scanned, values)) throw new RedactionFailedError('identity_value');
+  const set = isIdentitySet(identities) ? identities : identitySet(identities);
+  if (set.values > 0 && spansOf(wordsOf(scanned), set).length > 0) throw new RedactionFailedError('identity_value');
   return text;
+}
+
+function isIdentitySet(x: IdentitySet | Iterable<string>): x is IdentitySet {
+  return (x as IdentitySet).first instanceof Map;
 }
 
 /**

@@ -7,7 +7,8 @@
 import type * as z from 'zod';
 import { NotFoundError, type ProblemCode } from '../errors.ts';
 import type { Config } from '../config.ts';
-import { investorRefs, redact } from '../redaction.ts';
+import { investorRefs, maskFreeText, redact } from '../redaction.ts';
+import { checkInvestorsScanned, fundIdentities } from './identities.ts';
 import { parseInput, queryStringSchema, withLazySchemas, withMembers, type InputLocation } from '../validation.ts';
 import { memoKey, recall, remember } from './memo.ts';
 import { FundFactsProblem } from './facts-problem.ts';
@@ -24,6 +25,11 @@ export interface FundToolContext {
   read(request: FundReadRequest): Promise<FundReadResult>;
   /** Pseudonyms of investors (see `investorRefs` in `lib/redaction.ts`). */
   investorRefs(investorIds: readonly string[]): Promise<Map<string, string>>;
+  /**
+   * Free text (a description, a memo, a category) as it may leave: the fund's identity values, e-mail, tax-id,
+   * IBAN and key shapes, and account numbers masked as `[redacted]` (`maskFreeText` in `lib/redaction.ts`).
+   */
+  maskFreeText(text: string): string;
 }
 
 /**
@@ -92,7 +98,8 @@ export const FUND_PROBLEMS: ProblemCode[] = [
 ];
 
 /**
- * Answers one tool call: validate the arguments, read, compute, redact. A redacted answer is memoized per
+ * Answers one tool call: validate the arguments, read, compute, redact (scanning the answer against every
+ * identity value of the fund, lib/fund/identities.ts). A redacted answer is memoized per
  * (source scope, fund, latest NAV run, tool, arguments, pseudonym key) in the isolate (lib/fund/memo.ts);
  * with a source without a scope nothing is memoized.
  * @param config the deployment's configuration (its `investorRefKey` keys investor pseudonyms)
@@ -119,17 +126,20 @@ export async function callFundTool(
   const key = source.scope ? memoKey(`${source.scope}:${config.investorRefKey ?? ''}`, source.fundId, index.runs, def, query) : null;
   const kept = key === null ? undefined : recall(key);
   if (kept !== undefined) return kept;
-  const sensitive: string[] = [];
+  // Every answer is scanned against every identity value of the fund, whatever it read.
+  const identities = await fundIdentities(source.store, source.fundId);
+  const sensitive = identities.set;
   const ctx: FundToolContext = {
     fundId: source.fundId,
     index,
     currency: index.fund.baseCurrency,
     async read(request) {
       const result = await source.store.read(source.fundId, request);
-      for (const i of result.investors) sensitive.push(i.legalName, i.email, i.taxId, i.bankAccount, i.investorId);
+      checkInvestorsScanned(identities, result.investors);
       return result;
     },
     investorRefs: (ids) => investorRefs(source.fundId, ids, config.investorRefKey),
+    maskFreeText: (text) => maskFreeText(text, sensitive),
   };
   let answer: unknown;
   try {

@@ -18,7 +18,16 @@ import { transformSync } from 'esbuild';
 import * as acorn from 'acorn';
 import * as walk from 'acorn-walk';
 import { CHECKS, PERCENTAGE, SENTENCE_END, WORD, gradeLpReport, readability } from '../../lib/calculators/lp-report-grader.ts';
-import { FORBIDDEN_SHAPES, maskFreeText } from '../../lib/redaction.ts';
+import {
+  ACCOUNT_NUMBER_PATTERNS,
+  FORBIDDEN_SHAPES,
+  WORD as REDACTION_WORD,
+  identitySet,
+  maskAccountNumbers,
+  maskFreeText,
+  redact,
+} from '../../lib/redaction.ts';
+import * as z from 'zod';
 import { MAX_BODY_BYTES } from '../../lib/endpoint.ts';
 import { createApp } from '../../lib/app.ts';
 import { fakeEnv } from '../support/fakes.ts';
@@ -51,7 +60,15 @@ describe('ReDoS: every regular expression in lib/ and functions/', () => {
   it('finds the literals, the grader and redaction patterns among them', () => {
     expect(literals.length).toBeGreaterThan(40);
     const sources = new Set(literals.map((l) => l.pattern));
-    for (const re of [PERCENTAGE, SENTENCE_END, WORD, ...FORBIDDEN_SHAPES, ...CHECKS.flatMap((c) => c.all)]) {
+    for (const re of [
+      PERCENTAGE,
+      SENTENCE_END,
+      WORD,
+      REDACTION_WORD,
+      ...FORBIDDEN_SHAPES,
+      ...ACCOUNT_NUMBER_PATTERNS,
+      ...CHECKS.flatMap((c) => c.all),
+    ]) {
       expect(sources.has(re.source), re.source).toBe(true);
     }
   });
@@ -127,6 +144,35 @@ describe('ReDoS: the LP report grader on 1 MiB of adversarial text', () => {
     expect(maskFreeText(run)).toBe(run);
     expect(maskFreeText(`${'a'.repeat(MiB)}@example.com`)).toBe('[redacted]');
     expect(FORBIDDEN_SHAPES.some((re) => re.test(`${'a'.repeat(MiB)}@`))).toBe(false);
+  });
+});
+
+describe('ReDoS: account numbers and identity values in 1 MiB of adversarial text', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('a 1 MiB run of digits, with or without single separators or a decimal part, is read in a few sweeps', () => {
+    const digits = '1'.repeat(MiB);
+    const spaced = `${'1 '.repeat(MiB / 2 - 1)}1`;
+    const hyphens = `${'12-'.repeat(MiB / 3)}1`;
+    const swept = sweptCharacters(MiB / 2);
+    expect(maskAccountNumbers(digits)).toBe('[redacted]');
+    expect(maskAccountNumbers(`${digits}.5`)).toBe(`${digits}.5`);
+    expect(maskAccountNumbers(spaced)).toBe('[redacted]');
+    expect(maskAccountNumbers(hyphens)).toBe('[redacted]');
+    // Per text: the run, then the decimal check, the dates per chunk, the digit count and the thousands check.
+    expect(swept.total()).toBeLessThanOrEqual(5 * (2 * digits.length + spaced.length + hyphens.length + 2));
+  });
+
+  it('1 MiB of words sharing the first words of a long identity value is scanned and masked in one sweep each', () => {
+    const set = identitySet([`${'aa '.repeat(40)}zz`, 'Margaret Okafor']);
+    const text = 'aa '.repeat(MiB / 3);
+    const swept = sweptCharacters(MiB / 2);
+    expect(maskFreeText(text, set)).toBe(text);
+    expect(() => redact(z.strictObject({ t: z.string() }), { t: text }, set)).not.toThrow();
+    expect(maskFreeText(`${text}margaret\nOKAFOR`, set)).toBe(`${text}[redacted]`);
+    // Each pass over the text is one sweep of one pattern; the scan's trie walks are no regular expression
+    // and take at most 41 look-ups a word (the value's words).
+    expect(swept.total()).toBeLessThanOrEqual(40 * MiB);
   });
 });
 

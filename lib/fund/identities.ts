@@ -1,0 +1,78 @@
+/**
+ * The identity sets of funds, as the redaction scans every answer against them (docs/fund-data.md#redaction):
+ * every investor's legal name, e-mail, tax id, bank account and internal id, compiled once
+ * ({@link identitySet}) and kept in the isolate by the version the store gives the set (a digest of the
+ * investors' rows). Every call asks the store for the current version (`FundStore.identities`, which sends
+ * the investors only when the caller holds no set of that version; the database store reads the version
+ * with the fund's index, in the same statement), so an investor row corrected without a new NAV run is
+ * scanned for at once, and a set is loaded once per isolate and version, not once per request.
+ *
+ * What is kept is plain data (the compiled set, its version), never a pending promise: workerd ties I/O to
+ * the request that started it, so concurrent first requests each load and compile the set, and the last one
+ * kept wins.
+ */
+import { identitySet, type IdentitySet } from '../redaction.ts';
+import { RedactionFailedError } from '../errors.ts';
+import type { InvestorRow } from './rows.ts';
+import type { FundStore } from './store.ts';
+
+/** Identity sets kept per isolate (one per scope and fund a deployment serves; bounded anyway). */
+export const IDENTITY_SETS_KEPT = 8;
+
+/** A fund's compiled identity set, and each investor's values to check rows read later against. */
+export interface FundIdentitySet {
+  /** The version the store gave this set. */
+  readonly version: string;
+  /** The values, compiled for the scan and the masking of free text. */
+  readonly set: IdentitySet;
+  /** Each investor's identity values joined, by internal id. */
+  readonly investors: ReadonlyMap<string, string>;
+}
+
+const kept = new Map<string, FundIdentitySet>();
+
+/** The identity values of an investor, in the order the scan takes them. */
+export function identityValues(i: InvestorRow): string[] {
+  return [i.legalName, i.email, i.taxId, i.bankAccount, i.investorId];
+}
+
+/**
+ * A fund's identity set: a kept one when the store says its version is current, else loaded and compiled.
+ * Sets are kept by version, which names their content: two stores or funds with the same investors share one.
+ * @throws {RedactionFailedError} when the store's answer fails the store-row guard (through `guardedStore`)
+ * @throws the store's errors (503 for the database)
+ */
+export async function fundIdentities(store: FundStore, fundId: string): Promise<FundIdentitySet> {
+  let got = await store.identities(fundId, [...kept.keys()]);
+  const have = kept.get(got.version);
+  if (have && got.investors === null) {
+    kept.delete(got.version);
+    kept.set(got.version, have);
+    return have;
+  }
+  // Held when asked, but since dropped by another request: ask for the rows.
+  if (got.investors === null) got = await store.identities(fundId);
+  if (got.investors === null) throw new RedactionFailedError('store_row');
+  const investors = new Map(got.investors.map((i) => [i.investorId, identityValues(i).join('\u0000')]));
+  const compiled: FundIdentitySet = { version: got.version, set: identitySet(got.investors.flatMap(identityValues)), investors };
+  kept.delete(got.version);
+  kept.set(got.version, compiled);
+  if (kept.size > IDENTITY_SETS_KEPT) kept.delete(kept.keys().next().value!);
+  return compiled;
+}
+
+/**
+ * Checks investors a read returned against the identity set the answer is scanned with: each must be in it
+ * with the same values (a row changed between the two statements would otherwise be scanned for as it was).
+ * @throws {RedactionFailedError} `identity_value` when one is not
+ */
+export function checkInvestorsScanned(identities: FundIdentitySet, investors: readonly InvestorRow[]): void {
+  for (const i of investors) {
+    if (identities.investors.get(i.investorId) !== identityValues(i).join('\u0000')) throw new RedactionFailedError('identity_value');
+  }
+}
+
+/** Forgets every kept set (for tests and benchmarks that measure the loading). */
+export function clearIdentitySets(): void {
+  kept.clear();
+}
