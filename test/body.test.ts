@@ -39,9 +39,11 @@ function trickle(first: string, everyMs: number | null): ReadableStream<Uint8Arr
 /** Sends a request whose body is `body`, advancing the fake clock until it is answered (at most `maxMs`). */
 async function answeredWithin(path: string, headers: Record<string, string>, body: ReadableStream<Uint8Array>, maxMs: number) {
   let answer: Response | undefined;
-  const pending = app.request(path, { method: 'POST', headers, body, duplex: 'half' } as RequestInit, fakeEnv().env).then((res) => {
-    answer = res;
-  });
+  const pending = Promise.resolve(app.request(path, { method: 'POST', headers, body, duplex: 'half' } as RequestInit, fakeEnv().env)).then(
+    (res) => {
+      answer = res;
+    },
+  );
   let waited = 0;
   while (!answer && waited < maxMs) {
     await vi.advanceTimersByTimeAsync(500);
