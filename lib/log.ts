@@ -22,9 +22,13 @@ export interface LogContext {
   route: string;
 }
 
-/** The {@link LogContext} of a request: its id, method and URL path (without the query string). */
+/**
+ * The {@link LogContext} of a request: its id, method and URL path (without the query string), the segment
+ * after a retired invitation path (`/invite/<token>`) replaced by `[token]`.
+ */
 export function logContextOf(c: Context<AppEnv>): LogContext {
-  return { requestId: c.get('requestId'), method: c.req.method, route: new URL(c.req.url).pathname };
+  const route = new URL(c.req.url).pathname.replace(/(\/invite\/)[^/]*/, '$1[token]');
+  return { requestId: c.get('requestId'), method: c.req.method, route };
 }
 
 /** One error of a cause chain: its name, and its message only when the error is one of ours. */

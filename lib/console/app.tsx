@@ -36,7 +36,7 @@ import {
 } from './accounts.ts';
 import { redeemInvitation, usableInvitation } from './invitations.ts';
 import { CONSOLE_PATH, planDailyCalcLimit, type ConsoleConfig } from './config.ts';
-import { DashboardPage, InvitationPage, KeysCard, WelcomePage, type QuickstartPaths } from './pages.tsx';
+import { DashboardPage, InvitationPage, KeysCard, Layout, WelcomePage, type QuickstartPaths } from './pages.tsx';
 import { mcpServerPaths } from '../mcp/endpoint.ts';
 import { SESSION_COOKIE, useConsolePipeline } from './pipeline.ts';
 import { csrfToken, type ConsoleEnv } from './session.ts';
@@ -185,11 +185,21 @@ function mountPages(app: Hono<ConsoleEnv>, clock: Clock, quickstart: QuickstartP
     return c.html(<InvitationPage signedIn={session !== null} csrfToken={csrf} docsUrl={c.get('consoleSettings').docsUrl ?? undefined} />);
   });
 
-  // Links printed before the token moved to the fragment: the same page, the token moved there (this one
-  // request's path already held it; nothing is read from it here).
+  // Links printed before the token moved to the fragment (`/invite/<token>`) are retired: their token travelled
+  // in a request path, where access logs keep it. 410 with a page that asks for a new link; the token is not
+  // read, looked up, redeemed, echoed or logged (lib/log.ts masks this path), and the answer is not cached.
   app.get('/invite/:token', (c) => {
-    const token = c.req.param('token');
-    return c.redirect(`${CONSOLE_PATH}/invite${/^[0-9A-Za-z]{32}$/.test(token) ? `#${token}` : ''}`, 303);
+    c.header('Cache-Control', 'no-store');
+    return c.html(
+      <Layout title="Link retired · fund-edge developer console" docsUrl={c.get('consoleSettings').docsUrl ?? undefined}>
+        <h1>This invitation link is no longer accepted</h1>
+        <p>
+          Invitation links of this form carried their code in the page address, where logs keep it, so they are retired. Nothing was
+          redeemed. Ask the fund operator for a new link: it looks like <code>{`${CONSOLE_PATH}/invite#…`}</code>.
+        </p>
+      </Layout>,
+      410,
+    );
   });
 }
 

@@ -426,10 +426,15 @@ describe('keys and scopes', () => {
     const signedIn = await (await app.request(`${ORIGIN}/developers/console/invite`, { headers: { cookie: s.cookie } }, env)).text();
     expect(signedIn).toContain('data-action="accept-invitation"');
     expect(signedIn).toContain(`<meta name="csrf-token" content="${s.token}"/>`);
-    // A link printed before: the token goes to the fragment, nothing is looked up.
+    // A link of the retired form (`/invite/<token>`): 410, a page asking for a new link, nothing looked up,
+    // nothing redeemed, the token not echoed.
     const old = await app.request(`${ORIGIN}/developers/console/invite/${token}`, {}, env);
-    expect(old.status).toBe(303);
-    expect(old.headers.get('location')).toBe(`/developers/console/invite#${token}`);
+    expect(old.status).toBe(410);
+    expect(old.headers.get('location')).toBeNull();
+    expect(old.headers.get('cache-control')).toBe('no-store');
+    const retired = await old.text();
+    expect(retired).not.toContain(token);
+    expect(retired).toMatch(/Ask the fund operator for a new link/);
     expect(CONSOLE.gets.filter((k) => k.startsWith('invitation:'))).toEqual([]);
     // The preview needs the console's Origin like every console POST.
     const foreign = await app.request(
