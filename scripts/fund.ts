@@ -18,10 +18,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { checkColumnMap, type ColumnMap } from '../operator/bundle/csv.ts';
-import { exportDatabase, exportEmbedded, type Slice } from '../operator/bundle/export.ts';
+import { formulaWarning } from '../operator/bundle/formulas.ts';
+import { type ExportReport, exportDatabase, exportEmbedded, type Slice, workTreeProblem } from '../operator/bundle/export.ts';
 import { BUNDLE_FILES } from '../operator/bundle/format.ts';
 import { connectPg, importBundle, type Progress } from '../operator/bundle/load.ts';
-import { positionBreaks, reportJson, reportText } from '../operator/bundle/report.ts';
+import { count, positionBreaks, reportJson, reportText } from '../operator/bundle/report.ts';
 import { isDate } from '../operator/bundle/validate.ts';
 import { localDatabaseUrl } from './pg-ws-proxy.ts';
 
@@ -95,7 +96,12 @@ async function runExport(values: Record<string, string | boolean | undefined>): 
   const url = localDatabaseUrl(root);
   const source = (values.source as string | undefined) ?? (url ? 'database' : 'embedded');
   if (source !== 'embedded' && source !== 'database') throw new UsageError('--source is embedded or database');
-  let report: Record<string, number> | null;
+  const inRepo = workTreeProblem(out);
+  if (inRepo) {
+    console.error(inRepo);
+    return 1;
+  }
+  let report: ExportReport | null;
   if (source === 'embedded') report = await exportEmbedded(fundId, out, slice);
   else {
     if (!url) throw new UsageError('DATABASE_URL is not set (or use --source embedded)');
@@ -110,8 +116,12 @@ async function runExport(values: Record<string, string | boolean | undefined>): 
       return 1;
     }
   }
-  console.log(`exported ${fundId} from the ${source === 'embedded' ? 'embedded store' : 'database'} to ${out}:`);
-  for (const [file, rows] of Object.entries(report)) console.log(`  ${file.padEnd(22)} ${rows.toLocaleString('en-US').padStart(10)} rows`);
+  console.log(
+    `exported ${fundId} from the ${source === 'embedded' ? 'embedded store' : 'database'} to ${out} (files of mode 0600 in a folder of mode 0700: they hold personal data):`,
+  );
+  for (const [file, rows] of Object.entries(report.rows))
+    console.log(`  ${file.padEnd(22)} ${rows.toLocaleString('en-US').padStart(10)} rows`);
+  for (const f of report.formulas) console.error(formulaWarning(f));
   return 0;
 }
 
@@ -175,7 +185,7 @@ async function runImport(dir: string | undefined, values: Record<string, string 
       case 'dry-run':
         console.log(
           url
-            ? `Dry run: the bundle is valid; an import would add ${result.newRuns.length} run(s) and restate ${result.restatements.length}. Nothing was written.`
+            ? `Dry run: the bundle is valid; an import would add ${count(result.newRuns.length, 'run')} and restate ${result.restatements.length}. Nothing was written.`
             : 'Dry run: the bundle is valid (no database configured, so nothing was compared). Nothing was written.',
         );
         return 0;
@@ -184,7 +194,7 @@ async function runImport(dir: string | undefined, values: Record<string, string 
         return 0;
       case 'imported':
         console.log(
-          `Imported ${fundId} (${mode}): ${result.newRuns.length} new run(s), ${result.restatements.length} restated, ${rows.toLocaleString('en-US')} rows in ${seconds.toFixed(1)} s (${Math.round(rows / seconds).toLocaleString('en-US')} rows/s; peak memory ${peakRssMiB} MiB).`,
+          `Imported ${fundId} (${mode}): ${count(result.newRuns.length, 'new run')}, ${result.restatements.length} restated, ${rows.toLocaleString('en-US')} rows in ${seconds.toFixed(1)} s (${Math.round(rows / seconds).toLocaleString('en-US')} rows/s; peak memory ${peakRssMiB} MiB).`,
         );
         return 0;
     }

@@ -1,8 +1,8 @@
 /**
  * Reading and writing bundle files (docs/import.md#files): RFC 4180 CSV in UTF-8, read as a stream.
  *
- * Reading: the bytes are checked to be UTF-8 (an invalid byte is an error naming its line, never silently
- * replaced; a leading BOM is dropped), then parsed by csv-parse's stream API (quoted fields,
+ * Reading: the bytes are checked to be UTF-8 (an invalid byte is an error naming its line and column, never
+ * silently replaced; a leading BOM is dropped), then parsed by csv-parse's stream API (quoted fields,
  * doubled quotes, fields spanning lines, CRLF or LF). The header names the columns: matched trimmed and
  * case-insensitively, after the operator's renames (`--map`); each record is handed over as its cells in the
  * file spec's column order, with the line it ends on. Nothing holds more than the parser's buffer.
@@ -94,15 +94,63 @@ export function checkColumnMap(map: unknown, files: readonly BundleFile[]): stri
   return problems;
 }
 
+/** An invalid UTF-8 sequence: its line, its byte offset in that line (1-based) and its first byte. */
+export interface BadByte {
+  line: number;
+  byteInLine: number;
+  byte: number;
+}
+
+/** The first byte and the second's range of each valid UTF-8 lead byte (RFC 3629, table 3-7 of Unicode). */
+function leadOf(b: number): [size: number, lo: number, hi: number] {
+  if (b >= 0xc2 && b <= 0xdf) return [2, 0x80, 0xbf];
+  if (b === 0xe0) return [3, 0xa0, 0xbf];
+  if (b === 0xed) return [3, 0x80, 0x9f];
+  if (b >= 0xe1 && b <= 0xef) return [3, 0x80, 0xbf];
+  if (b === 0xf0) return [4, 0x90, 0xbf];
+  if (b === 0xf4) return [4, 0x80, 0x8f];
+  if (b >= 0xf1 && b <= 0xf3) return [4, 0x80, 0xbf];
+  return [0, 0, 0];
+}
+
 /**
- * Checks that the bytes are UTF-8 and passes them on as they are (csv-parse decodes each field itself, so
- * decoding here too would do the work twice), holding back a character split across two chunks. Lines are
- * counted so that an invalid byte is reported where it is.
+ * The UTF-8 sequence at `i`: its length when valid (1 to 4); else minus the length of its maximal ill-formed
+ * part (the lead and the continuation bytes that fit it, at least 1), which is one bad sequence.
+ */
+function sequenceAt(buf: Buffer, i: number): number {
+  const b = buf[i]!;
+  if (b < 0x80) return 1;
+  const [size, lo, hi] = leadOf(b);
+  if (size === 0) return -1;
+  let k = 1;
+  for (; k < size && i + k < buf.length; k++) {
+    const c = buf[i + k]!;
+    if (k === 1 ? c < lo || c > hi : (c & 0xc0) !== 0x80) break;
+  }
+  return k === size ? size : -k;
+}
+
+const REPLACEMENT = Buffer.from('\uFFFD', 'utf8');
+
+/** Bad bytes noted per file, at most: past it they are only counted (a binary file has millions). */
+const MAX_BAD_BYTES = 1_000;
+
+/**
+ * Checks that the bytes are UTF-8 and passes them on (csv-parse decodes each field itself, so decoding here
+ * too would do the work twice), holding back a character split across two chunks. Lines and their byte
+ * offsets are counted so that an invalid byte is noted where it is ({@link bad}); it is passed on as U+FFFD
+ * so that the rest of the file is still read and checked, and the caller reports it.
  */
 class StrictUtf8 extends Transform {
   readonly #onBytes: ((n: number) => void) | undefined;
   #tail: Buffer | null = null;
-  #lines = 1;
+  #line = 1;
+  /** Bytes of the current line passed before the chunk being read. */
+  #lineBytes = 0;
+  /** The invalid sequences not yet taken by {@link takeBad}, oldest first. */
+  readonly bad: BadByte[] = [];
+  /** Every invalid sequence seen, noted or not. */
+  badCount = 0;
   constructor(onBytes?: (n: number) => void) {
     super();
     this.#onBytes = onBytes;
@@ -121,24 +169,62 @@ class StrictUtf8 extends Transform {
     }
     const body = end === buf.length ? buf : buf.subarray(0, end);
     this.#tail = end === buf.length ? null : Buffer.from(buf.subarray(end));
-    if (!isUtf8(body)) {
-      done(this.#invalid(body));
-      return;
-    }
-    for (let k = body.indexOf(10); k >= 0; k = body.indexOf(10, k + 1)) this.#lines++;
-    done(null, body);
+    done(null, this.#pass(body));
   }
   override _flush(done: TransformCallback): void {
-    done(this.#tail ? this.#invalid(this.#tail) : null);
+    done(null, this.#tail ? this.#pass(this.#tail) : undefined);
   }
-  /** The error for a chunk holding invalid UTF-8, with the line of its first bad byte. */
-  #invalid(body: Buffer): Error {
-    const loose = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false }).decode(body);
-    const bad = Math.max(0, loose.indexOf('\uFFFD'));
-    let line = this.#lines;
-    for (let k = loose.indexOf('\n'); k >= 0 && k < bad; k = loose.indexOf('\n', k + 1)) line++;
-    return Object.assign(new Error('invalid UTF-8'), { code: 'BUNDLE_ENCODING', line });
+  /** `body` as it is when valid (the common case, checked at native speed); else with each bad sequence noted and replaced. */
+  #pass(body: Buffer): Buffer {
+    const valid = isUtf8(body);
+    const parts: Buffer[] = [];
+    let from = 0;
+    let lineStart = -this.#lineBytes;
+    for (let i = 0; i < body.length; ) {
+      const b = body[i]!;
+      if (b === 10) {
+        this.#line++;
+        lineStart = i + 1;
+        i++;
+        continue;
+      }
+      if (valid || b < 0x80) {
+        if (valid) {
+          // Count lines only: jump to the next line feed.
+          const next = body.indexOf(10, i);
+          if (next < 0) break;
+          i = next;
+        } else i++;
+        continue;
+      }
+      const size = sequenceAt(body, i);
+      if (size > 0) {
+        i += size;
+        continue;
+      }
+      this.badCount++;
+      if (this.bad.length < MAX_BAD_BYTES) this.bad.push({ line: this.#line, byteInLine: i - lineStart + 1, byte: b });
+      parts.push(body.subarray(from, i), REPLACEMENT);
+      i -= size;
+      from = i;
+    }
+    this.#lineBytes = body.length - lineStart;
+    if (from === 0) return body;
+    parts.push(body.subarray(from));
+    return Buffer.concat(parts);
   }
+  /** The noted bad sequences on lines up to `line`, taken off the list. */
+  takeBad(line: number): BadByte[] {
+    let n = 0;
+    while (n < this.bad.length && this.bad[n]!.line <= line) n++;
+    return this.bad.splice(0, n);
+  }
+}
+
+/** The error for a bad byte: where it is (line, column, byte in the line), never the cell's value. */
+function encodingError(file: string, at: BadByte, column: string): BundleError {
+  const hex = at.byte.toString(16).toUpperCase().padStart(2, '0');
+  return { file, line: at.line, column, rule: 'encoding', message: `not valid UTF-8: byte 0x${hex} at byte ${at.byteInLine} of the line` };
 }
 
 /** What {@link scanFile} saw. */
@@ -153,8 +239,10 @@ export interface ScanResult {
  * Streams a bundle file: resolves its header, then calls `visit` with each data record's cells in the spec's
  * column order (an absent optional column is `undefined`), synchronously as the parser yields records
  * (a `readable` loop: about a tenth faster than async iteration at millions of records). A record with the
- * wrong number of fields is reported (`field_count`) and skipped; invalid UTF-8 or broken quoting stops the
- * file (`encoding`, `csv_syntax`) after reporting it.
+ * wrong number of fields is reported (`field_count`) and skipped. An invalid UTF-8 byte is reported
+ * (`encoding`) at its line and column, with its offset in the line, and the file is read on: the record
+ * holding it is still checked (the byte read as U+FFFD), so that only real errors follow. Broken quoting
+ * stops the file (`csv_syntax`) after reporting it.
  * @param options.lines whether `visit` needs line numbers (csv-parse's `info`)
  * @param options.onBytes called with each chunk's size (progress)
  */
@@ -171,11 +259,26 @@ export async function scanFile(
   let records = 0;
   let lastLine = 1;
   const cells: (string | undefined)[] = new Array(spec.columns.length);
+  const utf8 = new StrictUtf8(options.onBytes);
+  /** Reports the bad bytes up to `line`, each at the column of the cell holding it (its n-th U+FFFD of the record). */
+  const badBytes = (line: number, record: readonly string[] | null) => {
+    const bad = utf8.takeBad(line);
+    const holders: number[] = [];
+    if (record && header)
+      for (let j = 0; j < record.length && holders.length < bad.length; j++)
+        for (let p = record[j]!.indexOf('\uFFFD'); p >= 0 && holders.length < bad.length; p = record[j]!.indexOf('\uFFFD', p + 1))
+          holders.push(j);
+    bad.forEach((at, n) => {
+      const k = n < holders.length ? header!.index.indexOf(holders[n]!) : -1;
+      report(encodingError(spec.file, at, k >= 0 ? header!.names[k]! : '-'));
+    });
+  };
   const parser = parse({ bom: true, relax_column_count: true, skip_empty_lines: true, info: lines, max_record_size: MAX_RECORD_CHARS });
   const take = (item: { record: string[]; info: { lines: number } } | string[]) => {
     const record = lines ? (item as { record: string[] }).record : (item as string[]);
     const line = lines ? (item as { info: { lines: number } }).info.lines : records + 2;
     lastLine = line;
+    if (utf8.bad.length > 0) badBytes(line, header ? record : null);
     if (header === undefined) {
       header = resolveHeader(spec, record, map, report);
       if (header !== null) options.onHeader?.(header);
@@ -201,12 +304,11 @@ export async function scanFile(
     for (let item = parser.read(); item !== null; item = parser.read()) take(item);
   });
   try {
-    await pipeline(createReadStream(path, { highWaterMark: 256 * 1024 }), new StrictUtf8(options.onBytes), parser);
+    await pipeline(createReadStream(path, { highWaterMark: 256 * 1024 }), utf8, parser);
   } catch (err) {
     const e = err as { code?: string; line?: number; lines?: number };
-    if (e.code === 'BUNDLE_ENCODING')
-      report({ file: spec.file, line: e.line ?? 0, column: '-', rule: 'encoding', message: 'not valid UTF-8' });
-    else if (e.code === 'CSV_QUOTE_NOT_CLOSED')
+    badBytes(Number.POSITIVE_INFINITY, null);
+    if (e.code === 'CSV_QUOTE_NOT_CLOSED')
       // The parser notices at the end of the file; the quote opened in the record after the last one read.
       report({ file: spec.file, line: lastLine + 1, column: '-', rule: 'csv_syntax', message: 'a quoted field is never closed' });
     else if (typeof e.code === 'string' && e.code.startsWith('CSV_'))
@@ -214,6 +316,11 @@ export async function scanFile(
     else throw err;
     return { records, complete: false };
   }
+  // Bad bytes after the last record (on blank lines), and those past the noted ones.
+  badBytes(Number.POSITIVE_INFINITY, null);
+  const unnoted = utf8.badCount - Math.min(utf8.badCount, MAX_BAD_BYTES);
+  if (unnoted > 0)
+    report({ file: spec.file, line: 0, column: '-', rule: 'encoding', message: `${unnoted} more bytes that are not valid UTF-8` });
   if (header === undefined) {
     report({
       file: spec.file,

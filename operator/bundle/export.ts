@@ -9,15 +9,21 @@
  * a capital account by then, and each expense as it stood on that date (one settled later is still accrued).
  * The small files (fund, share classes, fee terms, accounts, investors) are always whole: a bundle carries
  * its own reference data. `--through` then `--from` the next day give the two bundles of an append.
+ *
+ * The files hold investors' personal data: each is written with mode 0600 in a folder of mode 0700
+ * ({@link privateFolder}). Text cells a spreadsheet would run as formulas are written as they are (the
+ * round trip) and counted per file ({@link ExportReport}`.formulas`), for the CLI to warn.
  */
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, createWriteStream, existsSync, fchmodSync, mkdirSync, openSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { once } from 'node:events';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import type { Client } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { DEMO_FUND, SAMPLE_FUND, simulateFund } from '../../lib/fund/synthetic.ts';
 import { BUNDLE_FILES, type BundleFile } from './format.ts';
 import { csvLine } from './csv.ts';
+import { type FormulaCells, FormulaTally, looksLikeFormula } from './formulas.ts';
 
 /** A date slice of the fund (inclusive bounds; either may be absent). */
 export interface Slice {
@@ -25,21 +31,91 @@ export interface Slice {
   through?: string;
 }
 
-/** Rows written per file. */
-export type ExportReport = Record<string, number>;
+/** What an export wrote: rows per file, and the files with text cells a spreadsheet would run as formulas. */
+export interface ExportReport {
+  rows: Record<string, number>;
+  formulas: FormulaCells[];
+}
+
+/**
+ * Why a bundle may not be written to `dir`: it lies inside a git work tree and git does not ignore it, so a
+ * `git add -A` would commit investors' personal data. Asks git itself (`rev-parse`, `check-ignore`).
+ * @returns the refusal in words, or undefined when `dir` is outside every work tree (or git is not
+ *   installed) or git ignores it
+ */
+export function workTreeProblem(dir: string): string | undefined {
+  const target = resolve(dir);
+  let probe = target;
+  while (!existsSync(probe)) probe = dirname(probe);
+  const git = (cwd: string, args: string[]) =>
+    spawnSync('git', ['-C', cwd, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const top = git(probe, ['rev-parse', '--show-toplevel']);
+  if (top.status !== 0) return undefined;
+  const root = top.stdout.trim();
+  const inside = relative(root, join(realpathSync(probe), relative(probe, target), BUNDLE_FILES[0]!.file));
+  if (git(root, ['check-ignore', '-q', '--', inside]).status === 0) return undefined;
+  return `${dir} is inside the git work tree ${root}, and git does not ignore it: a bundle holds investors' personal data, which \`git add\` would commit. Export to a folder outside the work tree (such as ~/fund-bundles/), or add the folder to .gitignore first.`;
+}
+
+/**
+ * Makes `dir` the bundle's private folder, mode 0700 (its missing parents too). A folder that exists is
+ * narrowed to 0700 when it is empty or holds only bundle files (a previous export); otherwise, if others
+ * may read it, the export is refused rather than a shared folder's mode changed.
+ * @throws {Error} when `dir` is not a folder, or is one others may read that holds other files
+ */
+export function privateFolder(dir: string): void {
+  if (!existsSync(dir)) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(dir, 0o700); // the mode mkdir gives is narrowed by the umask, never widened: set it exactly
+    return;
+  }
+  const st = statSync(dir);
+  if (!st.isDirectory()) throw new Error(`${dir} is not a folder.`);
+  if ((st.mode & 0o077) === 0) return;
+  const names = new Set(BUNDLE_FILES.map((f) => f.file));
+  if (readdirSync(dir).some((f) => !names.has(f)))
+    throw new Error(
+      `${dir} may be read by other users and holds other files: export into a new folder (it is made with mode 0700), or chmod 700 ${dir} first.`,
+    );
+  chmodSync(dir, 0o700);
+}
 
 /** The table files (the administrator's positions are never exported: they are the administrator's). */
 const TABLE_FILES = BUNDLE_FILES.filter((f) => f.table !== null);
 
-/** Writes lines to a file, waiting when the disk is behind. */
+/**
+ * Writes a bundle file's lines, waiting when the disk is behind: mode 0600 (an existing file is narrowed
+ * too), counting its physical lines so that a formula-like cell is noted at the line it is on.
+ */
 class LineWriter {
   readonly #out;
+  readonly #spec: BundleFile;
+  readonly #tally: FormulaTally;
+  /** The text columns' indexes (only text can be a formula; a negative number is a number). */
+  readonly #text: number[];
   #buffer = '';
+  /** The line the next record starts on. */
+  #line = 1;
   rows = 0;
-  constructor(path: string) {
-    this.#out = createWriteStream(path);
+  constructor(dir: string, spec: BundleFile, tally: FormulaTally) {
+    const fd = openSync(join(dir, spec.file), 'w', 0o600);
+    fchmodSync(fd, 0o600);
+    this.#out = createWriteStream('', { fd });
+    this.#spec = spec;
+    this.#tally = tally;
+    this.#text = spec.columns.flatMap((c, k) => (c.type === 'text' ? [k] : []));
   }
-  async write(line: string): Promise<void> {
+  /** Writes one record (the header included), noting its formula-like text cells. */
+  async record(values: readonly (string | null)[]): Promise<void> {
+    for (const k of this.#text) {
+      const v = values[k];
+      if (v && looksLikeFormula(v)) this.#tally.note(this.#spec.file, this.#line, this.#spec.columns[k]!.name);
+    }
+    const line = csvLine(values);
+    for (let i = line.indexOf('\n'); i >= 0; i = line.indexOf('\n', i + 1)) this.#line++;
+    await this.#write(line);
+  }
+  async #write(line: string): Promise<void> {
     this.#buffer += line;
     if (this.#buffer.length >= 1 << 16) await this.#flush();
   }
@@ -54,8 +130,6 @@ class LineWriter {
     await once(this.#out, 'finish');
   }
 }
-
-const header = (spec: BundleFile) => csvLine(spec.columns.map((c) => c.name));
 
 /** A row field as the file writes it. */
 function cellOf(value: unknown): string | null {
@@ -142,19 +216,20 @@ export async function exportEmbedded(fundId: string, dir: string, slice: Slice =
       ),
     ),
   };
-  mkdirSync(dir, { recursive: true });
-  const report: ExportReport = {};
+  privateFolder(dir);
+  const tally = new FormulaTally();
+  const written: Record<string, number> = {};
   for (const spec of TABLE_FILES) {
-    const out = new LineWriter(join(dir, spec.file));
-    await out.write(header(spec));
+    const out = new LineWriter(dir, spec, tally);
+    await out.record(spec.columns.map((c) => c.name));
     for (const row of rows[spec.table!.table]!) {
       const r = row as Record<string, unknown>;
-      await out.write(csvLine(spec.columns.map((c) => cellOf(r[c.field]))));
+      await out.record(spec.columns.map((c) => cellOf(r[c.field])));
     }
-    report[spec.file] = rows[spec.table!.table]!.length;
+    written[spec.file] = rows[spec.table!.table]!.length;
     await out.close();
   }
-  return report;
+  return { rows: written, formulas: tally.list() };
 }
 
 /** The select expression of a column as its canonical text (what the file holds). */
@@ -203,9 +278,10 @@ function copyField(field: string): string | null {
 export async function exportDatabase(client: Client, fundId: string, dir: string, slice: Slice = {}): Promise<ExportReport | null> {
   const found = await client.query('SELECT 1 FROM funds WHERE fund_id = $1', [fundId]);
   if (found.rowCount === 0) return null;
-  mkdirSync(dir, { recursive: true });
+  privateFolder(dir);
   const lit = (s: string) => client.escapeLiteral(s);
-  const report: ExportReport = {};
+  const tally = new FormulaTally();
+  const written: Record<string, number> = {};
   await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
   try {
     for (const spec of TABLE_FILES) {
@@ -234,8 +310,8 @@ export async function exportDatabase(client: Client, fundId: string, dir: string
         }
       }
       const sql = `COPY (SELECT ${columns.join(', ')} FROM ${table} WHERE ${where.join(' AND ')} ORDER BY ${ORDER[table]}) TO STDOUT`;
-      const out = new LineWriter(join(dir, spec.file));
-      await out.write(header(spec));
+      const out = new LineWriter(dir, spec, tally);
+      await out.record(spec.columns.map((c) => c.name));
       const stream = client.query(copyTo(sql));
       let rest = '';
       stream.setEncoding('utf8');
@@ -243,15 +319,15 @@ export async function exportDatabase(client: Client, fundId: string, dir: string
         const lines = (rest + chunk).split('\n');
         rest = lines.pop()!;
         for (const line of lines) {
-          await out.write(csvLine(line.split('\t').map(copyField)));
+          await out.record(line.split('\t').map(copyField));
           out.rows++;
         }
       }
-      report[spec.file] = out.rows;
+      written[spec.file] = out.rows;
       await out.close();
     }
   } finally {
     await client.query('ROLLBACK');
   }
-  return report;
+  return { rows: written, formulas: tally.list() };
 }

@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ColumnMap, readCells } from './csv.ts';
+import { formulaWarning } from './formulas.ts';
 import { ADMIN_POSITIONS, bundleFile } from './format.ts';
 import * as X from '../../lib/decimal.ts';
 import type { ImportResult } from './load.ts';
@@ -114,6 +115,8 @@ export function reportJson(
     files: v.files,
     errorCount: v.errorCount,
     errors: v.errors,
+    // Text cells a spreadsheet would run as formulas, per file: where the first is, never its value.
+    formulaCells: v.formulas,
     storedThrough: result.storedThrough,
     newRuns: result.newRuns.length,
     restatements: result.restatements.map((r) => ({ navDate: r.navDate, tables: r.tables, old: figures(r.old), new: figures(r.new) })),
@@ -143,6 +146,9 @@ function figures(r: ImportResult['restatements'][number]['old']) {
 
 const pad = (s: string, n: number) => s.padStart(n);
 
+/** `n` and the noun, plural unless `n` is 1 (`1 run`, `2 runs`, `0 breaks`). */
+export const count = (n: number, noun: string, plural = `${noun}s`) => `${n} ${n === 1 ? noun : plural}`;
+
 /** Runs printed one by one up to this many; beyond, the breaks and the latest {@link TAIL} (the JSON has all). */
 export const PRINT_ALL_RUNS = 60;
 const TAIL = 30;
@@ -159,18 +165,16 @@ export function reportText(
   }[],
 ): string[] {
   const v = result.validation;
-  const lines: string[] = [];
+  const lines: string[] = v.formulas.map(formulaWarning);
   if (v.errorCount > 0) {
-    lines.push(
-      `${v.errorCount} error${v.errorCount === 1 ? '' : 's'}${v.errorCount > v.errors.length ? ` (the first ${v.errors.length} shown)` : ''}:`,
-    );
+    lines.push(`${count(v.errorCount, 'error')}${v.errorCount > v.errors.length ? ` (the first ${v.errors.length} shown)` : ''}:`);
     for (const e of v.errors) lines.push(`  ${e.file}:${e.line} ${e.column} [${e.rule}] ${e.message}`);
     return lines;
   }
   const runs = v.runs;
   const shown = runs.length <= PRINT_ALL_RUNS ? runs : runs.filter((r, i) => r.reconStatus === 'break' || i >= runs.length - TAIL);
   lines.push(
-    `Reconciliation (tolerance ${v.toleranceBps} bps): ${runs.length} runs, ${runs.filter((r) => r.reconStatus === 'matched').length} matched, ${runs.filter((r) => r.reconStatus === 'break').length} breaks${shown.length < runs.length ? `; shown: the breaks and the latest ${TAIL} (--report has every run)` : ''}`,
+    `Reconciliation (tolerance ${v.toleranceBps} bps): ${count(runs.length, 'run')}, ${runs.filter((r) => r.reconStatus === 'matched').length} matched, ${count(runs.filter((r) => r.reconStatus === 'break').length, 'break')}${shown.length < runs.length ? `; shown: the breaks and the latest ${TAIL} (--report has every run)` : ''}`,
   );
   if (shown.length > 0) {
     lines.push(

@@ -11,6 +11,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type BundleError, type ColumnMap, scanFile } from './csv.ts';
+import { type FormulaCells, FormulaTally, looksLikeFormula } from './formulas.ts';
 import type { BundleFile, FileColumn } from './format.ts';
 import * as X from '../../lib/decimal.ts';
 
@@ -60,6 +61,8 @@ export interface Validation {
   dates: Record<string, Set<string>>;
   /** Data rows of all table files (what a full load writes). */
   tableRows: number;
+  /** Per file, the text cells a spreadsheet would run as formulas (a warning, not an error: they are kept). */
+  formulas: FormulaCells[];
 }
 
 /** Options of validate.ts `validateBundle`. */
@@ -106,6 +109,8 @@ export interface ValidationState {
   /** The date bulk-files.ts `runExists` looked up last, and its answer (bulk files repeat a date for many rows). */
   lastRunRef: string | null;
   runRefOk: boolean;
+  /** Counts the formula-like text cells of every file ({@link Validation}`.formulas`). */
+  formulaTally: FormulaTally;
 }
 
 /** The state before the first file is read. */
@@ -128,6 +133,7 @@ export function startValidation(dir: string, options: ValidateOptions): Validati
       digests: {},
       dates: {},
       tableRows: 0,
+      formulas: [],
     },
     rowsRead: 0,
     shareClasses: new Set(),
@@ -137,6 +143,7 @@ export function startValidation(dir: string, options: ValidateOptions): Validati
     tolerance: null,
     lastRunRef: null,
     runRefOk: false,
+    formulaTally: new FormulaTally(),
   };
 }
 
@@ -259,6 +266,8 @@ export async function scan(
   }
   let names: string[] = spec.columns.map((c) => c.name);
   const checked: Cell[] = new Array(spec.columns.length);
+  // Only text can be a formula: a negative number in a numeric column is a number.
+  const textColumns = spec.columns.flatMap((c, k) => (c.type === 'text' ? [k] : []));
   const result = await scanFile(
     path,
     spec,
@@ -266,6 +275,10 @@ export async function scan(
     (e) => report(s, e),
     (cells, line) => {
       s.rowsRead++;
+      for (const k of textColumns) {
+        const v = cells[k];
+        if (v && looksLikeFormula(v)) s.formulaTally.note(spec.file, line, names[k]!);
+      }
       if (checkCells(s, spec, names, cells, line, checked)) row(checked, line, names);
     },
     {
@@ -276,6 +289,7 @@ export async function scan(
     },
   );
   s.v.files[spec.file] = { rows: result.records, bytes: statSync(path).size };
+  s.v.formulas = s.formulaTally.list();
   if (spec.table) s.v.tableRows += result.records;
   if (result.complete) end?.(names);
   return result.complete;

@@ -314,7 +314,7 @@ describe('validation before any write', () => {
           join(d, 'share_classes.csv'),
           Buffer.concat([Buffer.from('share_class_id,name\r\nA,Class A\r\nB,Class '), Buffer.from([0xc3, 0x28]), Buffer.from('\r\n')]),
         ),
-      { file: 'share_classes.csv', line: 3, column: '-', rule: 'encoding' },
+      { file: 'share_classes.csv', line: 3, column: 'name', rule: 'encoding' },
     ],
     [
       'an empty required cell',
