@@ -241,6 +241,9 @@ const MintKeyCard: FC<{ fundId: string | null }> = ({ fundId }) => (
   </section>
 );
 
+/** A cell's column name, shown beside its value where the table is laid out as one block per key (a phone's width). */
+const Label: FC<PropsWithChildren> = ({ children }) => <span class="cell-label">{children}</span>;
+
 /**
  * The account's keys: prefix, label, scope, created, last used, and a revoke button while active. Also served
  * alone (`GET /developers/console/keys`), for the browser script to show a key just minted.
@@ -251,7 +254,7 @@ export const KeysCard: FC<{ keys: DashboardData['keys'] }> = ({ keys }) => (
     {keys.length === 0 ? (
       <p>No keys yet.</p>
     ) : (
-      <div class="scroll">
+      <div class="keys">
         <table>
           <thead>
             <tr>
@@ -267,13 +270,27 @@ export const KeysCard: FC<{ keys: DashboardData['keys'] }> = ({ keys }) => (
             {keys.map((k) => (
               <tr data-key-id={k.keyId}>
                 <td>
+                  <Label>Prefix</Label>
                   <code>{k.prefix}…</code>
                 </td>
-                <td>{k.label}</td>
-                <td>{k.scope === 'fund' ? `fund (${k.fundId})` : k.scope}</td>
-                <td>{k.createdAt.slice(0, 16).replace('T', ' ')} UTC</td>
-                <td>{k.lastUsedAt ? `${k.lastUsedAt.slice(0, 16).replace('T', ' ')} UTC (±1 h)` : 'not yet'}</td>
                 <td>
+                  <Label>Label</Label>
+                  {k.label}
+                </td>
+                <td>
+                  <Label>Scope</Label>
+                  {k.scope === 'fund' ? `fund (${k.fundId})` : k.scope}
+                </td>
+                <td>
+                  <Label>Created</Label>
+                  {k.createdAt.slice(0, 16).replace('T', ' ')} UTC
+                </td>
+                <td>
+                  <Label>Last used</Label>
+                  {k.lastUsedAt ? `${k.lastUsedAt.slice(0, 16).replace('T', ' ')} UTC` : 'not yet'}
+                </td>
+                <td>
+                  <Label>State</Label>
                   {k.revokedAt ? (
                     'revoked'
                   ) : (
@@ -292,6 +309,7 @@ export const KeysCard: FC<{ keys: DashboardData['keys'] }> = ({ keys }) => (
             ))}
           </tbody>
         </table>
+        <p class="note">Last used is noted at most once an hour per key, so a key in steady use can show a time up to an hour old.</p>
       </div>
     )}
   </section>
@@ -312,7 +330,7 @@ export const DashboardPage: FC<DashboardData> = ({ account, keys, usage, base, m
       <section class="card" aria-labelledby="acct-h">
         <h2 id="acct-h">Account</h2>
         <dl class="facts">
-          <dt>Account</dt>
+          <dt>Account id</dt>
           <dd>
             <code data-testid="account-id">{account.accountId}</code>
           </dd>
@@ -330,6 +348,10 @@ export const DashboardPage: FC<DashboardData> = ({ account, keys, usage, base, m
               {usage.used.toLocaleString('en-US')} of {usage.limit.toLocaleString('en-US')}
             </span>
             <progress max={usage.limit} value={usage.used} aria-label={`${pct}% of today's calculator limit used`}></progress>
+            <p class="note">
+              Every call counts, all your keys together, including one refused for its input (400, 413, 415); a call refused for its key
+              (401) or over the limit (429) does not. The count starts again at midnight UTC.
+            </p>
           </dd>
           <dt>Last 30 days</dt>
           <dd>

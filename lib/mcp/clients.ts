@@ -130,7 +130,17 @@ function claudeDesktop(urls: McpUrls, keys: SetupKeys): ClientSetup {
   };
 }
 
-/** Cursor: an install deeplink (`cursor://…/mcp/install?name=…&config=<base64>`) and the `.cursor/mcp.json` text. */
+/** `snippet` as it is when `keep`, else without its install link. */
+function withoutLinkUnless(keep: boolean, snippet: Snippet): Snippet {
+  if (keep) return snippet;
+  const { link: _link, ...rest } = snippet;
+  return rest;
+}
+
+/**
+ * Cursor: an install deeplink (`cursor://…/mcp/install?name=…&config=<base64>`) and the `.cursor/mcp.json`
+ * text; the key form's link only with the key (Cursor's deeplink cannot ask for one, as VS Code's `inputs` do).
+ */
 function cursor(urls: McpUrls, keys: SetupKeys): ClientSetup {
   const snippet = (variant: SetupVariant, name: string, entry: Record<string, unknown>): Snippet => ({
     variant,
@@ -146,7 +156,12 @@ function cursor(urls: McpUrls, keys: SetupKeys): ClientSetup {
     snippets: [
       snippet('public', CLIENT_ENTRY_NAMES.public, publicEntry),
       snippet('fund-oauth', CLIENT_ENTRY_NAMES.fund, { url: urls.fund }),
-      snippet('fund-key', CLIENT_ENTRY_NAMES.fund, mcpRemoteEntry(urls.fund, keys.fundKey ?? KEY_PLACEHOLDER)),
+      // No install link with the placeholder: Cursor would install `Bearer svc_dk_...`, which every call
+      // refuses as malformed. The link comes with a key (the console, once a fund key is minted).
+      withoutLinkUnless(
+        keys.fundKey !== undefined,
+        snippet('fund-key', CLIENT_ENTRY_NAMES.fund, mcpRemoteEntry(urls.fund, keys.fundKey ?? KEY_PLACEHOLDER)),
+      ),
     ],
   };
 }

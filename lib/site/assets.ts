@@ -27,6 +27,33 @@ a.install{display:inline-block;padding:.35rem .75rem;border-radius:6px;backgroun
 `;
 
 /**
+ * Stylesheet of `/docs`, loaded after Swagger UI's own: one column for the introduction and the operations
+ * (64rem at most, the same left edge), colours that reach 4.5:1 against their background (WCAG 2.2 AA: the
+ * version badges, links, the Authorize button and the methods' labels, whose stock colours reach 1.1 to
+ * 3.3), operation ids that never break inside the word (on a phone the summary wraps whole items instead),
+ * and a tag's description under its name on a phone rather than in a column a word wide.
+ */
+export const DOCS_CSS = `.swagger-ui .wrapper{max-width:64rem;padding:0 1rem}
+.swagger-ui .information-container .info{margin:2rem 0 1rem}
+.swagger-ui .info .title small{background:#4a5260}
+.swagger-ui .info .title small.version-stamp{background:#3a6500}
+.swagger-ui a,.swagger-ui .info a,.swagger-ui .info .base-url{color:#0b57d0}
+.swagger-ui .btn.authorize{color:#17653f;border-color:#17653f}
+.swagger-ui .btn.authorize svg{fill:#17653f}
+.swagger-ui .opblock.opblock-get .opblock-summary-method{background:#1f64b8}
+.swagger-ui .opblock.opblock-post .opblock-summary-method{background:#17653f}
+.swagger-ui .opblock .opblock-summary-operation-id{word-break:keep-all;overflow-wrap:normal;white-space:nowrap}
+@media (max-width:40rem){
+.swagger-ui .opblock .opblock-summary-control{flex-wrap:wrap;gap:.25rem 0}
+.swagger-ui .opblock .opblock-summary-path-description-wrapper{flex-basis:calc(100% - 5rem);min-width:0}
+.swagger-ui .opblock .opblock-summary-path{word-break:normal;overflow-wrap:anywhere}
+.swagger-ui .opblock .opblock-summary-operation-id{flex-basis:100%;padding:0 0 0 .5rem}
+.swagger-ui .opblock-tag{flex-wrap:wrap}
+.swagger-ui .opblock-tag small{flex:1 0 100%;order:3;padding:.25rem 0 .5rem}
+}
+`;
+
+/**
  * Starts Swagger UI on the OpenAPI document of this origin: deep links (`/docs#/<tag>/<operationId>`, the
  * URLs `search_docs` returns), every operation listed, examples shown, and no call to any other origin
  * (`validatorUrl: null` turns off the badge that would send the document to validator.swagger.io).

@@ -12,11 +12,23 @@ import { clientSetups, VARIANT_TITLES, type McpUrls, type SetupKeys, type SetupV
 /** The install link's label, by client. */
 const INSTALL_LABEL: Record<string, string> = { cursor: 'Add to Cursor', vscode: 'Install in VS Code' };
 
+/**
+ * A client's install link for one snippet. A snippet without a link (Cursor's key form before a key is known)
+ * says where the link comes from, and holds the link hidden for the console's script to show once a key is
+ * minted (lib/console/client/console.ts).
+ */
+function installLink(clientId: string, snippet: Snippet, label: string) {
+  const id = `${clientId}:${snippet.variant}`;
+  if (snippet.link) return html`<p><a class="install" data-setup-link="${id}" href="${snippet.link}">${label}</a></p>`;
+  return html`<div data-setup-install="${id}"><p class="no-link">${label} needs the key in its link: mint a key in the developer console for a one-click install, or put the entry below in the file with your key in place of svc_dk_....</p>
+<p hidden><a class="install" data-setup-link="${id}">${label}</a></p></div>`;
+}
+
 /** One snippet: its heading, its install link, and the text to copy. */
 function snippetHtml(clientId: string, snippet: Snippet) {
   const label = INSTALL_LABEL[clientId];
   return html`<h4>${VARIANT_TITLES[snippet.variant]}</h4>
-${snippet.link && label ? html`<p><a class="install" data-setup-link="${clientId}:${snippet.variant}" href="${snippet.link}">${label}</a></p>` : ''}
+${label ? installLink(clientId, snippet, label) : ''}
 <pre tabindex="0"><code data-setup="${clientId}:${snippet.variant}">${snippet.text}</code></pre>`;
 }
 

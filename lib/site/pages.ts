@@ -19,7 +19,7 @@ import { secureHeaders } from 'hono/secure-headers';
 import type { AppEnv } from '../env.ts';
 import { DEMO_API_KEY } from '../keys.ts';
 import { quickstartCalls, type Catalog } from '../endpoint.ts';
-import { SITE_CSS, SWAGGER_INIT_JS } from './assets.ts';
+import { DOCS_CSS, SITE_CSS, SWAGGER_INIT_JS } from './assets.ts';
 import { publicOrigin } from '../origin.ts';
 import { API_INDEX_PATHS, apiIndex } from './api-index.ts';
 import type { McpUrls } from '../mcp/clients.ts';
@@ -73,15 +73,19 @@ function pageHeaders(csp: Directives) {
   });
 }
 
-const page = (title: string, body: ReturnType<typeof html>, extraHead: ReturnType<typeof html> = html``) => html`<!doctype html>
+/** A page's HTML; `stylesheets` are its own (the home page's by default; `/docs` has Swagger UI's and its own, not the home page's, whose rules would reach into Swagger UI's markup). */
+const page = (
+  title: string,
+  body: ReturnType<typeof html>,
+  stylesheets: ReturnType<typeof html> = html`<link rel="stylesheet" href="/site.css">`,
+) => html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title>
 <meta name="description" content="Fund data, fund-operations calculators and MCP servers for AI agents, on one Cloudflare Worker.">
-<link rel="stylesheet" href="/site.css">
-${extraHead}
+${stylesheets}
 </head>
 ${body}
 </html>`;
@@ -162,7 +166,8 @@ function docsPage() {
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
 <script src="/docs/init.js"></script>
 </body>`,
-    html`<link rel="stylesheet" href="/docs/assets/swagger-ui.css">`,
+    html`<link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+<link rel="stylesheet" href="/docs/docs.css">`,
   );
 }
 
@@ -176,6 +181,7 @@ export function mountSite(app: Hono<AppEnv>, content: SiteContent): void {
   app.get('/docs', pageHeaders(DOCS_CSP), (c) => c.html(docsPage(), 200, cached));
   app.get('/docs/', (c) => c.redirect('/docs', 301));
   app.get('/docs/init.js', pageHeaders(TEXT_CSP), (c) => c.body(SWAGGER_INIT_JS, 200, textFile('text/javascript; charset=utf-8')));
+  app.get('/docs/docs.css', pageHeaders(TEXT_CSP), (c) => c.body(DOCS_CSS, 200, textFile('text/css; charset=utf-8')));
   app.get('/site.css', pageHeaders(TEXT_CSP), (c) => c.body(SITE_CSS, 200, textFile('text/css; charset=utf-8')));
   // The MCP registry's description of each server (lib/mcp/server-json.ts), with this deployment's URLs.
   for (const server of ['public', 'fund'] as const) {

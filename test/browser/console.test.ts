@@ -127,14 +127,17 @@ describe('developer console in Chromium', () => {
       await page.getByRole('cell', { name: 'laptop', exact: true }).waitFor();
       await page.waitForLoadState('load');
       expect(await page.getByTestId('usage').textContent()).toBe(`1 of ${PLAN_DAILY_CALC_LIMITS.free.toLocaleString('en-US')}`);
-      // The last 30 days, today's bar holding the call, drawn by the server (the chart needs no script).
+      // The last 30 days, today's bar holding the call, drawn by the server (the chart needs no script),
+      // against an axis that runs to 1 (the limit, 1,000, is off that scale and the key under it says so).
       const bars = page.getByTestId('usage-chart').locator('rect.bar');
       expect(await bars.count()).toBe(30);
       expect(await bars.last().getAttribute('data-calls')).toBe('1');
       expect(await page.locator('figure.usage figcaption').textContent()).toMatch(
-        /: 1 calculator call from \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d, at most 1 on .*the plan's limit, 1,000 a day, is above the chart\.$/,
+        /^Calculator calls a day, last 30 days \(\d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d, UTC\): 1 calculator call, at most 1 on \d{4}-\d\d-\d\d\.$/,
       );
-      expect(Number(await bars.last().getAttribute('height'))).toBe(88);
+      expect(await page.locator('figure.usage .axis li').allTextContents()).toEqual(['1', '0']);
+      expect(await page.locator('figure.usage .key').textContent()).toBe("Your plan's limit 1,000 a day is off this scale (it runs to 1).");
+      expect(Number(await bars.last().getAttribute('height'))).toBe(100);
       expect(await page.content()).not.toContain(calcKey);
       await expect.poll(() => page.locator('tbody tr').first().textContent()).toContain(calcKey.slice(0, 12));
       await screenshot(page, '04-keys-listed');

@@ -297,29 +297,43 @@ describe('usage over the last 30 days', () => {
     expect(bars.at(-1)).toEqual(['2026-11-02', 3]);
     expect(Object.fromEntries(bars)).toMatchObject({ '2026-10-20': 250, '2026-11-01': 1200, '2026-10-21': 0 });
     expect(bars.reduce((sum, [, calls]) => sum + (calls as number), 0)).toBe(7 + 250 + 1200 + 3);
-    // The scale reaches the busiest day: its bar is full height, the limit's line below it.
-    const height = (day: string) => Number(new RegExp(`height="([\\d.]+)" data-day="${day}"`).exec(page)![1]);
-    expect(height('2026-11-01')).toBe(88);
-    expect(page).toMatch(/<line class="limit" x1="0" x2="300" y1="26.67" y2="26.67" data-limit="1000"/);
+    // The axis runs to a round number past the busiest day (0, 500, 1,000, 1,500), the limit's line on it.
+    const height = (day: string) => Number(new RegExp(`height="([\\d.]+)"[^>]*data-day="${day}"`).exec(page)![1]);
+    expect(height('2026-11-01')).toBe(80);
+    expect([...page.matchAll(/<li>([\d,]+)<\/li>/g)].map((m) => m[1])).toEqual(['1,500', '1,000', '500', '0']);
+    expect(page).toMatch(/<line class="limit" x1="0" x2="300" y1="33.33" y2="33.33" data-limit="1000"/);
     expect(page).toContain(
-      '1,460 calculator calls from 2026-10-04 to 2026-11-02, at most 1,200 on 2026-11-01; the dashed line is the plan&#39;s limit, 1,000 a day.',
+      'Calculator calls a day, last 30 days (2026-10-04 to 2026-11-02, UTC): 1,460 calculator calls, at most 1,200 on 2026-11-01.',
     );
+    expect(page).toContain('Dashed line: your plan&#39;s limit 1,000 a day.');
+    // Each day is an image named by its calls; today's takes the keyboard's focus.
+    expect(page).toMatch(/role="img" aria-label="2026-11-02: 3 calculator calls" tabindex="0"/);
+    expect(page).toMatch(/role="img" aria-label="2026-11-01: 1,200 calculator calls" tabindex="-1"/);
     expect(page).toContain('3 of 1,000');
     expect(page).not.toMatch(/<script>|style="/);
   });
 
-  it('scales to the busiest day while it is under a quarter of the limit, and says the limit is above the chart', async () => {
+  it('scales to the busiest day while it is under a quarter of the limit, and says the limit is off the scale', async () => {
     const { env, CONSOLE, RATE_LIMITS } = setup();
     const s = await signIn(CONSOLE);
     await RATE_LIMITS.put(`calc:account:${s.account.accountId}:2026-10-30`, '40');
     await RATE_LIMITS.put(`calc:account:${s.account.accountId}:2026-11-02`, '1');
     const page = await dashboard(env, s.cookie);
-    expect(page).toMatch(/height="88.00" data-day="2026-10-30" data-calls="40"/);
-    expect(page).toMatch(/height="2.20" data-day="2026-11-02" data-calls="1"/);
+    expect(page).toMatch(/height="100.00"[^>]*data-day="2026-10-30" data-calls="40"/);
+    expect(page).toMatch(/height="2.50"[^>]*data-day="2026-11-02" data-calls="1"/);
     expect(page).not.toContain('class="limit"');
+    expect([...page.matchAll(/<li>([\d,]+)<\/li>/g)].map((m) => m[1])).toEqual(['40', '30', '20', '10', '0']);
+    expect(page).toContain('Your plan&#39;s limit 1,000 a day is off this scale (it runs to 40).');
+  });
+
+  it('says in words that there were no calls, and draws no empty box', async () => {
+    const { env, CONSOLE } = setup();
+    const s = await signIn(CONSOLE);
+    const page = await dashboard(env, s.cookie);
     expect(page).toContain(
-      '41 calculator calls from 2026-10-04 to 2026-11-02, at most 40 on 2026-10-30; the bars reach 40 a day; the plan&#39;s limit, 1,000 a day, is above the chart.',
+      'No calculator calls in the last 30 days (2026-10-04 to 2026-11-02, UTC). Your keys&#39; calls will show here, one bar a day, against your plan&#39;s limit of 1,000 a day.',
     );
+    expect(page).not.toContain('<svg');
   });
 
   it('reads the 30 days in one bulk read, then only today and yesterday: earlier days are final and kept', async () => {

@@ -95,6 +95,12 @@ function fillClientSetups(keys: SetupKeys): void {
       if (code) code.textContent = snippet.text;
       const link = section.querySelector<HTMLAnchorElement>(`[data-setup-link="${id}"]`);
       if (link && snippet.link) link.href = snippet.link;
+      // A link held back until the key was known (lib/site/clients-section.ts): shown now, its note gone.
+      const held = section.querySelector<HTMLElement>(`[data-setup-install="${id}"]`);
+      if (held && link && snippet.link) {
+        held.querySelector<HTMLElement>('.no-link')?.remove();
+        link.parentElement!.hidden = false;
+      }
     }
   }
 }
@@ -174,4 +180,31 @@ document.addEventListener('submit', (event) => {
   mint(form).catch((err: unknown) => status(err instanceof Error ? err.message : 'Something went wrong.'));
 });
 
+/**
+ * The usage chart (lib/console/usage-chart.tsx): the read-out under it names the day a bar is hovered or
+ * focused, and the arrow keys (Home and End too) move the one focusable bar between days.
+ */
+function wireUsageChart(): void {
+  const chart = document.querySelector<SVGSVGElement>('svg.usage-chart');
+  const readout = document.querySelector<HTMLElement>('figure.usage .readout');
+  if (!chart || !readout) return;
+  const bars = [...chart.querySelectorAll<SVGRectElement>('rect.bar')];
+  const show = (target: EventTarget | null) => {
+    const bar = target instanceof SVGRectElement && bars.includes(target) ? target : null;
+    if (bar) readout.textContent = `${bar.getAttribute('aria-label')} (${bar.dataset.share}).`;
+  };
+  chart.addEventListener('mouseover', (event) => show(event.target));
+  chart.addEventListener('focusin', (event) => show(event.target));
+  chart.addEventListener('keydown', (event) => {
+    const at = bars.indexOf(event.target as SVGRectElement);
+    const moves: Record<string, number> = { ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: bars.length - 1 };
+    const next = bars[Math.min(Math.max(moves[event.key] ?? -1, 0), bars.length - 1)];
+    if (at < 0 || !(event.key in moves) || !next) return;
+    event.preventDefault();
+    for (const bar of bars) bar.tabIndex = bar === next ? 0 : -1;
+    next.focus();
+  });
+}
+
+wireUsageChart();
 showInvitation().catch(() => status('The invitation could not be checked; reload the page.'));
