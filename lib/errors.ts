@@ -286,8 +286,19 @@ export function problemOf(err: unknown, requestId: string): { body: ProblemBody;
     code: error.code,
     requestId,
   };
-  if (error.errors?.length) body.errors = error.errors;
+  if (error.errors?.length) body.errors = error.errors.map((e) => ({ pointer: maskKeyShapes(e.pointer), detail: e.detail }));
   return { body, error };
+}
+
+/** An API key's shape, `svc_dk_` and the letters and digits after it, in any case (as lib/redaction.ts scans for). */
+const KEY_SHAPE = /svc_dk_[0-9A-Za-z]*/gi;
+
+/**
+ * A pointer as it may be answered: every key shape in it (a field or query parameter a client named after a
+ * key) replaced by `[redacted]`, as fund data masks one. Linear in the text (one pass, no backtracking).
+ */
+export function maskKeyShapes(text: string): string {
+  return text.replace(KEY_SHAPE, '[redacted]');
 }
 
 /**
