@@ -13,14 +13,14 @@
  *   deployment's URLs, for `mcp-publisher` (docs/mcp.md#listing-the-servers-in-the-mcp-registry).
  * - The pages are not API operations: they are not in the route table or the OpenAPI document.
  */
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { html } from 'hono/html';
 import { secureHeaders } from 'hono/secure-headers';
 import type { AppEnv } from '../env.ts';
 import { DEMO_API_KEY } from '../keys.ts';
 import { quickstartCalls, type Catalog } from '../endpoint.ts';
 import { DOCS_CSS, SITE_CSS, SWAGGER_INIT_JS } from './assets.ts';
-import { publicOrigin } from '../origin.ts';
+import { originPolicy, publicOrigin } from '../origin.ts';
 import { API_INDEX_PATHS, apiIndex } from './api-index.ts';
 import type { McpUrls } from '../mcp/clients.ts';
 import { mcpServerPaths } from '../mcp/endpoint.ts';
@@ -173,11 +173,18 @@ function docsPage() {
 
 /** Mounts the pages on the app (before the API routes; none of these paths is an API path). */
 export function mountSite(app: Hono<AppEnv>, content: SiteContent): void {
-  // The pages' absolute URLs come from PUBLIC_ORIGIN, or locally from the request's own origin: vary on Host.
-  const cached = { 'Cache-Control': 'public, max-age=300', Vary: 'Host' };
+  // Pages and files that name no origin are cached five minutes.
+  const cached = { 'Cache-Control': 'public, max-age=300' };
   const textFile = (type: string) => ({ ...cached, 'Content-Type': type });
+  // Those whose absolute URLs name the origin: cached only when PUBLIC_ORIGIN names it. Without it (local
+  // development, or a deployment not yet configured) the URLs are the request's own Host, which a client
+  // chooses: such an answer is `no-store`, so no cache keeps one client's Host for another.
+  const originHeaders = (c: Context<AppEnv>, type?: string): Record<string, string> => ({
+    'Cache-Control': originPolicy(c.env).publicOrigin ? 'public, max-age=300' : 'no-store',
+    ...(type ? { 'Content-Type': type } : {}),
+  });
 
-  app.get('/', pageHeaders(HOME_CSP), (c) => c.html(homePage(publicOrigin(c), content.catalog), 200, cached));
+  app.get('/', pageHeaders(HOME_CSP), (c) => c.html(homePage(publicOrigin(c), content.catalog), 200, originHeaders(c)));
   app.get('/docs', pageHeaders(DOCS_CSP), (c) => c.html(docsPage(), 200, cached));
   app.get('/docs/', (c) => c.redirect('/docs', 301));
   app.get('/docs/init.js', pageHeaders(TEXT_CSP), (c) => c.body(SWAGGER_INIT_JS, 200, textFile('text/javascript; charset=utf-8')));
@@ -188,17 +195,17 @@ export function mountSite(app: Hono<AppEnv>, content: SiteContent): void {
     app.get(REGISTRY_PATHS[server], pageHeaders(TEXT_CSP), (c) => {
       const origin = publicOrigin(c);
       const document = serverJson(server, origin, mcpUrls(origin, content.catalog.routes), `${issuerOf(c)}${CONSOLE_PATH}`);
-      return c.body(`${JSON.stringify(document, null, 2)}\n`, 200, textFile('application/json; charset=utf-8'));
+      return c.body(`${JSON.stringify(document, null, 2)}\n`, 200, originHeaders(c, 'application/json; charset=utf-8'));
     });
   }
   app.get('/llms.txt', pageHeaders(TEXT_CSP), (c) =>
-    c.body(content.llms.index.replaceAll('{{origin}}', publicOrigin(c)), 200, textFile('text/markdown; charset=utf-8')),
+    c.body(content.llms.index.replaceAll('{{origin}}', publicOrigin(c)), 200, originHeaders(c, 'text/markdown; charset=utf-8')),
   );
   app.get('/llms-full.txt', pageHeaders(TEXT_CSP), async (c) => {
     const template = await llmsFullTemplate(c.env.ASSETS);
-    return c.body(template.replaceAll('{{origin}}', publicOrigin(c)), 200, textFile('text/markdown; charset=utf-8'));
+    return c.body(template.replaceAll('{{origin}}', publicOrigin(c)), 200, originHeaders(c, 'text/markdown; charset=utf-8'));
   });
   // The REST API's index of links, the URL the home page gives for the REST surface (lib/site/api-index.ts).
   for (const path of API_INDEX_PATHS)
-    app.get(path, (c) => c.body(JSON.stringify(apiIndex(content.catalog, publicOrigin(c))), 200, textFile('application/json')));
+    app.get(path, (c) => c.body(JSON.stringify(apiIndex(content.catalog, publicOrigin(c))), 200, originHeaders(c, 'application/json')));
 }
