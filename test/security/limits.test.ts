@@ -13,6 +13,7 @@ import { MAX_CSV_ROWS } from '../../lib/csv.ts';
 import { DEFAULT_KEY_DAILY_CALC_LIMIT } from '../../lib/keys.ts';
 import { createApp } from '../../lib/app.ts';
 import { MAX_ACTIVE_KEYS_PER_ACCOUNT } from '../../lib/console/accounts.ts';
+import { PLAN_DAILY_CALC_LIMITS } from '../../lib/console/config.ts';
 import { fakeEnv } from '../support/fakes.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -64,8 +65,9 @@ describe('limits live in lib/limits.ts', () => {
     const res = await createApp().request('/api/v1/openapi.json', {}, fakeEnv().env);
     const text = await res.text();
     for (const fragment of [
-      `${limits.ANONYMOUS_DAILY_CALC_LIMIT} calls per UTC day`,
-      `default ${limits.DEFAULT_KEY_DAILY_CALC_LIMIT}`,
+      `per UTC day: ${n(limits.ANONYMOUS_DAILY_CALC_LIMIT)} calls per caller without a key`,
+      `free ${n(PLAN_DAILY_CALC_LIMITS.free)}, paid ${n(PLAN_DAILY_CALC_LIMITS.paid)}`,
+      `default ${n(limits.DEFAULT_KEY_DAILY_CALC_LIMIT)}`,
       `${limits.BURST_LIMIT} calls per ${limits.BURST_PERIOD_SECONDS} s`,
       `${limits.FUND_BURST_LIMIT} requests per ${limits.BURST_PERIOD_SECONDS} s per key`,
       `request body ${limits.MAX_BODY_BYTES / 1024 / 1024} MiB`,
