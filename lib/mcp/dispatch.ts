@@ -41,13 +41,26 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { AppEnv } from '../env.ts';
-import { RateLimitedError, UnsupportedMediaTypeError } from '../errors.ts';
-import { isJsonObject, stillSending, type Catalog, type RequestContext } from '../endpoint.ts';
+import { UnsupportedMediaTypeError } from '../errors.ts';
+import { isJsonObject, stillSending, type RequestContext } from '../endpoint.ts';
 import { MCP_ANSWER_TIMEOUT_MS } from '../limits.ts';
 import { publicOrigin } from '../origin.ts';
 import { logContextOf } from '../log.ts';
 import { createServer, withOwnErrorText } from './sdk-adapter.ts';
-import { RATE_LIMITED_RPC_CODE, type McpServerSpec } from './tools.ts';
+import type { McpServerSpec } from './tools.ts';
+import {
+  BATCHING_REMOVED_IN,
+  BATCH_REFUSAL,
+  chargeToolCalls,
+  isMcpMediaType,
+  isRequest,
+  rpcError,
+  rpcResponse,
+  withinTime,
+  type RpcMessage,
+} from './rpc.ts';
+
+export { BATCHING_REMOVED_IN, McpAnswerTimeoutError, isMcpMediaType, withinTime } from './rpc.ts';
 
 /**
  * The revision to serve a request's `MCP-Protocol-Version` header as: itself when the SDK implements it;
@@ -67,11 +80,6 @@ export function wantsEventStream(accept: string | undefined): boolean {
   return types.includes('text/event-stream') && !types.includes('application/json');
 }
 
-interface RpcMessage {
-  id?: unknown;
-  method?: unknown;
-}
-
 /**
  * True for a JSON-RPC 2.0 message as MCP defines it, by the SDK's own `JSONRPCMessageSchema` (the one its
  * transport parses with): a request (`id` a string or an integer), a notification, or a response, with
@@ -80,9 +88,6 @@ interface RpcMessage {
 export function isJsonRpcMessage(m: unknown): boolean {
   return JSONRPCMessageSchema.safeParse(m).success;
 }
-
-/** The first MCP revision without JSON-RPC batching (its changelog: "Remove support for JSON-RPC batching"). */
-export const BATCHING_REMOVED_IN = '2025-06-18';
 
 /**
  * The revision a batch is read under: the one served for the `MCP-Protocol-Version` header; without one, the
@@ -102,17 +107,6 @@ export function batchRevision(served: string | undefined, messages: readonly unk
   return DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
 }
 
-/** True for a request (a message with a method and an id), as opposed to a notification or a response. */
-function isRequest(m: unknown): m is RpcMessage & { method: string; id: string | number } {
-  return isJsonObject(m) && typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number');
-}
-
-/** The tool a `tools/call` request names (`''` when it names none; only compared, never echoed). */
-function toolNameOf(m: RpcMessage & { params?: unknown }): string {
-  const params = m.params;
-  return isJsonObject(params) && typeof params.name === 'string' ? params.name : '';
-}
-
 /**
  * The `arguments` of each `tools/call` request by its id, as `JSON.parse` read them from the body: the
  * SDK's parse of the request rebuilds them and drops a member named `__proto__`, which the REST endpoints,
@@ -126,23 +120,6 @@ function argumentsById(requests: readonly (RpcMessage & { id: string | number })
     if (m.method === 'tools/call' && isJsonObject(params) && Object.hasOwn(params, 'arguments')) out.set(m.id, params.arguments);
   }
   return out;
-}
-
-/** A JSON-RPC error response body (`id` null when the request's id is unknown). */
-function rpcError(id: unknown, code: number, message: string, data?: unknown): Record<string, unknown> {
-  return { jsonrpc: '2.0', id: id ?? null, error: data === undefined ? { code, message } : { code, message, data } };
-}
-
-function rpcResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers },
-  });
-}
-
-/** True for `application/json` (any letter case, with or without parameters): the one type MCP posts. */
-export function isMcpMediaType(contentType: string | undefined): boolean {
-  return (contentType ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
 /**
@@ -164,7 +141,7 @@ export function invalidRequestReason(body: unknown, served: string | undefined):
   if (messages.length > MAX_BATCH_SIZE) return `Invalid Request: a batch holds at most ${MAX_BATCH_SIZE} messages.`;
   if (!messages.every(isJsonRpcMessage)) return 'Invalid Request: not a JSON-RPC 2.0 message.';
   if (batch && batchRevision(served, messages) >= BATCHING_REMOVED_IN) {
-    return `Invalid Request: MCP ${BATCHING_REMOVED_IN} and later revisions accept no JSON-RPC batch; send one message per request.`;
+    return BATCH_REFUSAL;
   }
   const requests = messages.filter(isRequest);
   if (messages.length > 1 && requests.some((m) => m.method === 'initialize')) {
@@ -193,86 +170,6 @@ export async function handleMcp(spec: McpServerSpec, c: Context<AppEnv>, ctx: Re
   // source once it is sent.
   stillSending(c, streamed);
   return response;
-}
-
-const FREE_TOOLS = new WeakMap<object, WeakMap<Catalog, ReadonlySet<string>>>();
-
-/** Names of a server's tools that are not charged (`free`), once per spec, catalog and isolate (its tools are fixed). */
-function freeToolsOf(spec: McpServerSpec, catalog: Catalog): ReadonlySet<string> {
-  let bySpec = FREE_TOOLS.get(spec);
-  if (!bySpec) {
-    bySpec = new WeakMap();
-    FREE_TOOLS.set(spec, bySpec);
-  }
-  let free = bySpec.get(catalog);
-  if (!free) {
-    free = new Set(
-      spec
-        .tools(catalog)
-        .filter((t) => t.free)
-        .map((t) => t.name),
-    );
-    bySpec.set(catalog, free);
-  }
-  return free;
-}
-
-/** An MCP answer that did not complete within {@link MCP_ANSWER_TIMEOUT_MS}: a 500, logged as unexpected. */
-export class McpAnswerTimeoutError extends Error {
-  constructor() {
-    super('The MCP server did not complete its answer in time.');
-    this.name = 'McpAnswerTimeoutError';
-  }
-}
-
-/**
- * Settles as `work` does, or rejects with {@link McpAnswerTimeoutError} after `ms` milliseconds, so that an
- * answer the SDK never completes cannot hang the request (the timer is cleared either way).
- */
-export async function withinTime<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      work,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new McpAnswerTimeoutError()), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/**
- * Charges the body's `tools/call` requests (but those of free tools) against the server's limit, before any
- * is answered.
- * @param requests the body's requests (a batch's, or the one message's)
- * @param batch whether the body was an array (the 429 answer is one then too)
- * @returns the limit's headers, or the 429 answer (a JSON-RPC error per request) when the limit is spent
- */
-async function charge(
-  spec: McpServerSpec,
-  c: Context<AppEnv>,
-  ctx: RequestContext,
-  requests: readonly (RpcMessage & { method: string; id: string | number })[],
-  batch: boolean,
-): Promise<Record<string, string> | Response> {
-  const free = freeToolsOf(spec, ctx.catalog);
-  const calls = requests.filter((m) => m.method === 'tools/call' && !free.has(toolNameOf(m))).length;
-  if (calls === 0) return {};
-  try {
-    return await spec.charge(c, calls, ctx.clock());
-  } catch (err) {
-    if (!(err instanceof RateLimitedError)) throw err;
-    const errors = requests.map((m) =>
-      rpcError(m.id, RATE_LIMITED_RPC_CODE, err.detail, {
-        status: 429,
-        code: err.code,
-        retryAfterSeconds: Number(err.headers['Retry-After']),
-      }),
-    );
-    return rpcResponse(429, batch ? errors : errors[0], err.headers);
-  }
 }
 
 /** Everything after admission; `streamed` settles when an SSE body has been sent in full. */
@@ -305,7 +202,7 @@ async function answerMcp(
   if (refused !== null) return now(rpcResponse(400, rpcError(null, ErrorCode.InvalidRequest, refused)));
   const batch = Array.isArray(body);
   const requests = (batch ? (body as unknown[]) : [body]).filter(isRequest);
-  const charged = await charge(spec, c, ctx, requests, batch);
+  const charged = await chargeToolCalls(spec, c, ctx, requests, batch);
   if (charged instanceof Response) return now(charged);
   const limitHeaders = charged;
 

@@ -11,6 +11,7 @@ import { lazy } from '../validation.ts';
 import { checkHostAndOrigin, requestHost } from '../origin.ts';
 import type { McpServerSpec } from './tools.ts';
 import { MCP_SERVER_NAMES, type McpUrls } from './clients.ts';
+import { isModernRequest } from './rpc.ts';
 
 /**
  * The dispatch module and the SDK, evaluated once per isolate on the first MCP request. Each request makes
@@ -20,11 +21,16 @@ import { MCP_SERVER_NAMES, type McpUrls } from './clients.ts';
  */
 const dispatch = () => import('./dispatch.ts');
 
+/** The 2026-07-28 leg and the v2 SDK, evaluated once per isolate on its first request of that revision. */
+const modern = () => import('./modern.ts');
+
 /**
  * The dispatch module once an import of it has resolved: a finished module namespace (plain data, never a
  * pending promise), so later requests skip the import's promise round trip.
  */
 let loaded: typeof import('./dispatch.ts') | undefined;
+/** The 2026-07-28 leg once an import of it has resolved (plain data, as {@link loaded}). */
+let loadedModern: typeof import('./modern.ts') | undefined;
 
 /**
  * The body and response schemas the OpenAPI document describes an MCP endpoint with (built on first read:
@@ -84,6 +90,11 @@ export function mcpEndpoint(spec: McpServerSpec): Endpoint {
         problems: spec.problems,
         steps,
         handle: async (c, ctx) => {
+          // 2026-07-28 and later on the v2 SDK, 2025 revisions on the v1 SDK: each leg loads only its own.
+          if (isModernRequest(c.req.header('mcp-protocol-version'))) {
+            loadedModern ??= await modern();
+            return loadedModern.handleModern(spec, c, ctx);
+          }
           loaded ??= await dispatch();
           return loaded.handleMcp(spec, c, ctx);
         },

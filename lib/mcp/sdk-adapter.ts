@@ -20,11 +20,13 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallTool
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import * as z from 'zod';
 import type { Context } from 'hono';
-import { ApiError, problemOf } from '../errors.ts';
+
 import type { AppEnv } from '../env.ts';
-import { logFailure, type LogContext } from '../log.ts';
+import type { LogContext } from '../log.ts';
 import { MCP_BATCH_CONCURRENCY } from '../limits.ts';
-import { SERVER_VERSION, type McpServerSpec } from './tools.ts';
+import { SERVER_VERSION, UNKNOWN_TOOL_NAMED, toolCallResult, unknownToolMessage, type McpServerSpec } from './tools.ts';
+
+export { unknownToolMessage } from './tools.ts';
 import type { Catalog } from '../endpoint.ts';
 
 /** Messages of errors this module throws on purpose; {@link withOwnErrorText} lets them through. */
@@ -39,21 +41,6 @@ export class RpcError extends Error {
     this.code = code;
     if (fixed) OWN_MESSAGES.add(message);
   }
-}
-
-/** A tool name this service could have: lower-case letters, digits and `_`, at most 64 characters. */
-const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
-/** The message of an unknown tool that names it; only ever built from a name matching {@link TOOL_NAME}. */
-const UNKNOWN_TOOL_NAMED = /^Unknown tool "[a-z][a-z0-9_]{0,63}": tools\/list names every tool of this server\.$/;
-
-/**
- * The error text of a `tools/call` naming no tool of the server: the name asked for when it has the shape
- * of a tool name (so it cannot carry arbitrary submitted text), else a generic text.
- */
-export function unknownToolMessage(name: string): string {
-  return TOOL_NAME.test(name)
-    ? `Unknown tool "${name}": tools/list names every tool of this server.`
-    : 'Unknown tool: tools/list names every tool of this server.';
 }
 
 /**
@@ -184,15 +171,8 @@ export function createServer(
       const message = unknownToolMessage(request.params.name);
       throw new RpcError(ErrorCode.InvalidParams, message, !UNKNOWN_TOOL_NAMED.test(message));
     }
-    try {
-      const args = (rawArguments.get(extra.requestId) ?? request.params.arguments ?? {}) as Record<string, unknown>;
-      const { text, structured } = await gate(() => tool.call(c, args));
-      return { content: [{ type: 'text', text }], structuredContent: structured };
-    } catch (err) {
-      logFailure(err, err instanceof ApiError ? err.status : 500, at);
-      const { body } = problemOf(err, at.requestId);
-      return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
-    }
+    const args = (rawArguments.get(extra.requestId) ?? request.params.arguments ?? {}) as Record<string, unknown>;
+    return gate(() => toolCallResult(tool, c, at, args));
   });
   return server;
 }

@@ -13,6 +13,8 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { AppEnv } from '../env.ts';
 import type { ProblemCode } from '../errors.ts';
 import type { Catalog, Step } from '../endpoint.ts';
+import { ApiError, problemOf } from '../errors.ts';
+import { logFailure, type LogContext } from '../log.ts';
 /** The version this service reports in `serverInfo`. */
 export const SERVER_VERSION = '1.0.0';
 
@@ -105,4 +107,50 @@ export function perCatalog<T>(build: (catalog: Catalog) => T): (catalog: Catalog
  */
 export function definitionsOf(json: (catalog: Catalog) => string): (catalog: Catalog) => readonly Tool[] {
   return perCatalog((catalog) => JSON.parse(json(catalog)) as Tool[]);
+}
+
+/** A tool name this service could have: lower-case letters, digits and `_`, at most 64 characters. */
+const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
+/** The message of an unknown tool that names it; only ever built from a name matching {@link TOOL_NAME}. */
+export const UNKNOWN_TOOL_NAMED = /^Unknown tool "[a-z][a-z0-9_]{0,63}": tools\/list names every tool of this server\.$/;
+
+/**
+ * The error text of a `tools/call` naming no tool of the server: the name asked for when it has the shape
+ * of a tool name (so it cannot carry arbitrary submitted text), else a generic text.
+ */
+export function unknownToolMessage(name: string): string {
+  return TOOL_NAME.test(name)
+    ? `Unknown tool "${name}": tools/list names every tool of this server.`
+    : 'Unknown tool: tools/list names every tool of this server.';
+}
+
+/** A `tools/call` result as both revisions send it: the answer as text and `structuredContent`, or `isError`. */
+export interface ToolCallResult {
+  [key: string]: unknown;
+  content: { type: 'text'; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/**
+ * Answers a `tools/call` of a tool, for either revision's SDK: its answer as text content and as
+ * `structuredContent`, or, when it throws, an `isError` result whose text is the problem+json body
+ * (`code`, `detail`, `errors[]` with `/arguments/...` pointers), the failure logged here once, as the
+ * app's error handler would have (it never sees it).
+ * @param at where a failure is logged (the request's id, method and path)
+ */
+export async function toolCallResult(
+  tool: McpTool,
+  c: Context<AppEnv>,
+  at: LogContext,
+  args: Record<string, unknown>,
+): Promise<ToolCallResult> {
+  try {
+    const { text, structured } = await tool.call(c, args);
+    return { content: [{ type: 'text', text }], structuredContent: structured };
+  } catch (err) {
+    logFailure(err, err instanceof ApiError ? err.status : 500, at);
+    const { body } = problemOf(err, at.requestId);
+    return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
+  }
 }
