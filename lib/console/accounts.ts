@@ -269,21 +269,44 @@ export async function mintAccountKey(
   const minted = await createKey(apiKeys, { scope: options.scope, fundId, accountId: account.accountId, label: options.label, now });
   const hash = await hashKey(minted.key);
   const record = accountKeysRecord(account.accountId);
-  const at = { seed: active, now: now.getTime() };
-  let reserved = await reserve(atomic, record, minted.record.keyId, MAX_ACTIVE_KEYS_PER_ACCOUNT, at);
-  if (!reserved.ok) {
-    const gone = await inactiveMembers(kv, apiKeys, account.accountId, reserved.members, now.getTime());
-    if (gone.length > 0) {
-      await release(atomic, record, gone);
-      reserved = await reserve(atomic, record, minted.record.keyId, MAX_ACTIVE_KEYS_PER_ACCOUNT, at);
+  const keyId = minted.record.keyId;
+  let reservedHere = false;
+  try {
+    const at = { seed: active, now: now.getTime() };
+    let reserved = await reserve(atomic, record, keyId, MAX_ACTIVE_KEYS_PER_ACCOUNT, at);
+    if (!reserved.ok) {
+      const gone = await inactiveMembers(kv, apiKeys, account.accountId, reserved.members, now.getTime());
+      if (gone.length > 0) {
+        await release(atomic, record, gone);
+        reserved = await reserve(atomic, record, keyId, MAX_ACTIVE_KEYS_PER_ACCOUNT, at);
+      }
     }
+    if (!reserved.ok) throw new ApiError('invalid_request', KEY_CAP_DETAIL);
+    reservedHere = true;
+    await kv.put(accountKeyName(account.accountId, keyId), JSON.stringify({ hash }), { metadata: { hash } });
+    return minted;
+  } catch (err) {
+    await undoMint(apiKeys, atomic, record, hash, reservedHere ? keyId : null);
+    throw err;
   }
-  if (!reserved.ok) {
-    await apiKeys.delete(hash);
-    throw new ApiError('invalid_request', KEY_CAP_DETAIL);
-  }
-  await kv.put(accountKeyName(account.accountId, minted.record.keyId), JSON.stringify({ hash }), { metadata: { hash } });
-  return minted;
+}
+
+/**
+ * Takes back a key whose mint did not complete (refused at the cap, or a step failed: the atomic record or a
+ * KV write), before anyone saw it: its record is deleted from `API_KEYS` and its reservation released, so no
+ * key is left that the account's index does not list. Best effort: a step that fails here too is skipped
+ * (the key, never shown, is then still listed by `npm run keys -- list` with its account, and revocable
+ * there), and the mint's own error is what the caller throws.
+ */
+async function undoMint(
+  apiKeys: ApiKeyStore,
+  atomic: AtomicNamespace,
+  record: string,
+  hash: string,
+  reserved: string | null,
+): Promise<void> {
+  await apiKeys.delete(hash).catch(() => undefined);
+  if (reserved !== null) await release(atomic, record, [reserved]).catch(() => undefined);
 }
 
 /**
