@@ -2,10 +2,11 @@
  * `npm run keys -- <command>`: mint, list and revoke developer API keys in the `API_KEYS` KV namespace.
  *
  *   create --fund <id> [--label L] [--daily-calc-limit N]   prints the new key once
- *   list                                                     prefixes, ids, funds, state
+ *   list                                                     a header line, then one line a key: prefix, id, scope, fund, account, limit, state, label
  *   revoke <prefix|keyId>                                    marks the key revoked
  *
- * Options: `--remote` uses the deployed namespace (wrangler must be logged in); otherwise the local one that
+ * Options: `--remote` uses the deployed namespace (wrangler must be logged in, and wrangler.toml must name
+ * it: a placeholder id is refused first, as `npm run deploy` does); otherwise the local one that
  * `npm run dev` reads (`.wrangler/state`, or `--persist-to DIR`). Storage goes through `wrangler kv key`, so
  * the CLI and the Worker see the same data. Only SHA-256(key) and the record reach wrangler; the key itself
  * is printed once to stdout and never stored or logged.
@@ -18,6 +19,9 @@ const usage = `Usage:
   npm run keys -- create --fund <id> [--label L] [--daily-calc-limit N] [--remote] [--persist-to DIR]
   npm run keys -- list [--remote] [--persist-to DIR]
   npm run keys -- revoke <prefix|keyId> [--remote] [--persist-to DIR]`;
+
+/** The columns of `list`, one tab-separated line a key under this header line. */
+const LIST_HEADER = ['prefix', 'keyId', 'scope', 'fund', 'account', 'calc calls/day', 'state', 'label'];
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -59,6 +63,7 @@ async function main(argv: string[]): Promise<number> {
     case 'list': {
       const records = await listKeys(store);
       if (records.length === 0) console.log('No keys.');
+      else console.log(LIST_HEADER.join('\t'));
       for (const r of records) {
         console.log(
           [

@@ -25,15 +25,44 @@ export function wranglerEnv(): NodeJS.ProcessEnv {
   };
 }
 
-/** A failed wrangler call, with what wrangler said (its last lines) and what to do when it is a login problem. */
+/** wrangler's words for "not logged in" (no stored login, or no `CLOUDFLARE_API_TOKEN` where it cannot ask). */
+const NOT_LOGGED_IN = /not authenticated|non-interactive environment|wrangler login|CLOUDFLARE_API_TOKEN|authentication error/i;
+/** Lines of wrangler's that say what failed. */
+const SAYS_WHAT_FAILED = /^\s*(?:✘|▲|X)?\s*\[(?:ERROR|WARNING)\]|unable to|failed|not found|error:/i;
+/** Lines of wrangler's that say nothing about the failure, or repeat what it was handed (a KV value). */
+const NOISE =
+  /Logs were written|report this error|open an issue|fallback value in non-interactive|^\s*Writing the value|^\s*Resource location|^\s*$/i;
+
+/**
+ * What wrangler said about its failure, in the order it said it: its `[ERROR]` and `[WARNING]` lines and
+ * the lines that say what failed ("Unable to resolve Cloudflare's API hostname" may come first and the
+ * error last), without colours, its log file's path or a KV value it echoed; with no such line, its last 6
+ * lines less those. Linear in the output's length.
+ */
+export function wranglerFailure(output: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: wrangler's colour codes start with ESC
+  const lines = output.replace(/\u001b\[[0-9;]*m/g, '').split('\n');
+  const said = lines.filter((l) => SAYS_WHAT_FAILED.test(l) && !NOISE.test(l));
+  return (said.length ? said : lines.filter((l) => !NOISE.test(l)).slice(-6)).map((l) => l.trim()).join('\n');
+}
+
+/**
+ * A failed wrangler call: "Log in first" when wrangler is not logged in (and nothing of wrangler's text),
+ * else what wrangler said failed ({@link wranglerFailure}). Never the command line, which can hold a KV
+ * value.
+ */
 export class WranglerError extends Error {
+  /** True when wrangler failed for want of a login. */
+  readonly notLoggedIn: boolean;
   constructor(command: string, output: string) {
-    const said = output.trim().split('\n').slice(-6).join('\n');
-    const login = /not authenticated|login|CLOUDFLARE_API_TOKEN|authentication/i.test(output)
-      ? '\nLog in first: npx wrangler login (or set CLOUDFLARE_API_TOKEN).'
-      : '';
-    super(`wrangler ${command} failed:\n${said}${login}`);
+    const notLoggedIn = NOT_LOGGED_IN.test(output);
+    super(
+      notLoggedIn
+        ? `wrangler ${command}: not logged in to Cloudflare.\nLog in first: npx wrangler login (or set CLOUDFLARE_API_TOKEN).`
+        : `wrangler ${command} failed:\n${wranglerFailure(output)}`,
+    );
     this.name = 'WranglerError';
+    this.notLoggedIn = notLoggedIn;
   }
 }
 
