@@ -44,7 +44,8 @@ import { embeddedStore } from '../lib/fund/embedded-store.ts';
 import { guardedStore } from '../lib/fund/store.ts';
 import { DEMO_FUND, generateFund, simulateFund } from '../lib/fund/synthetic.ts';
 import type { Env } from '../lib/env.ts';
-import { investorRefs } from '../lib/redaction.ts';
+import { identitySet, investorRefs, redact } from '../lib/redaction.ts';
+import { identityValues } from '../lib/fund/identities.ts';
 import { breakdownBy, exposureOf, exposureSeries, exposureSnapshot, positionsView } from '../lib/fund/analytics/holdings.ts';
 import { pnlAttribution } from '../lib/fund/analytics/attribution.ts';
 import { valueAtRisk, type VarOptions } from '../lib/fund/analytics/var.ts';
@@ -378,6 +379,59 @@ function memoCases(): Case[] {
   }));
 }
 
+/**
+ * The identity scan (docs/fund-data.md#redaction) at 500 and 5,000 investors: compiling the fund's identity
+ * set (once per isolate and version of the set), the scan of the demo fund's largest answer against it
+ * (`redact` of `get_nav_history?days=3660`, 67 KB of JSON; and against no identity, the step's own cost), and the whole `get_expenses?limit=500` call
+ * with the set already kept (its free-text fields masked, then the scan), beside `callFundTool expenses`.
+ */
+function identityScanCases(): Case[] {
+  const tool = (name: string) => FUND_TOOLS.find((t) => t.tool === name)!;
+  const fixture = async (investors: number) => {
+    const { identityInvestors, storeWithIdentities } = await import('./identities.ts');
+    const rows = identityInvestors(investors);
+    return { rows, source: { store: storeWithIdentities(rows), fundId: DEMO_FUND.fundId } };
+  };
+  const scan = (investors: number): Case => ({
+    id: `identity-scan-${investors}`,
+    name: `redact nav-history ?days=3660 against ${n(investors)} investors`,
+    budget: null,
+    timing: QUICK,
+    make: async () => {
+      const { rows, source } = await fixture(investors);
+      const text = await callFundTool(tool('get_nav_history'), source, {}, { days: '3660' });
+      const answer = JSON.parse(text) as unknown;
+      const set = identitySet(rows.flatMap(identityValues));
+      return { fn: () => redact(tool('get_nav_history').output, answer, set), detail: `${n(text.length)} bytes of JSON` };
+    },
+  });
+  return [scan(0)].concat(
+    [500, 5_000].flatMap((investors): Case[] => [
+      {
+        id: `identity-compile-${investors}`,
+        name: `identitySet of ${n(investors)} investors (once per isolate and version of the set)`,
+        budget: null,
+        timing: SLOW,
+        make: async () => {
+          const values = (await fixture(investors)).rows.flatMap(identityValues);
+          return { fn: () => identitySet(values), detail: `${n(values.length)} values` };
+        },
+      },
+      scan(investors),
+      {
+        id: `identity-call-${investors}`,
+        name: `callFundTool expenses ?limit=500 with ${n(investors)} investors (set kept)`,
+        budget: TYPICAL,
+        timing: QUICK,
+        make: async () => {
+          const { source } = await fixture(investors);
+          return { fn: () => callFundTool(tool('get_expenses'), source, {}, { limit: '500' }) };
+        },
+      },
+    ]),
+  );
+}
+
 /** Environment variable naming the Worker bundle the cold cases import (set by the parent). */
 const BUNDLE_ENV = 'FUND_EDGE_BENCH_WORKER_BUNDLE';
 
@@ -554,6 +608,7 @@ export function catalogue(): Case[] {
     ...analyticsCases(),
     ...largeAnalyticsCases(),
     ...toolCases(),
+    ...identityScanCases(),
     ...memoCases(),
     ...requestCases(),
   ];

@@ -93,10 +93,46 @@ export function scannableText(json: string): string {
 }
 
 /**
- * A word of the scan: a run of letters, combining marks and digits (any script); everything else (spaces,
- * line breaks, punctuation, a JSON escape read as a space) separates words.
+ * A character of a word of the scan: a letter, a combining mark or a digit (any script). Words are runs of
+ * them; everything else (spaces, line breaks, punctuation, a JSON escape read as a space) separates words.
  */
-export const WORD: RegExp = /[\p{L}\p{M}\p{N}]+/gu;
+export const WORD_CHARACTER: RegExp = /^[\p{L}\p{M}\p{N}]$/u;
+/** Which ASCII characters are word characters (1) or separators (0). */
+const ASCII_WORD = Uint8Array.from({ length: 128 }, (_, c) => (WORD_CHARACTER.test(String.fromCharCode(c)) ? 1 : 0));
+
+/**
+ * Calls `found(start, end)` for each word of `text` (a run of {@link WORD_CHARACTER}s), in order: one pass, a table look-up per
+ * ASCII character and a test of the code point for the others.
+ */
+function forEachWord(text: string, found: (start: number, end: number) => void): void {
+  let start = -1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    let word: boolean;
+    let width = 1;
+    if (c < 128) word = ASCII_WORD[c] === 1;
+    else {
+      const cp = text.codePointAt(i)!;
+      width = cp > 0xffff ? 2 : 1;
+      word = WORD_CHARACTER.test(String.fromCodePoint(cp));
+    }
+    if (word) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      found(start, i);
+      start = -1;
+    }
+    i += width - 1;
+  }
+  if (start >= 0) found(start, text.length);
+}
+
+/** The lower-case words of `text`, in order. */
+function wordsOf(text: string): string[] {
+  const words: string[] = [];
+  forEachWord(text, (a, b) => words.push(text.slice(a, b).toLowerCase()));
+  return words;
+}
 
 /**
  * The shortest identity value the scan looks for, in letters and digits (its words joined); and the shortest
@@ -108,71 +144,83 @@ export const MIN_IDENTITY_DIGITS = 6;
 
 /**
  * A fund's identity values compiled for the scan: a trie of their words (lower case), so that a text is
- * scanned in one pass whatever the number of values. Plain data (maps and numbers), built once per identity
- * set and shared by every request of the isolate.
+ * scanned in one pass whatever the number of values. Plain data (maps, arrays and numbers), built once per
+ * identity set and shared by every request of the isolate.
  */
 export interface IdentitySet {
-  /** The trie node each value's first word leads to. */
-  readonly first: ReadonlyMap<string, number>;
-  /** The node a node's next word leads to, by `<node> <word>`. */
-  readonly next: ReadonlyMap<string, number>;
-  /** The nodes where a value ends. */
-  readonly ends: ReadonlySet<number>;
+  /** The next words of the nodes with more than one (node 0, the root, always), and the nodes they lead to. */
+  readonly children: readonly (ReadonlyMap<string, number> | undefined)[];
+  /** The one next word of each other node that has one (most nodes), and the node it leads to. */
+  readonly onlyWord: readonly (string | undefined)[];
+  readonly onlyTo: readonly number[];
+  /** Whether a value ends at each node. */
+  readonly ends: readonly boolean[];
   /** The most words of any value: the scan's work per word of text is at most this many look-ups. */
   readonly maxWords: number;
   /** How many values were compiled (for the bench and tests). */
   readonly values: number;
 }
 
-/** The lower-case words of `text`, in order. */
-function wordsOf(text: string): string[] {
-  const words: string[] = [];
-  WORD.lastIndex = 0;
-  for (let m = WORD.exec(text); m !== null; m = WORD.exec(text)) words.push(m[0].toLowerCase());
-  return words;
+/** The node `word` leads to from `node`, if any. */
+function step(set: IdentitySet, node: number, word: string): number | undefined {
+  const map = set.children[node];
+  if (map) return map.get(word);
+  return set.onlyWord[node] === word ? set.onlyTo[node] : undefined;
 }
 
 /**
  * Compiles identity values for {@link findIdentities}. Each value is looked for as its sequence of words,
  * whatever separates them in the text, and as its words written together (`MargaretOkafor`, `078659703`),
  * always by whole words; a value below {@link MIN_IDENTITY_CHARS} letters and digits, or digits only below
- * {@link MIN_IDENTITY_DIGITS}, is left out. Values are read as the JSON text of an answer reads them (an
- * escape is a separator).
+ * {@link MIN_IDENTITY_DIGITS}, is left out. A value's words are the same whether it is read as stored or as
+ * the JSON text of an answer writes it (JSON escapes only characters that separate words).
  */
 export function identitySet(values: Iterable<string>): IdentitySet {
-  const first = new Map<string, number>();
-  const next = new Map<string, number>();
-  const ends = new Set<number>();
-  let nodes = 0;
+  const children: (Map<string, number> | undefined)[] = [new Map()];
+  const onlyWord: (string | undefined)[] = [undefined];
+  const onlyTo: number[] = [0];
+  const ends: boolean[] = [false];
+  const set: IdentitySet = { children, onlyWord, onlyTo, ends, maxWords: 0, values: 0 };
   let maxWords = 0;
   let count = 0;
   const add = (words: readonly string[]) => {
-    let node = first.get(words[0]!);
-    if (node === undefined) {
-      node = ++nodes;
-      first.set(words[0]!, node);
-    }
-    for (let i = 1; i < words.length; i++) {
-      const key = `${node} ${words[i]}`;
-      let to = next.get(key);
+    let node = 0;
+    for (const word of words) {
+      let to = step(set, node, word);
       if (to === undefined) {
-        to = ++nodes;
-        next.set(key, to);
+        to = ends.length;
+        ends.push(false);
+        children.push(undefined);
+        onlyWord.push(undefined);
+        onlyTo.push(0);
+        const map = children[node];
+        if (map) map.set(word, to);
+        else if (onlyWord[node] === undefined) {
+          onlyWord[node] = word;
+          onlyTo[node] = to;
+        } else {
+          // A second next word: the node's words move to a map of their own.
+          children[node] = new Map([
+            [onlyWord[node]!, onlyTo[node]!],
+            [word, to],
+          ]);
+          onlyWord[node] = undefined;
+        }
       }
       node = to;
     }
-    ends.add(node);
+    ends[node] = true;
     maxWords = Math.max(maxWords, words.length);
   };
   for (const value of values) {
-    const words = wordsOf(scannableText(JSON.stringify(value).slice(1, -1)));
+    const words = wordsOf(value);
     const joined = words.join('');
     if (joined.length < MIN_IDENTITY_CHARS || (joined.length < MIN_IDENTITY_DIGITS && /^\d+$/.test(joined))) continue;
     add(words);
     if (words.length > 1) add([joined]);
     count++;
   }
-  return { first, next, ends, maxWords, values: count };
+  return { ...set, maxWords, values: count };
 }
 
 /** The empty identity set (nothing to look for). */
@@ -185,12 +233,12 @@ export const NO_IDENTITIES: IdentitySet = identitySet([]);
 function spansOf(words: readonly string[], set: IdentitySet): [number, number][] {
   const spans: [number, number][] = [];
   for (let i = 0; i < words.length; i++) {
-    let node = set.first.get(words[i]!);
+    let node = step(set, 0, words[i]!);
     let last = -1;
     for (let j = i; node !== undefined; ) {
-      if (set.ends.has(node)) last = j;
+      if (set.ends[node]) last = j;
       if (++j >= words.length || j - i >= set.maxWords) break;
-      node = set.next.get(`${node} ${words[j]}`);
+      node = step(set, node, words[j]!);
     }
     if (last < 0) continue;
     const prev = spans.at(-1);
@@ -223,12 +271,11 @@ export function maskIdentities(text: string, set: IdentitySet): string {
   const starts: number[] = [];
   const stops: number[] = [];
   const words: string[] = [];
-  WORD.lastIndex = 0;
-  for (let m = WORD.exec(text); m !== null; m = WORD.exec(text)) {
-    starts.push(m.index);
-    stops.push(m.index + m[0].length);
-    words.push(m[0].toLowerCase());
-  }
+  forEachWord(text, (a, b) => {
+    starts.push(a);
+    stops.push(b);
+    words.push(text.slice(a, b).toLowerCase());
+  });
   const spans = spansOf(words, set);
   if (spans.length === 0) return text;
   let out = '';
@@ -261,7 +308,7 @@ export function redact(schema: z.ZodType, body: unknown, identities: IdentitySet
 }
 
 function isIdentitySet(x: IdentitySet | Iterable<string>): x is IdentitySet {
-  return (x as IdentitySet).first instanceof Map;
+  return Array.isArray((x as IdentitySet).children);
 }
 
 /**

@@ -21,7 +21,7 @@ import { CHECKS, PERCENTAGE, SENTENCE_END, WORD, gradeLpReport, readability } fr
 import {
   ACCOUNT_NUMBER_PATTERNS,
   FORBIDDEN_SHAPES,
-  WORD as REDACTION_WORD,
+  WORD_CHARACTER,
   identitySet,
   maskAccountNumbers,
   maskFreeText,
@@ -64,7 +64,7 @@ describe('ReDoS: every regular expression in lib/ and functions/', () => {
       PERCENTAGE,
       SENTENCE_END,
       WORD,
-      REDACTION_WORD,
+      WORD_CHARACTER,
       ...FORBIDDEN_SHAPES,
       ...ACCOUNT_NUMBER_PATTERNS,
       ...CHECKS.flatMap((c) => c.all),
