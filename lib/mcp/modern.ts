@@ -21,7 +21,41 @@ import { MCP_ANSWER_TIMEOUT_MS } from '../limits.ts';
 import { logContextOf, type LogContext } from '../log.ts';
 import { publicOrigin } from '../origin.ts';
 import { BATCH_REFUSAL, chargeToolCalls, isMcpMediaType, isRequest, rpcError, rpcResponse, withinTime } from './rpc.ts';
-import { SERVER_VERSION, toolCallResult, unknownToolMessage, type McpServerSpec } from './tools.ts';
+import { SERVER_VERSION, UNKNOWN_TOOL_NAMED, toolCallResult, unknownToolMessage, type McpServerSpec } from './tools.ts';
+
+/**
+ * The message each JSON-RPC error code is sent with on this leg. The v2 SDK words some errors with what the
+ * request sent (a header's or a tool's name, a version); no error text of the service carries submitted
+ * text (docs/mcp.md), so every message but the named unknown tool (its name checked) is replaced by its
+ * code's text, and `data` is kept only where a client needs it: the revisions supported (`-32022`, to retry
+ * with one) and the capabilities required (`-32021`).
+ */
+const ERROR_TEXTS: Readonly<Record<number, string>> = {
+  [ProtocolErrorCode.ParseError]: 'Parse error',
+  [ProtocolErrorCode.InvalidRequest]: 'Invalid Request',
+  [ProtocolErrorCode.MethodNotFound]: 'Method not found',
+  [ProtocolErrorCode.InvalidParams]: 'Invalid params',
+  [ProtocolErrorCode.InternalError]: 'Internal error',
+  [-32020]: 'Bad Request: the MCP request headers and the body disagree.',
+  [ProtocolErrorCode.MissingRequiredClientCapability]: 'Missing required client capability',
+  [ProtocolErrorCode.UnsupportedProtocolVersion]: 'Unsupported protocol version',
+};
+
+/** A JSON-RPC error object with the service's own text ({@link ERROR_TEXTS}). */
+export function ownError(error: { code?: unknown; message?: unknown; data?: unknown }): Record<string, unknown> {
+  const message = typeof error.message === 'string' ? error.message : '';
+  const known = typeof error.code === 'number' && error.code in ERROR_TEXTS;
+  const code = known ? (error.code as number) : ProtocolErrorCode.InternalError;
+  if (code === ProtocolErrorCode.InvalidParams && UNKNOWN_TOOL_NAMED.test(message)) return { code, message };
+  const data = error.data as { supported?: unknown; requiredCapabilities?: unknown } | undefined;
+  const kept =
+    code === ProtocolErrorCode.UnsupportedProtocolVersion && Array.isArray(data?.supported)
+      ? { supported: data.supported.filter((v) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v)) }
+      : code === ProtocolErrorCode.MissingRequiredClientCapability && data?.requiredCapabilities !== undefined
+        ? { requiredCapabilities: data.requiredCapabilities }
+        : undefined;
+  return { code, message: ERROR_TEXTS[code]!, ...(kept ? { data: kept } : {}) };
+}
 
 /**
  * How long a client may keep a `tools/list` answer (`ttlMs`): the tools change only with a deployment.
@@ -50,6 +84,15 @@ function serverOf(spec: McpServerSpec, catalog: Catalog, c: Context<AppEnv>, at:
     return (await toolCallResult(tool, c, at, args)) as never;
   });
   return server;
+}
+
+/** The answer's body, its JSON-RPC error (if it is one) given the service's own text ({@link ownError}). */
+async function withOwnErrors(answer: Response): Promise<BodyInit | null> {
+  if (!(answer.headers.get('content-type') ?? '').startsWith('application/json')) return answer.body;
+  const text = await answer.text();
+  if (!text.includes('"error"')) return text;
+  const message = JSON.parse(text) as { error?: Record<string, unknown> };
+  return message.error ? JSON.stringify({ ...message, error: ownError(message.error) }) : text;
 }
 
 /**
@@ -83,7 +126,9 @@ export async function handleModern(spec: McpServerSpec, c: Context<AppEnv>, ctx:
     handler.fetch(new Request(c.req.url, { method: 'POST', headers }), { parsedBody: body }),
     MCP_ANSWER_TIMEOUT_MS,
   );
-  const response = new Response(answer.body, answer);
+  const answerHeaders = new Headers(answer.headers);
+  answerHeaders.delete('content-length');
+  const response = new Response(await withOwnErrors(answer), { status: answer.status, headers: answerHeaders });
   for (const [name, value] of Object.entries(charged)) response.headers.set(name, value);
   response.headers.set('Cache-Control', spec.cacheControl);
   return response;

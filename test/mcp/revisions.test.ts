@@ -115,6 +115,32 @@ describe.each(Object.entries(SERVERS))('the %s server', (name, server) => {
       { origin: 'https://evil.example' },
     );
     expect(rebinding.status).toBe(403);
+    // The SDK's own wording quotes what was sent (here the tool's name); the service's does not.
+    const mismatch = await post(
+      auth,
+      { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { ...server.call, _meta: meta } },
+      {
+        'mcp-method': 'tools/call',
+      },
+    );
+    expect(mismatch.status).toBe(400);
+    const mismatched = (await mismatch.json()) as { error: Record<string, unknown> };
+    expect(mismatched.error).toEqual({ code: -32020, message: 'Bad Request: the MCP request headers and the body disagree.' });
+    const future = await post(
+      auth,
+      {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/list',
+        params: { _meta: { ...meta, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } },
+      },
+      {
+        'mcp-protocol-version': '2099-01-01',
+      },
+    );
+    const unsupported = ((await future.json()) as { error: { code: number; data: unknown } }).error;
+    expect(unsupported.code).toBe(-32022);
+    expect(unsupported.data).toEqual({ supported: [MODERN] });
     const batch = await post(auth, [{ jsonrpc: '2.0', id: 5, method: 'tools/list', params: { _meta: meta } }]);
     expect(batch.status).toBe(400);
     expect(((await batch.json()) as { error: { code: number } }).error.code).toBe(-32600);
