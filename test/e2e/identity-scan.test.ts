@@ -1,0 +1,139 @@
+/**
+ * The identity scan end to end (docs/fund-data.md#redaction): the Worker in workerd over real HTTP, fund data
+ * from PostgreSQL (as test/e2e/database.test.ts runs it), the fund's newest expense naming investors in its
+ * description and category in every way the scan catches (case, accents as stored, line breaks, tabs and
+ * quotes that JSON escapes, a name written as one word, an e-mail, a bank account, an internal id, a tax
+ * id) and a ledger memo naming one. Proves that `GET /api/v1/fund/<expenses>` and the fund MCP server's
+ * `get_expenses` answer them masked (the expenses read loads no investor: the scan knows every investor of
+ * the fund), that no endpoint answers any identity value, and that a venue naming an investor fails closed
+ * (500 `redaction_failed`) over REST and MCP alike.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FUND_TOOLS } from '../../lib/registry.ts';
+import { createTestDatabase, migrateAndSeed, type TestDatabase } from '../support/database.ts';
+import { mintKey, startWorker, type TestWorker } from '../support/worker.ts';
+import { fundUrl } from '../support/declared.ts';
+import { MASKED_CATEGORY, MASKED_DESCRIPTION, expectNoIdentity, freeTextNaming, type Identity } from '../support/identities.ts';
+
+const FUND_ID = 'e2e-identity-fund';
+const persistDir = mkdtempSync(join(tmpdir(), 'fund-edge-identity-e2e-'));
+let database: TestDatabase;
+let worker: TestWorker;
+let key: string;
+let investors: Identity[];
+
+async function sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
+  const db = database.open();
+  try {
+    return (await db.query<T & Record<string, unknown>>(text, params)).rows;
+  } finally {
+    await db.release();
+  }
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  await migrateAndSeed(database, [FUND_ID]);
+  await sql(
+    `INSERT INTO investors (fund_id, investor_id, share_class_id, legal_name, email, tax_id, bank_account)
+     VALUES ($1, 'INV-9001', 'A', 'Zoë Ångström-Øvergård', 'zoe.angstrom@example.org', '941-27-5531', 'NO9386011117947')`,
+    [FUND_ID],
+  );
+  investors = await sql<Identity>(
+    `SELECT investor_id AS "investorId", legal_name AS "legalName", email, tax_id AS "taxId", bank_account AS "bankAccount"
+     FROM investors WHERE fund_id = $1 ORDER BY investor_id`,
+    [FUND_ID],
+  );
+  const a = investors.find((i) => i.investorId === 'INV-9001')!;
+  const { description, category } = freeTextNaming(a, investors[3]!);
+  await sql(
+    `UPDATE expenses SET description = $2, category = $3
+     WHERE fund_id = $1 AND expense_id = (SELECT expense_id FROM expenses WHERE fund_id = $1 ORDER BY expense_date DESC, expense_id DESC LIMIT 1)`,
+    [FUND_ID, description, category],
+  );
+  await sql(`UPDATE ledger_lines SET memo = $2 WHERE fund_id = $1`, [FUND_ID, `Wire from ${a.legalName}, acct ${a.bankAccount}`]);
+  key = mintKey(persistDir, ['--fund', FUND_ID, '--label', 'identity e2e']);
+  const text = (value: string) => ({ type: 'plain_text', value });
+  worker = await startWorker(persistDir, {
+    FUND_ID: text(FUND_ID),
+    DATABASE_URL: text(database.url),
+    DATABASE_WS_PROXY: text(database.proxy.wsProxy),
+    INVESTOR_REF_KEY: text('test-investor-ref-key-0123456789'),
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await worker?.dispose();
+  await database?.dispose();
+  rmSync(persistDir, { recursive: true, force: true });
+});
+
+const get = (path: string) => fetch(`${worker.base}${fundUrl(path)}`, { headers: { authorization: `Bearer ${key}` } });
+
+async function mcp(name: string, args: Record<string, unknown>): Promise<{ text: string; isError?: boolean; structured?: unknown }> {
+  const res = await fetch(`${worker.base}/api/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+  });
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as { result: { content: { text: string }[]; isError?: boolean; structuredContent?: unknown } };
+  return { text: body.result.content[0]!.text, isError: body.result.isError, structured: body.result.structuredContent };
+}
+
+type Expenses = { expenses: { description: string; category: string }[] };
+
+describe('the identity scan in workerd, fund data from PostgreSQL', () => {
+  it('REST expenses: the description and category naming investors come back masked', async () => {
+    const res = await get('get_expenses?limit=3');
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const newest = (JSON.parse(text) as Expenses).expenses[0]!;
+    expect(newest.description).toBe(MASKED_DESCRIPTION);
+    expect(newest.category).toBe(MASKED_CATEGORY);
+    expectNoIdentity(text, investors);
+  });
+
+  it('MCP get_expenses: the same, masked', async () => {
+    const { text, isError, structured } = await mcp('get_expenses', { limit: 3 });
+    expect(isError).toBeUndefined();
+    expect((structured as Expenses).expenses[0]).toMatchObject({ description: MASKED_DESCRIPTION, category: MASKED_CATEGORY });
+    expectNoIdentity(text, investors);
+  });
+
+  it('no endpoint answers an identity value (ledger memos never leave)', async () => {
+    for (const def of FUND_TOOLS) {
+      const res = await get(def.tool === 'get_pnl_attribution' ? `${def.tool}?date=2026-10-20` : def.tool);
+      expect(res.status, def.tool).toBe(200);
+      expectNoIdentity(await res.text(), investors);
+    }
+  });
+
+  it('a venue naming an investor fails closed over REST and MCP', async () => {
+    const name = investors[5]!.legalName;
+    const [one] = await sql<{ asset: string; venue: string }>(
+      `SELECT asset, venue FROM positions WHERE fund_id = $1 AND book = 'live' LIMIT 1`,
+      [FUND_ID],
+    );
+    await sql(`UPDATE positions SET venue = $3 WHERE fund_id = $1 AND asset = $2`, [
+      FUND_ID,
+      one!.asset,
+      `Desk of\n"${name.toUpperCase()}"`,
+    ]);
+    try {
+      const res = await get('get_positions');
+      expect(res.status).toBe(500);
+      const text = await res.text();
+      expect(JSON.parse(text)).toMatchObject({ code: 'redaction_failed' });
+      expect(text.toLowerCase()).not.toContain(name.toLowerCase().split(' ')[1]);
+      const viaMcp = await mcp('get_positions', {});
+      expect(viaMcp.isError).toBe(true);
+      expect(JSON.parse(viaMcp.text)).toMatchObject({ code: 'redaction_failed' });
+    } finally {
+      await sql(`UPDATE positions SET venue = $3 WHERE fund_id = $1 AND asset = $2`, [FUND_ID, one!.asset, one!.venue]);
+    }
+  });
+});
