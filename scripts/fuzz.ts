@@ -4,15 +4,20 @@
  * uncaught exceptions and requests cancelled as hung (docs/fuzzing.md). Prints the seed, then every failure
  * class with the smallest request that showed it and how to replay it. Exit code 1 when anything failed.
  *
- * Usage: npm run fuzz [-- --seed N] [--runs N] [--only I] [--timeout MS] [--concurrency N]
+ * Before the first case it checks that the service is healthy (every fund route answers 200) and stops
+ * otherwise; every 5xx during the run is a failure.
+ *
+ * Usage: npm run fuzz [-- --seed N] [--runs N] [--only I] [--timeout MS] [--concurrency N] [--store S]
  *   --seed, FUZZ_SEED        the seed (default: a random one, printed)
  *   --runs, FUZZ_RUNS        how many requests (default 10,000)
  *   --only, FUZZ_ONLY        replay only request number I of the seed
  *   --timeout, FUZZ_TIMEOUT_MS  the hang detector's cap per request (default 5,000 ms)
  *   --concurrency, FUZZ_CONCURRENCY  requests in flight at once (default 4)
+ *   --store, FUZZ_STORE      where fund data comes from: embedded (default) or postgres (a throwaway database
+ *                            the run seeds with the sample fund: the local PostgreSQL, else an embedded one)
  */
 import { parseArgs } from 'node:util';
-import { formatReport, runFuzz, startFuzzTarget } from '../test/fuzz/harness.ts';
+import { type FuzzStore, formatReport, runFuzz, startFuzzTarget } from '../test/fuzz/harness.ts';
 
 function integer(name: string, text: string | undefined, fallback: number): number {
   if (text === undefined || text === '') return fallback;
@@ -28,8 +33,11 @@ async function main(): Promise<number> {
       only: { type: 'string' },
       timeout: { type: 'string' },
       concurrency: { type: 'string' },
+      store: { type: 'string' },
     },
   });
+  const store = (values.store ?? process.env.FUZZ_STORE ?? 'embedded') as FuzzStore;
+  if (store !== 'embedded' && store !== 'postgres') throw new Error('--store is embedded or postgres');
   const seed = integer('--seed', values.seed ?? process.env.FUZZ_SEED, Math.floor(Math.random() * 2 ** 31));
   const runs = integer('--runs', values.runs ?? process.env.FUZZ_RUNS, 10_000);
   const onlyText = values.only ?? process.env.FUZZ_ONLY;
@@ -38,9 +46,10 @@ async function main(): Promise<number> {
   const concurrency = integer('--concurrency', values.concurrency ?? process.env.FUZZ_CONCURRENCY, 4);
 
   console.log(
-    `fuzz: seed ${seed}${only !== undefined ? `, request ${only} only` : `, ${runs} requests`}, ${timeoutMs} ms cap per request, ${concurrency} in flight`,
+    `fuzz: seed ${seed}${only !== undefined ? `, request ${only} only` : `, ${runs} requests`}, ${timeoutMs} ms cap per request, ${concurrency} in flight, fund data from the ${store === 'embedded' ? 'embedded store' : 'a seeded throwaway PostgreSQL database'}`,
   );
-  const target = await startFuzzTarget();
+  const target = await startFuzzTarget({ store });
+  console.log('fuzz: the service is healthy (every fund route answered 200)');
   const stop = () => void target.dispose().finally(() => process.exit(130));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

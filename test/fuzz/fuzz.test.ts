@@ -13,7 +13,16 @@ import { toolName } from '../../lib/calculators/definition.ts';
 import { buildModel, tourCases, type FuzzCase } from './cases.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { TOUR_STRIDE, casesOf, formatReport, runFuzz, startFuzzTarget, WORKER_LOG_FAILURE, type FuzzTarget } from './harness.ts';
+import {
+  TOUR_STRIDE,
+  casesOf,
+  checkHealthy,
+  formatReport,
+  runFuzz,
+  startFuzzTarget,
+  WORKER_LOG_FAILURE,
+  type FuzzTarget,
+} from './harness.ts';
 import type { WorkerLog } from '../support/worker.ts';
 import { judge } from './oracle.ts';
 import { queryVerdict } from './schema.ts';
@@ -115,6 +124,34 @@ describe('the oracle', () => {
     );
   });
 
+  it('counts every 5xx as a failure, a database outage (503 upstream_unavailable) included, on REST and in an MCP tool result', () => {
+    const fund: FuzzCase = {
+      family: 't',
+      route: fundPath('get_fund_overview'),
+      surface: 'rest',
+      request: { method: 'GET', path: fundPath('get_fund_overview'), headers: [] },
+    };
+    const unavailable = answer(503, problem(503, 'upstream_unavailable', '00000000-0000-0000-0000-000000000000'), {
+      'cache-control': 'private, no-store',
+    });
+    expect(kinds(fund, unavailable)).toEqual(['HTTP 503']);
+    expect(kinds({ ...fund, request: { ...fund.request, method: 'HEAD' } }, { ...unavailable, body: '' })).toEqual(['HTTP 503']);
+    const mcp: FuzzCase = {
+      family: 't',
+      route: '/api/mcp',
+      surface: 'mcp',
+      request: { method: 'POST', path: '/api/mcp', headers: [], body: '{}' },
+    };
+    const toolError = (status: number, code: string) =>
+      answer(
+        200,
+        JSON.stringify({ jsonrpc: '2.0', id: 1, result: { isError: true, content: [{ type: 'text', text: problem(status, code) }] } }),
+        { 'content-type': 'application/json', 'cache-control': 'private, no-store' },
+      );
+    expect(kinds(mcp, toolError(503, 'upstream_unavailable'))).toEqual(['MCP: a tool answered 503 upstream_unavailable']);
+    expect(kinds(mcp, toolError(400, 'invalid_request'))).toEqual([]);
+  });
+
   it('wants private, no-store on fund answers, errors included', () => {
     const fund: FuzzCase = {
       family: 't',
@@ -144,6 +181,38 @@ describe('the oracle', () => {
       'MCP: JSON-RPC error code -32603 where -32602 is due',
     );
     expect(kinds({ ...mcp, rpc: { codes: [-32602] } }, answer(200, error(-32602), json))).toEqual([]);
+  });
+});
+
+describe('the health check before a run', () => {
+  it('stops the run when a fund route does not answer 200, naming each, and passes a healthy service', async () => {
+    let down = true;
+    const server = createServer((req, res) => {
+      const ok = !down || !req.url!.startsWith('/api/v1/fund/') || req.headers.authorization !== 'Bearer k';
+      res.writeHead(ok ? 200 : 503, { 'content-type': ok ? 'application/json' : 'application/problem+json' });
+      res.end(ok ? '{}' : JSON.stringify({ status: 503, code: 'upstream_unavailable' }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const get = (parameters: { name: string; in: string; example?: unknown }[] = []) => ({ get: { parameters } });
+      const doc = {
+        paths: {
+          '/api/v1/fund/overview': get(),
+          '/api/v1/fund/positions': get([{ name: 'limit', in: 'query', example: 5 }]),
+          '/api/v1/calc/fee-calculator': {},
+          '/api/v1/fund/x/{id}': get(),
+        },
+      };
+      await expect(checkHealthy(base, doc, 'k')).rejects.toThrow(
+        'the service is not healthy, so a fuzz run would prove nothing; fund routes that did not answer 200:\n  /api/v1/fund/overview: 503 upstream_unavailable\n  /api/v1/fund/positions?limit=5: 503 upstream_unavailable',
+      );
+      down = false;
+      await expect(checkHealthy(base, doc, 'k')).resolves.toBeUndefined();
+      await expect(checkHealthy(base, { paths: { '/api/v1/calc/fee-calculator': {} } }, 'k')).rejects.toThrow(/no fund route/);
+    } finally {
+      server.close();
+    }
   });
 });
 

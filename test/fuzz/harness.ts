@@ -1,7 +1,10 @@
 /**
  * The fuzz run: the Worker in workerd (wrangler's `unstable_startWorker` through the shared e2e helper,
  * port 0, KV in a fresh temporary folder that is deleted afterwards), keys minted into its local KV by the
- * real `npm run keys` CLI, then `runs` generated requests, each judged by the oracle. Used by
+ * real `npm run keys` CLI, its fund data from a store the run chooses itself (the embedded fund, or a
+ * throwaway PostgreSQL database it seeds: never a `DATABASE_URL` of the environment or `.dev.vars`), a
+ * health check that every fund route answers 200 before any case is sent ({@link checkHealthy}), then
+ * `runs` generated requests, each judged by the oracle. Used by
  * `npm run fuzz` (scripts/fuzz.ts) and by the bounded slice in `npm test` (test/fuzz/fuzz.test.ts).
  *
  * Deterministic by seed: the cases are drawn in chunks of {@link CHUNK} with fast-check from a seed derived
@@ -26,6 +29,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { captureWorkerLog, mintKey, startWorker, WORKER_LOG_PROBLEM, type TestWorker, type WorkerLog } from '../support/worker.ts';
+import { createTestDatabase, migrateAndSeed, type TestDatabase } from '../support/database.ts';
 import { DEMO_API_KEY } from '../../lib/keys.ts';
 import { buildModel, fuzzCase, SELF_ORIGIN, tourCases, type FuzzCase, type FuzzKeys, type FuzzModel } from './cases.ts';
 import { closeConnections, send, type FuzzAnswer, type FuzzRequest } from './http.ts';
@@ -63,8 +67,75 @@ const RAISED_BURST = {
   FUND_BURST: { type: 'ratelimit', namespace_id: '1002', simple: { limit: 1_000_000, period: 60 } },
 };
 
-/** Starts the Worker, mints the run's keys (one of them then revoked), and builds the model from `/api/v1/openapi.json`. */
-export async function startFuzzTarget(): Promise<FuzzTarget> {
+/** Where the fuzzed Worker reads fund data from. */
+export type FuzzStore = 'embedded' | 'postgres';
+
+const text = (value: string) => ({ type: 'plain_text', value });
+
+/**
+ * The fund-data bindings of a run. `embedded`: `DATABASE_URL` bound empty, so that a database configured in
+ * `.dev.vars` (which wrangler reads for any local Worker) cannot stand in unchecked. `postgres`: a throwaway
+ * database (test/support/database.ts: the local PostgreSQL, else an embedded one), migrated and seeded with
+ * the sample fund, reached through the project's WebSocket proxy as `npm run dev` does.
+ */
+async function fundBindings(store: FuzzStore): Promise<{ bindings: Record<string, unknown>; database?: TestDatabase }> {
+  if (store === 'embedded') return { bindings: { DATABASE_URL: text('') } };
+  const database = await createTestDatabase();
+  try {
+    await migrateAndSeed(database, ['sample-fund']);
+  } catch (err) {
+    await database.dispose();
+    throw err;
+  }
+  return {
+    database,
+    bindings: {
+      DATABASE_URL: text(database.url),
+      DATABASE_WS_PROXY: text(database.proxy.wsProxy),
+      INVESTOR_REF_KEY: text('fuzz-investor-ref-key-0123456789'),
+    },
+  };
+}
+
+/** The part of an OpenAPI document the health check reads: each GET operation's query parameters and their examples. */
+export interface HealthDoc {
+  paths?: Record<string, { get?: { parameters?: { name: string; in: string; example?: unknown }[] } }>;
+}
+
+/**
+ * Checks that the service is healthy before a run: every fund route of the OpenAPI document answers 200 to
+ * its typical request (the query parameters' examples) with `key`, so that a database that is down,
+ * unmigrated or empty stops the run here, instead of every fund case answering 503 and the run proving
+ * nothing.
+ * @throws {Error} naming each route that did not answer 200, with its status and problem code
+ */
+export async function checkHealthy(base: string, doc: HealthDoc, key: string): Promise<void> {
+  const fund = Object.entries(doc.paths ?? {}).filter(([p, item]) => p.startsWith('/api/v1/fund/') && !p.includes('{') && item.get);
+  if (fund.length === 0) throw new Error('the OpenAPI document lists no fund route to check');
+  const broken: string[] = [];
+  for (const [path, item] of fund) {
+    const query = new URLSearchParams();
+    for (const p of item.get!.parameters ?? []) if (p.in === 'query' && p.example !== undefined) query.set(p.name, String(p.example));
+    const url = `${path}${query.size ? `?${query}` : ''}`;
+    const res = await fetch(`${base}${url}`, { headers: { authorization: `Bearer ${key}` } });
+    const body = await res.text();
+    if (res.status !== 200) {
+      const code = (/"code":"([a-z_]+)"/.exec(body) ?? [])[1];
+      broken.push(`${url}: ${res.status}${code ? ` ${code}` : ''}`);
+    }
+  }
+  if (broken.length)
+    throw new Error(
+      `the service is not healthy, so a fuzz run would prove nothing; fund routes that did not answer 200:\n  ${broken.join('\n  ')}`,
+    );
+}
+
+/**
+ * Starts the Worker on the chosen fund store, mints the run's keys (one of them then revoked), checks that
+ * it is healthy ({@link checkHealthy}) and builds the model from `/api/v1/openapi.json`.
+ * @throws {Error} when the Worker does not start or is not healthy (everything started is stopped)
+ */
+export async function startFuzzTarget(options: { store?: FuzzStore } = {}): Promise<FuzzTarget> {
   const persistDir = mkdtempSync(join(tmpdir(), 'fund-edge-fuzz-'));
   const mint = (fund: string) => mintKey(persistDir, ['--fund', fund, '--label', 'fuzz', '--daily-calc-limit', '100000000']);
   const keys: FuzzKeys = { sample: mint('sample-fund'), other: mint('fuzz-other-fund'), revoked: mint('sample-fund') };
@@ -81,13 +152,21 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
+  const { bindings, database } = await fundBindings(options.store ?? 'embedded');
   const log = captureWorkerLog();
-  const start = () => startWorker(persistDir, RAISED_BURST, 'error', { inspector: true });
-  let worker: TestWorker = await start().catch((err: unknown) => {
+  const start = () => startWorker(persistDir, { ...RAISED_BURST, ...bindings }, 'error', { inspector: true });
+  const fail = async (err: unknown): Promise<never> => {
     log.stop();
+    await database?.dispose();
+    rmSync(persistDir, { recursive: true, force: true });
     throw err;
-  });
+  };
+  let worker: TestWorker = await start().catch(fail);
   const doc = (await (await fetch(`${worker.base}/api/v1/openapi.json`)).json()) as Parameters<typeof buildModel>[0];
+  await checkHealthy(worker.base, doc as HealthDoc, keys.sample).catch(async (err: unknown) => {
+    await worker.dispose();
+    return fail(err);
+  });
   const target: FuzzTarget = {
     base: worker.base,
     keys,
@@ -105,6 +184,7 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
       } finally {
         log.stop();
         rmSync(persistDir, { recursive: true, force: true });
+        await database?.dispose();
       }
     },
   };

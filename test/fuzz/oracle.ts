@@ -3,7 +3,9 @@
  * "Fuzzing"), and the ones a case's generator asked for. Each broken rule is a {@link Violation} whose
  * `kind` names the rule, so that failures group into classes.
  *
- * Every answer: no 5xx but a documented 503 `upstream_unavailable`; an `X-Request-Id`; an answer within the
+ * Every answer: no 5xx at all (a 503 `upstream_unavailable` too: the run checked the service was healthy
+ * before it began, so a failing dependency is a failure; on MCP, a tool's `isError` result with a 5xx status
+ * counts the same); an `X-Request-Id`; an answer within the
  * time cap. REST successes: JSON. REST errors (and MCP refusals before JSON-RPC): problem+json whose `status` is the HTTP status
  * and whose `requestId` is the header's. MCP: well-formed JSON-RPC 2.0 answers, with the codes malformed
  * messages must get, and an array for a batch. No error carries a canary planted in the request. Fund-data
@@ -137,6 +139,15 @@ function checkRpc(c: FuzzCase, answer: FuzzAnswer, out: Violation[]): void {
       out.push({ kind: 'MCP: malformed JSON-RPC response', detail: JSON.stringify(m)?.slice(0, 160) ?? String(m) });
       continue;
     }
+    if (m.result?.isError) {
+      // A tool's error is its problem body: a 5xx there is the service failing, as on REST.
+      const problem = parseJson(String(m.result.content?.[0]?.text ?? '')) as { status?: unknown; code?: unknown } | undefined;
+      if (typeof problem?.status === 'number' && problem.status >= 500)
+        out.push({
+          kind: `MCP: a tool answered ${problem.status} ${String(problem.code)}`,
+          detail: JSON.stringify(m.result).slice(0, 160),
+        });
+    }
     if (m.error && (!isRpcCode(m.error.code) || typeof m.error.message !== 'string')) {
       out.push({ kind: 'MCP: JSON-RPC error code outside the documented set', detail: JSON.stringify(m.error).slice(0, 160) });
     }
@@ -184,12 +195,8 @@ export function judge(c: FuzzCase, answer: FuzzAnswer | Error): Violation[] {
   if (answer instanceof Error) return [{ kind: 'connection failed or reset', detail: answer.message }];
   const out: Violation[] = [];
   const head = c.request.method === 'HEAD';
-  const problem =
-    (answer.headers['content-type'] ?? '') === 'application/problem+json'
-      ? (parseJson(answer.body) as Record<string, unknown> | undefined)
-      : undefined;
 
-  if (answer.status >= 500 && !(answer.status === 503 && (head || problem?.code === 'upstream_unavailable'))) {
+  if (answer.status >= 500) {
     out.push({ kind: `HTTP ${answer.status}`, detail: answer.body.slice(0, 160) });
   }
   if (!/^[0-9a-f-]{36}$/.test(answer.headers['x-request-id'] ?? '')) out.push({ kind: 'no X-Request-Id', detail: `HTTP ${answer.status}` });
