@@ -380,7 +380,7 @@ function memoCases(): Case[] {
 }
 
 /**
- * The identity scan (docs/fund-data.md#redaction) at 500 and 5,000 investors: compiling the fund's identity
+ * The identity scan (docs/fund-data.md#what-the-scan-costs) at 500 and 5,000 investors: compiling the fund's identity
  * set (once per isolate and version of the set), the scan of the demo fund's largest answer against it
  * (`redact` of `get_nav_history?days=3660`, 67 KB of JSON; and against no identity, the step's own cost), and the whole `get_expenses?limit=500` call
  * with the set already kept (its free-text fields masked, then the scan), beside `callFundTool expenses`.
@@ -477,9 +477,17 @@ async function warmNodeInternals(): Promise<void> {
   });
   await request.json();
   new URL(request.url).searchParams.get('x');
-  const response = new Response(new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode('{}')), c.close()) }), {
-    headers: { 'content-type': 'application/json' },
-  });
+  const response = new Response(
+    new ReadableStream({
+      start: (c) => {
+        c.enqueue(new TextEncoder().encode('{}'));
+        c.close();
+      },
+    }),
+    {
+      headers: { 'content-type': 'application/json' },
+    },
+  );
   await response.text();
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();

@@ -32,7 +32,7 @@ const MASKABLE = FORBIDDEN_SHAPES.map((re) => new RegExp(re.source, `${re.flags}
 /**
  * Free text (an expense's description or category) as it may leave: every identity value of the fund
  * ({@link maskIdentities}), every forbidden shape and every account number ({@link maskAccountNumbers})
- * replaced by `[redacted]` (docs/fund-data.md#redaction).
+ * replaced by `[redacted]` (docs/fund-data.md#free-text).
  * @param identities the fund's identity values (none: only the shapes and account numbers are masked)
  */
 export function maskFreeText(text: string, identities: IdentitySet = NO_IDENTITIES): string {
@@ -48,7 +48,7 @@ const DATE_CHUNK = /^(?:\d{4}-\d{2}-\d{2}|\d{2}-\d{2}-\d{4}|(?:19|20)\d{2}(?:0[1
 const GROUPED_AMOUNT = /^\d{1,3}(?: \d{3})+$/;
 /** The patterns of {@link maskAccountNumbers} (for the tests that prove them linear). */
 export const ACCOUNT_NUMBER_PATTERNS: readonly RegExp[] = [DIGIT_RUN, DATE_CHUNK, GROUPED_AMOUNT];
-/** The fewest digits an account number has (docs/fund-data.md#redaction). */
+/** The fewest digits an account number has (docs/fund-data.md#account-numbers-in-free-text). */
 export const MIN_ACCOUNT_DIGITS = 8;
 
 /**
@@ -137,7 +137,7 @@ function wordsOf(text: string): string[] {
 /**
  * The shortest identity value the scan looks for, in letters and digits (its words joined); and the shortest
  * one made of digits only. Shorter values cannot be told from ordinary words and figures (an internal id
- * `17` is in every other amount), so they are not looked for (docs/fund-data.md#redaction).
+ * `17` is in every other amount), so they are not looked for (docs/fund-data.md#how-identity-values-are-matched).
  */
 export const MIN_IDENTITY_CHARS = 4;
 export const MIN_IDENTITY_DIGITS = 6;

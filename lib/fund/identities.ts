@@ -1,5 +1,5 @@
 /**
- * The identity sets of funds, as the redaction scans every answer against them (docs/fund-data.md#redaction):
+ * The identity sets of funds, as the redaction scans every answer against them (docs/fund-data.md#redaction-fail-closed):
  * every investor's legal name, e-mail, tax id, bank account and internal id, compiled once
  * ({@link identitySet}) and kept in the isolate by the version the store gives the set (a digest of the
  * investors' rows). Every call asks the store for the current version (`FundStore.identities`, which sends

@@ -1,5 +1,5 @@
 /**
- * The identity scan on fund data from PostgreSQL (docs/fund-data.md#redaction), against a real server (see
+ * The identity scan on fund data from PostgreSQL (docs/fund-data.md#redaction-fail-closed), against a real server (see
  * test/support/database.ts): the demo fund seeded, then an expense's description and category naming
  * investors in every way the scan catches (case, accents as stored, line breaks, JSON escapes, the words
  * written together), a ledger memo naming one, and a position's venue naming one. Proves that:

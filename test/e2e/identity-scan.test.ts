@@ -1,5 +1,5 @@
 /**
- * The identity scan end to end (docs/fund-data.md#redaction): the Worker in workerd over real HTTP, fund data
+ * The identity scan end to end (docs/fund-data.md#redaction-fail-closed): the Worker in workerd over real HTTP, fund data
  * from PostgreSQL (as test/e2e/database.test.ts runs it), the fund's newest expense naming investors in its
  * description and category in every way the scan catches (case, accents as stored, line breaks, tabs and
  * quotes that JSON escapes, a name written as one word, an e-mail, a bank account, an internal id, a tax

@@ -1,6 +1,6 @@
 /**
  * Every fund-data answer scanned against every identity value of the fund, on the embedded store
- * (docs/fund-data.md#redaction; test/db/identity-scan.test.ts holds PostgreSQL to the same, and
+ * (docs/fund-data.md#redaction-fail-closed; test/db/identity-scan.test.ts holds PostgreSQL to the same, and
  * test/e2e/identity-scan.test.ts the Worker over HTTP). The demo fund, wrapped so that its newest expense
  * names investors and one more investor with an accented name is among its identities. Proves that:
  * - an expense description or category naming an investor (though the expenses read loads no investor)

@@ -1,6 +1,6 @@
 /**
  * Investors' identity values in free text, for the identity-scan tests of both stores and of the Worker
- * (docs/fund-data.md#redaction): the text that names them in every way the scan must catch, and a check,
+ * (docs/fund-data.md#redaction-fail-closed): the text that names them in every way the scan must catch, and a check,
  * written apart from the scan, that an answer holds none of them.
  */
 import { expect } from 'vitest';
