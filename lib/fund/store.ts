@@ -76,7 +76,7 @@ export interface FundReadResult {
 
 /**
  * Every investor of a fund with the identity values the redaction scans each answer for
- * (docs/fund-data.md#redaction), and the version of that set.
+ * (docs/fund-data.md#redaction-fail-closed), and the version of that set.
  */
 export interface FundIdentities {
   /**
