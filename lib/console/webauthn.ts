@@ -78,7 +78,7 @@ export async function verifyRegistration(
   now = new Date(),
 ): Promise<Account> {
   const pending = challengeId ? await takeChallenge(kv, challengeId) : null;
-  if (!pending || pending.purpose !== 'register' || !pending.webauthnUserId) throw new PasskeyRejectedError();
+  if (pending?.purpose !== 'register' || !pending.webauthnUserId) throw new PasskeyRejectedError();
   let verification: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
     verification = await verifyRegistrationResponse({
@@ -130,7 +130,7 @@ export async function verifyAuthentication(
 ): Promise<Account> {
   const pending = challengeId ? await takeChallenge(kv, challengeId) : null;
   const credentialId = typeof (response as { id?: unknown } | null)?.id === 'string' ? (response as { id: string }).id : null;
-  if (!pending || pending.purpose !== 'login' || credentialId === null || credentialId.length > 1024) throw new PasskeyRejectedError();
+  if (pending?.purpose !== 'login' || credentialId === null || credentialId.length > 1024) throw new PasskeyRejectedError();
   const stored = await readCredential(kv, credentialId);
   if (!stored) throw new PasskeyRejectedError();
   let verification: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
