@@ -40,7 +40,7 @@ import { DashboardPage, InvitationPage, KeysCard, Layout, WelcomePage, type Quic
 import { mcpServerPaths } from '../mcp/endpoint.ts';
 import { SESSION_COOKIE, useConsolePipeline } from './pipeline.ts';
 import { csrfToken, type ConsoleEnv } from './session.ts';
-import { mountConsent } from '../oauth/consent.tsx';
+import { mountConsent } from './consent.tsx';
 
 export { csrfToken, type ConsoleEnv } from './session.ts';
 export { SESSION_COOKIE } from './pipeline.ts';
@@ -151,7 +151,7 @@ export function consoleApp(options: {
   const app = new Hono<ConsoleEnv>();
   useConsolePipeline(app, clock);
 
-  // OAuth 2.1 for the fund MCP server: the authorization page and authorized applications (lib/oauth/consent.tsx).
+  // OAuth 2.1 for the fund MCP server: the authorization page and authorized applications (lib/console/consent.tsx).
   mountConsent(app);
 
   app.get('/console.js', (c) => c.body(options.client.js, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));

@@ -17,7 +17,7 @@ import type { Clock } from '../rate-limit.ts';
 import { readSession } from './accounts.ts';
 import { consoleHostCheck, consoleOriginCheck, consoleSettings } from './config.ts';
 import { csrfToken, type ConsoleEnv } from './session.ts';
-import { oauthFormAction } from '../oauth/consent.tsx';
+import { oauthFormAction } from './consent.tsx';
 
 /** Name of the session cookie (`__Host-` prefixed when the cookie is Secure). */
 export const SESSION_COOKIE = 'fe_console_session';
@@ -74,7 +74,7 @@ export function useConsolePipeline(app: Hono<ConsoleEnv>, clock: Clock): void {
         styleSrc: ["'self'"],
         imgSrc: ["'self'"],
         connectSrc: ["'self'"],
-        // The OAuth consent form redirects to the client (lib/oauth/consent.tsx): its origin is allowed there.
+        // The OAuth consent form redirects to the client (lib/console/consent.tsx): its origin is allowed there.
         formAction: ["'self'", (c) => oauthFormAction(c)],
         baseUri: ["'none'"],
         frameAncestors: ["'none'"],

@@ -1,5 +1,5 @@
 /**
- * What the developer console's pages and the OAuth consent pages mounted on it (lib/oauth/consent.tsx) share:
+ * What the developer console's pages and the OAuth consent pages mounted on it (lib/console/consent.tsx) share:
  * the console's Hono environment and the session's CSRF token. Kept apart from the console app, which mounts
  * the consent pages, so that neither imports the other.
  */

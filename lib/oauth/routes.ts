@@ -2,7 +2,7 @@
  * The OAuth routes outside the developer console (docs/oauth.md): RFC 9728 protected resource metadata of
  * the fund MCP server (at its path), and the library's authorization server endpoints: RFC 8414
  * metadata, the token endpoint (which also revokes, RFC 7009) and dynamic client registration (RFC 7591).
- * The authorization page is the console's (lib/oauth/consent.tsx). Served locally to loopback hosts only
+ * The authorization page is the console's (lib/console/consent.tsx). Served locally to loopback hosts only
  * (421 otherwise, the DNS-rebinding guard of lib/origin.ts), like the MCP servers.
  *
  * What this module adds in front of the library (docs/oauth.md#bounds):

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../lib/app.ts';
 import { revokeAccount } from '../../lib/console/accounts.ts';
 import { REFRESH_REUSE_DESCRIPTION } from '../../lib/oauth/routes.ts';
-import { UNKNOWN_SCOPE_DESCRIPTION } from '../../lib/oauth/consent.tsx';
+import { UNKNOWN_SCOPE_DESCRIPTION } from '../../lib/console/consent.tsx';
 import { SPEC_MCP_HEADERS, specInitialize } from '../support/contract.ts';
 import {
   MCP_URL,

@@ -23,13 +23,13 @@
 import type { Context, Hono } from 'hono';
 import type { FC } from 'hono/jsx';
 import { constantTimeEqual } from '../keys.ts';
-import type { Account } from '../console/standing.ts';
-import { Layout, WelcomePage } from '../console/pages.tsx';
-import { CONSOLE_PATH } from '../console/config.ts';
-import { csrfToken, type ConsoleEnv } from '../console/session.ts';
-import { FUND_READ_SCOPE, authorizationServer } from './provider.ts';
-import { ACCOUNT_NO_FUND_DETAIL } from './resource.ts';
-import { oauthBodyTooLarge } from './routes.ts';
+import type { Account } from './standing.ts';
+import { Layout, WelcomePage } from './pages.tsx';
+import { CONSOLE_PATH } from './config.ts';
+import { csrfToken, type ConsoleEnv } from './session.ts';
+import { FUND_READ_SCOPE, authorizationServer } from '../oauth/provider.ts';
+import { ACCOUNT_NO_FUND_DETAIL } from '../oauth/resource.ts';
+import { oauthBodyTooLarge } from '../oauth/routes.ts';
 import { readBoundedForm } from '../body.ts';
 import { OAUTH_MAX_BODY_BYTES, OAUTH_MAX_FORM_FIELDS } from '../limits.ts';
 
