@@ -117,7 +117,9 @@ export async function handleModern(spec: McpServerSpec, c: Context<AppEnv>, ctx:
   const at = logContextOf(c);
   const handler = createMcpHandler(() => serverOf(spec, ctx.catalog, c, at, rawArguments), {
     legacy: 'reject',
-    responseMode: 'json',
+    // `auto` answers JSON unless a handler sends a message before its result, which these never do (`json`
+    // would say the same and log a warning on every request).
+    responseMode: 'auto',
     keepAliveMs: 0,
   });
   const headers = new Headers(c.req.raw.headers);
