@@ -16,8 +16,11 @@ import { RedactionFailedError } from '../errors.ts';
 import type { InvestorRow } from './rows.ts';
 import type { FundStore } from './store.ts';
 
-/** Identity sets kept per isolate (one per scope and fund a deployment serves; bounded anyway). */
-export const IDENTITY_SETS_KEPT = 8;
+/**
+ * Identity sets kept per isolate, the least recently used dropped first: a deployment's fund, the demo fund
+ * and room for a version or two while investor rows change (a set of 5,000 investors holds about 5 MiB).
+ */
+export const IDENTITY_SETS_KEPT = 4;
 
 /** A fund's compiled identity set, and each investor's values to check rows read later against. */
 export interface FundIdentitySet {
