@@ -325,7 +325,7 @@ const info = doc.info as JsonObject;
 const surfaces = [
   `- REST API: \`${ORIGIN}/api/v1/\`: fund data under \`/api/v1/fund/\` (GET, Bearer key), calculators under \`/api/v1/calc/\` (POST, no key).`,
   `- Public MCP server (calculators, no key): \`${ORIGIN}/api/mcp/public\`.`,
-  `- Fund MCP server (fund data, Bearer key): \`${ORIGIN}/api/mcp\`.`,
+  `- Fund MCP server (fund data; a fund key as \`Authorization: Bearer svc_dk_...\`, or OAuth 2.1 sign-in): \`${ORIGIN}/api/mcp\`.`,
   `- Demo key (reads a synthetic fund): \`${DEMO_API_KEY}\`.`,
 ].join('\n');
 
@@ -430,7 +430,7 @@ const llms = [
   '## MCP',
   '',
   `- [Public MCP server](${ORIGIN}/api/mcp/public): Streamable HTTP, one \`calc_*\` tool per calculator and \`search_docs\` over this documentation; no key`,
-  `- [Fund MCP server](${ORIGIN}/api/mcp): one read-only tool per fund-data endpoint; Bearer key`,
+  `- [Fund MCP server](${ORIGIN}/api/mcp): one read-only tool per fund-data endpoint; a fund key (\`Authorization: Bearer svc_dk_...\`) or OAuth 2.1 sign-in (the client discovers it from the 401 without a credential)`,
   '',
 ].join('\n');
 

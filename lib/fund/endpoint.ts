@@ -12,7 +12,7 @@ import type { Context } from 'hono';
 import { UnauthorizedError } from '../errors.ts';
 import type { AppEnv } from '../env.ts';
 import { FUND_READ_SCOPE, authenticate } from '../auth.ts';
-import type { Principal } from '../keys.ts';
+import { DEMO_API_KEY, type Principal } from '../keys.ts';
 import { consumeFundBurst } from '../rate-limit.ts';
 import { answerSent, operationIdOf, pascalCase, queryParams, requestSlot, type Endpoint, type Step } from '../endpoint.ts';
 import { FUND_PROBLEMS, callFundTool, type FundToolDefinition } from './definition.ts';
@@ -23,9 +23,12 @@ export const FUND_PRINCIPAL = requestSlot<Principal>('the fund caller');
 /** The store and fund the caller reads (set by {@link fundScope}). */
 export const FUND_SOURCE = requestSlot<FundSource>('the fund source');
 
-/** The detail of the 401 of a fund-data request without a credential. */
-export const FUND_NO_CREDENTIAL_DETAIL =
-  'Fund data needs a key or an OAuth access token: send "Authorization: Bearer svc_dk_..." or "Authorization: Bearer <access token>".';
+/**
+ * The detail of the 401 of a fund-data request without a credential: the three ways in, the published demo
+ * key first (a newcomer's), and where a fund key comes from (the developer console's path, which
+ * test/newcomer-messages.test.ts holds to `CONSOLE_PATH`: this layer may not import the console's module).
+ */
+export const FUND_NO_CREDENTIAL_DETAIL = `Fund data needs a credential, sent as "Authorization: Bearer <credential>": the published demo key ${DEMO_API_KEY} reads a synthetic fund; a fund key, minted in the developer console (/developers/console) once the fund's operator has invited you, or an OAuth access token of this service reads the fund.`;
 
 /**
  * The REST credential step: a fund key (the demo key included) or one of this service's OAuth access tokens
