@@ -7,6 +7,7 @@
  */
 import { html, raw } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
+import { CONSOLE_PATH } from '../console/config.ts';
 import { clientSetups, VARIANT_TITLES, type McpUrls, type SetupKeys, type SetupVariant, type Snippet } from '../mcp/clients.ts';
 
 /** The install link's label, by client. */
@@ -20,7 +21,7 @@ const INSTALL_LABEL: Record<string, string> = { cursor: 'Add to Cursor', vscode:
 function installLink(clientId: string, snippet: Snippet, label: string) {
   const id = `${clientId}:${snippet.variant}`;
   if (snippet.link) return html`<p><a class="install" data-setup-link="${id}" href="${snippet.link}">${label}</a></p>`;
-  return html`<div data-setup-install="${id}"><p class="no-link">${label} needs the key in its link: mint a key in the developer console for a one-click install, or put the entry below in the file with your key in place of svc_dk_....</p>
+  return html`<div data-setup-install="${id}"><p class="no-link">The install button needs your key in its link, so it comes with a key: mint a fund key in the <a href="${CONSOLE_PATH}">developer console</a>, whose quick starts then offer it. Or put the entry below in the file, with your key in place of <code>svc_dk_...</code>.</p>
 <p hidden><a class="install" data-setup-link="${id}">${label}</a></p></div>`;
 }
 
