@@ -8,7 +8,8 @@
  * 2. the serialized bytes that would be sent (JSON escapes read as spaces) are scanned for e-mail addresses,
  *    tax-id shapes (US SSN and EIN), IBAN-shaped bank accounts and `svc_dk_` key strings, and for every
  *    identity value of the fund (every investor's legal name, e-mail, tax id, bank account and internal id,
- *    compiled once per identity set by {@link identitySet}), by whole words in any case, in one pass.
+ *    compiled once per identity set by {@link identitySet}), by whole words in any case and with or without
+ *    accents, in one pass.
  * Any failure throws {@link RedactionFailedError}: 500 `redaction_failed`, a fixed detail and no data.
  * Free text (expense descriptions and categories) goes through {@link maskFreeText} first, which masks
  * identity values, those shapes and account numbers as `[redacted]`; the scan still runs over the result.
@@ -101,11 +102,13 @@ export const WORD_CHARACTER: RegExp = /^[\p{L}\p{M}\p{N}]$/u;
 const ASCII_WORD = Uint8Array.from({ length: 128 }, (_, c) => (WORD_CHARACTER.test(String.fromCharCode(c)) ? 1 : 0));
 
 /**
- * Calls `found(start, end)` for each word of `text` (a run of {@link WORD_CHARACTER}s), in order: one pass, a table look-up per
- * ASCII character and a test of the code point for the others.
+ * Calls `found(start, end, ascii)` for each word of `text` (a run of {@link WORD_CHARACTER}s), in order, with
+ * whether it is all ASCII: one pass, a table look-up per ASCII character and a test of the code point for
+ * the others.
  */
-function forEachWord(text: string, found: (start: number, end: number) => void): void {
+function forEachWord(text: string, found: (start: number, end: number, ascii: boolean) => void): void {
   let start = -1;
+  let ascii = true;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     let word: boolean;
@@ -117,20 +120,40 @@ function forEachWord(text: string, found: (start: number, end: number) => void):
       word = WORD_CHARACTER.test(String.fromCodePoint(cp));
     }
     if (word) {
-      if (start < 0) start = i;
+      if (start < 0) {
+        start = i;
+        ascii = true;
+      }
+      if (c >= 128) ascii = false;
     } else if (start >= 0) {
-      found(start, i);
+      found(start, i, ascii);
       start = -1;
     }
     i += width - 1;
   }
-  if (start >= 0) found(start, text.length);
+  if (start >= 0) found(start, text.length, ascii);
 }
 
-/** The lower-case words of `text`, in order. */
+/** Combining marks, dropped from a word once decomposed (NFD): `é` reads as `e`, `Å` as `a`. */
+const MARKS = /\p{M}/gu;
+
+/**
+ * A word as the scan compares it: in lower case and, when it is not all ASCII, decomposed (NFD) with its
+ * combining marks dropped, so that accents are ignored and either Unicode form of a letter matches; a word
+ * of marks alone reads as no word ('').
+ */
+function foldWord(word: string, ascii: boolean): string {
+  const lower = word.toLowerCase();
+  return ascii ? lower : lower.normalize('NFD').replace(MARKS, '');
+}
+
+/** The words of `text` as the scan compares them ({@link foldWord}), in order. */
 function wordsOf(text: string): string[] {
   const words: string[] = [];
-  forEachWord(text, (a, b) => words.push(text.slice(a, b).toLowerCase()));
+  forEachWord(text, (a, b, ascii) => {
+    const word = foldWord(text.slice(a, b), ascii);
+    if (word !== '') words.push(word);
+  });
   return words;
 }
 
@@ -143,7 +166,7 @@ export const MIN_IDENTITY_CHARS = 4;
 export const MIN_IDENTITY_DIGITS = 6;
 
 /**
- * A fund's identity values compiled for the scan: a trie of their words (lower case), so that a text is
+ * A fund's identity values compiled for the scan: a trie of their words (as {@link foldWord} reads them), so that a text is
  * scanned in one pass whatever the number of values. Plain data (maps, arrays and numbers), built once per
  * identity set and shared by every request of the isolate.
  */
@@ -248,7 +271,10 @@ function spansOf(words: readonly string[], set: IdentitySet): [number, number][]
   return spans;
 }
 
-/** True when `text` (JSON text: escapes are read as separators) contains any value of `set`, by whole words, in any case. */
+/**
+ * True when `text` (JSON text: escapes are read as separators) contains any value of `set`, by whole words,
+ * in any case and with or without accents.
+ */
 export function findIdentities(text: string, set: IdentitySet): boolean {
   if (set.values === 0) return false;
   return spansOf(wordsOf(scannableText(text)), set).length > 0;
@@ -271,10 +297,12 @@ export function maskIdentities(text: string, set: IdentitySet): string {
   const starts: number[] = [];
   const stops: number[] = [];
   const words: string[] = [];
-  forEachWord(text, (a, b) => {
+  forEachWord(text, (a, b, ascii) => {
+    const word = foldWord(text.slice(a, b), ascii);
+    if (word === '') return;
     starts.push(a);
     stops.push(b);
-    words.push(text.slice(a, b).toLowerCase());
+    words.push(word);
   });
   const spans = spansOf(words, set);
   if (spans.length === 0) return text;

@@ -178,20 +178,19 @@ describe('maskIdentities', () => {
     ['Side letter for MARGARET OKAFOR.', 'Side letter for [redacted].'],
     ['wire from margaret\r\n  okafor (inv-0042)', 'wire from [redacted] ([redacted])'],
     ['MargaretOkafor and ZOË ÅNGSTRÖM', '[redacted] and [redacted]'],
+    ['Zoe Angstrom, without the accents stored', '[redacted], without the accents stored'],
+    ['Zoe\u0308 A\u030Angstro\u0308m, decomposed (NFD)', '[redacted], decomposed (NFD)'],
     ['to "Margaret"\t"Okafor"', 'to "[redacted]"'],
   ])('masks %j', (text, masked) => {
     expect(maskIdentities(text, set)).toBe(masked);
   });
 
-  it.each([
-    'Margaret Okaforth (another word)',
-    'Okafor, Margaret (the words in another order)',
-    'Li Nash, Kali Na',
-    'INV-00421',
-    'Zoe Angstrom (without the accents stored)',
-  ])('leaves %j alone (whole words, in order, as stored)', (text) => {
-    expect(maskIdentities(text, set)).toBe(text);
-  });
+  it.each(['Margaret Okaforth (another word)', 'Okafor, Margaret (the words in another order)', 'Li Nash, Kali Na', 'INV-00421'])(
+    'leaves %j alone (whole words, in order)',
+    (text) => {
+      expect(maskIdentities(text, set)).toBe(text);
+    },
+  );
 
   it('does not look for values under 4 letters and digits, or under 6 digits alone', () => {
     expect(identitySet(['Li', 'A B', '17', '12345', 'INV-1']).values).toBe(1);
