@@ -14,8 +14,6 @@ import type { AppEnv, Env } from './env.ts';
 import type { Access, TokenVerifier } from './auth.ts';
 import type { Clock } from './rate-limit.ts';
 import { lazy, parseInput, queryStringSchema } from './validation.ts';
-import type { LocatedCalculator } from './calculators/definition.ts';
-import type { LocatedFundTool } from './fund/definition.ts';
 import { requestText } from './body.ts';
 
 /** The largest request body accepted (lib/limits.ts), re-exported where the pipeline reads it. */
@@ -37,36 +35,17 @@ export type Method = 'GET' | 'POST';
 
 /**
  * What the composition root (lib/registry.ts) hands every endpoint: the declarations the route table was
- * generated from, and what the build made of them.
+ * generated from, and what the build made of them. The calculators and fund tools (`calculators`,
+ * `fundTools`) are added by lib/catalog.ts, above the layers that declare them, so that this module, below
+ * them, imports none.
  */
 export interface Catalog {
   /** Every route, in path order (the files under `functions/`). */
   routes: readonly Route[];
-  /** Every calculator, in the path order of its file under `functions/api/v1/calc/`. */
-  calculators: readonly LocatedCalculator[];
-  /** Every fund-data tool, in the path order of its file under `functions/api/v1/fund/`. */
-  fundTools: readonly LocatedFundTool[];
   /** The MCP servers' `tools/list` entries as JSON text, computed at build time (lib/mcp/definitions.ts). */
   toolDefinitions: { public: string; fund: string };
   /** The fingerprint each embedded fund's build-time asset must carry, by fund id (scripts/build-fund.ts). */
   fundAssetFingerprints: Readonly<Record<string, string>>;
-}
-
-/**
- * The two calls the home page and the developer console show as quick starts: the fee calculator and the
- * fund overview when they are declared (else the first calculator and fund tool), at the URLs their files
- * give them, so that renaming a file moves the quick starts with it.
- */
-export function quickstartCalls(catalog: Pick<Catalog, 'calculators' | 'fundTools'>): {
-  calculator: { path: string; example: unknown } | undefined;
-  fundPath: string | undefined;
-} {
-  const calculator = catalog.calculators.find((c) => c.slug === 'fee-calculator') ?? catalog.calculators[0];
-  const fundTool = catalog.fundTools.find((t) => t.tool === 'get_fund_overview') ?? catalog.fundTools[0];
-  return {
-    calculator: calculator && { path: `/api/v1/calc/${calculator.path}`, example: calculator.example },
-    fundPath: fundTool && `/api/v1/fund/${fundTool.path}`,
-  };
 }
 
 /** What a handler gets besides Hono's context. */

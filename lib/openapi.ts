@@ -24,7 +24,7 @@ import {
 import { jsonSchema } from './json-schema.ts';
 import { SERVER_URL_MARK } from './openapi-json.ts';
 import { AUTHORIZATION_SERVER_WELL_KNOWN, AUTHORIZE_PATH, FUND_READ_SCOPE, REGISTER_PATH, TOKEN_PATH } from './oauth/provider.ts';
-import { PLAN_DAILY_CALC_LIMITS } from './console/config.ts';
+import { PLAN_DAILY_CALC_LIMITS } from './identity.ts';
 
 export { openApiDocumentSchema } from './openapi-json.ts';
 

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { listAccountKeys, listAccounts, revokeAccount, setPlan } from '../lib/console/accounts.ts';
 import { createInvitation } from '../lib/console/invitations.ts';
-import { CONSOLE_PATH, type AccountPlan } from '../lib/console/config.ts';
+import { CONSOLE_PATH, type AccountPlan } from '../lib/identity.ts';
 import { wranglerKv, type KvTarget } from './wrangler-kv.ts';
 import { inviteBase, localStateDir } from './dev-args.ts';
 

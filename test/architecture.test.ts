@@ -30,8 +30,13 @@ const LAYERS: readonly { name: string; what: string; paths: RegExp }[] = [
   },
   {
     name: 'access',
-    what: 'keys, the one authentication step, quotas (and their counters) and burst guards',
-    paths: /^lib\/(keys|auth|rate-limit|quota-counter)\.ts$/,
+    what: "keys, the one authentication step, quotas (and their counters) and burst guards; the identity facts every surface shares (the console's path, the plans)",
+    paths: /^lib\/(keys|auth|rate-limit|quota-counter|identity)\.ts$/,
+  },
+  {
+    name: 'request',
+    what: 'the request contract: what a file under functions/ exports and is handed (Endpoint, Operation, RequestContext, Catalog), the shared request steps',
+    paths: /^lib\/endpoint\.ts$/,
   },
   {
     name: 'domain',
@@ -45,13 +50,16 @@ const LAYERS: readonly { name: string; what: string; paths: RegExp }[] = [
   },
   {
     name: 'endpoint',
-    what: 'what a file under functions/ exports and is handed (Endpoint, Catalog), and the factory of each kind beside its declaration',
-    paths: /^lib\/endpoint\.ts$|^lib\/(calculators|fund)\/endpoint\.ts$/,
+    what: "the endpoint factory of each kind beside its declaration, and the catalog's declarations (lib/catalog.ts)",
+    paths: /^lib\/(calculators|fund)\/endpoint\.ts$|^lib\/catalog\.ts$/,
   },
+  { name: 'oauth', what: "OAuth 2.1: the authorization server's provider and routes, the resource server", paths: /^lib\/oauth\// },
+  { name: 'mcp', what: "the MCP servers, their framing and refusals, the clients' setups", paths: /^lib\/mcp\// },
+  { name: 'site', what: 'the home page, /docs, the llms files, the OpenAPI document', paths: /^lib\/site\/|^lib\/openapi(-json)?\.ts$/ },
   {
-    name: 'surfaces',
-    what: 'the MCP servers, OAuth, the developer console, the site, the OpenAPI document',
-    paths: /^lib\/(mcp|oauth|console|site)\/|^lib\/openapi(-json)?\.ts$/,
+    name: 'console',
+    what: 'the developer console: accounts, keys, invitations, passkeys, its pages and the OAuth consent pages',
+    paths: /^lib\/console\//,
   },
   { name: 'routes', what: 'one file per endpoint, its path the URL', paths: /^functions\// },
   {
@@ -230,12 +238,35 @@ describe('the import graph of lib/, functions/ and operator/', () => {
     expect(boundaryBreaches('lib/fund/store.ts', [{ specifier: 'pglite' }, { specifier: 'decimal.js' }])).toEqual([]);
     // The Worker's modules may not import the operator's, and the operator sits above the domain it reads.
     expect(layerOf('operator/db/seed.ts')).toBeGreaterThan(layerOf('lib/fund/tables.ts'));
-    expect(layerOf('operator/db/seed.ts')).toBeLessThan(layerOf('lib/endpoint.ts'));
+    expect(layerOf('operator/db/seed.ts')).toBeLessThan(layerOf('lib/fund/endpoint.ts'));
   });
 
   it('catches a cycle and an upward import when there is one', () => {
     expect(cycles([...graph, { from: 'lib/errors.ts', to: 'lib/log.ts' }])).toContainEqual(['lib/errors.ts', 'lib/log.ts']);
     expect(layerOf('lib/keys.ts')).toBeLessThan(layerOf('lib/console/standing.ts'));
+    // Imports that once ran upward, each now a violation: OAuth into the console, MCP into the console, the
+    // request contract into the declarations above it.
+    const upward = (from: string, to: string) => layerOf(to) > layerOf(from);
+    expect(upward('lib/oauth/routes.ts', 'lib/console/pages.tsx')).toBe(true);
+    expect(upward('lib/oauth/resource.ts', 'lib/console/session.ts')).toBe(true);
+    expect(upward('lib/mcp/refusals.ts', 'lib/console/config.ts')).toBe(true);
+    expect(upward('lib/endpoint.ts', 'lib/calculators/definition.ts')).toBe(true);
+    expect(upward('lib/endpoint.ts', 'lib/fund/definition.ts')).toBe(true);
+    expect(upward('lib/site/pages.ts', 'lib/console/config.ts')).toBe(true);
+    // The console may use OAuth, MCP's client setups and the site's sections; OAuth, MCP and the site use
+    // the identity facts (lib/identity.ts), not the console.
+    expect(upward('lib/console/consent.tsx', 'lib/oauth/provider.ts')).toBe(false);
+    expect(upward('lib/mcp/refusals.ts', 'lib/identity.ts')).toBe(false);
+  });
+
+  it("counts type-only imports: a module that only names another's types depends on it", () => {
+    // lib/catalog.ts imports nothing but types from the calculators and the fund data.
+    expect(graph).toContainEqual({ from: 'lib/catalog.ts', to: 'lib/calculators/definition.ts', dynamic: false });
+    expect(graph).toContainEqual({ from: 'lib/catalog.ts', to: 'lib/fund/definition.ts', dynamic: false });
+    const typeOnly = importsOf(parseModule("import type { A } from './a.ts';\nexport type { B } from './b.ts';\n", 'x.ts').program);
+    expect(typeOnly.map((i) => i.specifier)).toEqual(['./a.ts', './b.ts']);
+    // A cycle through a type-only import is a cycle.
+    expect(cycles([...graph, { from: 'lib/calculators/definition.ts', to: 'lib/catalog.ts' }]).flat()).toContain('lib/catalog.ts');
   });
 });
 

@@ -24,7 +24,7 @@
 import { ApiError } from '../errors.ts';
 import { release, reserve, type AtomicNamespace } from '../atomic.ts';
 import { createKey, hashKey, randomBase62, revokeRecord, type KeyAdminStore, type KeyRecord, type KeyScope } from '../keys.ts';
-import type { AccountPlan } from './config.ts';
+import type { AccountPlan } from '../identity.ts';
 import { accountName, keyUseName, readAccount, type Account, type ConsoleKv } from './standing.ts';
 
 export { type Account, activeAccount, readAccount } from './standing.ts';

@@ -16,7 +16,8 @@
 import { Hono, type Context } from 'hono';
 import { deleteCookie, getSignedCookie, setSignedCookie } from 'hono/cookie';
 import * as z from 'zod';
-import { quickstartCalls, readJsonObject, type Catalog } from '../endpoint.ts';
+import { readJsonObject, type Catalog } from '../endpoint.ts';
+import { quickstartCalls } from '../catalog.ts';
 import type { AppEnv } from '../env.ts';
 import { ApiError, RateLimitedError } from '../errors.ts';
 import { ACCOUNT_CALLER, calcCallsByDay, clientNetwork, secondsToUtcMidnight, systemClock, type Clock } from '../rate-limit.ts';
@@ -35,7 +36,8 @@ import {
   type Account,
 } from './accounts.ts';
 import { redeemInvitation, usableInvitation } from './invitations.ts';
-import { CONSOLE_PATH, planDailyCalcLimit, type ConsoleConfig } from './config.ts';
+import type { ConsoleConfig } from './config.ts';
+import { CONSOLE_PATH, planDailyCalcLimit } from '../identity.ts';
 import { DashboardPage, InvitationPage, KeysCard, Layout, WelcomePage, type QuickstartPaths } from './pages.tsx';
 import { mcpServerPaths } from '../mcp/endpoint.ts';
 import { SESSION_COOKIE, useConsolePipeline } from './pipeline.ts';

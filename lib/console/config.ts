@@ -1,25 +1,14 @@
 /**
  * The developer console's configuration, read in one place: where it is served (relying-party id and
- * origin for passkeys, cookie security), the session secret, and the plans' calculator limits. See the
- * docs/console.md.
+ * origin for passkeys, cookie security) and the session secret (docs/console.md). Its path and the plans are
+ * lib/identity.ts's, which the other surfaces share.
  */
 import { configOf } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { isLoopbackHost } from '../origin.ts';
 
-/** Account plans. The operator sets `paid` (`npm run console -- plan <account> paid`). */
-export type AccountPlan = 'free' | 'paid';
-
-/** Calculator calls per UTC day of every key of an account, by plan (the anonymous limit is 500). */
-export const PLAN_DAILY_CALC_LIMITS: Readonly<Record<AccountPlan, number>> = { free: 1_000, paid: 100_000 };
-
-/** The daily calculator limit of a plan. */
-export function planDailyCalcLimit(plan: AccountPlan): number {
-  return PLAN_DAILY_CALC_LIMITS[plan];
-}
-
-/** Where the console lives. */
-export const CONSOLE_PATH = '/developers/console';
+/** The console's path and the account plans, which every surface shares (lib/identity.ts), read here too. */
+export { CONSOLE_PATH, PLAN_DAILY_CALC_LIMITS, planDailyCalcLimit, type AccountPlan } from '../identity.ts';
 
 /** The console's view of the request's deployment. */
 export interface ConsoleConfig {

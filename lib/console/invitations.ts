@@ -8,7 +8,7 @@
 import { ApiError } from '../errors.ts';
 import { claim, type AtomicNamespace } from '../atomic.ts';
 import { hashKey, randomBase62 } from '../keys.ts';
-import type { AccountPlan } from './config.ts';
+import type { AccountPlan } from '../identity.ts';
 import { saveAccount, ttlUntil } from './accounts.ts';
 import type { Account, ConsoleKv } from './standing.ts';
 

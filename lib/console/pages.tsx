@@ -9,7 +9,7 @@ import { raw } from 'hono/html';
 import type { FC, PropsWithChildren } from 'hono/jsx';
 import type { AccountKey } from './accounts.ts';
 import type { Account } from './standing.ts';
-import { CONSOLE_PATH } from './config.ts';
+import { CONSOLE_PATH } from '../identity.ts';
 import type { DayCount } from '../rate-limit.ts';
 import type { McpUrls } from '../mcp/clients.ts';
 import { clientsSection } from '../site/clients-section.ts';

@@ -4,7 +4,7 @@
  * key loads nothing else.
  */
 import type { AccountDirectory } from '../keys.ts';
-import { planDailyCalcLimit, type AccountPlan } from './config.ts';
+import { planDailyCalcLimit, type AccountPlan } from '../identity.ts';
 
 /** A developer-console account as stored under `account:<accountId>` in the `CONSOLE` namespace. */
 export interface Account {

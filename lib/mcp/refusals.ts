@@ -25,7 +25,7 @@ import { ApiError, InsufficientScopeError, UnauthorizedError } from '../errors.t
 import type { Principal } from '../keys.ts';
 import { authenticate, presentedCredential, type Access } from '../auth.ts';
 import { publicOrigin } from '../origin.ts';
-import { CONSOLE_PATH } from '../console/config.ts';
+import { CONSOLE_PATH } from '../identity.ts';
 import { NO_CREDENTIAL_DETAIL, isAccessTokenShape, withDiscovery } from '../oauth/resource.ts';
 import { issuerOf } from '../oauth/provider.ts';
 import type { RequestContext, Step } from '../endpoint.ts';

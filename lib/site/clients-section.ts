@@ -7,7 +7,7 @@
  */
 import { html, raw } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
-import { CONSOLE_PATH } from '../console/config.ts';
+import { CONSOLE_PATH } from '../identity.ts';
 import { clientSetups, VARIANT_TITLES, type McpUrls, type SetupKeys, type SetupVariant, type Snippet } from '../mcp/clients.ts';
 
 /** The install link's label, by client. */

@@ -18,7 +18,8 @@ import { html } from 'hono/html';
 import { secureHeaders } from 'hono/secure-headers';
 import type { AppEnv } from '../env.ts';
 import { DEMO_API_KEY } from '../keys.ts';
-import { quickstartCalls, type Catalog } from '../endpoint.ts';
+import type { Catalog } from '../endpoint.ts';
+import { quickstartCalls } from '../catalog.ts';
 import { DOCS_CSS, SITE_CSS, SWAGGER_INIT_JS } from './assets.ts';
 import { originPolicy, publicOrigin } from '../origin.ts';
 import { API_INDEX_PATHS, apiIndex } from './api-index.ts';
@@ -28,7 +29,7 @@ import { REGISTRY_PATHS, serverJson } from '../mcp/server-json.ts';
 import { clientsSection } from './clients-section.ts';
 import { llmsFullTemplate } from './llms-full.ts';
 import { issuerOf } from '../oauth/provider.ts';
-import { CONSOLE_PATH } from '../console/config.ts';
+import { CONSOLE_PATH } from '../identity.ts';
 
 type Directives = Record<string, string[]>;
 

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { calcPath, fundPath } from '../support/declared.ts';
-import { PLAN_DAILY_CALC_LIMITS } from '../../lib/console/config.ts';
+import { PLAN_DAILY_CALC_LIMITS } from '../../lib/identity.ts';
 import { clientSetups, type McpUrls } from '../../lib/mcp/clients.ts';
 import { launchChromium, operatorInvite, pageWithPasskey, screenshot } from '../support/browser.ts';
 import { startWorker, type TestWorker } from '../support/worker.ts';

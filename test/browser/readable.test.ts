@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PLAN_DAILY_CALC_LIMITS } from '../../lib/console/config.ts';
+import { PLAN_DAILY_CALC_LIMITS } from '../../lib/identity.ts';
 import { KEY_PLACEHOLDER } from '../../lib/mcp/clients.ts';
 import { launchChromium, pageWithPasskey, screenshot } from '../support/browser.ts';
 import { clipped, lowContrast } from '../support/page-audit.ts';
@@ -26,7 +26,12 @@ let browser: Browser;
 let origin: string;
 
 beforeAll(async () => {
-  [worker, browser] = await Promise.all([startWorker(persistDir), launchChromium()]);
+  // A session secret of its own: without one each isolate makes a random secret, and a session would end
+  // whenever workerd answered from a new isolate.
+  [worker, browser] = await Promise.all([
+    startWorker(persistDir, { CONSOLE_SESSION_SECRET: { type: 'plain_text', value: 'readable-pages-test-session-secret-0123456789' } }),
+    launchChromium(),
+  ]);
   origin = worker.base.replace('127.0.0.1', 'localhost');
 });
 
@@ -163,6 +168,12 @@ describe.each(WIDTHS)('pages at %s width (%i px)', (label, width) => {
       }
       expect(focused).toMatch(/^\d{4}-\d\d-\d\d: 13 calculator calls$/);
       await expect.poll(() => page.locator('figure.usage .readout').textContent()).toMatch(/13 calculator calls/);
+      // The arrow keys move to the day before, which the read-out then gives.
+      await page.keyboard.press('ArrowLeft');
+      expect(await page.evaluate<string>(`document.activeElement?.getAttribute('aria-label') ?? ''`)).toMatch(/: 0 calculator calls$/);
+      await expect
+        .poll(() => page.locator('figure.usage .readout').textContent())
+        .toMatch(/: 0 calculator calls \(0 % of the daily limit\)/);
       const aria = await chart.ariaSnapshot();
       expect(aria).toContain('13 calculator calls');
       expect(aria).toMatch(new RegExp(`limit ${limit}`));

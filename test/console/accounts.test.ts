@@ -26,8 +26,8 @@ import {
   consoleSettings,
   ConsoleHostError,
   ConsoleNotConfiguredError,
-  PLAN_DAILY_CALC_LIMITS,
 } from '../../lib/console/config.ts';
+import { PLAN_DAILY_CALC_LIMITS } from '../../lib/identity.ts';
 import { KEY_USE_NOTE_INTERVAL_MS, consoleAccounts, noteKeyUse } from '../../lib/console/standing.ts';
 import { createKey } from '../../lib/keys.ts';
 import { authenticate } from '../../lib/auth.ts';

@@ -10,7 +10,7 @@ import { createApp } from '../../lib/app.ts';
 import { createAccount, createSession, revokeAccount, SESSION_TTL_SECONDS } from '../../lib/console/accounts.ts';
 import { createInvitation } from '../../lib/console/invitations.ts';
 import { csrfToken, SESSION_COOKIE } from '../../lib/console/app.tsx';
-import { PLAN_DAILY_CALC_LIMITS } from '../../lib/console/config.ts';
+import { PLAN_DAILY_CALC_LIMITS } from '../../lib/identity.ts';
 import { fakeEnv, FakeBurst, type MemoryKv } from '../support/fakes.ts';
 import { expectProblem } from '../support/problems.ts';
 import { take } from '../../lib/atomic.ts';

@@ -13,7 +13,7 @@ import { MAX_CSV_ROWS } from '../../lib/csv.ts';
 import { DEFAULT_KEY_DAILY_CALC_LIMIT } from '../../lib/keys.ts';
 import { createApp } from '../../lib/app.ts';
 import { MAX_ACTIVE_KEYS_PER_ACCOUNT } from '../../lib/console/accounts.ts';
-import { PLAN_DAILY_CALC_LIMITS } from '../../lib/console/config.ts';
+import { PLAN_DAILY_CALC_LIMITS } from '../../lib/identity.ts';
 import { fakeEnv } from '../support/fakes.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
