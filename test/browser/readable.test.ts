@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { calcPath } from '../support/declared.ts';
 import { PLAN_DAILY_CALC_LIMITS } from '../../lib/identity.ts';
 import { KEY_PLACEHOLDER } from '../../lib/mcp/clients.ts';
 import { launchChromium, pageWithPasskey, screenshot } from '../support/browser.ts';
@@ -138,7 +139,7 @@ describe.each(WIDTHS)('pages at %s width (%i px)', (label, width) => {
         .toMatch(/^svc_dk_/);
       const key = (await page.getByTestId('new-key').textContent())!;
       const call = (body: string) =>
-        fetch(`${worker.base}/api/v1/calc/fee-calculator`, {
+        fetch(`${worker.base}${calcPath('fee-calculator')}`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'cf-connecting-ip': '203.0.113.7' },
           body,
