@@ -13,6 +13,7 @@
  *   the home page and the console show them), Claude Code's in the README and every client's in docs/mcp.md,
  *   for `npm run dev`'s URLs from the route table;
  * - `docs/console.md` `console-key-call`: the first call with a console key (the fee calculator's URL);
+ * - `docs/oauth.md` `oauth-fund-call`: a fund-data call with an OAuth access token (the fund overview's URL);
  * - `docs/fund-data.md` `fund-examples`: a call of every fund-data endpoint on its declared example;
  * - `docs/fund-data.md` `fund-parameters`: every fund-data path and its query parameters (default and bounds
  *   from the schema);
@@ -168,6 +169,12 @@ export function consoleKeyCall(): string {
   ].join('\n');
 }
 
+/** A fund-data call with an OAuth access token: the fund overview (else the first fund tool) at its file's URL. */
+export function oauthFundCall(): string {
+  const fund = FUND_TOOLS.find((t) => t.tool === 'get_fund_overview') ?? FUND_TOOLS[0]!;
+  return ['```sh', `curl -s http://127.0.0.1:8787/api/v1/fund/${fund.path} -H "Authorization: Bearer $ACCESS_TOKEN"`, '```'].join('\n');
+}
+
 /** The MCP servers under `npm run dev`, at the paths of the route table. */
 function devMcpUrls(): McpUrls {
   const paths = mcpServerPaths(ROUTES);
@@ -200,6 +207,7 @@ export function docSections(): Record<string, Record<string, string>> {
     'README.md': { quickstart: quickstart(), 'mcp-servers': mcpServersTable(), 'mcp-clients': mcpClientsShort() },
     'docs/mcp.md': { 'mcp-clients': mcpClients() },
     'docs/console.md': { 'console-key-call': consoleKeyCall() },
+    'docs/oauth.md': { 'oauth-fund-call': oauthFundCall() },
     'docs/fund-data.md': { 'fund-examples': fundExamples(), 'fund-parameters': fundParametersTable() },
     'docs/import.md': { 'import-columns': columnTables() },
   };

@@ -749,8 +749,8 @@ describe('fail closed on a faulty store', () => {
         note: 'contact ops@northstar.example.com',
       }),
     };
-    const app = createApp({ routes: [{ path: '/api/v1/fund/positions', endpoint: fundEndpoint(leaky) }] });
-    const res = await app.request('/api/v1/fund/positions', { headers: { authorization: `Bearer ${DEMO_API_KEY}` } }, fakeEnv().env);
+    const app = createApp({ routes: [{ path: fundPath('get_positions'), endpoint: fundEndpoint(leaky) }] });
+    const res = await app.request(fundPath('get_positions'), { headers: { authorization: `Bearer ${DEMO_API_KEY}` } }, fakeEnv().env);
     expect(res.status).toBe(500);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
     const text = await res.text();

@@ -12,6 +12,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { calcPath } from '../support/declared.ts';
 import { MAX_BODY_BYTES, OAUTH_TOKEN_BURST_LIMIT } from '../../lib/limits.ts';
 import { operatorInvite } from '../support/browser.ts';
 import { ConsoleClient } from '../support/console-client.ts';
@@ -127,7 +128,7 @@ describe('a chunked body over the cap (workerd)', () => {
   it('is refused 413 every time, the next request on the connection is served, and nothing is logged as uncaught', async () => {
     log.clear();
     const answers: (number | string)[] = [];
-    for (const path of ['/api/v1/calc/fee-calculator', '/api/mcp/public', '/developers/console/api/keys', '/oauth/register']) {
+    for (const path of [calcPath('fee-calculator'), '/api/mcp/public', '/developers/console/api/keys', '/oauth/register']) {
       for (let i = 0; i < 6; i++) {
         const chunks = Math.ceil(MAX_BODY_BYTES / (64 * 1024)) + 1 + (i % 4);
         try {
