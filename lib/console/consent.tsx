@@ -30,6 +30,7 @@ import { csrfToken, type ConsoleEnv } from './session.ts';
 import { FUND_READ_SCOPE, authorizationServer } from '../oauth/provider.ts';
 import { ACCOUNT_NO_FUND_DETAIL } from '../oauth/resource.ts';
 import { oauthBodyTooLarge } from '../oauth/routes.ts';
+import { metadataUrlRefusal } from '../oauth/cimd.ts';
 import { readBoundedForm } from '../body.ts';
 import { OAUTH_MAX_BODY_BYTES, OAUTH_MAX_FORM_FIELDS } from '../limits.ts';
 
@@ -50,9 +51,15 @@ export const UNKNOWN_SCOPE_DESCRIPTION = `This server grants only the "${FUND_RE
 
 type ConsoleContext = Context<ConsoleEnv>;
 
+/** The sentence of an authorization request whose client metadata document could not be fetched or used. */
+export const CIMD_UNUSABLE =
+  "The application's metadata document (its client id) could not be used: it must be a JSON document of at most 5 KiB, served within 10 seconds, naming its own URL as client_id, a client_name and the redirect URIs.";
+
 /** The consent page. */
 export const ConsentPage: FC<{
   clientName: string;
+  /** The host of the client's metadata document, for a client identified by one (its name is its owner's word, the host is verified). */
+  clientDomain?: string | undefined;
   redirectHost: string;
   redirectIsLoopback: boolean;
   scopes: string[];
@@ -67,7 +74,14 @@ export const ConsentPage: FC<{
       <h2 id="consent-h">
         <span id="client-name">{p.clientName}</span> asks to connect to the fund MCP server
       </h2>
-      <p>The application registered itself; its name is not verified.</p>
+      {p.clientDomain ? (
+        <p>
+          The application is identified by its metadata document at <strong id="client-domain">{p.clientDomain}</strong>; its name is what
+          that document says.
+        </p>
+      ) : (
+        <p>The application registered itself; its name is not verified.</p>
+      )}
       <p>
         Access will be sent to <strong id="redirect-host">{p.redirectHost}</strong>.
       </p>
@@ -224,8 +238,11 @@ export function mountConsent(app: Hono<ConsoleEnv>): void {
  * `invalid_scope`; then, signed in, the consent page (with the library's consent cookie), else the sign-in.
  */
 async function showConsent(c: ConsoleContext): Promise<Response> {
-  const { AuthorizationError, authorizationErrorRedirect } = await import('@cloudflare/workers-oauth-provider');
+  const { AuthorizationError, CimdFetchError, authorizationErrorRedirect } = await import('@cloudflare/workers-oauth-provider');
   const oauth = (await authorizationServer(c)).getOAuthApi(c.env);
+  // A client id naming a metadata document on an address that is not public is never fetched (lib/oauth/cimd.ts).
+  const refused = metadataUrlRefusal(c.req.query('client_id') ?? '');
+  if (refused) return c.html(<ProblemPage title="This authorization request is not valid" text={refused} />, 400);
   let request: Awaited<ReturnType<typeof oauth.parseAuthRequest>>;
   try {
     request = await oauth.parseAuthRequest(c.req.raw);
@@ -234,6 +251,10 @@ async function showConsent(c: ConsoleContext): Promise<Response> {
       if (err.redirectTo) return c.redirect(err.redirectTo, 302);
       return c.html(<ProblemPage title="This authorization request is not valid" text={err.description} />, 400);
     }
+    // The client's metadata document could not be fetched or used (too large, too slow, not JSON, not valid,
+    // not its own client id): shown here, never redirected, and its reason never quoted (it may quote the document).
+    if (err instanceof CimdFetchError)
+      return c.html(<ProblemPage title="This authorization request is not valid" text={CIMD_UNUSABLE} />, 400);
     throw err;
   }
   if (!request.scope.every((s) => REQUESTABLE_SCOPES.has(s))) {
@@ -247,6 +268,7 @@ async function showConsent(c: ConsoleContext): Promise<Response> {
   const html = await c.html(
     <ConsentPage
       clientName={details.clientName}
+      clientDomain={details.clientDomain}
       redirectHost={hostOf(request.redirectUri)}
       redirectIsLoopback={details.redirectIsLoopback}
       scopes={[...GRANTED_SCOPES]}

@@ -111,8 +111,11 @@ export async function authorizationServer(c: { env: Env; req: { url: string } })
       scopesSupported: [FUND_READ_SCOPE],
       accessTokenTTL: lifetimes.accessTokenTTL,
       refreshTokenTTL: lifetimes.refreshTokenTTL,
-      // Client ID Metadata Documents need outbound fetches of client-chosen URLs: not enabled (DCR serves).
-      clientIdMetadataDocumentEnabled: false,
+      // Client ID Metadata Documents: a client identified by the https URL of its document needs no
+      // registration (dynamic registration stays, the fallback). The library bounds the fetch; the runtime's
+      // global_fetch_strictly_public flag (wrangler.toml) keeps it to public addresses, and lib/oauth/cimd.ts
+      // refuses a URL written with an address or name that is not public before it is fetched.
+      clientIdMetadataDocumentEnabled: true,
       // Refresh-token reuse detection, once the library has authenticated the client and found the grant.
       tokenExchangeCallback: refreshTokenCheck,
     });

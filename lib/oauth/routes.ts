@@ -46,6 +46,7 @@ import {
 import { originPolicy, checkHostAndOrigin, requestHost } from '../origin.ts';
 import { BURST_PERIOD_SECONDS, burstHeaders, clientNetwork, secondsToUtcMidnight } from '../rate-limit.ts';
 import { pointerToken } from '../validation.ts';
+import { metadataUrlRefusal } from './cimd.ts';
 import {
   AUTHORIZATION_SERVER_WELL_KNOWN,
   MCP_RESOURCE_PATH,
@@ -217,6 +218,9 @@ async function authorizationServerAnswer(c: Context<AppEnv>, path: string): Prom
   const form = (incoming.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase() === 'application/x-www-form-urlencoded';
   if (path === TOKEN_PATH && form) {
     const { text, form: fields } = await readBoundedForm(incoming, OAUTH_MAX_BODY_BYTES, OAUTH_MAX_FORM_FIELDS, oauthBodyTooLarge);
+    // A client id naming a metadata document on an address that is not public is never fetched (lib/oauth/cimd.ts).
+    const refused = metadataUrlRefusal(fields.get('client_id') ?? '');
+    if (refused) return oauthError('invalid_client', refused);
     return tokenRequest(c, new Request(target, { method: 'POST', headers, body: text }), fields);
   }
   const bytes = await readBoundedBody(incoming, OAUTH_MAX_BODY_BYTES, oauthBodyTooLarge);
