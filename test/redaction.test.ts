@@ -16,7 +16,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import * as z from 'zod';
-import { createApp } from '../lib/app.ts';
+import { createApp } from '../lib/service.ts';
 import { ApiError, NotFoundError, RedactionFailedError, problemResponse } from '../lib/errors.ts';
 import { createKey, DEMO_API_KEY, generateKey } from '../lib/keys.ts';
 import {
@@ -543,13 +543,13 @@ describe('fail closed on a faulty store', () => {
     const store = faultyStore({
       read: (r) => ({ ...r, positions: r.positions.map((p, i) => (i === 0 ? { ...p, traderNote: 'call Margaret re: margin' } : p)) }),
     });
-    for (const path of ['get_positions', 'get_portfolio_breakdown', 'get_exposure', 'get_value_at_risk']) {
+    for (const path of ['get_positions', 'get_portfolio_breakdown', 'get_exposure']) {
       await expectRedactionFailed(await rejectionOf(call(path, store)), ['traderNote', 'Margaret']);
     }
     await expectRedactionFailed(await rejectionOf(call('get_pnl_attribution', store, { date: '2026-10-30' })), ['traderNote']);
   });
 
-  it('(1b) a row of summed positions or of summed ledger lines with an extra field', async () => {
+  it('(1b) a row of summed positions, of summed ledger lines or of VaR moments with an extra field', async () => {
     const sums = faultyStore({
       read: (r) => ({ ...r, positionSums: r.positionSums.map((p, i) => (i === 0 ? { ...p, traderNote: 'call Margaret re: margin' } : p)) }),
     });
@@ -561,6 +561,11 @@ describe('fail closed on a faulty store', () => {
       }),
     });
     await expectRedactionFailed(await rejectionOf(call('get_trial_balance', balances)), ['memo', 'GB82WEST12345698765432']);
+    // VaR reads its moments, not the positions: a moments row with an extra field fails the same way.
+    const moments = faultyStore({
+      read: (r) => ({ ...r, varMoments: r.varMoments.map((m, i) => (i === 0 ? { ...m, traderNote: 'call Margaret re: margin' } : m)) }),
+    });
+    await expectRedactionFailed(await rejectionOf(call('get_value_at_risk', moments)), ['traderNote', 'Margaret']);
   });
 
   it('(2) a paper-book row among the positions', async () => {
@@ -572,7 +577,7 @@ describe('fail closed on a faulty store', () => {
           : r.positions,
       }),
     });
-    for (const path of ['get_positions', 'get_portfolio_breakdown', 'get_exposure', 'get_value_at_risk']) {
+    for (const path of ['get_positions', 'get_portfolio_breakdown', 'get_exposure']) {
       await expectRedactionFailed(await rejectionOf(call(path, store)), ['PEPE', 'Hyperliquid']);
     }
   });

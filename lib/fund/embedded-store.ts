@@ -23,6 +23,7 @@ import type { PositionRow, PositionSumRow } from './rows.ts';
 import { centsOf, moneyOfCents } from '../decimal.ts';
 import { CASH_CLASSES } from './analytics/holdings.ts';
 import { addDays } from './analytics/runs.ts';
+import { varMoments } from './analytics/var.ts';
 import { SyntheticFund, simulateFund, type SyntheticFundSpec } from './synthetic.ts';
 import { simulateParts } from './synthetic/simulate.ts';
 import { FundAssetError, capitalAssetPath, decodeCapital, decodeFund, fundAssetPath } from './synthetic/codec.ts';
@@ -296,6 +297,11 @@ function storeOver(
         for (const date of request.positionSums.navDates) out.positionSums.push(...positionSums(livePositions(p, date)));
       }
       if (request.prices) out.prices = riskyCloses(p, request.prices);
+      if (request.varMoments) {
+        const { heldAt, through, returns, method } = request.varMoments;
+        const closes = riskyCloses(p, { heldAt, through, closes: returns + 1 });
+        out.varMoments = varMoments(through, livePositions(p, heldAt), closes, returns, method);
+      }
       if (request.ledger || request.balances) out.accounts = head.accounts.slice();
       if (request.ledger) out.ledger = p.fund.ledgerLinesBetween(request.ledger.after, request.ledger.through);
       if (request.balances) out.balances = p.fund.balancesThrough(request.balances.through);

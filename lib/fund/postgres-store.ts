@@ -14,6 +14,7 @@ import type { SqlClient } from '../db/client.ts';
 import type { FundIdentities, FundIndex, FundReadRequest, FundReadResult, FundStore } from './store.ts';
 import { emptyRead } from './store.ts';
 import { CASH_CLASSES } from './analytics/holdings.ts';
+import { varMomentsOfSeries } from './analytics/var.ts';
 import {
   ACCOUNT_BALANCES,
   ACCOUNTS,
@@ -71,14 +72,18 @@ const POSITION_SUMS_SQL = (dates: string) => `
   WHERE s.fund_id = $1 AND s.nav_date = ANY(${dates})`;
 
 /**
- * The held risky assets' closes on the last `closes` dates on which all of them have one. Each asset's
- * newest `scan` closes are read backwards along the primary key; only when they hold too few complete dates
- * and some asset had more (a young fund's whole history is read at once) is the whole history read instead.
+ * The CTEs that find the held risky assets' closes (`held`, then `candidates` and `dates`: the last `closes`
+ * dates on which all of them have one). Each asset's newest `scan` (= `closes`) closes are read backwards
+ * along the primary key, which is exact when the assets share a price calendar (daily or weekdays); only
+ * when they hold too few complete dates (calendars that differ) and some asset had more (a young fund's
+ * whole history is read at once) is the whole history read instead. `held` has one row per asset and its
+ * exposure `e`: the sum of its live market values as the nearest double.
  */
-const PRICES_SQL = (heldAt: string, through: string, closes: string, scan: string, cash: string) => `
-  WITH held AS (
-    SELECT DISTINCT p.asset FROM positions p
-    WHERE p.fund_id = $1 AND p.book = 'live' AND p.nav_date = ${heldAt} AND p.asset_class <> ALL(${cash})),
+const CLOSES_CTES = (heldAt: string, through: string, closes: string, scan: string, cash: string) => `
+  held AS (
+    SELECT p.asset, SUM(p.market_value)::float8 AS e FROM positions p
+    WHERE p.fund_id = $1 AND p.book = 'live' AND p.nav_date = ${heldAt} AND p.asset_class <> ALL(${cash})
+    GROUP BY p.asset),
   recent AS (
     SELECT h.asset, y.price_date, y.price FROM held h CROSS JOIN LATERAL (
       SELECT z.price_date, z.price FROM prices z
@@ -94,11 +99,29 @@ const PRICES_SQL = (heldAt: string, through: string, closes: string, scan: strin
     WHERE (SELECT whole FROM again) AND z.fund_id = $1 AND z.price_date <= ${through}),
   dates AS (
     SELECT c.price_date FROM candidates c GROUP BY c.price_date HAVING count(*) = (SELECT count(*) FROM held)
-    ORDER BY c.price_date DESC LIMIT ${closes})
+    ORDER BY c.price_date DESC LIMIT ${closes})`;
+
+/** The held risky assets' closes on the last `closes` dates on which all of them have one ({@link CLOSES_CTES}). */
+const PRICES_SQL = (ctes: string) => `
+  WITH ${ctes}
   SELECT json_agg(json_build_object(${jsonFields(PRICES, 'x')})
     ORDER BY x.asset, x.price_date)
   FROM candidates x
   WHERE x.price_date IN (SELECT d.price_date FROM dates d)`;
+
+/**
+ * What VaR's moments are computed from, compactly: per held risky asset, its exposure (the nearest double of
+ * its exact sum) and its closes as doubles on the common dates, oldest first, as one JSON array (a twelfth
+ * of the bytes of a row per close). `read` turns them into `varMoments` rows with the analytics' own code
+ * (`varMomentsOfSeries`), so both stores give the same bits.
+ */
+const VAR_SERIES_SQL = (ctes: string) => `
+  WITH ${ctes}
+  SELECT json_agg(json_build_object('asset', g.asset, 'exposure', h.e, 'closes', g.closes) ORDER BY g.asset)
+  FROM (
+    SELECT c.asset, json_agg(c.price::float8 ORDER BY c.price_date) AS closes FROM candidates c
+    WHERE c.price_date IN (SELECT d.price_date FROM dates d) GROUP BY c.asset) g
+  JOIN held h ON h.asset = g.asset`;
 
 const ACCOUNTS_SQL = `
   SELECT json_agg(json_build_object(${jsonFields(ACCOUNTS, 'a')}) ORDER BY a.code)
@@ -143,9 +166,6 @@ const IDENTITIES_SQL = `
   SELECT v.version, CASE WHEN v.version <> ALL($2::text[]) THEN COALESCE((${INVESTORS_SQL}), '[]'::json) END AS investors
   FROM v`;
 
-/** Closes read per asset first, per close asked for: a weekday calendar needs 7/5; a third more for holidays. */
-const DAYS_PER_CLOSE = 1.5;
-
 /**
  * Builds the one statement of a batched read: a JSON object with a member per requested part. Only fixed
  * SQL fragments are concatenated; every value is a `$n` parameter.
@@ -162,20 +182,16 @@ export function readStatement(fundId: string, request: FundReadRequest): { text:
 
   if (request.positions) part('positions', POSITIONS_SQL(param(request.positions.navDates, 'date[]')));
   if (request.positionSums) part('positionSums', POSITION_SUMS_SQL(param(request.positionSums.navDates, 'date[]')));
-  if (request.prices) {
-    const { heldAt, through, closes } = request.prices;
-    const scan = Math.ceil(closes * DAYS_PER_CLOSE) + 10;
-    part(
-      'prices',
-      PRICES_SQL(
-        param(heldAt, 'date'),
-        param(through, 'date'),
-        param(closes, 'int'),
-        param(scan, 'int'),
-        param([...CASH_CLASSES], 'text[]'),
-      ),
+  const closesCtes = ({ heldAt, through }: { heldAt: string; through: string }, closes: number) =>
+    CLOSES_CTES(
+      param(heldAt, 'date'),
+      param(through, 'date'),
+      param(closes, 'int'),
+      param(closes, 'int'),
+      param([...CASH_CLASSES], 'text[]'),
     );
-  }
+  if (request.prices) part('prices', PRICES_SQL(closesCtes(request.prices, request.prices.closes)));
+  if (request.varMoments) part('varMoments', VAR_SERIES_SQL(closesCtes(request.varMoments, request.varMoments.returns + 1)));
   if (request.ledger || request.balances) part('accounts', ACCOUNTS_SQL);
   if (request.ledger) part('ledger', LEDGER_SQL(param(request.ledger.after, 'date'), param(request.ledger.through, 'date')));
   if (request.balances) part('balances', BALANCES_SQL(param(request.balances.through, 'date')));
@@ -206,7 +222,12 @@ export function postgresStore(db: SqlClient): FundStore {
       const { text, params } = readStatement(fundId, request);
       if (params.length === 1) return out;
       const { rows } = await db.query<{ result: Partial<FundReadResult> }>(text, params);
-      return { ...out, ...rows[0]?.result };
+      const result = { ...out, ...rows[0]?.result };
+      if (request.varMoments) {
+        const series = result.varMoments as unknown as { asset: string; exposure: number; closes: number[] }[];
+        result.varMoments = varMomentsOfSeries(series, request.varMoments.returns, request.varMoments.method);
+      }
+      return result;
     },
     async identities(fundId, known = []) {
       // The version the index statement read, when the caller holds that set: no round trip.

@@ -25,6 +25,7 @@ import {
   type RowOf,
   SHARE_CLASSES,
   type Table,
+  VAR_MOMENTS,
 } from './tables.ts';
 
 export {
@@ -58,6 +59,8 @@ export type PositionRow = RowOf<typeof POSITIONS>;
 export type PositionSumRow = RowOf<typeof POSITION_SUMS>;
 /** A daily closing price of an asset in the base currency. */
 export type PriceRow = RowOf<typeof PRICES>;
+/** VaR's moments for one held asset (see `VAR_MOMENTS` in lib/fund/tables.ts). */
+export type VarMomentRow = RowOf<typeof VAR_MOMENTS>;
 /** An account of the chart of accounts. */
 export type AccountRow = RowOf<typeof ACCOUNTS>;
 /**
@@ -90,6 +93,7 @@ export interface RowKinds {
   positions: PositionRow;
   positionSums: PositionSumRow;
   prices: PriceRow;
+  varMoments: VarMomentRow;
   accounts: AccountRow;
   ledger: LedgerLineRow;
   balances: AccountBalanceRow;
@@ -106,6 +110,7 @@ export const ROW_TABLES: { [K in keyof RowKinds]: readonly Table[] } = {
   positions: [POSITIONS],
   positionSums: [POSITION_SUMS],
   prices: [PRICES],
+  varMoments: [VAR_MOMENTS],
   accounts: [ACCOUNTS],
   ledger: [LEDGER_LINES],
   balances: [ACCOUNT_BALANCES],

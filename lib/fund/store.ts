@@ -21,6 +21,7 @@ import type {
   PositionSumRow,
   PriceRow,
   ShareClassRow,
+  VarMomentRow,
 } from './rows.ts';
 import { guardRows } from './rows.ts';
 import { RedactionFailedError } from '../errors.ts';
@@ -48,6 +49,12 @@ export interface FundReadRequest {
    * sparse the price calendar), by asset then date. Fewer dates when the history holds fewer.
    */
   prices?: { heldAt: string; through: string; closes: number };
+  /**
+   * VaR's moments over the last `returns` daily returns of the same closes as `prices` (the dates every held
+   * risky asset has a close), by `method` (lib/fund/analytics/var.ts): one row per held risky asset, by
+   * asset. What VaR reads instead of the closes themselves (a year of 500 assets' closes is 10 MB of rows).
+   */
+  varMoments?: { heldAt: string; through: string; returns: number; method: 'sample' | 'ewma' };
   /** The chart of accounts and the ledger lines dated after `after` (exclusive; null: from the start) through `through`. */
   ledger?: { after: string | null; through: string };
   /**
@@ -66,6 +73,7 @@ export interface FundReadResult {
   positions: PositionRow[];
   positionSums: PositionSumRow[];
   prices: PriceRow[];
+  varMoments: VarMomentRow[];
   accounts: AccountRow[];
   ledger: LedgerLineRow[];
   balances: AccountBalanceRow[];
@@ -123,6 +131,7 @@ export function emptyRead(): FundReadResult {
     positions: [],
     positionSums: [],
     prices: [],
+    varMoments: [],
     accounts: [],
     ledger: [],
     balances: [],
@@ -152,6 +161,7 @@ export function guardedStore(store: FundStore): FundStore {
       guardRows('positions', result.positions);
       guardRows('positionSums', result.positionSums);
       guardRows('prices', result.prices);
+      guardRows('varMoments', result.varMoments);
       guardRows('accounts', result.accounts);
       guardRows('ledger', result.ledger);
       guardRows('balances', result.balances);

@@ -291,6 +291,23 @@ export const POSITION_SUMS = {
   },
 } as const satisfies Table;
 
+/**
+ * Not a stored table: the `varMoments` part of a store read, one row per held asset with price risk, made
+ * where the closes are (lib/fund/analytics/var.ts gives the formulas; the Postgres store computes them in
+ * SQL with the same IEEE operations in the same order): the returns used (`observations`), the portfolio's
+ * daily P&L variance and the asset's covariance with it, each the shortest text of an IEEE double (`"0"`
+ * below two returns).
+ */
+export const VAR_MOMENTS = {
+  table: PRICES.table,
+  columns: {
+    asset: PRICES.columns.asset,
+    observations: integer('observations'),
+    variance: text('variance'),
+    covariance: text('covariance'),
+  },
+} as const satisfies Table;
+
 /** The derived tables: written only by `fund_derive()` in the database, never from a bundle or a seed's rows. */
 export const DERIVED_TABLES = [LEDGER_BALANCES, RUN_POSITION_SUMS] as const satisfies readonly Table[];
 

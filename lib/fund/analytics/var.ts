@@ -13,9 +13,9 @@
  * IEEE doubles; money is rounded half-up to cents at the end, components by largest remainder so that they
  * sum exactly to the rounded VaR.
  */
-import { D, dec, moneyOfCents, percentOf, toMoney } from '../../decimal.ts';
+import { D, addCents, centsOf, dec, moneyOfCents, percentOf, toMoney, type Dec } from '../../decimal.ts';
 import { NotUsableError } from '../../errors.ts';
-import type { NavRunRow, PositionRow, PriceRow } from '../rows.ts';
+import type { NavRunRow, PositionRow, PriceRow, VarMomentRow } from '../rows.ts';
 import { CASH_CLASSES } from './holdings.ts';
 import { navOf } from './runs.ts';
 
@@ -46,13 +46,23 @@ function allocateCents(totalCents: number, shares: readonly number[]): number[] 
   return floors;
 }
 
-/** Exposure per risky asset: Σ market value of its live positions (shorts negative); cash and stablecoins left out. */
+/**
+ * Exposure per risky asset: Σ market value of its live positions (shorts negative), summed exactly (integer
+ * cents, or decimal.js for other shapes) and then taken as the nearest double, as SQL's `SUM(numeric)::float8`
+ * gives it; cash and stablecoins left out.
+ */
 function exposureByAsset(positions: readonly PositionRow[]): Map<string, number> {
-  const exposure = new Map<string, number>();
+  const cents = new Map<string, number | null>();
+  const exact = new Map<string, Dec>();
   for (const p of positions) {
     if (CASH_CLASSES.has(p.assetClass)) continue;
-    exposure.set(p.asset, (exposure.get(p.asset) ?? 0) + Number(p.marketValue));
+    const c = centsOf(p.marketValue);
+    const sum = cents.has(p.asset) ? cents.get(p.asset)! : 0;
+    cents.set(p.asset, c === null || sum === null ? null : addCents(sum, c));
+    exact.set(p.asset, (exact.get(p.asset) ?? new D(0)).plus(p.marketValue));
   }
+  const exposure = new Map<string, number>();
+  for (const [asset, c] of cents) exposure.set(asset, c === null ? Number(exact.get(asset)!.toString()) : Number(moneyOfCents(c)));
   return exposure;
 }
 
@@ -140,7 +150,7 @@ function moments(x: readonly number[][], xp: readonly number[], n: number, metho
   if (method === 'sample') {
     const mean = (v: readonly number[]) => v.reduce((s, y) => s + y, 0) / n;
     const mp = mean(xp);
-    for (let t = 0; t < n; t++) variance += (xp[t]! - mp) ** 2;
+    for (let t = 0; t < n; t++) variance += (xp[t]! - mp) * (xp[t]! - mp);
     variance /= n - 1;
     x.forEach((row, i) => {
       const m = mean(row);
@@ -150,15 +160,14 @@ function moments(x: readonly number[][], xp: readonly number[], n: number, metho
     });
     return { variance, cov };
   }
+  const byAge = ewmaWeights(n);
   const weights = new Array<number>(n);
-  let w = 1;
   let total = 0;
   for (let k = 0; k < n; k++) {
-    weights[n - 1 - k] = w; // newest return has age 0
-    total += w;
-    w *= EWMA_LAMBDA;
+    weights[n - 1 - k] = byAge[k]!; // newest return has age 0
+    total += byAge[k]!;
   }
-  for (let t = 0; t < n; t++) variance += (weights[t]! / total) * xp[t]! ** 2;
+  for (let t = 0; t < n; t++) variance += (weights[t]! / total) * (xp[t]! * xp[t]!);
   x.forEach((row, i) => {
     let c = 0;
     for (let t = 0; t < n; t++) c += (weights[t]! / total) * row[t]! * xp[t]!;
@@ -168,9 +177,79 @@ function moments(x: readonly number[][], xp: readonly number[], n: number, metho
 }
 
 /**
- * VaR of the live positions of `run`: exposures, the closes on common dates, the daily P&L of the last
- * `windowDays` returns, their moments, then VaR and its Euler components in cents.
- * @param prices closes of the held assets on dates up to `run.navDate` (any order)
+ * The EWMA weights λ^k by age k = 0 (newest) .. count − 1, each the previous one times λ (not `λ ** k`), as
+ * the Postgres store is handed them.
+ */
+export function ewmaWeights(count: number): number[] {
+  const out = new Array<number>(count);
+  let w = 1;
+  for (let k = 0; k < count; k++) {
+    out[k] = w;
+    w *= EWMA_LAMBDA;
+  }
+  return out;
+}
+
+/**
+ * VaR's moments of the live positions (a store's `varMoments` rows): exposures, the closes on common dates,
+ * the daily P&L of the last `windowDays` returns and its moments, one row per risky asset, by asset.
+ * @param prices closes of the held assets on dates up to `navDate` (any order)
+ */
+export function varMoments(
+  navDate: string,
+  positions: readonly PositionRow[],
+  prices: readonly PriceRow[],
+  windowDays: number,
+  method: VarOptions['method'],
+): VarMomentRow[] {
+  const exposure = exposureByAsset(positions);
+  const assets = [...exposure.keys()].sort();
+  return momentRows(assets, exposure, closeMatrix(navDate, assets, prices), windowDays, method);
+}
+
+/**
+ * {@link varMoments} from each risky asset's exposure (the nearest double of its exact sum) and its closes
+ * (doubles) on the same dates, oldest first: what the Postgres store reads, in that compact form.
+ * @param series one per risky asset, every `closes` of the same length
+ */
+export function varMomentsOfSeries(
+  series: readonly { asset: string; exposure: number; closes: readonly number[] }[],
+  windowDays: number,
+  method: VarOptions['method'],
+): VarMomentRow[] {
+  const sorted = series.slice().sort((a, b) => (a.asset < b.asset ? -1 : a.asset > b.asset ? 1 : 0));
+  const nd = sorted[0]?.closes.length ?? 0;
+  const closes = new Float64Array(sorted.length * nd);
+  sorted.forEach((s, i) => closes.set(s.closes, i * nd));
+  const matrix: CloseMatrix = { closes, nd, complete: Array.from({ length: nd }, (_, d) => d) };
+  const exposure = new Map(sorted.map((s) => [s.asset, s.exposure]));
+  return momentRows(
+    sorted.map((s) => s.asset),
+    exposure,
+    matrix,
+    windowDays,
+    method,
+  );
+}
+
+/** The moments' rows of `assets` (sorted) over the last `windowDays` returns of the matrix's complete dates. */
+function momentRows(
+  assets: readonly string[],
+  exposure: Map<string, number>,
+  matrix: CloseMatrix,
+  windowDays: number,
+  method: VarOptions['method'],
+): VarMomentRow[] {
+  const used = matrix.complete.slice(-(windowDays + 1));
+  const n = Math.max(used.length - 1, 0);
+  if (n < 2) return assets.map((asset) => ({ asset, observations: n, variance: '0', covariance: '0' }));
+  const { x, xp } = dailyPnl(assets, exposure, matrix, used);
+  const { variance, cov } = moments(x, xp, n, method);
+  return assets.map((asset, i) => ({ asset, observations: n, variance: String(variance), covariance: String(cov[i]!) }));
+}
+
+/**
+ * VaR of the live positions of `run` from their closes: {@link varMoments}, then {@link valueAtRiskOf}.
  * @throws {NotUsableError} 409 when fewer than two daily returns are available for every held asset
  */
 export function valueAtRisk(
@@ -180,15 +259,23 @@ export function valueAtRisk(
   options: VarOptions,
   currency: string,
 ) {
-  const exposure = exposureByAsset(positions);
-  const assets = [...exposure.keys()].sort();
-  const matrix = closeMatrix(run.navDate, assets, prices);
-  const used = matrix.complete.slice(-(options.windowDays + 1));
+  return valueAtRiskOf(run, varMoments(run.navDate, positions, prices, options.windowDays, options.method), options, currency);
+}
+
+/**
+ * VaR of the live positions of `run` from their moments (a store's `varMoments` read): VaR and its Euler
+ * components in cents.
+ * @param rows one per risky asset (none: only fiat and stablecoins, VaR nil)
+ * @throws {NotUsableError} 409 when fewer than two daily returns are available for every held asset
+ */
+export function valueAtRiskOf(run: NavRunRow, rows: readonly VarMomentRow[], options: VarOptions, currency: string) {
+  const sorted = rows.slice().sort((a, b) => (a.asset < b.asset ? -1 : a.asset > b.asset ? 1 : 0));
+  const assets = sorted.map((r) => r.asset);
   // Without price risk (only fiat and stablecoins) VaR is nil and there are no returns to use.
-  const n = assets.length === 0 ? 0 : used.length - 1;
+  const n = sorted[0]?.observations ?? 0;
   if (assets.length > 0 && n < 2) throw new NotUsableError('Not enough price history to estimate VaR.');
-  const { x, xp } = n === 0 ? { x: assets.map(() => []), xp: [] } : dailyPnl(assets, exposure, matrix, used);
-  const { variance, cov } = moments(x, xp, n, options.method);
+  const variance = Number(sorted[0]?.variance ?? 0);
+  const cov = sorted.map((r) => Number(r.covariance));
 
   const sigma = Math.sqrt(Math.max(variance, 0));
   const z = Z_SCORES[options.confidence];

@@ -1,7 +1,7 @@
 /** `get_value_at_risk` (and the REST GET of its file under functions/api/v1/fund/): parametric VaR of the live portfolio. */
 import * as z from 'zod';
 import { defineFundTool } from '../definition.ts';
-import { valueAtRisk } from '../analytics/var.ts';
+import { valueAtRiskOf } from '../analytics/var.ts';
 import { latestUsableRun } from '../analytics/runs.ts';
 import { currency, date, label, money, pct } from '../schemas.ts';
 
@@ -46,9 +46,8 @@ export const valueAtRiskTool = defineFundTool({
   async run(ctx, query) {
     const run = latestUsableRun(ctx.index.runs);
     const data = await ctx.read({
-      positions: { navDates: [run.navDate] },
-      prices: { heldAt: run.navDate, through: run.navDate, closes: query.windowDays + 1 },
+      varMoments: { heldAt: run.navDate, through: run.navDate, returns: query.windowDays, method: query.method },
     });
-    return valueAtRisk(run, data.positions, data.prices, query, ctx.currency);
+    return valueAtRiskOf(run, data.varMoments, query, ctx.currency);
   },
 });
