@@ -380,10 +380,11 @@ function memoCases(): Case[] {
 }
 
 /**
- * The identity scan (docs/fund-data.md#what-the-scan-costs) at 500 and 5,000 investors: compiling the fund's identity
- * set (once per isolate and version of the set), the scan of the demo fund's largest answer against it
- * (`redact` of `get_nav_history?days=3660`, 67 KB of JSON; and against no identity, the step's own cost), and the whole `get_expenses?limit=500` call
- * with the set already kept (its free-text fields masked, then the scan), beside `callFundTool expenses`.
+ * The identity scan (docs/fund-data.md#what-the-scan-costs) at 500 and 5,000 investors: compiling the
+ * fund's identity set (once per isolate and version of the set), the scan of the demo fund's largest answer
+ * against it (`redact` of `get_nav_history?days=3660`, 67 KB of JSON; and against no identity, the step's
+ * own cost), and the whole `get_expenses?limit=500` call with the set already kept (its free-text fields
+ * masked, then the scan), beside `callFundTool expenses`.
  */
 function identityScanCases(): Case[] {
   const tool = (name: string) => FUND_TOOLS.find((t) => t.tool === name)!;

@@ -166,9 +166,9 @@ export const MIN_IDENTITY_CHARS = 4;
 export const MIN_IDENTITY_DIGITS = 6;
 
 /**
- * A fund's identity values compiled for the scan: a trie of their words (as {@link foldWord} reads them), so that a text is
- * scanned in one pass whatever the number of values. Plain data (maps, arrays and numbers), built once per
- * identity set and shared by every request of the isolate.
+ * A fund's identity values compiled for the scan: a trie of their words (as {@link foldWord} reads them),
+ * so that a text is scanned in one pass whatever the number of values. Plain data (maps, arrays and
+ * numbers), built once per identity set and shared by every request of the isolate.
  */
 export interface IdentitySet {
   /** The next words of the nodes with more than one (node 0, the root, always), and the nodes they lead to. */
