@@ -46,7 +46,7 @@ async function main(): Promise<number> {
   const concurrency = integer('--concurrency', values.concurrency ?? process.env.FUZZ_CONCURRENCY, 4);
 
   console.log(
-    `fuzz: seed ${seed}${only !== undefined ? `, request ${only} only` : `, ${runs} requests`}, ${timeoutMs} ms cap per request, ${concurrency} in flight, fund data from the ${store === 'embedded' ? 'embedded store' : 'a seeded throwaway PostgreSQL database'}`,
+    `fuzz: seed ${seed}${only !== undefined ? `, request ${only} only` : `, ${runs} requests`}, ${timeoutMs} ms cap per request, ${concurrency} in flight, fund data from ${store === 'embedded' ? 'the embedded store' : 'a seeded throwaway PostgreSQL database'}`,
   );
   const target = await startFuzzTarget({ store });
   console.log('fuzz: the service is healthy (every fund route answered 200)');
