@@ -190,7 +190,16 @@ export async function claim(ns: AtomicNamespace, name: string, claimant: string,
 }
 
 /**
- * Takes one from a capped count (or, with `peek`, only asks whether one is left).
+ * The capped counts this isolate saw full, by record name, each with the time its record may be forgotten
+ * (ms since the epoch): plain data, so that a network past its daily cap costs no Durable Object request
+ * per refusal (docs/atomic.md#the-records). At most {@link FULL_COUNTS_KEPT} are kept.
+ */
+const fullCounts = new Map<string, number>();
+const FULL_COUNTS_KEPT = 10_000;
+
+/**
+ * Takes one from a capped count (or, with `peek`, only asks whether one is left). A count this isolate saw
+ * full is refused without asking its record again, until the record's `until`.
  * @returns `ok` false when `limit` were taken already; `count` is the count after the call
  */
 export async function take(
@@ -200,11 +209,22 @@ export async function take(
   until: number,
   peek = false,
 ): Promise<{ ok: boolean; count: number }> {
-  return run(ns, name, { op: 'take', limit, until, ...(peek ? { peek } : {}) });
+  const fullUntil = fullCounts.get(name);
+  if (fullUntil !== undefined) {
+    if (fullUntil > Date.now()) return { ok: false, count: limit };
+    fullCounts.delete(name);
+  }
+  const answer = await run(ns, name, { op: 'take', limit, until, ...(peek ? { peek } : {}) });
+  if (!answer.ok) {
+    if (fullCounts.size >= FULL_COUNTS_KEPT) fullCounts.delete(fullCounts.keys().next().value!);
+    fullCounts.set(name, until);
+  }
+  return answer;
 }
 
 /** Gives back one taken by {@link take} (the work it was taken for did not happen). */
 export async function giveBack(ns: AtomicNamespace, name: string): Promise<void> {
+  fullCounts.delete(name);
   await run(ns, name, { op: 'giveBack' });
 }
 
