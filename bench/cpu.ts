@@ -61,7 +61,7 @@ import {
   timeWeightedReturnPct,
   usableRunOn,
 } from '../lib/fund/analytics/runs.ts';
-import { createApp } from '../lib/app.ts';
+import { createApp } from '../lib/service.ts';
 import { DEMO_API_KEY, createKey } from '../lib/keys.ts';
 import { fakeEnv } from '../test/support/fakes.ts';
 import { capitalInputs, feeArgs, positionsCsv, typicalCalculatorArgs, varInputs } from './inputs.ts';
@@ -773,7 +773,7 @@ function toFigures(cases: readonly Case[], results: readonly Measured[]): { figu
 }
 
 const SELF = fileURLToPath(import.meta.url);
-/** Node flags of a case's child process: type stripping, and `.tsx` (the console, imported by lib/app.ts) through esbuild. */
+/** Node flags of a case's child process: type stripping, and `.tsx` (the console, imported by lib/service.ts) through esbuild. */
 const CHILD_FLAGS = [
   '--experimental-strip-types',
   '--disable-warning=ExperimentalWarning',

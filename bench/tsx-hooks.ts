@@ -1,6 +1,6 @@
 /**
  * Node module hooks for the bench's child processes: Node's type stripping reads `.ts` but not `.tsx`
- * (the developer console's pages, imported by lib/app.ts), so `.tsx` files are compiled by esbuild with the
+ * (the developer console's pages, imported by lib/service.ts), so `.tsx` files are compiled by esbuild with the
  * JSX settings of tsconfig.json (`react-jsx`, `hono/jsx`). Registered by `--import ./bench/tsx-register.ts`.
  */
 import { readFileSync } from 'node:fs';

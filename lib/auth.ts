@@ -6,7 +6,7 @@
  * What it needs from elsewhere arrives by parameter, as an {@link Access}: the key store, the developer
  * console's accounts (whether a console key's account is active, and its plan's limit) and, for the
  * surfaces that accept them (the fund-data endpoints and the fund MCP server), a verifier of OAuth access
- * tokens (lib/oauth/resource.ts). The composition root (lib/app.ts) builds both and hands them to every
+ * tokens (lib/oauth/resource.ts). The composition root (lib/service.ts) builds both and hands them to every
  * endpoint in its request context.
  */
 import { UnauthorizedError } from './errors.ts';

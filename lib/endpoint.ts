@@ -70,7 +70,7 @@ export interface RequestContext {
  */
 export type Step = (c: Context<AppEnv>, ctx: RequestContext, next: () => Promise<Response>) => Promise<Response>;
 
-/** Runs an operation: its steps in order, then its handler (lib/app.ts mounts every route through it). */
+/** Runs an operation: its steps in order, then its handler (lib/service.ts mounts every route through it). */
 export function runOperation(op: Operation, c: Context<AppEnv>, ctx: RequestContext): Promise<Response> {
   const steps = op.steps ?? [];
   const at = (i: number): Promise<Response> => (i < steps.length ? steps[i]!(c, ctx, () => at(i + 1)) : op.handle(c, ctx));

@@ -63,7 +63,7 @@ export interface KeyAccount {
 }
 
 /**
- * What verifying a key asks of the developer console, handed in by the composition root (lib/app.ts builds it
+ * What verifying a key asks of the developer console, handed in by the composition root (lib/service.ts builds it
  * from lib/console/standing.ts), so that the key store depends on no feature.
  */
 export interface AccountDirectory {

@@ -1,6 +1,6 @@
 /**
  * The composition root's registry: everything `npm run build` derived from the declarations and the files
- * under `functions/`, in one place, for lib/app.ts (and lib/worker.ts through it) to hand to the endpoints.
+ * under `functions/`, in one place, for lib/service.ts (and lib/worker.ts through it) to hand to the endpoints.
  * Nothing else in `lib/` reads `lib/generated/`; the features receive what they need from here by parameter
  * (docs/architecture.md).
  *

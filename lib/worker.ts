@@ -1,5 +1,5 @@
 /** The Worker entry: one app per isolate, serving every request, and the Durable Object class of the atomic records. */
-import { createApp } from './app.ts';
+import { createApp } from './service.ts';
 import type { Env } from './env.ts';
 import { CALCULATORS, FUND_TOOLS, RESPONSE_EXAMPLES } from './registry.ts';
 import { queryStringSchema } from './validation.ts';

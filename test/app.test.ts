@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { createApp } from '../lib/app.ts';
+import { createApp } from '../lib/service.ts';
 import { DEMO_API_KEY } from '../lib/keys.ts';
 import { ROUTES, CALCULATORS } from '../lib/registry.ts';
 import type { CalculatorDefinition } from '../lib/calculators/definition.ts';

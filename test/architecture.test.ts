@@ -64,8 +64,8 @@ const LAYERS: readonly { name: string; what: string; paths: RegExp }[] = [
   { name: 'routes', what: 'one file per endpoint, its path the URL', paths: /^functions\// },
   {
     name: 'root',
-    what: 'the composition root: the registry of build outputs, the app, the Worker',
-    paths: /^lib\/(registry|app|worker)\.ts$|^lib\/generated\//,
+    what: "the composition root: the registry of build outputs, the service's HTTP application, the Worker",
+    paths: /^lib\/(registry|service|worker)\.ts$|^lib\/generated\//,
   },
 ];
 

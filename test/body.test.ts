@@ -6,7 +6,7 @@
  * test/e2e/refusals.test.ts.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createApp } from '../lib/app.ts';
+import { createApp } from '../lib/service.ts';
 import { BODY_READ_TIMEOUT_MS, MAX_BODY_BYTES, REFUSED_BODY_DRAIN_BYTES } from '../lib/limits.ts';
 import { calcPath } from './support/declared.ts';
 import { fakeEnv } from './support/fakes.ts';

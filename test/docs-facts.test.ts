@@ -149,9 +149,9 @@ describe('the check', () => {
     const text = [
       'Eight calculators answer, and the server lists 13 read-only tools; the fund server has twelve tools.',
       'Call `calc_fee_calculator_v2` or `get_no_such_tool`, or GET /api/v1/fund/no-such-endpoint?days=3.',
-      'See `lib/routes.ts` and `lib/app.ts`.',
+      'See `lib/routes.ts` and `lib/service.ts`.',
     ].join('\n');
-    expect(contradictions('x.md', text, facts, (p) => p === 'lib/app.ts')).toEqual([
+    expect(contradictions('x.md', text, facts, (p) => p === 'lib/service.ts')).toEqual([
       'x.md: "Eight calculators" (declared calculators: 7)',
       'x.md: "13 read-only tools" (declared fund tools: 12)',
       'x.md: tool calc_fee_calculator_v2 is not declared',

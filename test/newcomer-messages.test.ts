@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CONSOLE_PATH } from '../lib/console/config.ts';
-import { createApp } from '../lib/app.ts';
+import { createApp } from '../lib/service.ts';
 import { DEMO_API_KEY } from '../lib/keys.ts';
 import { fakeEnv } from './support/fakes.ts';
 

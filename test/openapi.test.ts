@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { createApp } from '../lib/app.ts';
+import { createApp } from '../lib/service.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jsonSchema, openApiDocument, openApiTemplateText, problemBodySchema } from '../lib/openapi.ts';

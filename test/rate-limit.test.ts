@@ -3,7 +3,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
-import { createApp } from '../lib/app.ts';
+import { createApp } from '../lib/service.ts';
 import { createKey, DEMO_API_KEY } from '../lib/keys.ts';
 import {
   QUOTA_SYNC_MS,

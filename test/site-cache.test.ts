@@ -5,7 +5,7 @@
  * client's Host to another. Pages that name no origin are cached whatever the configuration.
  */
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../lib/app.ts';
+import { createApp } from '../lib/service.ts';
 import { API_INDEX_PATHS } from '../lib/site/api-index.ts';
 import { REGISTRY_PATHS } from '../lib/mcp/server-json.ts';
 import { fakeEnv } from './support/fakes.ts';

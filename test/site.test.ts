@@ -5,7 +5,7 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { UNKNOWN_PATH_DETAIL, createApp } from '../lib/app.ts';
+import { UNKNOWN_PATH_DETAIL, createApp } from '../lib/service.ts';
 import { eachLine, published } from '../scripts/doc-text.ts';
 import { publishedPage } from '../scripts/doc-sections.ts';
 import { ROUTES } from '../lib/registry.ts';

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 /**
  * The developer console at `/developers/console` (docs/console.md): pages, passkey sign-up and
- * sign-in, sessions, key minting and revocation, invitations. Mounted on the service's app by lib/app.ts.
+ * sign-in, sessions, key minting and revocation, invitations. Mounted on the service's app by lib/service.ts.
  *
  * Every request first passes the console's pipeline (lib/console/pipeline.ts): security headers (a
  * Content-Security-Policy with no inline script and `frame-ancestors 'none'`, nosniff, `Referrer-Policy:

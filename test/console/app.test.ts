@@ -6,7 +6,7 @@
  */
 import { generateSignedCookie } from 'hono/cookie';
 import { describe, expect, it, vi } from 'vitest';
-import { createApp } from '../../lib/app.ts';
+import { createApp } from '../../lib/service.ts';
 import { createAccount, createSession, revokeAccount, SESSION_TTL_SECONDS } from '../../lib/console/accounts.ts';
 import { createInvitation } from '../../lib/console/invitations.ts';
 import { csrfToken, SESSION_COOKIE } from '../../lib/console/app.tsx';

@@ -13,7 +13,7 @@ import { migrate } from '../../operator/db/migrate.ts';
 import { exportEmbedded } from '../../operator/bundle/export.ts';
 import { importBundle } from '../../operator/bundle/load.ts';
 import { loadMigrations } from '../../scripts/db.ts';
-import { createApp } from '../../lib/app.ts';
+import { createApp } from '../../lib/service.ts';
 import { callFundTool } from '../../lib/fund/definition.ts';
 import { fundIdentities } from '../../lib/fund/identities.ts';
 import { embeddedStore } from '../../lib/fund/embedded-store.ts';

@@ -11,7 +11,7 @@ import { mintKey, startWorker, type TestWorker } from '../support/worker.ts';
 import { CALCULATORS, FUND_TOOLS } from '../../lib/registry.ts';
 import { DEMO_API_KEY } from '../../lib/keys.ts';
 import { QUOTA_SYNC_MS, secondsToUtcMidnight } from '../../lib/rate-limit.ts';
-import { createApp } from '../../lib/app.ts';
+import { createApp } from '../../lib/service.ts';
 import { fakeEnv } from '../support/fakes.ts';
 import { fundUrl, calcPath } from '../support/declared.ts';
 import { capitalAssetPath, fundAssetPath } from '../../lib/fund/synthetic/codec.ts';

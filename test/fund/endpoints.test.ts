@@ -15,7 +15,7 @@
  *   store does not hold is 404.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../lib/app.ts';
+import { createApp } from '../../lib/service.ts';
 import { createKey, DEMO_API_KEY, generateKey, revokeKey } from '../../lib/keys.ts';
 import { FUND_TOOLS } from '../../lib/registry.ts';
 import type { FundToolDefinition } from '../../lib/fund/definition.ts';

@@ -4,7 +4,7 @@
  * that names the tool asked for, only when the name has the shape of a tool name.
  */
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../../lib/app.ts';
+import { createApp } from '../../lib/service.ts';
 import { CATALOG } from '../../lib/registry.ts';
 import { fundServer } from '../../lib/mcp/fund-server.ts';
 import { publicServer } from '../../lib/mcp/public-server.ts';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createApp } from '../../lib/app.ts';
+import { createApp } from '../../lib/service.ts';
 import { FakeBurst } from '../support/fakes.ts';
 import { FUND_TOOL_NAMES, PUBLIC_TOOL_NAMES } from '../support/declared.ts';
 import { fundFixture } from './support.ts';

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { createApp } from '../../lib/app.ts';
+import { createApp } from '../../lib/service.ts';
 import { fakeEnv } from '../support/fakes.ts';
 import { SPEC_MCP_HEADERS, specInitialize } from '../support/contract.ts';
 

@@ -78,7 +78,7 @@ describe('the Ajv alias', () => {
 
   it('bundled as wrangler does, both servers answer without ever constructing Ajv', async () => {
     const entry = join(dir, 'entry.ts');
-    writeFileSync(entry, `export { createApp } from ${JSON.stringify(join(ROOT, 'lib/app.ts'))};\n`);
+    writeFileSync(entry, `export { createApp } from ${JSON.stringify(join(ROOT, 'lib/service.ts'))};\n`);
     const outfile = join(dir, 'app.mjs');
     const result = await esbuild.build({
       absWorkingDir: ROOT,
@@ -99,7 +99,7 @@ describe('the Ajv alias', () => {
     expect(importers).toEqual(['node_modules/@modelcontextprotocol/sdk/dist/esm/validation/ajv-provider.js']);
     expect(Object.keys(result.metafile.inputs).filter((p) => p.includes('node_modules/ajv'))).toEqual([]);
 
-    const { createApp } = (await import(pathToFileURL(outfile).href)) as typeof import('../../lib/app.ts');
+    const { createApp } = (await import(pathToFileURL(outfile).href)) as typeof import('../../lib/service.ts');
     const app = createApp();
     const { env, API_KEYS } = fakeEnv();
     const { key } = await createKey(API_KEYS, { fundId: 'sample-fund' });

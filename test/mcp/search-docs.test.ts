@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../../lib/app.ts';
+import { createApp } from '../../lib/service.ts';
 import { searchDocsOutput } from '../../lib/mcp/public-server.ts';
 import { SEARCH_INDEX_PATH, stem, terms } from '../../lib/docs/search.ts';
 import { ROUTES } from '../../lib/registry.ts';

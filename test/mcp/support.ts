@@ -1,6 +1,6 @@
 /** Shared setup of the MCP server tests (test/mcp/*.test.ts): the app on a fixed clock, requests, fixtures and assertions. */
 import { expect } from 'vitest';
-import { createApp } from '../../lib/app.ts';
+import { createApp } from '../../lib/service.ts';
 import type { Env } from '../../lib/env.ts';
 import { createKey } from '../../lib/keys.ts';
 import { fakeEnv } from '../support/fakes.ts';

@@ -5,7 +5,7 @@
  * a `127.0.0.1` Host. The issue's sizes (40,000 and 80,000 fields) in workerd: test/e2e/security.test.ts.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createApp } from '../../lib/app.ts';
+import { createApp } from '../../lib/service.ts';
 import {
   OAUTH_CLIENT_NAME_MAX_CHARS,
   OAUTH_MAX_BODY_BYTES,

@@ -11,7 +11,7 @@
  * here are refused by lib/oauth/cimd.ts before any fetch, which the fetch count shows.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createApp } from '../../lib/app.ts';
+import { createApp } from '../../lib/service.ts';
 import { fundPath } from '../support/declared.ts';
 import { MCP_URL, ORIGIN, REDIRECT_URI, authorizeUrl, decide, developer, oauthEnv, openConsent, pkce, token } from '../support/oauth.ts';
 

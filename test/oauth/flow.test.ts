@@ -5,7 +5,7 @@
  * and every scope refusal of a token.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createApp } from '../../lib/app.ts';
+import { createApp } from '../../lib/service.ts';
 import { revokeAccount } from '../../lib/console/accounts.ts';
 import { REFRESH_REUSE_DESCRIPTION } from '../../lib/oauth/routes.ts';
 import { UNKNOWN_SCOPE_DESCRIPTION } from '../../lib/console/consent.tsx';

@@ -4,7 +4,7 @@
  * counts against the same burst limit, and stops with its grant (revocation endpoint or the console).
  */
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../../lib/app.ts';
+import { createApp } from '../../lib/service.ts';
 import { createKey } from '../../lib/keys.ts';
 import { FakeBurst } from '../support/fakes.ts';
 import { MCP_URL, ORIGIN, REDIRECT_URI, codeFor, developer, oauthEnv, token } from '../support/oauth.ts';

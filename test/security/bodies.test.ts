@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { calcPath } from '../support/declared.ts';
-import { createApp } from '../../lib/app.ts';
+import { createApp } from '../../lib/service.ts';
 import { fakeEnv } from '../support/fakes.ts';
 import { expectProblem } from '../support/problems.ts';
 

@@ -10,7 +10,7 @@
  *   without its value, and a malformed configuration answers every request 500 with a `config_invalid` line.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createApp } from '../../lib/app.ts';
+import { createApp } from '../../lib/service.ts';
 import { ConfigInvalidError, configOf } from '../../lib/config.ts';
 import { RedactionFailedError, UpstreamUnavailableError } from '../../lib/errors.ts';
 import type { Route } from '../../lib/endpoint.ts';

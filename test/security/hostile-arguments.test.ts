@@ -7,7 +7,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { toolName } from '../../lib/calculators/definition.ts';
-import { createApp } from '../../lib/app.ts';
+import { createApp } from '../../lib/service.ts';
 import { createKey, DEMO_API_KEY } from '../../lib/keys.ts';
 import { fakeEnv } from '../support/fakes.ts';
 import { SPEC_MCP_HEADERS } from '../support/contract.ts';

@@ -4,7 +4,7 @@
  * (tool arguments), as everywhere else a key shape is masked (lib/errors.ts `problemOf`).
  */
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../../lib/app.ts';
+import { createApp } from '../../lib/service.ts';
 import { maskKeyShapes } from '../../lib/errors.ts';
 import { DEMO_API_KEY } from '../../lib/keys.ts';
 import { calcPath } from '../support/declared.ts';

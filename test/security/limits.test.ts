@@ -11,7 +11,7 @@ import { ANONYMOUS_DAILY_CALC_LIMIT, BURST_LIMIT, FUND_BURST_LIMIT } from '../..
 import { MAX_BODY_BYTES } from '../../lib/endpoint.ts';
 import { MAX_CSV_ROWS } from '../../lib/csv.ts';
 import { DEFAULT_KEY_DAILY_CALC_LIMIT } from '../../lib/keys.ts';
-import { createApp } from '../../lib/app.ts';
+import { createApp } from '../../lib/service.ts';
 import { MAX_ACTIVE_KEYS_PER_ACCOUNT } from '../../lib/console/accounts.ts';
 import { PLAN_DAILY_CALC_LIMITS } from '../../lib/identity.ts';
 import { fakeEnv } from '../support/fakes.ts';

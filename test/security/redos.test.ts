@@ -29,7 +29,7 @@ import {
 } from '../../lib/redaction.ts';
 import * as z from 'zod';
 import { MAX_BODY_BYTES } from '../../lib/endpoint.ts';
-import { createApp } from '../../lib/app.ts';
+import { createApp } from '../../lib/service.ts';
 import { fakeEnv } from '../support/fakes.ts';
 import { SPEC_MCP_HEADERS } from '../support/contract.ts';
 import { calcPath } from '../support/declared.ts';

@@ -18,7 +18,7 @@
 import worker from '../../lib/worker.ts';
 import type { Env } from '../../lib/env.ts';
 import { authenticate } from '../../lib/auth.ts';
-import { consoleAccess } from '../../lib/app.ts';
+import { consoleAccess } from '../../lib/service.ts';
 import { calcCaller, utcDate } from '../../lib/rate-limit.ts';
 
 /** The Worker's Durable Object classes, exported as the real entry exports them (wrangler.toml binds them). */

@@ -1,5 +1,6 @@
 /**
- * The Hono application: the request pipeline every endpoint goes through, and the route table mounted on it.
+ * The service's HTTP application (Hono): the request pipeline every endpoint goes through, and the route table
+ * mounted on it.
  * With lib/registry.ts and lib/worker.ts it is the composition root (docs/architecture.md): it hands each
  * endpoint the catalog of declarations and build outputs, and the authentication step's dependencies
  * (the developer console's accounts), so that no feature imports another's internals or the generated files.
