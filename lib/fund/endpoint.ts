@@ -13,6 +13,7 @@ import { UnauthorizedError } from '../errors.ts';
 import type { AppEnv } from '../env.ts';
 import { FUND_READ_SCOPE, authenticate } from '../auth.ts';
 import { DEMO_API_KEY, type Principal } from '../keys.ts';
+import { CONSOLE_PATH } from '../identity.ts';
 import { consumeFundBurst } from '../rate-limit.ts';
 import { answerSent, operationIdOf, pascalCase, queryParams, requestSlot, type Endpoint, type Step } from '../endpoint.ts';
 import { FUND_PROBLEMS, callFundTool, type FundToolDefinition } from './definition.ts';
@@ -25,10 +26,9 @@ export const FUND_SOURCE = requestSlot<FundSource>('the fund source');
 
 /**
  * The detail of the 401 of a fund-data request without a credential: the three ways in, the published demo
- * key first (a newcomer's), and where a fund key comes from (the developer console's path, which
- * test/newcomer-messages.test.ts holds to `CONSOLE_PATH`: this layer may not import the console's module).
+ * key first (a newcomer's), and where a fund key comes from (the developer console's path).
  */
-export const FUND_NO_CREDENTIAL_DETAIL = `Fund data needs a credential, sent as "Authorization: Bearer <credential>": the published demo key ${DEMO_API_KEY} reads a synthetic fund; a fund key, minted in the developer console (/developers/console) once the fund's operator has invited you, or an OAuth access token of this service reads the fund.`;
+export const FUND_NO_CREDENTIAL_DETAIL = `Fund data needs a credential, sent as "Authorization: Bearer <credential>": the published demo key ${DEMO_API_KEY} reads a synthetic fund; a fund key, minted in the developer console (${CONSOLE_PATH}) once the fund's operator has invited you, or an OAuth access token of this service reads the fund.`;
 
 /**
  * The REST credential step: a fund key (the demo key included) or one of this service's OAuth access tokens
