@@ -11,7 +11,7 @@ import { cpus, arch, platform, release, totalmem, loadavg, tmpdir } from 'node:o
 import { join } from 'node:path';
 
 /** The sections of the suite, in the order `bench/run.ts` runs them. */
-export const SECTIONS = ['size', 'cpu', 'workerd', 'http', 'startup', 'database', 'import'] as const;
+export const SECTIONS = ['size', 'cpu', 'workerd', 'http', 'startup', 'database', 'import', 'scale'] as const;
 /** One of the bench's sections, as named on the command line (`--only size,cpu`). */
 export type SectionName = (typeof SECTIONS)[number];
 

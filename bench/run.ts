@@ -1,12 +1,12 @@
 /**
  * `npm run bench`: the benchmark suite (docs/performance.md) — the service as its users and its host platform see it.
- * Runs the sections (size, cpu, workerd, http, startup, database, import), prints a table per section (figure, value,
+ * Runs the sections (size, cpu, workerd, http, startup, database, import, scale), prints a table per section (figure, value,
  * budget, ratio, ✓/✗, note) with a diagnosis of each miss, and writes `bench/results.json` (machine, date,
  * every figure with value, unit, budget and pass). Benchmarks, not tests: the exit code is 0 even when a
  * budget is missed (`--strict` makes a miss exit 1); a section that fails to run exits 1.
  *
  * Usage: node --experimental-strip-types --disable-warning=ExperimentalWarning bench/run.ts [options]
- *   --only <s,...>     run only these sections (size, cpu, workerd, http, startup, database, import)
+ *   --only <s,...>     run only these sections (size, cpu, workerd, http, startup, database, import, scale)
  *   --skip <s,...>     run all but these
  *   --out <file>       where to write the results (default bench/results.json)
  *   --duration <s>     measured seconds per HTTP target, in 1 s slices interleaved with as many of the
@@ -14,6 +14,7 @@
  *   --warmup <s>       warm-up seconds per HTTP target (default 1)
  *   --connections <n>  HTTP connections (default 2; at most 2)
  *   --strict           exit 1 when a budget is missed
+ *   --fresh            scale: import the large funds again into fund_edge_scale (else kept from the last run)
  *
  * Every server a section starts (workerd, the Postgres WebSocket proxy, the throwaway database, temp
  * folders) is stopped by that section's `finally`, and by a SIGINT/SIGTERM handler if interrupted.
@@ -53,6 +54,7 @@ const TITLES: Record<SectionName, string> = {
   startup: 'Startup CPU of the Worker',
   database: 'Database path (callFundTool on postgresStore through @neondatabase/serverless)',
   import: 'Fund import (npm run fund -- import): a 5-year, 500-position fund, against raw COPY of the same rows',
+  scale: 'Scale: every fund endpoint and tool on the 5-year fund (500 and 1,000 positions) through PostgreSQL, in workerd',
 };
 
 const LEGENDS: Partial<Record<SectionName, string>> = {
@@ -62,6 +64,7 @@ const LEGENDS: Partial<Record<SectionName, string>> = {
   http: 'ratio = figure ÷ the baseline’s measured alongside (interleaved 1 s slices); for latency, higher is slower',
   database: 'ratio = round trips ÷ budget',
   import: 'ratio = value ÷ budget; for rows/s, the import ÷ raw COPY of the same rows in the same run',
+  scale: 'ratio = value ÷ budget; the database is kept in fund_edge_scale between runs (--fresh imports again)',
 };
 
 function sectionList(values: { only?: string; skip?: string }): SectionName[] {
@@ -99,6 +102,11 @@ async function runSection(name: SectionName, load: LoadSettings): Promise<{ figu
       return (await import('./startup.ts')).runStartup();
     case 'database':
       return (await import('./database.ts')).runDatabase();
+    case 'scale': {
+      const scale = await import('./scale.ts');
+      Cleanup.installSignalHandlers(); // again: loading wrangler replaced them
+      return scale.runScale();
+    }
     case 'import':
       return (await import('./import.ts')).runImport();
   }
@@ -186,11 +194,14 @@ async function main(): Promise<number> {
       warmup: { type: 'string' },
       connections: { type: 'string' },
       strict: { type: 'boolean', default: false },
+      fresh: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   if (values.help) {
-    console.log('Usage: bench/run.ts [--only s,...] [--skip s,...] [--out file] [--duration s] [--warmup s] [--connections n] [--strict]');
+    console.log(
+      'Usage: bench/run.ts [--only s,...] [--skip s,...] [--out file] [--duration s] [--warmup s] [--connections n] [--strict] [--fresh]',
+    );
     console.log(`Sections: ${SECTIONS.join(', ')}`);
     return 0;
   }

@@ -1,0 +1,337 @@
+/**
+ * Scale: the fund endpoints on a fund of a large real fund's size, through PostgreSQL, in workerd.
+ *
+ * The fund is the import bench's (bench/import-fund.ts: 5 years of daily runs, 500 live positions, 500
+ * investors, 4.6 million rows), imported once with `npm run fund`'s pipeline into a named local database
+ * (`fund_edge_scale` on 127.0.0.1:5432), which is kept between runs: a run finds it there and imports
+ * nothing unless `--fresh` (or the migrations changed: then it is imported again). A second fund of 1,000
+ * live positions (`bench-fund-1000`) shows how cost grows with the book.
+ *
+ * The Worker as deployed (bench/workerd.ts) is served by Miniflare with `DATABASE_URL` pointing at that
+ * database through the project's WebSocket proxy (the deployed driver path: `@neondatabase/serverless` over
+ * WebSocket), a fund key minted for the fund. Per endpoint and fund MCP tool, at default and maximum
+ * parameters:
+ * - CPU of workerd's main thread (`/proc/<pid>/task/<tid>/schedstat`, bench/schedstat.ts): the first request
+ *   of a fresh isolate (its own workerd), and the median of the warm requests that follow (a database
+ *   source memoizes nothing, so each one reads and computes again);
+ * - wall time of the warm request;
+ * - database time, statements, and the bytes the database sent, from the same tool call in Node through
+ *   the same driver, proxy and SQL (an instrumented connection: the time each statement took to answer and
+ *   the length of its JSON).
+ * Then 16 concurrent VaR requests at the maximum window, on one isolate: how many answered 200.
+ *
+ * Budgets (the goals of docs/performance.md): warm CPU ≤ 10 ms, first request ≤ 20 ms, database time
+ * ≤ 50 ms and ≤ 1 MB from the database per request, VaR at 1,000 positions ≤ 1.5 × at 500, 16 concurrent
+ * VaR-1000 all 200.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Miniflare } from 'miniflare';
+import pg from 'pg';
+import { openDatabase, type SqlClient } from '../lib/db/client.ts';
+import { callFundTool } from '../lib/fund/definition.ts';
+import { postgresStore } from '../lib/fund/postgres-store.ts';
+import { guardedStore } from '../lib/fund/store.ts';
+import { createKey, type KeyAdminStore } from '../lib/keys.ts';
+import { FUND_TOOLS } from '../lib/registry.ts';
+import { checksum, migrate } from '../operator/db/migrate.ts';
+import { importBundle } from '../operator/bundle/load.ts';
+import { loadMigrations } from '../scripts/db.ts';
+import { startPgWsProxy, type PgWsProxy } from '../scripts/pg-ws-proxy.ts';
+import { LARGE_FUND, type LargeFundSpec, writeLargeFund } from './import-fund.ts';
+import { Cleanup, atMost, figure, median, progress, useWranglerEnv, type Figure } from './report.ts';
+import { cpuBetween, threadTimes } from './schedstat.ts';
+import { RAISED_BURST_LIMITS, WORKER_NAME, deployedWorker, service, workerdChildren } from './workerd.ts';
+
+const DATABASE = 'fund_edge_scale';
+const SERVER = 'postgres://postgres@127.0.0.1:5432';
+const URL_OF = (db: string) => `${SERVER}/${db}`;
+const FUNDS: LargeFundSpec[] = [LARGE_FUND, { ...LARGE_FUND, fundId: 'bench-fund-1000', positions: 1000 }];
+const WARM = 3;
+const CONCURRENT = 16;
+/** A 32-byte investor pseudonym key for the Worker (any value: the bench reads no pseudonym). */
+const INVESTOR_REF_KEY = 'c2NhbGUtYmVuY2gtaW52ZXN0b3ItcmVmLWtleS0zMmJ5dGVz';
+
+/** The maximum parameters of the tools whose work grows with one (the others run at their defaults only). */
+const MAXIMA: Record<string, Record<string, string>> = {
+  get_value_at_risk: { windowDays: '1000' },
+  get_nav_history: { days: '3660' },
+  get_exposure_series: { days: '366' },
+  get_expenses: { limit: '500' },
+};
+
+/** Is the fund there, imported under the current migrations? */
+async function present(client: pg.Client, fundId: string): Promise<boolean> {
+  const migrations = await Promise.all(loadMigrations().map((m) => checksum(m.sql)));
+  const recorded = await client.query(`SELECT checksum FROM schema_migrations ORDER BY version`).catch(() => ({ rows: [] }));
+  if (recorded.rows.map((r: { checksum: string }) => r.checksum).join() !== migrations.join()) return false;
+  const fund = await client.query('SELECT 1 FROM funds WHERE fund_id = $1', [fundId]);
+  return fund.rows.length === 1;
+}
+
+/** The named database with both funds, imported when missing (or always with `fresh`). */
+async function ensureFunds(fresh: boolean, proxy: PgWsProxy): Promise<string[]> {
+  const notes: string[] = [];
+  const admin = new pg.Client({ connectionString: URL_OF('postgres') });
+  await admin.connect();
+  try {
+    const exists = (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE])).rows.length === 1;
+    let stale = fresh || !exists;
+    if (exists && !stale) {
+      const client = new pg.Client({ connectionString: URL_OF(DATABASE) });
+      await client.connect();
+      try {
+        for (const f of FUNDS) if (!(await present(client, f.fundId))) stale = true;
+      } finally {
+        await client.end();
+      }
+    }
+    if (!stale) return [`${DATABASE}: kept from an earlier run (--fresh imports again)`];
+    if (exists) await admin.query(`DROP DATABASE ${DATABASE} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${DATABASE}`);
+  } finally {
+    await admin.end();
+  }
+  const db = openDatabase({ url: URL_OF(DATABASE), wsProxy: proxy.wsProxy, timeoutMs: 120_000 });
+  try {
+    await migrate(db, loadMigrations());
+  } finally {
+    await db.release();
+  }
+  for (const spec of FUNDS) {
+    const dir = mkdtempSync(join(tmpdir(), 'fund-edge-scale-'));
+    try {
+      progress(`scale: generating ${spec.fundId} (${spec.years} years, ${spec.positions} positions)`);
+      await writeLargeFund(dir, spec);
+      progress(`scale: importing ${spec.fundId} into ${DATABASE}`);
+      const t0 = performance.now();
+      const result = await importBundle({
+        dir,
+        fundId: spec.fundId,
+        mode: 'replace',
+        allowRestatement: false,
+        dryRun: false,
+        url: URL_OF(DATABASE),
+      });
+      if (result.outcome !== 'imported') throw new Error(`importing ${spec.fundId}: ${result.outcome}`);
+      notes.push(`${spec.fundId} imported in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const client = new pg.Client({ connectionString: URL_OF(DATABASE) });
+  await client.connect();
+  await client.query('VACUUM ANALYZE');
+  await client.end();
+  return notes;
+}
+
+/** What one tool call asks of the database: statements, their total answer time, and the bytes of their answers. */
+async function databaseCost(proxy: PgWsProxy, fundId: string, tool: string, args: Record<string, string>) {
+  const def = FUND_TOOLS.find((t) => t.tool === tool)!;
+  const db = openDatabase({ url: URL_OF(DATABASE), wsProxy: proxy.wsProxy, timeoutMs: 30_000 });
+  try {
+    await db.query('SELECT 1'); // connected, so connecting is not counted
+    let statements = 0;
+    let ms = 0;
+    let bytes = 0;
+    const counted: SqlClient = {
+      async query(text, params) {
+        const t0 = performance.now();
+        const result = await db.query(text, params);
+        ms += performance.now() - t0;
+        statements++;
+        bytes += JSON.stringify(result.rows).length;
+        return result as never;
+      },
+    };
+    await callFundTool(def, { store: guardedStore(postgresStore(counted)), fundId }, {}, args);
+    return { statements, ms, bytes };
+  } finally {
+    await db.release();
+  }
+}
+
+/** A fresh workerd serving the Worker against the database, with a key of `fundId`. */
+async function start(outdir: string, proxy: PgWsProxy, fundId: string) {
+  const subject = service(outdir);
+  const options = subject.options as { bindings?: Record<string, unknown>; ratelimits?: Record<string, unknown> };
+  const known = workerdChildren();
+  const mf = new Miniflare({
+    workers: [
+      {
+        ...options,
+        name: WORKER_NAME,
+        bindings: {
+          ...options.bindings,
+          FUND_ID: fundId,
+          DATABASE_URL: URL_OF(DATABASE),
+          DATABASE_WS_PROXY: proxy.wsProxy,
+          INVESTOR_REF_KEY,
+        },
+        ratelimits: { ...options.ratelimits, ...RAISED_BURST_LIMITS },
+        unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],
+      },
+    ],
+    kvPersist: false,
+    durableObjectsPersist: false,
+    cachePersist: false,
+  } as ConstructorParameters<typeof Miniflare>[0]);
+  await mf.ready;
+  const url = await mf.unsafeGetDirectURL(WORKER_NAME);
+  const pid = [...workerdChildren()].find((p) => !known.has(p));
+  if (pid === undefined) throw new Error('no workerd process found for the new Miniflare');
+  const API_KEYS = (await mf.getKVNamespace('API_KEYS')) as unknown as KeyAdminStore;
+  const key = (await createKey(API_KEYS, { fundId, label: 'scale', dailyCalcLimit: 100_000_000 })).key;
+  return { mf, url, pid, key };
+}
+
+type Started = Awaited<ReturnType<typeof start>>;
+
+/** One request: main-thread CPU, wall, status. */
+async function timed(w: Started, send: () => Promise<Response>) {
+  const before = threadTimes(w.pid);
+  const t0 = performance.now();
+  const res = await send();
+  const body = await res.text();
+  const wallMs = performance.now() - t0;
+  const cpu = cpuBetween(w.pid, before, threadTimes(w.pid));
+  return { cpuMs: cpu.mainMs, wallMs, status: res.status, bytes: body.length, isError: body.includes('"isError":true') };
+}
+
+/** The REST request and the MCP `tools/call` (JSON-RPC id `n`) of a tool. */
+function requests(w: Started, tool: string, path: string, args: Record<string, string>) {
+  const rest = (_n: number) => {
+    const url = new URL(`/api/v1/fund/${path}`, w.url);
+    for (const [k, v] of Object.entries(args)) url.searchParams.set(k, v);
+    return fetch(url, { headers: { authorization: `Bearer ${w.key}` } });
+  };
+  const mcp = (n: number) =>
+    fetch(new URL('/api/mcp', w.url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${w.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: n,
+        method: 'tools/call',
+        params: {
+          name: tool,
+          arguments: Object.fromEntries(Object.entries(args).map(([k, v]) => [k, Number.isNaN(Number(v)) ? v : Number(v)])),
+        },
+      }),
+    });
+  return { rest, mcp };
+}
+
+/** The scale section. */
+export async function runScale(options: { fresh?: boolean } = {}): Promise<{ figures: Figure[]; diagnostics: string[] }> {
+  const cleanup = new Cleanup();
+  const figures: Figure[] = [];
+  const diagnostics: string[] = [];
+  try {
+    useWranglerEnv();
+    const proxy = await startPgWsProxy({ target: { host: '127.0.0.1', port: 5432 } });
+    cleanup.add('stop the proxy', () => proxy.close());
+    diagnostics.push(...(await ensureFunds(options.fresh ?? process.argv.includes('--fresh'), proxy)));
+    progress('scale: bundling the Worker as deployed');
+    const outdir = await deployedWorker(cleanup);
+    if (!existsSync(join(outdir, 'worker.js'))) throw new Error('no worker.js');
+    const varCpu: Record<string, number> = {};
+    for (const spec of FUNDS) {
+      const cases = FUND_TOOLS.flatMap((def) => [
+        // Defaults, but the one required parameter (P&L attribution's date) from the declared example.
+        { def, args: def.tool === 'get_pnl_attribution' ? def.example : ({} as Record<string, string>), label: 'default' },
+        ...(MAXIMA[def.tool] ? [{ def, args: MAXIMA[def.tool]!, label: 'maximum' }] : []),
+      ]).filter(({ def }) => spec === FUNDS[0] || def.tool === 'get_value_at_risk');
+      for (const { def, args, label } of cases) {
+        for (const surface of ['rest', 'mcp'] as const) {
+          if (surface === 'mcp' && spec !== FUNDS[0]) continue;
+          progress(`scale: ${spec.fundId} ${def.tool} ${label} (${surface})`);
+          const w = await start(outdir, proxy, spec.fundId);
+          try {
+            const send = requests(w, def.tool, def.path, args)[surface];
+            const first = await timed(w, () => send(0));
+            const warm = [];
+            for (let n = 1; n <= WARM; n++) warm.push(await timed(w, () => send(n)));
+            const failed = [first, ...warm].find((r) => r.status !== 200 || r.isError);
+            const cost = await databaseCost(proxy, spec.fundId, def.tool, args);
+            const name = `${spec.fundId} ${surface === 'rest' ? def.path : def.tool} ${label}`;
+            const warmCpu = median(warm.map((r) => r.cpuMs));
+            if (def.tool === 'get_value_at_risk' && label === 'maximum' && surface === 'rest' && !failed) varCpu[spec.fundId] = warmCpu;
+            const note = `${failed ? `FAILED: status ${failed.status}; ` : ''}wall ${median(warm.map((r) => r.wallMs)).toFixed(1)} ms; db ${cost.statements} statements ${cost.ms.toFixed(1)} ms, ${(cost.bytes / 1024).toFixed(0)} KiB`;
+            // A request that did not answer 200 fails its CPU budget whatever it cost (a 503 at the time budget is cheap).
+            const cpuFigure = figure('scale', {
+              name: `${name}: warm CPU`,
+              value: warmCpu,
+              unit: 'ms',
+              budget: atMost(10, '≤ 10 ms'),
+              note,
+            });
+            figures.push(
+              failed ? { ...cpuFigure, pass: false } : cpuFigure,
+              figure('scale', { name: `${name}: first-request CPU`, value: first.cpuMs, unit: 'ms', budget: atMost(20, '≤ 20 ms') }),
+              figure('scale', { name: `${name}: database time`, value: cost.ms, unit: 'ms', budget: atMost(50, '≤ 50 ms') }),
+              figure('scale', {
+                name: `${name}: bytes from the database`,
+                value: cost.bytes,
+                unit: 'bytes',
+                budget: atMost(2 ** 20, '≤ 1 MiB'),
+              }),
+            );
+          } finally {
+            await w.mf.dispose();
+          }
+        }
+      }
+    }
+    const [v500, v1000] = [varCpu[FUNDS[0]!.fundId], varCpu[FUNDS[1]!.fundId]];
+    if (v500 === undefined || v1000 === undefined) {
+      diagnostics.push('VaR-1000 at 1,000 positions ÷ at 500: not computed, a VaR-1000 request did not answer 200');
+    } else {
+      figures.push(
+        figure('scale', {
+          name: 'VaR-1000 warm CPU, 1,000 positions ÷ 500',
+          value: v1000 / v500,
+          unit: 'count',
+          budget: atMost(1.5, '≤ 1.5×'),
+          note: `${(v1000 / v500).toFixed(2)}×: ${v1000.toFixed(1)} ms ÷ ${v500.toFixed(1)} ms`,
+        }),
+      );
+    }
+    progress(`scale: ${CONCURRENT} concurrent VaR-1000 requests`);
+    const w = await start(outdir, proxy, FUNDS[0]!.fundId);
+    try {
+      const send = requests(
+        w,
+        'get_value_at_risk',
+        FUND_TOOLS.find((t) => t.tool === 'get_value_at_risk')!.path,
+        MAXIMA.get_value_at_risk!,
+      ).rest;
+      const t0 = performance.now();
+      const statuses = await Promise.all(
+        Array.from({ length: CONCURRENT }, (_, n) =>
+          send(n).then(async (r) => {
+            await r.text();
+            return r.status;
+          }),
+        ),
+      );
+      const ok = statuses.filter((s) => s === 200).length;
+      figures.push(
+        figure('scale', {
+          name: `${CONCURRENT} concurrent VaR-1000 requests answered 200`,
+          value: ok,
+          unit: 'count',
+          budget: { op: '>=', value: CONCURRENT, on: 'value', text: `all ${CONCURRENT}` },
+          note: `statuses ${[...new Set(statuses)].join(', ')}; ${((performance.now() - t0) / 1000).toFixed(2)} s for all`,
+        }),
+      );
+    } finally {
+      await w.mf.dispose();
+    }
+    return { figures, diagnostics };
+  } finally {
+    await cleanup.run();
+  }
+}
