@@ -9,8 +9,8 @@
  * - `account-keys:<accountId>` — {@link reserve} / {@link release}: an account's active keys, capped.
  * - `signups:<client network>:<UTC day>`, `oauth-registrations:<client network>:<UTC day>` — {@link take} /
  *   {@link giveBack}: a daily count, capped.
- * - `grant:<userId>:<grantId>` — {@link spend} / {@link settle}: the refresh tokens an OAuth grant has used,
- *   and whether it was revoked for reusing one (RFC 9700 §4.14.2).
+ * - `grant:<userId>:<grantId>` — {@link spend} / {@link settle} / {@link checkSpent}: the refresh tokens an
+ *   OAuth grant has used, and whether it was revoked for reusing one (RFC 9700 §4.14.2).
  *
  * Records that end (invitations, daily counts, grants) delete themselves at the time they are given
  * (an alarm); an account's key set lives as long as the account. The class is written against
@@ -45,7 +45,8 @@ export type AtomicOperation =
   | { op: 'reserve'; member: string; limit: number; seed?: string[]; now: number }
   | { op: 'release'; members: string[] }
   | { op: 'spend'; token: string; until: number }
-  | { op: 'settle'; token: string; used: boolean };
+  | { op: 'settle'; token: string; used: boolean }
+  | { op: 'check'; token: string };
 
 /** What each operation answers (see the functions below). */
 export interface AtomicAnswers {
@@ -56,6 +57,7 @@ export interface AtomicAnswers {
   release: { members: Record<string, number> };
   spend: { state: SpendState };
   settle: { revoked: boolean };
+  check: { state: 'reused' | 'revoked' | 'unknown' };
 }
 
 /**
@@ -157,6 +159,13 @@ export class AtomicRecord {
         else if ((await storage.get<number>(name)) === CONTESTED) await storage.put('revoked', true);
         else await storage.put(name, SPENT);
         return { revoked: (await storage.get<boolean>('revoked')) === true };
+      }
+      case 'check': {
+        // Reads only, unless the token was spent: a record that never existed is not created.
+        if ((await storage.get<boolean>('revoked')) === true) return { state: 'revoked' };
+        if ((await storage.get<number>(`token:${operation.token}`)) !== SPENT) return { state: 'unknown' };
+        await storage.put('revoked', true);
+        return { state: 'reused' };
       }
     }
   }
@@ -268,4 +277,14 @@ export async function spend(ns: AtomicNamespace, name: string, token: string, un
  */
 export async function settle(ns: AtomicNamespace, name: string, token: string, used: boolean): Promise<boolean> {
   return (await run(ns, name, { op: 'settle', token, used })).revoked;
+}
+
+/**
+ * Asks whether a token was spent in a record before (a token its exchange no longer accepts, presented
+ * again): if so the record is revoked (`reused`). Writes nothing otherwise, so asking about a record that
+ * does not exist creates none.
+ * @returns `reused` (revoked now), `revoked` (before), or `unknown` (never spent here)
+ */
+export async function checkSpent(ns: AtomicNamespace, name: string, token: string): Promise<'reused' | 'revoked' | 'unknown'> {
+  return (await run(ns, name, { op: 'check', token })).state;
 }

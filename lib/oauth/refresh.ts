@@ -12,7 +12,7 @@
  */
 import type { TokenExchangeCallbackOptions } from '@cloudflare/workers-oauth-provider';
 import type { Env } from '../env.ts';
-import { settle, spend } from '../atomic.ts';
+import { checkSpent, settle, spend } from '../atomic.ts';
 import { hashKey } from '../keys.ts';
 
 /** What the token endpoint answers a refresh token that was used before, or of a grant revoked for that. */
@@ -83,4 +83,22 @@ export async function refreshTokenCheck(options: TokenExchangeCallbackOptions<En
   throw new OAuthError('invalid_grant', {
     description: spent === 'contested' ? REFRESH_CONTESTED_DESCRIPTION : REFRESH_REUSE_DESCRIPTION,
   });
+}
+
+/**
+ * What the library answers a refresh token that does not match its grant's current or previous one (the
+ * grant exists: an unknown grant is "Grant not found"), as `error_description` with `invalid_grant`.
+ */
+export const LIBRARY_TOKEN_MISMATCH = 'Invalid refresh token';
+
+/**
+ * For a refresh the library refused as not matching its grant (which exists, and whose client
+ * authenticated): whether the token is one the grant exchanged before, two or more rotations ago (the
+ * library keeps only the previous one). The grant's record, if it has one, is asked without writing
+ * (lib/atomic.ts `checkSpent`): a made-up token of a grant leaves no record.
+ * @returns true when the token was spent before (the record is now revoked) or the grant was revoked for a
+ *   reuse: the grant must be revoked and the request answered as a reuse
+ */
+export async function staleTokenReused(env: Env, presented: string, userId: string, grantId: string): Promise<boolean> {
+  return (await checkSpent(env.ATOMIC, `grant:${userId}:${grantId}`, await hashKey(presented))) !== 'unknown';
 }

@@ -58,7 +58,7 @@ import {
   oauthLifetimes,
   protectedResourceMetadata,
 } from './provider.ts';
-import { REFRESH_REUSE_DESCRIPTION, refreshEnv, settleRefresh } from './refresh.ts';
+import { LIBRARY_TOKEN_MISMATCH, REFRESH_REUSE_DESCRIPTION, refreshEnv, settleRefresh, staleTokenReused } from './refresh.ts';
 
 export { REFRESH_CONTESTED_DESCRIPTION, REFRESH_REUSE_DESCRIPTION } from './refresh.ts';
 
@@ -136,12 +136,25 @@ async function tokenBurst(c: Context<AppEnv>): Promise<void> {
   throw err;
 }
 
+/** Whether the library refused a refresh token as not matching its (existing) grant. */
+async function tokenMismatch(answer: Response): Promise<boolean> {
+  if (answer.status !== 400) return false;
+  try {
+    const body = (await answer.clone().json()) as { error?: unknown; error_description?: unknown };
+    return body.error === 'invalid_grant' && body.error_description === LIBRARY_TOKEN_MISMATCH;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * A token request through the library. A `refresh_token` grant's token is checked for reuse inside the
  * library's refresh, once the client authenticated and the grant was found (lib/oauth/refresh.ts); here the
  * library is handed that request's own `env`, and the spent token is settled with the library's answer: spent
  * for good when the exchange succeeded, given back when it did not. If the token was presented again during
- * the exchange, the grant is revoked and the new tokens are revoked with it, not answered.
+ * the exchange, the grant is revoked and the new tokens are revoked with it, not answered. A token the
+ * library refuses as no longer its grant's (rotated two or more times since) is looked up in the grant's
+ * record without writing: spent there before, it is a reuse too, and the grant is revoked.
  */
 async function tokenRequest(c: Context<AppEnv>, request: Request, form: URLSearchParams): Promise<Response> {
   const server = await authorizationServer(c);
@@ -158,8 +171,11 @@ async function tokenRequest(c: Context<AppEnv>, request: Request, form: URLSearc
     await settleRefresh(env, false);
     throw err;
   }
-  if (await settleRefresh(env, answer.ok)) {
-    await (await authorizationServer(c)).getOAuthApi(c.env).revokeGrant(parts.grantId, parts.userId);
+  if (
+    (await settleRefresh(env, answer.ok)) ||
+    ((await tokenMismatch(answer)) && (await staleTokenReused(c.env, presented!, parts.userId, parts.grantId)))
+  ) {
+    await server.getOAuthApi(c.env).revokeGrant(parts.grantId, parts.userId);
     return oauthError('invalid_grant', REFRESH_REUSE_DESCRIPTION);
   }
   return answer;

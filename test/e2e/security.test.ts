@@ -296,12 +296,20 @@ describe('refresh-token reuse revokes the grant (workerd, RFC 9700 §4.14.2)', (
     expect(await mcpStatus(two.access_token)).toBe(401);
   });
 
-  it('30 replays of RT1 at once with the legitimate RT2 among them: none is answered, and the grant is revoked', async () => {
+  it('30 replays of RT1 at once with the legitimate RT2 among them: no replay is answered, and the grant is revoked', async () => {
     const t = await oauthTokens(fundUser);
     const rotated = await refresh(t.clientId, t.refresh_token);
     const two = (await rotated.json()) as { access_token: string; refresh_token: string };
     const answers = await synchronised(31, (i, last) => refresh(t.clientId, i === 15 ? two.refresh_token : t.refresh_token, last));
-    expect(answers.map((r) => r.status)).toEqual(Array(31).fill(400));
+    // The token is checked once the library has validated it: RT2's own exchange may complete before any
+    // replay reaches the grant's record. Then it alone is answered, and its tokens stop with the grant.
+    expect(answers.filter((_r, i) => i !== 15).map((r) => r.status)).toEqual(Array(30).fill(400));
+    expect([200, 400]).toContain(answers[15]!.status);
+    if (answers[15]!.status === 200) {
+      const three = (await answers[15]!.json()) as { access_token: string; refresh_token: string };
+      expect(await mcpStatus(three.access_token)).toBe(401);
+      expect((await refresh(t.clientId, three.refresh_token)).status).toBe(400);
+    }
     expect(await mcpStatus(two.access_token)).toBe(401);
     expect((await refresh(t.clientId, two.refresh_token)).status).toBe(400);
   });
