@@ -2,7 +2,7 @@
  * The Postgres fund store: the tables of `db/migrations/`, read through `@neondatabase/serverless`.
  *
  * Each method is one parameterised statement, so one round trip: `index` returns the fund, its share classes
- * with fee terms, and its runs; `read` returns every part of a batched request in one JSON document built
+ * with fee terms, and its runs (only their version when the isolate holds that index already); `read` returns every part of a batched request in one JSON document built
  * by subqueries. Columns are named one by one (no `SELECT *`); paper-book positions, ledger memos and the
  * investors' personal data are never selected, except investors' identity columns on a capital read and in
  * the fund's identity set (`identities`), which the redaction step needs in order to scan the response for them. NUMERIC values leave the database as
@@ -43,8 +43,21 @@ const IDENTITY_VERSION_SQL = (fund: string) => `
     .join(', ')}), chr(30) ORDER BY i.investor_id COLLATE "C"), ''))
   FROM investors i WHERE i.fund_id = ${fund}`;
 
+/**
+ * A digest of the index's rows (the fund, its share classes with their fee terms, its runs, each row's text
+ * in key order): equal digests, equal index, in any database. It costs the server a pass over the runs' rows
+ * (2–4 ms for 1,826 runs) and the Worker nothing.
+ */
+const INDEX_VERSION_SQL = (fund: string) => `
+  SELECT 'md5:' || md5(concat_ws(chr(30),
+    (SELECT x::text FROM funds x WHERE x.fund_id = ${fund}),
+    (SELECT string_agg(s::text || chr(31) || t::text, chr(29) ORDER BY s.share_class_id)
+      FROM share_classes s JOIN fee_terms t USING (fund_id, share_class_id) WHERE s.fund_id = ${fund}),
+    (SELECT string_agg(r::text, chr(29) ORDER BY r.nav_date) FROM nav_runs r WHERE r.fund_id = ${fund})))`;
+
+/** The index's version and, unless the caller holds that version (`$2`), the index itself. */
 const INDEX_SQL = `
-SELECT json_build_object(
+SELECT v.version AS index_version, CASE WHEN v.version IS DISTINCT FROM $2::text THEN json_build_object(
   'fund', json_build_object(${jsonFields(FUNDS, 'f')}),
   'shareClasses', COALESCE((
     SELECT json_agg(json_build_object(${jsonFields(SHARE_CLASSES, 's')}, ${jsonFields(FEE_TERMS, 't', ['shareClassId'])})
@@ -55,10 +68,24 @@ SELECT json_build_object(
     SELECT json_agg(json_build_object(${jsonFields(NAV_RUNS, 'r')})
       ORDER BY r.nav_date)
     FROM nav_runs r WHERE r.fund_id = f.fund_id), '[]'::json)
-) AS index,
+) END AS index,
 (${IDENTITY_VERSION_SQL('f.fund_id')}) AS identity_version
-FROM funds f
+FROM funds f CROSS JOIN LATERAL (${INDEX_VERSION_SQL('f.fund_id')}) v (version)
 WHERE f.fund_id = $1`;
+
+/** Funds whose index an isolate keeps at most. */
+const KEPT_INDEXES = 8;
+
+/**
+ * The index last read of each fund, by its version: plain data, shared by the isolate's requests (never a
+ * pending read), so that a request whose fund has not changed reads its version only, not 1,826 runs again.
+ */
+const keptIndexes = new Map<string, { version: string; index: FundIndex }>();
+
+/** A copy of a kept index a request may use as its own (the rows are not changed by anyone, the lists may be). */
+function copyOf(index: FundIndex): FundIndex {
+  return { fund: { ...index.fund }, shareClasses: index.shareClasses.map((c) => ({ ...c })), runs: index.runs.slice() };
+}
 
 const POSITIONS_SQL = (dates: string) => `
   SELECT json_agg(json_build_object(${jsonFields(POSITIONS, 'p')})
@@ -213,9 +240,20 @@ export function postgresStore(db: SqlClient): FundStore {
   const versions = new Map<string, string>();
   return {
     async index(fundId) {
-      const { rows } = await db.query<{ index: FundIndex; identity_version: string }>(INDEX_SQL, [fundId]);
-      if (rows[0]) versions.set(fundId, rows[0].identity_version);
-      return rows[0]?.index ?? null;
+      const kept = keptIndexes.get(fundId);
+      const { rows } = await db.query<{ index: FundIndex | null; index_version: string; identity_version: string }>(INDEX_SQL, [
+        fundId,
+        kept?.version ?? null,
+      ]);
+      const row = rows[0];
+      if (!row) return null;
+      versions.set(fundId, row.identity_version);
+      // No index in the answer: the kept one is current (the statement sends it whenever versions differ).
+      if (row.index === null) return copyOf(kept!.index);
+      keptIndexes.delete(fundId);
+      if (keptIndexes.size >= KEPT_INDEXES) keptIndexes.delete(keptIndexes.keys().next().value!);
+      keptIndexes.set(fundId, { version: row.index_version, index: row.index });
+      return copyOf(row.index);
     },
     async read(fundId, request) {
       const out = emptyRead();

@@ -1,0 +1,94 @@
+/**
+ * The Postgres store's index by version: an isolate keeps the last index it read of a fund, and a request
+ * whose fund has not changed reads its version only (the index's JSON, 1,826 runs for a 5-year fund, is not
+ * sent again); any change to the fund, a share class, its fee terms or a run gives a new version, and the
+ * next read sends the index again. The version is a digest of the rows, so two databases holding the same
+ * fund id with other rows never share an index.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SqlClient } from '../../lib/db/client.ts';
+import { postgresStore } from '../../lib/fund/postgres-store.ts';
+import { SAMPLE_FUND } from '../../lib/fund/synthetic.ts';
+import { createTestDatabase, migrateAndSeed, type TestDatabase } from '../support/database.ts';
+
+const FUND = SAMPLE_FUND.fundId;
+let database: TestDatabase;
+let other: TestDatabase;
+
+beforeAll(async () => {
+  [database, other] = await Promise.all([createTestDatabase(), createTestDatabase()]);
+  await migrateAndSeed(database, [FUND]);
+  await migrateAndSeed(other, [FUND]);
+}, 120_000);
+afterAll(async () => {
+  await database?.dispose();
+  await other?.dispose();
+});
+
+/** One index read on a fresh connection to `db`: the index, and whether the answer carried the index's JSON. */
+async function readIndex(db: TestDatabase) {
+  const connection = db.open();
+  let sent = false;
+  const watched: SqlClient = {
+    async query(text, params) {
+      const result = await connection.query(text, params);
+      sent = (result.rows[0] as { index?: unknown } | undefined)?.index != null;
+      return result as never;
+    },
+  };
+  try {
+    return { index: await postgresStore(watched).index(FUND), sent };
+  } finally {
+    await connection.release();
+  }
+}
+
+async function run(db: TestDatabase, sql: string): Promise<void> {
+  const connection = db.open();
+  try {
+    await connection.query(sql);
+  } finally {
+    await connection.release();
+  }
+}
+
+describe('the index by version', () => {
+  it('is sent once, then only its version while the fund is unchanged; a change sends it again', async () => {
+    const first = await readIndex(database);
+    const second = await readIndex(database);
+    expect(first.index!.runs.length).toBeGreaterThan(100);
+    expect(second.sent).toBe(false);
+    expect(second.index).toEqual(first.index);
+    // A request may change its copy without changing what the next request gets.
+    second.index!.runs.pop();
+    expect((await readIndex(database)).index).toEqual(first.index);
+
+    const latest = first.index!.runs[first.index!.runs.length - 1]!;
+    await run(database, `UPDATE nav_runs SET net_flows = net_flows + 1 WHERE fund_id = '${FUND}' AND nav_date = '${latest.navDate}'`);
+    const changed = await readIndex(database);
+    expect(changed.sent).toBe(true);
+    expect(Number(changed.index!.runs.at(-1)!.netFlows)).toBe(Number(latest.netFlows) + 1);
+
+    await run(database, `UPDATE fee_terms SET mgmt_fee_pct = mgmt_fee_pct + 1 WHERE fund_id = '${FUND}'`);
+    expect((await readIndex(database)).sent).toBe(true);
+    expect((await readIndex(database)).sent).toBe(false);
+  });
+
+  it('never gives one database the index of another holding the same fund id with other rows', async () => {
+    await run(other, `UPDATE funds SET name = 'Another fund' WHERE fund_id = '${FUND}'`);
+    await readIndex(database);
+    const there = await readIndex(other);
+    expect(there.sent).toBe(true);
+    expect(there.index!.fund.name).toBe('Another fund');
+    expect((await readIndex(database)).index!.fund.name).not.toBe('Another fund');
+  });
+
+  it('reads a fund the database does not hold as none', async () => {
+    const connection = database.open();
+    try {
+      expect(await postgresStore(connection).index('no-such-fund')).toBeNull();
+    } finally {
+      await connection.release();
+    }
+  });
+});
