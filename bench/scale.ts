@@ -18,13 +18,15 @@
  * - database time, statements, and the bytes the database sent, from the same tool call in Node through
  *   the same driver, proxy and SQL (an instrumented connection: the time each statement took to answer and
  *   the length of its JSON).
+ * - workerd's peak memory over its memory before the first request (`/proc/<pid>/status`: the process's
+ *   high-water mark, which bounds what the isolate took for the requests);
  * Then 16 concurrent VaR requests at the maximum window, on one isolate: how many answered 200.
  *
  * Budgets (the goals of docs/performance.md): warm CPU ≤ 10 ms, first request ≤ 20 ms, database time
  * ≤ 50 ms and ≤ 1 MB from the database per request, VaR at 1,000 positions ≤ 1.5 × at 500, 16 concurrent
  * VaR-1000 all 200.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Miniflare } from 'miniflare';
@@ -189,6 +191,14 @@ async function start(outdir: string, proxy: PgWsProxy, fundId: string) {
 
 type Started = Awaited<ReturnType<typeof start>>;
 
+/** A memory figure of a process from `/proc/<pid>/status` (`VmRSS`: now; `VmHWM`: its peak), KiB. */
+function memoryKiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${field}:`));
+  return Number(line?.split(/\s+/)[1] ?? Number.NaN);
+}
+
 /** One request: main-thread CPU, wall, status. */
 async function timed(w: Started, send: () => Promise<Response>) {
   const before = threadTimes(w.pid);
@@ -251,9 +261,11 @@ export async function runScale(options: { fresh?: boolean } = {}): Promise<{ fig
           const w = await start(outdir, proxy, spec.fundId);
           try {
             const send = requests(w, def.tool, def.path, args)[surface];
+            const rssBefore = memoryKiB(w.pid, 'VmRSS');
             const first = await timed(w, () => send(0));
             const warm = [];
             for (let n = 1; n <= WARM; n++) warm.push(await timed(w, () => send(n)));
+            const grewMiB = (memoryKiB(w.pid, 'VmHWM') - rssBefore) / 1024;
             const failed = [first, ...warm].find((r) => r.status !== 200 || r.isError);
             const cost = await databaseCost(proxy, spec.fundId, def.tool, args);
             const name = `${spec.fundId} ${surface === 'rest' ? def.path : def.tool} ${label}`;
@@ -277,6 +289,12 @@ export async function runScale(options: { fresh?: boolean } = {}): Promise<{ fig
                 value: cost.bytes,
                 unit: 'bytes',
                 budget: atMost(2 ** 20, '≤ 1 MiB'),
+              }),
+              figure('scale', {
+                name: `${name}: workerd's peak memory over its start (information)`,
+                value: grewMiB,
+                unit: 'MiB',
+                note: 'VmHWM after the requests − VmRSS before them: the isolate and everything else in the process',
               }),
             );
           } finally {
