@@ -1,7 +1,8 @@
 /**
  * The README and `docs/` state no fact the declarations contradict: a count of calculators, fund-data
  * endpoints, tools or routes ("seven calculators", "12 read-only tools"), an MCP tool name, an endpoint URL,
- * or a path in the repository that is not there; and the Worker's code writes out no endpoint URL at all. Generated sections are left to test/doc-sections.test.ts,
+ * or a path in the repository that is not there; their prose writes out no endpoint's URL at all (a rename
+ * of its file would leave it stale: prose names an endpoint by its tool, generated sections show URLs); and the Worker's code writes out no endpoint URL at all. Generated sections are left to test/doc-sections.test.ts,
  * which rewrites them from the declarations; everything else is prose, and prose goes stale silently unless
  * a test reads it (docs/architecture.md#facts-in-the-documentation).
  */
@@ -10,7 +11,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CALCULATORS, FUND_TOOLS, ROUTES } from '../lib/registry.ts';
-import { CALC_TOOL_NAMES, FUND_TOOL_NAMES, PUBLIC_TOOL_NAMES } from './support/declared.ts';
+import { CALC_TOOL_NAMES, FUND_TOOL_NAMES, PUBLIC_TOOL_NAMES, fundPath } from './support/declared.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -92,6 +93,8 @@ function contradictions(page: string, text: string, facts: Facts = DECLARED, exi
   }
   for (const m of body.matchAll(/\/api\/v1\/(?:calc|fund)\/[a-z0-9][a-z0-9/-]*[a-z0-9]/g)) {
     if (!facts.routePaths.has(m[0])) out.push(`${page}: ${m[0]} is not a route`);
+    // A route's URL in prose is right until its file is renamed: prose names an endpoint by its tool or title.
+    else out.push(`${page}: ${m[0]} is written out (name the endpoint by its tool; a generated section may show its URL)`);
   }
   for (const m of body.matchAll(/`((?:lib|functions|scripts|test|bench|db|docs)\/[\w./-]+?)(?:#[\w-]+)?`/g)) {
     const path = m[1]!.replace(/\/$/, '');
@@ -150,6 +153,7 @@ describe('the check', () => {
       'Eight calculators answer, and the server lists 13 read-only tools; the fund server has twelve tools.',
       'Call `calc_fee_calculator_v2` or `get_no_such_tool`, or GET /api/v1/fund/no-such-endpoint?days=3.',
       'See `lib/routes.ts` and `lib/service.ts`.',
+      `Or GET ${fundPath('get_positions')} by hand.`,
     ].join('\n');
     expect(contradictions('x.md', text, facts, (p) => p === 'lib/service.ts')).toEqual([
       'x.md: "Eight calculators" (declared calculators: 7)',
@@ -157,6 +161,7 @@ describe('the check', () => {
       'x.md: tool calc_fee_calculator_v2 is not declared',
       'x.md: tool get_no_such_tool is not declared',
       'x.md: /api/v1/fund/no-such-endpoint is not a route',
+      `x.md: ${fundPath('get_positions')} is written out (name the endpoint by its tool; a generated section may show its URL)`,
       'x.md: lib/routes.ts does not exist',
     ]);
   });
