@@ -94,10 +94,13 @@ export function scannableText(json: string): string {
 }
 
 /**
- * A character of a word of the scan: a letter, a combining mark or a digit (any script). Words are runs of
- * them; everything else (spaces, line breaks, punctuation, a JSON escape read as a space) separates words.
+ * A character of a word of the scan: a letter, a combining mark, a digit (any script) or an invisible format
+ * character (`\p{Cf}`: a soft hyphen, a zero-width space or joiner, a bidi mark), which shows nothing on
+ * screen and so must neither split a word nor hide it (it is dropped as the word is compared,
+ * {@link foldWord}). Words are runs of them; everything else (spaces, line breaks, punctuation, a JSON escape
+ * read as a space) separates words.
  */
-export const WORD_CHARACTER: RegExp = /^[\p{L}\p{M}\p{N}]$/u;
+export const WORD_CHARACTER: RegExp = /^[\p{L}\p{M}\p{N}\p{Cf}]$/u;
 /** Which ASCII characters are word characters (1) or separators (0). */
 const ASCII_WORD = Uint8Array.from({ length: 128 }, (_, c) => (WORD_CHARACTER.test(String.fromCharCode(c)) ? 1 : 0));
 
@@ -134,13 +137,16 @@ function forEachWord(text: string, found: (start: number, end: number, ascii: bo
   if (start >= 0) found(start, text.length, ascii);
 }
 
-/** Combining marks, dropped from a word once decomposed (NFD): `é` reads as `e`, `Å` as `a`. */
-const MARKS = /\p{M}/gu;
+/**
+ * Combining marks, dropped from a word once decomposed (NFD): `é` reads as `e`, `Å` as `a`; and invisible
+ * format characters, dropped wherever they are.
+ */
+const MARKS = /[\p{M}\p{Cf}]/gu;
 
 /**
  * A word as the scan compares it: in lower case and, when it is not all ASCII, decomposed (NFD) with its
- * combining marks dropped, so that accents are ignored and either Unicode form of a letter matches; a word
- * of marks alone reads as no word ('').
+ * combining marks and format characters dropped, so that accents are ignored, either Unicode form of a
+ * letter matches and `Mar\u00ADgaret` reads as `margaret`; a word of marks alone reads as no word ('').
  */
 function foldWord(word: string, ascii: boolean): string {
   const lower = word.toLowerCase();

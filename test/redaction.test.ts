@@ -181,6 +181,11 @@ describe('maskIdentities', () => {
     ['Zoe Angstrom, without the accents stored', '[redacted], without the accents stored'],
     ['Zoe\u0308 A\u030Angstro\u0308m, decomposed (NFD)', '[redacted], decomposed (NFD)'],
     ['to "Margaret"\t"Okafor"', 'to "[redacted]"'],
+    // Invisible format characters (a soft hyphen, a zero-width space or joiner, a bidi mark) inside a word
+    // show nothing on screen, so they neither split nor hide it.
+    ['for Mar\u00ADgaret O\u200Bka\u200Dfor', 'for [redacted]'],
+    ['for \u200EMargaret\u200F\u2060Okafor', 'for [redacted]'],
+    ['ref INV\uFEFF-0042', 'ref [redacted]'],
   ])('masks %j', (text, masked) => {
     expect(maskIdentities(text, set)).toBe(masked);
   });
@@ -191,6 +196,12 @@ describe('maskIdentities', () => {
       expect(maskIdentities(text, set)).toBe(text);
     },
   );
+
+  it('finds a value with invisible format characters in the JSON of an answer too', () => {
+    expect(() => redact(z.strictObject({ venue: z.string() }), { venue: 'Desk of Marga\u00ADret Oka\u200Bfor' }, set)).toThrow(
+      RedactionFailedError,
+    );
+  });
 
   it('does not look for values under 4 letters and digits, or under 6 digits alone', () => {
     expect(identitySet(['Li', 'A B', '17', '12345', 'INV-1']).values).toBe(1);
