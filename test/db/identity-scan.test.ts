@@ -17,24 +17,15 @@ import { guardedStore } from '../../lib/fund/store.ts';
 import { DEMO_FUND } from '../../lib/fund/synthetic.ts';
 import { FUND_TOOLS } from '../../lib/registry.ts';
 import { ApiError } from '../../lib/errors.ts';
-import { createTestDatabase, migrateAndSeed, type TestDatabase } from '../support/database.ts';
-import { MASKED_CATEGORY, MASKED_DESCRIPTION, expectNoIdentity, freeTextNaming, type Identity } from '../support/identities.ts';
+import { createTestDatabase, migrateAndSeed, sql, type TestDatabase } from '../support/database.ts';
+import { MASKED_CATEGORY, MASKED_DESCRIPTION, expectNoIdentity, type Identity } from '../support/identities.ts';
+import { NEWEST_EXPENSE, nameInvestorsInBooks } from '../support/named-investors.ts';
 
 const FUND = DEMO_FUND.fundId;
 let database: TestDatabase;
 let investors: Identity[];
 
 const tool = (name: string) => FUND_TOOLS.find((t) => t.tool === name)! as FundToolDefinition;
-
-/** One statement on its own connection. */
-async function sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
-  const db = database.open();
-  try {
-    return (await db.query<T & Record<string, unknown>>(text, params)).rows;
-  } finally {
-    await db.release();
-  }
-}
 
 /** A tool call on a connection of its own; its answer text, and the round trips it made. */
 async function call(name: string, args: Record<string, unknown> = {}): Promise<{ text: string; roundTrips: number }> {
@@ -50,26 +41,7 @@ async function call(name: string, args: Record<string, unknown> = {}): Promise<{
 beforeAll(async () => {
   database = await createTestDatabase();
   await migrateAndSeed(database, [FUND]);
-  // An investor whose name carries accents, as stored (NFC), beside the synthetic ones.
-  await sql(
-    `INSERT INTO investors (fund_id, investor_id, share_class_id, legal_name, email, tax_id, bank_account)
-     VALUES ($1, 'INV-9001', 'A', 'Zoë Ångström-Øvergård', 'zoe.angstrom@example.org', '941-27-5531', 'NO9386011117947')`,
-    [FUND],
-  );
-  investors = await sql<Identity>(
-    `SELECT investor_id AS "investorId", legal_name AS "legalName", email, tax_id AS "taxId", bank_account AS "bankAccount"
-     FROM investors WHERE fund_id = $1 ORDER BY investor_id`,
-    [FUND],
-  );
-  const [a, b] = [investors.find((i) => i.investorId === 'INV-9001')!, investors[3]!];
-  const { description, category } = freeTextNaming(a, b);
-  // The newest expense names them; a ledger memo names one too (memos are never selected).
-  await sql(
-    `UPDATE expenses SET description = $2, category = $3
-     WHERE fund_id = $1 AND expense_id = (SELECT expense_id FROM expenses WHERE fund_id = $1 ORDER BY expense_date DESC, expense_id DESC LIMIT 1)`,
-    [FUND, description, category],
-  );
-  await sql(`UPDATE ledger_lines SET memo = $2 WHERE fund_id = $1`, [FUND, `Wire from ${a.legalName}, acct ${a.bankAccount}`]);
+  investors = await nameInvestorsInBooks(database, FUND);
 }, 120_000);
 
 afterAll(async () => {
@@ -93,8 +65,10 @@ describe('the identity scan on PostgreSQL data', () => {
   });
 
   it('a venue naming an investor fails closed, though the positions read loads no investor', async () => {
-    const [one] = await sql<{ asset: string }>(`SELECT asset FROM positions WHERE fund_id = $1 AND book = 'live' LIMIT 1`, [FUND]);
-    await sql(`UPDATE positions SET venue = $3 WHERE fund_id = $1 AND asset = $2`, [
+    const [one] = await sql<{ asset: string }>(database, `SELECT asset FROM positions WHERE fund_id = $1 AND book = 'live' LIMIT 1`, [
+      FUND,
+    ]);
+    await sql(database, `UPDATE positions SET venue = $3 WHERE fund_id = $1 AND asset = $2`, [
       FUND,
       one!.asset,
       `Desk of ${investors[5]!.legalName.toUpperCase()}`,
@@ -107,7 +81,7 @@ describe('the identity scan on PostgreSQL data', () => {
       expect(err).toBeInstanceOf(ApiError);
       expect((err as ApiError).code).toBe('redaction_failed');
     } finally {
-      await sql(`UPDATE positions SET venue = 'Coinbase Prime' WHERE fund_id = $1 AND asset = $2`, [FUND, one!.asset]);
+      await sql(database, `UPDATE positions SET venue = 'Coinbase Prime' WHERE fund_id = $1 AND asset = $2`, [FUND, one!.asset]);
     }
   });
 
@@ -116,12 +90,11 @@ describe('the identity scan on PostgreSQL data', () => {
     expect(warm.roundTrips).toBe(2); // the index (with the set's version) and the read
     const renamed = 'Petronella Quackenbush-Vanterpool';
     const target = investors[7]!;
-    await sql(`UPDATE investors SET legal_name = $3 WHERE fund_id = $1 AND investor_id = $2`, [FUND, target.investorId, renamed]);
-    await sql(
-      `UPDATE expenses SET description = $2
-       WHERE fund_id = $1 AND expense_id = (SELECT expense_id FROM expenses WHERE fund_id = $1 ORDER BY expense_date DESC, expense_id DESC LIMIT 1)`,
-      [FUND, `Side letter for ${renamed.toLowerCase()}`],
-    );
+    await sql(database, `UPDATE investors SET legal_name = $3 WHERE fund_id = $1 AND investor_id = $2`, [FUND, target.investorId, renamed]);
+    await sql(database, `UPDATE expenses SET description = $2 WHERE fund_id = $1 AND expense_id = ${NEWEST_EXPENSE}`, [
+      FUND,
+      `Side letter for ${renamed.toLowerCase()}`,
+    ]);
     const after = await call('get_expenses', { limit: '1' });
     expect(after.roundTrips).toBe(3); // the new set's rows, once
     expect(after.text).toContain('"description":"Side letter for [redacted]"');

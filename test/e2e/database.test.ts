@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FUND_TOOLS } from '../../lib/registry.ts';
 import { DEMO_API_KEY } from '../../lib/keys.ts';
-import { createTestDatabase, migrateAndSeed, type TestDatabase } from '../support/database.ts';
+import { createTestDatabase, databaseBindings, migrateAndSeed, type TestDatabase } from '../support/database.ts';
 import { mintKey, startWorker, type TestWorker } from '../support/worker.ts';
 import { fundUrl } from '../support/declared.ts';
 
@@ -24,13 +24,7 @@ beforeAll(async () => {
   database = await createTestDatabase();
   await migrateAndSeed(database, [FUND_ID]);
   key = mintKey(persistDir, ['--fund', FUND_ID, '--label', 'db e2e']);
-  const text = (value: string) => ({ type: 'plain_text', value });
-  worker = await startWorker(persistDir, {
-    FUND_ID: text(FUND_ID),
-    DATABASE_URL: text(database.url),
-    DATABASE_WS_PROXY: text(database.proxy.wsProxy),
-    INVESTOR_REF_KEY: text('test-investor-ref-key-0123456789'),
-  });
+  worker = await startWorker(persistDir, databaseBindings(database, FUND_ID));
 }, 120_000);
 
 afterAll(async () => {

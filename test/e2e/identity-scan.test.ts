@@ -13,10 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FUND_TOOLS } from '../../lib/registry.ts';
-import { createTestDatabase, migrateAndSeed, type TestDatabase } from '../support/database.ts';
+import { createTestDatabase, databaseBindings, migrateAndSeed, sql, type TestDatabase } from '../support/database.ts';
 import { mintKey, startWorker, type TestWorker } from '../support/worker.ts';
 import { fundUrl } from '../support/declared.ts';
-import { MASKED_CATEGORY, MASKED_DESCRIPTION, expectNoIdentity, freeTextNaming, type Identity } from '../support/identities.ts';
+import { MASKED_CATEGORY, MASKED_DESCRIPTION, expectNoIdentity, type Identity } from '../support/identities.ts';
+import { nameInvestorsInBooks } from '../support/named-investors.ts';
 
 const FUND_ID = 'e2e-identity-fund';
 const persistDir = mkdtempSync(join(tmpdir(), 'fund-edge-identity-e2e-'));
@@ -25,44 +26,12 @@ let worker: TestWorker;
 let key: string;
 let investors: Identity[];
 
-async function sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
-  const db = database.open();
-  try {
-    return (await db.query<T & Record<string, unknown>>(text, params)).rows;
-  } finally {
-    await db.release();
-  }
-}
-
 beforeAll(async () => {
   database = await createTestDatabase();
   await migrateAndSeed(database, [FUND_ID]);
-  await sql(
-    `INSERT INTO investors (fund_id, investor_id, share_class_id, legal_name, email, tax_id, bank_account)
-     VALUES ($1, 'INV-9001', 'A', 'Zoë Ångström-Øvergård', 'zoe.angstrom@example.org', '941-27-5531', 'NO9386011117947')`,
-    [FUND_ID],
-  );
-  investors = await sql<Identity>(
-    `SELECT investor_id AS "investorId", legal_name AS "legalName", email, tax_id AS "taxId", bank_account AS "bankAccount"
-     FROM investors WHERE fund_id = $1 ORDER BY investor_id`,
-    [FUND_ID],
-  );
-  const a = investors.find((i) => i.investorId === 'INV-9001')!;
-  const { description, category } = freeTextNaming(a, investors[3]!);
-  await sql(
-    `UPDATE expenses SET description = $2, category = $3
-     WHERE fund_id = $1 AND expense_id = (SELECT expense_id FROM expenses WHERE fund_id = $1 ORDER BY expense_date DESC, expense_id DESC LIMIT 1)`,
-    [FUND_ID, description, category],
-  );
-  await sql(`UPDATE ledger_lines SET memo = $2 WHERE fund_id = $1`, [FUND_ID, `Wire from ${a.legalName}, acct ${a.bankAccount}`]);
+  investors = await nameInvestorsInBooks(database, FUND_ID);
   key = mintKey(persistDir, ['--fund', FUND_ID, '--label', 'identity e2e']);
-  const text = (value: string) => ({ type: 'plain_text', value });
-  worker = await startWorker(persistDir, {
-    FUND_ID: text(FUND_ID),
-    DATABASE_URL: text(database.url),
-    DATABASE_WS_PROXY: text(database.proxy.wsProxy),
-    INVESTOR_REF_KEY: text('test-investor-ref-key-0123456789'),
-  });
+  worker = await startWorker(persistDir, databaseBindings(database, FUND_ID));
 }, 120_000);
 
 afterAll(async () => {
@@ -115,10 +84,11 @@ describe('the identity scan in workerd, fund data from PostgreSQL', () => {
   it('a venue naming an investor fails closed over REST and MCP', async () => {
     const name = investors[5]!.legalName;
     const [one] = await sql<{ asset: string; venue: string }>(
+      database,
       `SELECT asset, venue FROM positions WHERE fund_id = $1 AND book = 'live' LIMIT 1`,
       [FUND_ID],
     );
-    await sql(`UPDATE positions SET venue = $3 WHERE fund_id = $1 AND asset = $2`, [
+    await sql(database, `UPDATE positions SET venue = $3 WHERE fund_id = $1 AND asset = $2`, [
       FUND_ID,
       one!.asset,
       `Desk of\n"${name.toUpperCase()}"`,
@@ -133,7 +103,7 @@ describe('the identity scan in workerd, fund data from PostgreSQL', () => {
       expect(viaMcp.isError).toBe(true);
       expect(JSON.parse(viaMcp.text)).toMatchObject({ code: 'redaction_failed' });
     } finally {
-      await sql(`UPDATE positions SET venue = $3 WHERE fund_id = $1 AND asset = $2`, [FUND_ID, one!.asset, one!.venue]);
+      await sql(database, `UPDATE positions SET venue = $3 WHERE fund_id = $1 AND asset = $2`, [FUND_ID, one!.asset, one!.venue]);
     }
   });
 });

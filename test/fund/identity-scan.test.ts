@@ -22,21 +22,11 @@ import type { ExpenseRow, FundRow, InvestorRow } from '../../lib/fund/rows.ts';
 import { guardedStore, type FundStore } from '../../lib/fund/store.ts';
 import { DEMO_FUND } from '../../lib/fund/synthetic.ts';
 import { FUND_TOOLS } from '../../lib/registry.ts';
-import { MASKED_CATEGORY, MASKED_DESCRIPTION, expectNoIdentity, freeTextNaming, type Identity } from '../support/identities.ts';
+import { MASKED_CATEGORY, MASKED_DESCRIPTION, ZOE, expectNoIdentity, freeTextNaming, type Identity } from '../support/identities.ts';
 
 const inner = embeddedStore([DEMO_FUND]);
 const FUND = DEMO_FUND.fundId;
 const tool = (name: string) => FUND_TOOLS.find((t) => t.tool === name)! as FundToolDefinition;
-
-/** An investor with an accented name, as stored. */
-const ZOE: InvestorRow = {
-  investorId: 'INV-9001',
-  shareClassId: 'A',
-  legalName: 'Zoë Ångström-Øvergård',
-  email: 'zoe.angstrom@example.org',
-  taxId: '941-27-5531',
-  bankAccount: 'NO9386011117947',
-};
 
 /** What a wrapped store changes: the newest expense, every venue, the first account's name, the fund's name. */
 interface Changes {

@@ -122,6 +122,30 @@ export async function migrateAndSeed(database: TestDatabase, fundIds: readonly s
   }
 }
 
+/** Runs one statement on a connection of its own and returns its rows. */
+export async function sql<T = Record<string, unknown>>(database: TestDatabase, text: string, params: unknown[] = []): Promise<T[]> {
+  const db = database.open();
+  try {
+    return (await db.query<T & Record<string, unknown>>(text, params)).rows;
+  } finally {
+    await db.release();
+  }
+}
+
+/**
+ * The bindings that make a test Worker read fund `fundId` from `database` (through its proxy), with a fixed
+ * investor-pseudonym key, as plain-text variables for `startWorker`.
+ */
+export function databaseBindings(database: TestDatabase, fundId: string): Record<string, { type: 'plain_text'; value: string }> {
+  const text = (value: string) => ({ type: 'plain_text' as const, value });
+  return {
+    FUND_ID: text(fundId),
+    DATABASE_URL: text(database.url),
+    DATABASE_WS_PROXY: text(database.proxy.wsProxy),
+    INVESTOR_REF_KEY: text('test-investor-ref-key-0123456789'),
+  };
+}
+
 /**
  * Resolves once a statement of the database waits on a lock (PostgreSQL only: `pg_stat_activity`; PGlite
  * has no view of other sessions).

@@ -14,6 +14,16 @@ export interface Identity {
   bankAccount: string;
 }
 
+/** An investor with an accented name, as stored (NFC), that the identity-scan tests add to a fund. */
+export const ZOE: Identity & { shareClassId: string } = {
+  investorId: 'INV-9001',
+  shareClassId: 'A',
+  legalName: 'Zoë Ångström-Øvergård',
+  email: 'zoe.angstrom@example.org',
+  taxId: '941-27-5531',
+  bankAccount: 'NO9386011117947',
+};
+
 /** The values of an investor, in the order the store lists them. */
 export const valuesOf = (i: Identity): string[] => [i.legalName, i.email, i.taxId, i.bankAccount, i.investorId];
 
