@@ -7,7 +7,7 @@
  */
 import * as z from 'zod';
 import { lazy } from '../../validation.ts';
-import { D, addCents, centsOf, dec, pct4, pct4Near, toMoney, type Dec } from '../../decimal.ts';
+import { D, addCents, centsOf, dec, moneyOfCents, pct4, pct4Near, toMoney, type Dec } from '../../decimal.ts';
 import { NotFoundError, NotUsableError } from '../../errors.ts';
 import { FundFactsProblem } from '../facts-problem.ts';
 import type { NavRunRow } from '../rows.ts';
@@ -82,12 +82,41 @@ export function navOf(run: NavRunRow): Dec {
   return dec(run.shadowNav ?? '0');
 }
 
-/** (shadow − administrator) / administrator in basis points, 2 dp; null when either NAV is missing or the administrator's is zero. */
+/**
+ * (shadow − administrator) / administrator in basis points, 2 dp (half away from zero); null when either NAV
+ * is missing or the administrator's is zero. Exact in BigInt when both are two-decimal money texts (every
+ * stored NAV), else in decimal.js ({@link differenceBpsInDecimals}); both give the same number.
+ */
 export function differenceBps(run: NavRunRow): number | null {
+  if (run.shadowNav === null || run.adminNav === null) return null;
+  const shadow = centsOf(run.shadowNav);
+  const admin = centsOf(run.adminNav);
+  if (shadow === null || admin === null) return differenceBpsInDecimals(run);
+  if (admin === 0) return null;
+  // Hundredths of a basis point: |s − a| × 10⁶ / |a|, rounded half up, then signed.
+  const num = BigInt(shadow - admin) * 1_000_000n;
+  const den = BigInt(admin);
+  const n = num < 0n ? -num : num;
+  const d = den < 0n ? -den : den;
+  let q = n / d;
+  if ((n % d) * 2n >= d) q++;
+  if (q > BigInt(Number.MAX_SAFE_INTEGER)) return differenceBpsInDecimals(run);
+  const hundredths = Number(q);
+  return (num < 0n !== den < 0n ? -hundredths : hundredths) / 100;
+}
+
+/** {@link differenceBps} in decimal.js (40 digits); the reference of its property test. */
+export function differenceBpsInDecimals(run: NavRunRow): number | null {
   if (run.shadowNav === null || run.adminNav === null) return null;
   const admin = dec(run.adminNav);
   if (admin.isZero()) return null;
   return dec(run.shadowNav).minus(admin).div(admin).times(10_000).toDecimalPlaces(2, D.ROUND_HALF_UP).toNumber();
+}
+
+/** A money text as the answers give it (2 dp): through integer cents when it has that shape, else decimal.js. */
+function moneyText(text: string): string {
+  const cents = centsOf(text);
+  return cents === null ? toMoney(dec(text)) : moneyOfCents(cents);
 }
 
 /** `date` shifted by `days` calendar days (UTC). */
@@ -227,8 +256,8 @@ export function navHistory(runs: readonly NavRunRow[], days: number): NavHistory
     out.push({
       navDate: r.navDate,
       status: r.status,
-      shadowNav: r.shadowNav === null ? null : toMoney(dec(r.shadowNav)),
-      adminNav: r.adminNav === null ? null : toMoney(dec(r.adminNav)),
+      shadowNav: r.shadowNav === null ? null : moneyText(r.shadowNav),
+      adminNav: r.adminNav === null ? null : moneyText(r.adminNav),
       differenceBps: differenceBps(r),
       reconStatus: r.reconStatus,
       usable: isUsable(r),
