@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { experimental_readRawConfig } from 'wrangler';
 import { checkConfig } from '../lib/config.ts';
 import { isLoopbackOrigin } from '../lib/origin.ts';
-import { envFileLine } from './dev-args.ts';
+import { envFileLine, readEnvFileValue } from './dev-args.ts';
 
 /** The KV namespaces the Worker binds (lib/env.ts): keys, quota counters, the console, OAuth. */
 export const KV_BINDINGS = ['API_KEYS', 'RATE_LIMITS', 'CONSOLE', 'OAUTH_KV'] as const;
@@ -367,7 +367,7 @@ export function parseDevVars(text: string): Map<string, string> {
   const out = new Map<string, string>();
   for (const line of text.split(/\r?\n/)) {
     const m = /^\s*([A-Za-z_]\w*)\s*=\s*(.*?)\s*$/.exec(line);
-    if (m) out.set(m[1]!, m[2]!.replace(/^(['"])(.*)\1$/, '$2'));
+    if (m) out.set(m[1]!, readEnvFileValue(m[2]!));
   }
   return out;
 }

@@ -40,18 +40,17 @@ export function devVar(root: string, name: string): string | undefined {
   for (const line of readFileSync(file, 'utf8').split(/\r?\n/)) {
     const eq = line.indexOf('=');
     if (eq < 0 || line.slice(0, eq).trim() !== name) continue;
-    const value = line
-      .slice(eq + 1)
-      .trim()
-      .replace(/^(['"])(.*)\1$/, '$2');
+    const value = readEnvFileValue(line.slice(eq + 1));
     return value === '' ? undefined : value;
   }
   return undefined;
 }
 
 /**
- * One `NAME=value` line of a `.dev.vars` or `.env` file as wrangler reads it (dotenv): the value as is when
- * nothing in it needs quoting, else in single quotes (which dotenv takes literally).
+ * One `NAME=value` line of a `.dev.vars` or `.env` file as wrangler reads it (dotenv, then dotenv-expand):
+ * every `$` written `\$`, since wrangler substitutes `$NAME` and `${NAME}` in every value, quoted or not, and
+ * reads `\$` as `$` (a password `pa$word` would otherwise arrive as `pa`); the value as is when nothing in it
+ * needs quoting, else in single quotes (which dotenv takes literally). {@link readEnvFileValue} reads it back.
  * @throws {Error} naming the variable, never its value, when the value holds a line break or another control
  *   character (it would end the line and start another variable), or needs quoting and holds a `'`
  */
@@ -60,9 +59,21 @@ export function envFileLine(name: string, value: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
   if (/[\u0000-\u001f\u007f]/.test(value))
     throw new Error(`${name} contains a line break or another control character: refused (it would write a line of its own).`);
-  if (/^[^\s'"`#]([^#]*[^\s#])?$/.test(value)) return `${name}=${value}`;
+  const written = value.replaceAll('$', '\\$');
+  if (/^[^\s'"`#]([^#]*[^\s#])?$/.test(written)) return `${name}=${written}`;
   if (value.includes("'")) throw new Error(`${name} contains a quote (') and a space or #: percent-encode them in the URL.`);
-  return `${name}='${value}'`;
+  return `${name}='${written}'`;
+}
+
+/**
+ * A value of a `.dev.vars` line (what follows `=`) as {@link envFileLine} wrote it: trimmed, out of its
+ * quotes, and `\$` read as `$`, as wrangler reads it (without substituting variables).
+ */
+export function readEnvFileValue(raw: string): string {
+  return raw
+    .trim()
+    .replace(/^(['"])(.*)\1$/, '$2')
+    .replaceAll('\\$', '$');
 }
 
 /** A private file of variables for wrangler: where it is, and how to delete it. */

@@ -24,8 +24,10 @@ import {
 } from '../scripts/dev-args.ts';
 
 /**
- * How wrangler (dotenv 16, which wrangler bundles) reads a `.dev.vars` / `--env-file` file: its line
- * pattern and unquoting, copied so the test reads the file as wrangler does.
+ * How wrangler (dotenv 16 and dotenv-expand 12, which wrangler bundles) reads a `.dev.vars` / `--env-file`
+ * file: dotenv's line pattern and unquoting, then dotenv-expand's substitution of `$NAME` and `${NAME}` not
+ * preceded by a backslash (here by nothing: no such variable is set) and its `\$` read as `$`, in quoted
+ * values too; copied so the test reads the file as wrangler does.
  */
 function dotenvParse(text: string): Record<string, string> {
   const LINE =
@@ -33,7 +35,10 @@ function dotenvParse(text: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const m of text.replace(/\r\n?/g, '\n').matchAll(LINE)) {
     const value = (m[2] ?? '').trim();
-    out[m[1]!] = value.replace(/^(['"`])([\s\S]*)\1$/gm, '$2');
+    out[m[1]!] = value
+      .replace(/^(['"`])([\s\S]*)\1$/gm, '$2')
+      .replace(/(?<!\\)\$\{[^{}]+\}|(?<!\\)\$[A-Za-z_][A-Za-z0-9_]*/g, '')
+      .replace(/\\\$/g, '$');
   }
   return out;
 }
@@ -74,7 +79,20 @@ describe('the variables npm run dev adds reach wrangler through a private file, 
     expect(() => envFileLine('DATABASE_URL', "it's # here")).toThrow(/quote/);
     expect(() => envFileLine('A=B', 'x')).toThrow(/not a variable name/);
     // Whatever is accepted reads back exactly, in wrangler's reader and in the project's own.
-    for (const value of ['postgres://u@h/db', ' lead', 'trail ', 'a#b', '"q"', "x'y", '`b`', 'p w', '\\n'])
+    for (const value of [
+      'postgres://u@h/db',
+      ' lead',
+      'trail ',
+      'a#b',
+      '"q"',
+      "x'y",
+      '`b`',
+      'p w',
+      '\\n',
+      'postgres://u:pa$word@h/db',
+      '$HOME $\u{7B}A} $',
+      'a\\$b',
+    ])
       expect([dotenvParse(envFileLine('V', value)).V, parseDevVars(envFileLine('V', value)).get('V')]).toEqual([value, value]);
   });
 });
