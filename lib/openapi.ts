@@ -275,9 +275,9 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string, exa
         version: '1.0.0',
         description: [
           'Fund data, calculators and MCP servers. Calculators are stateless and illustrative: results are estimates, not accounting, tax or investment advice.',
-          `Calculator quota, per UTC day: ${n(ANONYMOUS_DAILY_CALC_LIMIT)} calls per caller without a key (caller = CF-Connecting-IP, IPv6 by /64); with a key from the developer console (\`Authorization: Bearer svc_dk_...\`), the account's plan, all its keys together: ${plans}; with a key the operator's CLI minted, the key's own limit (default ${n(DEFAULT_KEY_DAILY_CALC_LIMIT)}). A call refused for its input (400, 413, 415) counts; one refused for its key (401) or its quota (429) does not. A burst guard allows ${BURST_LIMIT} calls per ${BURST_PERIOD_SECONDS} s.`,
+          `Calculator quota, per UTC day: ${n(ANONYMOUS_DAILY_CALC_LIMIT)} calls per caller without a key (caller = CF-Connecting-IP, IPv6 by /64); with a key from the developer console (\`Authorization: Bearer svc_dk_...\`), the account's plan, all its keys together: ${plans}; with a key the operator's CLI minted, the key's own limit (default ${n(DEFAULT_KEY_DAILY_CALC_LIMIT)}). A call refused for its input (400, 415, or 413 for a CSV over its row cap) counts; one refused for its key (401), its quota (429) or a body over 1 MiB (413) does not. A burst guard allows ${BURST_LIMIT} calls per ${BURST_PERIOD_SECONDS} s.`,
           `Limits: request body ${MAX_BODY_BYTES / 1024 / 1024} MiB; CSV inputs ${MAX_CSV_ROWS} data rows. Unknown body fields and query parameters are rejected with 400.`,
-          "Fund data (`/api/v1/fund/`) needs `Authorization: Bearer svc_dk_...`; money and quantities are exact decimal strings in the fund's base currency, percentages JSON numbers in percent units (4 dp).",
+          "Fund data (`/api/v1/fund/`) needs `Authorization: Bearer svc_dk_...` or an OAuth access token of this service with `fund:read` (`oauth2`); money and quantities are exact decimal strings in the fund's base currency, percentages JSON numbers in percent units (4 dp).",
           'Errors are RFC 9457 application/problem+json with a stable `code`.',
         ].join('\n\n'),
         license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
@@ -295,7 +295,7 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string, exa
         {
           name: 'MCP',
           description:
-            'Model Context Protocol servers (Streamable HTTP, stateless, JSON-RPC 2.0 over POST): the public server (calculators and `search_docs`, no key) and the fund server (fund-data tools, Bearer key).',
+            'Model Context Protocol servers (Streamable HTTP, stateless, JSON-RPC 2.0 over POST): the public server (calculators and `search_docs`, no key) and the fund server (fund-data tools, a fund key or an OAuth access token). Both speak MCP 2026-07-28 and the 2025 revisions.',
         },
         { name: 'Meta', description: 'Describes the API.' },
       ],

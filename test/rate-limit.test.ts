@@ -432,3 +432,25 @@ describe('UTC day helpers', () => {
     expect(utcDate(new Date(iso))).toBe(day);
   });
 });
+
+describe('what counts against the daily quota (docs/api.md#limits)', () => {
+  const send = (app: ReturnType<typeof createApp>, env: object, body: string, contentType = 'application/json') =>
+    app.request(
+      calcPath('operating-cost-calculator'),
+      { method: 'POST', headers: { 'content-type': contentType, 'cf-connecting-ip': '192.0.2.9' }, body },
+      env,
+    );
+
+  it('a call refused for its input (400, 415) counts; a body over the 1 MiB cap (413) is refused before the quota and does not', async () => {
+    const app = createApp({ clock: clockAt('2026-11-20T12:00:00Z').clock });
+    const { env, RATE_LIMITS } = fakeEnv();
+    expect((await send(app, env, '{"horizonYears":-1}')).status).toBe(400);
+    expect((await send(app, env, '{', 'application/json')).status).toBe(400);
+    expect((await send(app, env, '{}', 'text/plain')).status).toBe(415);
+    const tooLarge = await send(app, env, JSON.stringify({ pad: 'x'.repeat(1024 * 1024) }));
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.headers.get('ratelimit')).toBeNull();
+    await quotaWritesSettled(RATE_LIMITS as unknown as KVNamespace);
+    expect(await RATE_LIMITS.get('calc:192.0.2.9:2026-11-20')).toBe('3');
+  });
+});

@@ -349,8 +349,9 @@ export const DashboardPage: FC<DashboardData> = ({ account, keys, usage, base, m
             </span>
             <progress max={usage.limit} value={usage.used} aria-label={`${pct}% of today's calculator limit used`}></progress>
             <p class="note">
-              Every call counts, all your keys together, including one refused for its input (400, 413, 415); a call refused for its key
-              (401) or over the limit (429) does not. The count starts again at midnight UTC.
+              Every call counts, all your keys together, including one refused for its input (400, 415, a CSV over its row cap's 413); a
+              call refused for its key (401), over the limit (429) or for a body over 1 MiB (413) does not. The count starts again at
+              midnight UTC.
             </p>
           </dd>
           <dt>Last 30 days</dt>
