@@ -19,7 +19,7 @@
  * Every server a section starts (workerd, the Postgres WebSocket proxy, the throwaway database, temp
  * folders) is stopped by that section's `finally`, and by a SIGINT/SIGTERM handler if interrupted.
  */
-import './tsx-register.ts'; // before the sections' dynamic imports: lib/app.ts imports the console's .tsx
+import './tsx-register.ts'; // before the sections' dynamic imports: lib/service.ts imports the console's .tsx
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
