@@ -23,15 +23,17 @@ const n = (x: number) => x.toLocaleString('en-US');
 const callsText = (x: number) => `${n(x)} calculator call${x === 1 ? '' : 's'}`;
 
 /**
- * The axis of a chart whose values reach `max` (≥ 1): a top of 1, 2 or 5 × 10^k steps, with 2 to 5 steps
- * (13 → 0, 5, 10, 15; 1,000 → 0, 250, 500, 750, 1,000).
+ * The axis of a chart whose values reach `max` (≥ 1): from 0 in equal steps of 1, 2, 2.5 or 5 × 10^k calls,
+ * always a whole number of calls (so 2.5 only from 25 up), to the first tick at or past `max`: 2 to 4 steps,
+ * 1 when `max` is 1 (13 → 0, 5, 10, 15; 9 → 0, 5, 10; 1,000 → 0, 250, 500, 750, 1,000).
  */
 export function axisTicks(max: number): number[] {
   const target = Math.max(max, 1) / 4;
   const power = 10 ** Math.floor(Math.log10(target));
-  const step = Math.max(1, [1, 2, 2.5, 5, 10].map((m) => m * power).find((s) => s >= target) ?? 10 * power);
-  const steps = Math.ceil(Math.max(max, 1) / step);
-  return Array.from({ length: steps + 1 }, (_, i) => i * step);
+  const steps = [1, 2, 2.5, 5, 10].map((m) => m * power).filter((s) => Number.isInteger(s));
+  const step = Math.max(1, steps.find((s) => s >= target) ?? 10 * power);
+  const count = Math.ceil(Math.max(max, 1) / step);
+  return Array.from({ length: count + 1 }, (_, i) => i * step);
 }
 
 /** A bar's name, and the read-out's first words: the day and its calls (`2026-11-27: 13 calculator calls`). */
