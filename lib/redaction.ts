@@ -144,13 +144,14 @@ function forEachWord(text: string, found: (start: number, end: number, ascii: bo
 const MARKS = /[\p{M}\p{Cf}]/gu;
 
 /**
- * A word as the scan compares it: in lower case and, when it is not all ASCII, decomposed (NFD) with its
- * combining marks and format characters dropped, so that accents are ignored, either Unicode form of a
- * letter matches and `Mar\u00ADgaret` reads as `margaret`; a word of marks alone reads as no word ('').
+ * A word as the scan compares it: in lower case and, when it is not all ASCII, decomposed with its
+ * compatibility forms (NFKD) and its combining marks and format characters dropped, so that accents are
+ * ignored, either Unicode form of a letter matches, full-width `ＯＫＡＦＯＲ` and a ligature `ﬁ` read as the
+ * letters they show, and `Mar\u00ADgaret` reads as `margaret`; a word of marks alone reads as no word ('').
  */
 function foldWord(word: string, ascii: boolean): string {
   const lower = word.toLowerCase();
-  return ascii ? lower : lower.normalize('NFD').replace(MARKS, '');
+  return ascii ? lower : lower.normalize('NFKD').replace(MARKS, '');
 }
 
 /** The words of `text` as the scan compares them ({@link foldWord}), in order. */

@@ -186,6 +186,10 @@ describe('maskIdentities', () => {
     ['for Mar\u00ADgaret O\u200Bka\u200Dfor', 'for [redacted]'],
     ['for \u200EMargaret\u200F\u2060Okafor', 'for [redacted]'],
     ['ref INV\uFEFF-0042', 'ref [redacted]'],
+    // Compatibility forms a screen shows as the letters they stand for: full-width Latin (common in
+    // Japanese text), alone or among ordinary letters.
+    ['振込 ＭＡＲＧＡＲＥＴ\u3000ＯＫＡＦＯＲ 様', '振込 [redacted] 様'],
+    ['to Margaret O\uFF4Bafor', 'to [redacted]'],
   ])('masks %j', (text, masked) => {
     expect(maskIdentities(text, set)).toBe(masked);
   });
