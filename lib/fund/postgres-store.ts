@@ -116,17 +116,23 @@ const CLOSES_CTES = (heldAt: string, through: string, closes: string, scan: stri
       SELECT z.price_date, z.price FROM prices z
       WHERE z.fund_id = $1 AND z.asset = h.asset AND z.price_date <= ${through}
       ORDER BY z.price_date DESC LIMIT ${scan}) y),
+  recent_dates AS (
+    SELECT r.price_date FROM recent r GROUP BY r.price_date HAVING count(*) = (SELECT count(*) FROM held)
+    ORDER BY r.price_date DESC LIMIT ${closes}),
   again AS (
-    SELECT (SELECT count(*) FROM (SELECT 1 FROM recent GROUP BY price_date HAVING count(*) = (SELECT count(*) FROM held)) d) < ${closes}
-      AND EXISTS (SELECT 1 FROM recent GROUP BY asset HAVING count(*) = ${scan}) AS whole),
+    SELECT CASE WHEN (SELECT count(*) FROM recent_dates) >= ${closes} THEN false
+      ELSE EXISTS (SELECT 1 FROM recent GROUP BY asset HAVING count(*) = ${scan}) END AS whole),
   candidates AS (
     SELECT r.asset, r.price_date, r.price FROM recent r WHERE NOT (SELECT whole FROM again)
     UNION ALL
     SELECT z.asset, z.price_date, z.price FROM prices z JOIN held h ON h.asset = z.asset
     WHERE (SELECT whole FROM again) AND z.fund_id = $1 AND z.price_date <= ${through}),
   dates AS (
-    SELECT c.price_date FROM candidates c GROUP BY c.price_date HAVING count(*) = (SELECT count(*) FROM held)
-    ORDER BY c.price_date DESC LIMIT ${closes})`;
+    SELECT d.price_date FROM recent_dates d WHERE NOT (SELECT whole FROM again)
+    UNION ALL (
+      SELECT c.price_date FROM candidates c WHERE (SELECT whole FROM again)
+      GROUP BY c.price_date HAVING count(*) = (SELECT count(*) FROM held)
+      ORDER BY c.price_date DESC LIMIT ${closes}))`;
 
 /** The held risky assets' closes on the last `closes` dates on which all of them have one ({@link CLOSES_CTES}). */
 const PRICES_SQL = (ctes: string) => `
