@@ -9,12 +9,11 @@
  *
  * Usage as a program: `node scripts/pg-ws-proxy.ts [--port 5488] [--target 127.0.0.1:5432]`.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
-import { join } from 'node:path';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { devVar } from './dev-args.ts';
 
 /** A running proxy. */
 export interface PgWsProxy {
@@ -177,17 +176,10 @@ export function isLoopback(host: string): boolean {
 
 /**
  * `DATABASE_URL` for local tools: the environment's, else the one in `.dev.vars` (where `wrangler dev` reads
- * the Worker's local secrets from), else undefined.
+ * the Worker's local secrets from, read as `devVar` reads it), else undefined.
  */
 export function localDatabaseUrl(root: string): string | undefined {
-  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
-  const file = join(root, '.dev.vars');
-  if (!existsSync(file)) return undefined;
-  for (const line of readFileSync(file, 'utf8').split(/\r?\n/)) {
-    const m = /^\s*DATABASE_URL\s*=\s*(.*?)\s*$/.exec(line);
-    if (m) return m[1]!.replace(/^(['"])(.*)\1$/, '$2');
-  }
-  return undefined;
+  return devVar(root, 'DATABASE_URL');
 }
 
 if (import.meta.main) {

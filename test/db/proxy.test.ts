@@ -24,6 +24,7 @@ import WebSocket from 'ws';
 import { openDatabase } from '../../lib/db/client.ts';
 import { UpstreamUnavailableError } from '../../lib/errors.ts';
 import { isLoopback, localDatabaseUrl, postgresTarget, startPgWsProxy, type PgWsProxy } from '../../scripts/pg-ws-proxy.ts';
+import { envFileLine } from '../../scripts/dev-args.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
 let database: TestDatabase;
@@ -374,6 +375,13 @@ describe('localDatabaseUrl', () => {
     expect(localDatabaseUrl(root)).toBe('postgres://file@127.0.0.1:5432/from_file');
     devVars("DATABASE_URL='postgres://single@127.0.0.1/x'\n");
     expect(localDatabaseUrl(root)).toBe('postgres://single@127.0.0.1/x');
+  });
+
+  it('reads back a URL as envFileLine writes it, a $ in its password included', () => {
+    devVars(`${envFileLine('DATABASE_URL', 'postgres://app:pa$word@127.0.0.1:5432/fund_edge')}\n`);
+    expect(localDatabaseUrl(root)).toBe('postgres://app:pa$word@127.0.0.1:5432/fund_edge');
+    devVars(`${envFileLine('DATABASE_URL', 'postgres://app:p a$$@127.0.0.1/x')}\n`);
+    expect(localDatabaseUrl(root)).toBe('postgres://app:p a$$@127.0.0.1/x');
   });
 
   it('is undefined with neither', () => {
