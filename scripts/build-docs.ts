@@ -7,6 +7,8 @@
  *   (scripts/doc-sections.ts), docs/import.md's column tables among them (from the table descriptors). The
  *   published copies of the pages also get their published sections (the calculators' examples), which no
  *   committed page holds.
+ * - `server.json` and `mcp-registry/fund-data/server.json`: the MCP registry's description of each MCP server,
+ *   for the origin wrangler.toml configures (scripts/server-json.ts), committed where `mcp-publisher` reads it.
  * - `lib/generated/examples.ts`: the response example of every operation, computed by running its handler
  *   on its declared request example (fund tools on the embedded demo fund), with long arrays shortened.
  * - `lib/generated/mcp-tools.ts`: the `tools/list` entries of both MCP servers as JSON text
@@ -41,6 +43,7 @@ import { OPENAPI_TEMPLATE_PATH } from '../lib/openapi-json.ts';
 import { LLMS_FULL_TEMPLATE_PATH } from '../lib/site/llms-full.ts';
 import { openApiDocument, openApiTemplateText } from '../lib/openapi.ts';
 import { publishedPage, writeSections } from './doc-sections.ts';
+import { writeServerJson } from './server-json.ts';
 import { demoteHeadings, published as publishedText } from './doc-text.ts';
 
 type DocPassage = Omit<IndexedPassage, 'excerpt'>;
@@ -91,6 +94,8 @@ async function responseExamples(): Promise<Record<string, Json>> {
 // The generated sections of the README and docs/ come from the declarations (scripts/doc-sections.ts); write
 // them first, so that everything below reads the current pages.
 writeSections();
+// The MCP registry's server.json of each MCP server, committed where mcp-publisher reads it (scripts/server-json.ts).
+const registry = writeServerJson();
 
 const examples = await responseExamples();
 writeModule(
@@ -455,4 +460,7 @@ for (const page of [...designPages, 'README.md']) {
 
 console.log(
   `docs:build: ${operations.length} operations, ${passages.length} passages, llms-full.txt ${Math.round(full.join('\n').length / 1024)} KiB`,
+);
+console.log(
+  `docs:build: server.json for ${registry.origin}${registry.configured ? '' : ' (wrangler.toml sets no usable PUBLIC_ORIGIN: not publishable as it is)'}${registry.written.length ? `, wrote ${registry.written.join(', ')}` : ''}`,
 );

@@ -2,17 +2,30 @@
  * The two servers as the MCP registry describes a server (`server.json`, schema
  * {@link SERVER_JSON_SCHEMA}; docs/mcp.md#listing-the-servers-in-the-mcp-registry). One document per server:
  * a document's `remotes` are alternative endpoints of one server, and these two serve different tools.
- * Served by the site at {@link REGISTRY_PATHS} with the deployment's own URLs, so that publishing is
- * downloading the file and handing it to `mcp-publisher`.
+ * Served by the site at {@link REGISTRY_PATHS} with the deployment's own URLs, and committed at
+ * {@link COMMITTED_PATHS} for `mcp-publisher` (written by `npm run build` from the same function, with the
+ * configured `PUBLIC_ORIGIN`: scripts/server-json.ts), so that the two cannot say different things.
  */
+import { CONSOLE_PATH } from '../identity.ts';
+import type { Route } from '../endpoint.ts';
 import { SERVER_VERSION } from './tools.ts';
 import type { McpUrls } from './clients.ts';
+import { mcpServerPaths } from './endpoint.ts';
 
 /** The registry's current released schema (its CHANGELOG lists only a draft after it). */
 export const SERVER_JSON_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json';
 
 /** Where the site serves each server's document. */
 export const REGISTRY_PATHS = { public: '/mcp-registry/calculators/server.json', fund: '/mcp-registry/fund-data/server.json' } as const;
+
+/**
+ * Where the repository keeps each document, relative to its root: the calculators' at the root, where
+ * `mcp-publisher publish` looks by default, the fund server's under the path the site serves it at.
+ */
+export const COMMITTED_PATHS = { public: 'server.json', fund: 'mcp-registry/fund-data/server.json' } as const;
+
+/** The origin the committed documents name while wrangler.toml's `PUBLIC_ORIGIN` is empty (not publishable as it is). */
+export const EXAMPLE_ORIGIN = 'https://fund-edge.example.com';
 
 /** The registry's limit on `description`, in characters. */
 export const REGISTRY_DESCRIPTION_MAX = 100;
@@ -79,4 +92,19 @@ export function serverJson(server: keyof McpUrls, origin: string, urls: McpUrls,
       },
     ],
   };
+}
+
+/**
+ * The `server.json` of one server deployed at `origin`: its URL from the route table, keys minted on that
+ * origin's developer console. What the site serves when `PUBLIC_ORIGIN` is `origin`, and what is committed.
+ */
+export function serverJsonAt(server: keyof McpUrls, origin: string, routes: readonly Route[]): Record<string, unknown> {
+  const paths = mcpServerPaths(routes);
+  const urls: McpUrls = { public: `${origin}${paths.public ?? ''}`, fund: `${origin}${paths.fund ?? ''}` };
+  return serverJson(server, origin, urls, `${origin}${CONSOLE_PATH}`);
+}
+
+/** A document as text, as the site serves it and the repository keeps it: two-space JSON and a final newline. */
+export function serverJsonText(document: Record<string, unknown>): string {
+  return `${JSON.stringify(document, null, 2)}\n`;
 }

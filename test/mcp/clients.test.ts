@@ -1,17 +1,15 @@
 /**
- * The per-client setups (lib/mcp/clients.ts) the home page, the console and the docs show, and the MCP
- * registry's `server.json` of each server (lib/mcp/server-json.ts): every snippet names the server's URL and
- * the key it was given, each install link decodes to the configuration shown beside it, mcp-remote's
- * arguments hold no space (its README: they break on Windows), the pinned client versions are the ones the
- * client tests run, and each `server.json` meets the registry schema's rules.
+ * The per-client setups (lib/mcp/clients.ts) the home page, the console and the docs show: every snippet
+ * names the server's URL and the key it was given, each install link decodes to the configuration shown
+ * beside it, mcp-remote's arguments hold no space (its README: they break on Windows), and the pinned client
+ * versions are the ones the client tests run. The registry's `server.json` of each server is
+ * test/mcp/server-json.test.ts's.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { clientSetups, INSPECTOR_VERSION, KEY_PLACEHOLDER, MCP_REMOTE_VERSION, type McpUrls } from '../../lib/mcp/clients.ts';
 import { mcpServerPaths } from '../../lib/mcp/endpoint.ts';
-import { REGISTRY_DESCRIPTION_MAX, registryNamespace, SERVER_JSON_SCHEMA, serverJson } from '../../lib/mcp/server-json.ts';
-import { SERVER_VERSION } from '../../lib/mcp/tools.ts';
 import { ROUTES } from '../../lib/registry.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -128,55 +126,3 @@ function decodeLink(link: string): string {
   const config = url.searchParams.get('config');
   return config ? atob(config) : decodeURIComponent(link.slice(link.indexOf('?') + 1));
 }
-
-/**
- * The rules of the registry's schema (2025-12-11) a `server.json` must meet: its required members, `name`'s
- * pattern and length, `description`'s length, an exact `version` (no range), and each remote's `type`, `url`
- * and headers' `name`.
- */
-function schemaProblems(doc: Record<string, unknown>): string[] {
-  const problems: string[] = [];
-  for (const member of ['name', 'description', 'version']) if (typeof doc[member] !== 'string') problems.push(`${member} is required`);
-  const name = String(doc.name);
-  if (!/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/.test(name) || name.length < 3 || name.length > 200) problems.push(`name ${name}`);
-  const description = String(doc.description);
-  if (description.length < 1 || description.length > REGISTRY_DESCRIPTION_MAX)
-    problems.push(`description has ${description.length} characters`);
-  if (/^[\^~><=]|[x*]$|\.x\b|\.\*/.test(String(doc.version)) || String(doc.version) === 'latest') problems.push('version is a range');
-  if (doc.$schema !== SERVER_JSON_SCHEMA) problems.push('$schema');
-  for (const remote of (doc.remotes ?? []) as Record<string, unknown>[]) {
-    if (remote.type !== 'streamable-http' && remote.type !== 'sse') problems.push(`remote type ${String(remote.type)}`);
-    if (typeof remote.url !== 'string' || !/^https?:\/\//.test(remote.url)) problems.push('remote url');
-    for (const header of (remote.headers ?? []) as Record<string, unknown>[])
-      if (typeof header.name !== 'string') problems.push('header name');
-  }
-  return problems;
-}
-
-describe('server.json', () => {
-  const CONSOLE = 'https://fund.example.com/developers/console';
-
-  it.each(['public', 'fund'] as const)('of the %s server meets the registry schema and names its URL', (server) => {
-    const doc = serverJson(server, 'https://fund.example.com', URLS, CONSOLE);
-    expect(schemaProblems(doc)).toEqual([]);
-    expect(doc.name).toBe(`com.example.fund/${server === 'public' ? 'calculators' : 'fund-data'}`);
-    expect(doc.version).toBe(SERVER_VERSION);
-    expect(doc.remotes).toEqual([expect.objectContaining({ type: 'streamable-http', url: URLS[server] })]);
-  });
-
-  it('catches what the registry refuses', () => {
-    const doc = serverJson('fund', 'https://fund.example.com', URLS, CONSOLE);
-    expect(schemaProblems({ ...doc, name: 'no slash', description: 'x'.repeat(101), version: '^1.0.0' })).toEqual([
-      'name no slash',
-      'description has 101 characters',
-      'version is a range',
-    ]);
-    expect(schemaProblems({ ...doc, remotes: [{ type: 'stdio', url: 'ftp://x' }] })).toEqual(['remote type stdio', 'remote url']);
-  });
-
-  it('takes its namespace from the host, reversed, with characters the registry refuses replaced', () => {
-    expect(registryNamespace('https://fund-edge.example.com')).toBe('com.example.fund-edge');
-    expect(registryNamespace('http://127.0.0.1:8787')).toBe('1.0.0.127');
-    expect(registryNamespace('http://[::1]:8787')).toBe('--1');
-  });
-});
