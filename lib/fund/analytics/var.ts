@@ -220,7 +220,7 @@ export function varMomentsOfSeries(
   const sorted = series.slice().sort((a, b) => (a.asset < b.asset ? -1 : a.asset > b.asset ? 1 : 0));
   const nd = sorted[0]?.closes.length ?? 0;
   const closes = new Float64Array(sorted.length * nd);
-  sorted.forEach((s, i) => closes.set(s.closes, i * nd));
+  for (const [i, s] of sorted.entries()) closes.set(s.closes, i * nd);
   const matrix: CloseMatrix = { closes, nd, complete: Array.from({ length: nd }, (_, d) => d) };
   const exposure = new Map(sorted.map((s) => [s.asset, s.exposure]));
   return momentRows(
