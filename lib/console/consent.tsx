@@ -194,7 +194,7 @@ export function oauthFormAction(c: { req: { path: string; query(name: string): s
   if (!c.req.path.endsWith('/oauth/authorize')) return '';
   try {
     const origin = new URL(c.req.query('redirect_uri') ?? '').origin;
-    return /^https?:\/\/[A-Za-z0-9.\-]+(:[0-9]{1,5})?$|^https?:\/\/\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/.test(origin) ? origin : '';
+    return /^https?:\/\/[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^https?:\/\/\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/.test(origin) ? origin : '';
   } catch {
     return '';
   }
