@@ -417,12 +417,12 @@ export function reproduction(failure: FuzzFailure, keys: FuzzKeys, seed: number)
 
 /** The report as printed: seed, counts, then every failure class with its smallest reproduction. */
 export function formatReport(report: FuzzReport, keys: FuzzKeys): string {
-  const lines = [
-    `fuzz: seed ${report.seed}, ${report.sent} requests, answers ${Object.entries(report.statuses)
-      .sort()
-      .map(([s, n]) => `${s}×${n}`)
-      .join(' ')}` + (report.recovered ? `, ${report.recovered} timeouts or dropped connections that answered when sent again alone` : ''),
-  ];
+  const statuses = Object.entries(report.statuses)
+    .sort()
+    .map(([s, n]) => `${s}×${n}`)
+    .join(' ');
+  const recovered = report.recovered ? `, ${report.recovered} timeouts or dropped connections that answered when sent again alone` : '';
+  const lines = [`fuzz: seed ${report.seed}, ${report.sent} requests, answers ${statuses}${recovered}`];
   if (!report.classes.length) lines.push('fuzz: no failures');
   else {
     lines.push(`fuzz: ${report.classes.length} failure classes (broken rules), seed ${report.seed}:`);
