@@ -13,7 +13,18 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../lib/service.ts';
 import { fundPath } from '../support/declared.ts';
-import { MCP_URL, ORIGIN, REDIRECT_URI, authorizeUrl, decide, developer, oauthEnv, openConsent, pkce, token } from '../support/oauth.ts';
+import {
+  ORIGIN,
+  REDIRECT_URI,
+  authorizeUrl,
+  decide,
+  developer,
+  exchangeCode,
+  oauthEnv,
+  openConsent,
+  pkce,
+  token,
+} from '../support/oauth.ts';
 
 const app = createApp();
 const CLIENT_ID = 'https://client.example/oauth/client-metadata.json';
@@ -73,14 +84,7 @@ describe('a client identified by its metadata document', () => {
     expect(new Set(fetched)).toEqual(new Set([CLIENT_ID]));
     const approved = await decide(app, f.env, url, session, page.handle!, page.binding, 'approve');
     const code = new URL(approved.headers.get('location')!).searchParams.get('code')!;
-    const res = await token(app, f.env, {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT_URI,
-      client_id: CLIENT_ID,
-      code_verifier: verifier,
-      resource: MCP_URL,
-    });
+    const res = await exchangeCode(app, f.env, { clientId: CLIENT_ID, verifier, code });
     expect(res.status).toBe(200);
     const { access_token } = (await res.json()) as { access_token: string };
     expect((await app.request(OVERVIEW, { headers: { authorization: `Bearer ${access_token}` } }, f.env)).status).toBe(200);

@@ -15,9 +15,11 @@ import {
   ORIGIN,
   REDIRECT_URI,
   authorizeUrl,
+  codeFlowTokens,
   codeFor,
   decide,
   developer,
+  exchangeCode,
   oauthEnv,
   openConsent,
   pkce,
@@ -41,27 +43,9 @@ function mcp(env: object, body: unknown, auth?: string) {
   );
 }
 
-/** A signed-in developer's tokens after a full code flow. */
-async function tokens(options: { calcOnly?: boolean } = {}) {
-  const f = oauthEnv();
-  const session = await developer(f.CONSOLE, options);
-  const { clientId, verifier, code } = await codeFor(app, f.env, session);
-  const res = await token(app, f.env, {
-    grant_type: 'authorization_code',
-    code: code!,
-    redirect_uri: REDIRECT_URI,
-    client_id: clientId,
-    code_verifier: verifier,
-    resource: MCP_URL,
-  });
-  expect(res.status).toBe(200);
-  const body = (await res.json()) as { access_token: string; refresh_token: string; token_type: string; expires_in: number; scope: string };
-  return { ...f, session, clientId, body };
-}
-
 describe('the code flow', () => {
   it('issues a token that reads the fund over MCP', async () => {
-    const { env, body } = await tokens();
+    const { env, body } = await codeFlowTokens(app);
     expect(body.token_type.toLowerCase()).toBe('bearer');
     expect(body.scope).toBe('fund:read');
     expect(body.expires_in).toBe(3600);
@@ -171,16 +155,6 @@ describe('refusals of the code flow', () => {
     const session = await developer(f.CONSOLE);
     return { ...f, session, ...(await codeFor(app, f.env, session)) };
   }
-  const exchange = (env: object, r: { code: string | null; clientId: string; verifier: string }, over: Record<string, string> = {}) =>
-    token(app, env as never, {
-      grant_type: 'authorization_code',
-      code: r.code!,
-      redirect_uri: REDIRECT_URI,
-      client_id: r.clientId,
-      code_verifier: r.verifier,
-      resource: MCP_URL,
-      ...over,
-    });
 
   it('redirects back with the code, the state and the issuer (RFC 9207)', async () => {
     const r = await approved();
@@ -192,15 +166,15 @@ describe('refusals of the code flow', () => {
 
   it('refuses a wrong PKCE verifier', async () => {
     const r = await approved();
-    const res = await exchange(r.env, r, { code_verifier: (await pkce()).verifier });
+    const res = await exchangeCode(app, r.env, r, { code_verifier: (await pkce()).verifier });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: string }).error).toBe('invalid_grant');
   });
 
   it('refuses a reused code', async () => {
     const r = await approved();
-    expect((await exchange(r.env, r)).status).toBe(200);
-    const again = await exchange(r.env, r);
+    expect((await exchangeCode(app, r.env, r)).status).toBe(200);
+    const again = await exchangeCode(app, r.env, r);
     expect(again.status).toBe(400);
     expect(((await again.json()) as { error: string }).error).toBe('invalid_grant');
   });
@@ -209,14 +183,14 @@ describe('refusals of the code flow', () => {
     const r = await approved();
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.now() + 11 * 60_000);
-    const res = await exchange(r.env, r);
+    const res = await exchangeCode(app, r.env, r);
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: string }).error).toBe('invalid_grant');
   });
 
   it('refuses another redirect URI at the token endpoint', async () => {
     const r = await approved();
-    const res = await exchange(r.env, r, { redirect_uri: 'http://127.0.0.1:9999/other' });
+    const res = await exchangeCode(app, r.env, r, { redirect_uri: 'http://127.0.0.1:9999/other' });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: string }).error).toBe('invalid_grant');
   });
@@ -246,13 +220,13 @@ describe('refusals of the code flow', () => {
     expect(res.status).toBe(302);
     expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('invalid_target');
     const r = await approved();
-    const other = await exchange(r.env, r, { resource: 'https://elsewhere.example/api/mcp' });
+    const other = await exchangeCode(app, r.env, r, { resource: 'https://elsewhere.example/api/mcp' });
     expect(other.status).toBe(400);
     expect(((await other.json()) as { error: string }).error).toBe('invalid_target');
   });
 
   it('a token for http://127.0.0.1:8787/api/mcp is refused at http://localhost:8787/api/mcp (RFC 8707 audience)', async () => {
-    const { env, body } = await tokens();
+    const { env, body } = await codeFlowTokens(app);
     const res = await app.request(
       `${ORIGIN}/api/mcp`,
       {
@@ -383,7 +357,7 @@ describe('the consent page', () => {
 
 describe('refresh, revocation and grants', () => {
   it('rotates the refresh token: each new one works once', async () => {
-    const { env, body, clientId } = await tokens();
+    const { env, body, clientId } = await codeFlowTokens(app);
     const first = await token(app, env, {
       grant_type: 'refresh_token',
       refresh_token: body.refresh_token,
@@ -401,7 +375,7 @@ describe('refresh, revocation and grants', () => {
   });
 
   it('a refresh token used a second time revokes the grant: the newer refresh token and its access tokens stop (RFC 9700 §4.14.2)', async () => {
-    const { env, body, clientId, session } = await tokens();
+    const { env, body, clientId, session } = await codeFlowTokens(app);
     const refresh = (refreshToken: string) =>
       token(app, env, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
     const rotated = await refresh(body.refresh_token);
@@ -422,7 +396,7 @@ describe('refresh, revocation and grants', () => {
   });
 
   it('ten presentations of one refresh token at once: at most one is answered, and the grant ends revoked', async () => {
-    const { env, body, clientId } = await tokens();
+    const { env, body, clientId } = await codeFlowTokens(app);
     const answers = await Promise.all(
       Array.from({ length: 10 }, () =>
         token(app, env, { grant_type: 'refresh_token', refresh_token: body.refresh_token, client_id: clientId }),
@@ -442,7 +416,7 @@ describe('refresh, revocation and grants', () => {
   });
 
   it('two simultaneous refreshes with a made-up token of the grant revoke nothing (knowing a grant id is not enough)', async () => {
-    const { env, body, clientId } = await tokens();
+    const { env, body, clientId } = await codeFlowTokens(app);
     const [userId, grantId] = body.refresh_token.split(':');
     const forged = `${userId}:${grantId}:${'A'.repeat(32)}`;
     const answers = await Promise.all(
@@ -456,7 +430,7 @@ describe('refresh, revocation and grants', () => {
   });
 
   it('a refresh the library refuses (another client) spends nothing: the token still works once', async () => {
-    const { env, body, clientId } = await tokens();
+    const { env, body, clientId } = await codeFlowTokens(app);
     const other = await register(app, env, { client_name: 'Other' });
     const refused = await token(app, env, { grant_type: 'refresh_token', refresh_token: body.refresh_token, client_id: other });
     expect(refused.status).toBe(400);
@@ -466,14 +440,14 @@ describe('refresh, revocation and grants', () => {
   });
 
   it('revokes an access token at the revocation endpoint (RFC 7009)', async () => {
-    const { env, body, clientId } = await tokens();
+    const { env, body, clientId } = await codeFlowTokens(app);
     const res = await token(app, env, { token: body.access_token, client_id: clientId });
     expect(res.status).toBe(200);
     expect((await mcp(env, specInitialize(), `Bearer ${body.access_token}`)).status).toBe(401);
   });
 
   it('lists the grant in the console and revokes it there; its tokens stop at once', async () => {
-    const { env, body, session } = await tokens();
+    const { env, body, session } = await codeFlowTokens(app);
     const page = await (
       await app.request(`${ORIGIN}/developers/console/oauth/applications`, { headers: { cookie: session.cookie } }, env)
     ).text();
@@ -512,7 +486,7 @@ describe('refresh, revocation and grants', () => {
 
 describe('scope refusals of /api/mcp', () => {
   it('a token of a revoked account is the same 401 as an unknown token', async () => {
-    const { env, body, session, CONSOLE, API_KEYS } = await tokens();
+    const { env, body, session, CONSOLE, API_KEYS } = await codeFlowTokens(app);
     await revokeAccount(CONSOLE, API_KEYS, session.account.accountId);
     const revoked = await mcp(env, specInitialize(), `Bearer ${body.access_token}`);
     const unknown = await mcp(env, specInitialize(), `Bearer ${body.access_token.replace(/.$/, (ch) => (ch === 'a' ? 'b' : 'a'))}`);
@@ -524,7 +498,7 @@ describe('scope refusals of /api/mcp', () => {
   });
 
   it('a token of an account that lost the fund is 403 and says so, with no challenge (authorizing again cannot help)', async () => {
-    const { env, body, session, CONSOLE } = await tokens();
+    const { env, body, session, CONSOLE } = await codeFlowTokens(app);
     const { saveAccount } = await import('../../lib/console/accounts.ts');
     await saveAccount(CONSOLE, { ...session.account, fundIds: [] });
     const res = await mcp(env, specInitialize(), `Bearer ${body.access_token}`);

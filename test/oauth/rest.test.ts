@@ -7,29 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { createApp } from '../../lib/service.ts';
 import { createKey } from '../../lib/keys.ts';
 import { FakeBurst } from '../support/fakes.ts';
-import { MCP_URL, ORIGIN, REDIRECT_URI, codeFor, developer, oauthEnv, token } from '../support/oauth.ts';
+import { ORIGIN, codeFlowTokens, oauthEnv, token } from '../support/oauth.ts';
 import { fundPath } from '../support/declared.ts';
 
 const app = createApp();
 const OVERVIEW = `http://127.0.0.1:8787${fundPath('get_fund_overview')}`;
-
-/** A signed-in developer's access token after a full code flow, for the resource at 127.0.0.1. */
-async function tokens(overrides: Parameters<typeof oauthEnv>[0] = {}) {
-  const f = oauthEnv(overrides);
-  const session = await developer(f.CONSOLE);
-  const { clientId, verifier, code } = await codeFor(app, f.env, session);
-  const res = await token(app, f.env, {
-    grant_type: 'authorization_code',
-    code: code!,
-    redirect_uri: REDIRECT_URI,
-    client_id: clientId,
-    code_verifier: verifier,
-    resource: MCP_URL,
-  });
-  expect(res.status).toBe(200);
-  const body = (await res.json()) as { access_token: string };
-  return { ...f, session, clientId, accessToken: body.access_token };
-}
 
 function get(env: object, url: string, auth?: string) {
   return app.request(url, { headers: auth ? { authorization: auth } : {} }, env);
@@ -37,7 +19,12 @@ function get(env: object, url: string, auth?: string) {
 
 describe('an OAuth access token on the REST fund endpoints', () => {
   it('reads the fund overview (get_fund_overview) as a fund key of the same fund does, and stops when revoked (RFC 7009)', async () => {
-    const { env, accessToken, clientId, API_KEYS } = await tokens();
+    const {
+      env,
+      body: { access_token: accessToken },
+      clientId,
+      API_KEYS,
+    } = await codeFlowTokens(app);
     const res = await get(env, OVERVIEW, `Bearer ${accessToken}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('private, no-store');
@@ -53,7 +40,11 @@ describe('an OAuth access token on the REST fund endpoints', () => {
   });
 
   it('stops when the account revokes the application in the console', async () => {
-    const { env, accessToken, session } = await tokens();
+    const {
+      env,
+      body: { access_token: accessToken },
+      session,
+    } = await codeFlowTokens(app);
     expect((await get(env, OVERVIEW, `Bearer ${accessToken}`)).status).toBe(200);
     const page = await (
       await app.request(`${ORIGIN}/developers/console/oauth/applications`, { headers: { cookie: session.cookie } }, env)
@@ -74,7 +65,12 @@ describe('an OAuth access token on the REST fund endpoints', () => {
 
   it('counts against the fund-data burst limit of its account and client, as a key counts', async () => {
     const fundBurst = new FakeBurst(1);
-    const { env, accessToken, session, clientId } = await tokens({ fundBurst });
+    const {
+      env,
+      body: { access_token: accessToken },
+      session,
+      clientId,
+    } = await codeFlowTokens(app, { fundBurst });
     expect((await get(env, OVERVIEW, `Bearer ${accessToken}`)).status).toBe(200);
     expect([...fundBurst.counts.keys()]).toEqual([`key:oauth_${session.account.accountId}_${clientId}`]);
     const limited = await get(env, OVERVIEW, `Bearer ${accessToken}`);
@@ -82,13 +78,21 @@ describe('an OAuth access token on the REST fund endpoints', () => {
   });
 
   it('refuses a token whose audience is another deployment (here: another loopback name)', async () => {
-    const { env, accessToken } = await tokens();
+    const {
+      env,
+      body: { access_token: accessToken },
+    } = await codeFlowTokens(app);
     const res = await get(env, OVERVIEW.replace('127.0.0.1', 'localhost'), `Bearer ${accessToken}`);
     expect(res.status).toBe(401);
   });
 
   it('refuses a token of an account without the fund with 403, and a token-shaped value that is no token with 401', async () => {
-    const { env, accessToken, session, CONSOLE } = await tokens();
+    const {
+      env,
+      body: { access_token: accessToken },
+      session,
+      CONSOLE,
+    } = await codeFlowTokens(app);
     const { saveAccount } = await import('../../lib/console/accounts.ts');
     await saveAccount(CONSOLE, { ...session.account, fundIds: [] });
     expect((await get(env, OVERVIEW, `Bearer ${accessToken}`)).status).toBe(403);

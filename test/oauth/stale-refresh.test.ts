@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { createApp } from '../../lib/service.ts';
 import { REFRESH_REUSE_DESCRIPTION } from '../../lib/oauth/routes.ts';
 import { SPEC_MCP_HEADERS, specInitialize } from '../support/contract.ts';
-import { MCP_URL, REDIRECT_URI, codeFor, developer, oauthEnv, token } from '../support/oauth.ts';
+import { MCP_URL, codeFlowTokens, token } from '../support/oauth.ts';
 
 const app = createApp();
 
@@ -25,19 +25,7 @@ async function mcpStatus(env: object, accessToken: string): Promise<number> {
 
 /** A developer's first tokens, and a refresh of the same client. */
 async function grant() {
-  const f = oauthEnv();
-  const session = await developer(f.CONSOLE);
-  const { clientId, verifier, code } = await codeFor(app, f.env, session);
-  const res = await token(app, f.env, {
-    grant_type: 'authorization_code',
-    code: code!,
-    redirect_uri: REDIRECT_URI,
-    client_id: clientId,
-    code_verifier: verifier,
-    resource: MCP_URL,
-  });
-  expect(res.status).toBe(200);
-  const first = (await res.json()) as { access_token: string; refresh_token: string };
+  const { body: first, clientId, ...f } = await codeFlowTokens(app);
   const refresh = (refreshToken: string) =>
     token(app, f.env, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
   return { ...f, first, refresh };

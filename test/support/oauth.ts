@@ -156,3 +156,40 @@ export async function codeFor(app: App, env: Env, session: Awaited<ReturnType<ty
   const location = new URL(res.headers.get('location') ?? 'http://invalid/');
   return { clientId, verifier, code: location.searchParams.get('code'), location, res };
 }
+
+/** What a code exchange needs: the client, the PKCE verifier and the code (`codeFor` returns them). */
+export type CodeGrant = { clientId: string; verifier: string; code: string | null };
+
+/**
+ * Exchanges an authorization code for tokens at the token endpoint (RFC 6749 §4.1.3 with the PKCE verifier of
+ * RFC 7636 §4.5), for the fund MCP server's resource (RFC 8707); `over` replaces or adds parameters.
+ */
+export function exchangeCode(app: App, env: Env, grant: CodeGrant, over: Record<string, string> = {}): Promise<Response> {
+  return token(app, env, {
+    grant_type: 'authorization_code',
+    code: grant.code!,
+    redirect_uri: REDIRECT_URI,
+    client_id: grant.clientId,
+    code_verifier: grant.verifier,
+    resource: MCP_URL,
+    ...over,
+  });
+}
+
+/** The token endpoint's answer to a code or refresh grant (RFC 6749 §5.1). */
+export type TokenBody = { access_token: string; refresh_token: string; token_type: string; expires_in: number; scope: string };
+
+/**
+ * A signed-in developer's tokens after a full code flow (registration, approved consent, code exchange) on
+ * fresh bindings (`overrides` as `oauthEnv` takes them). @throws when the exchange is not a 200
+ * @returns the bindings, the session, the client and the token body
+ */
+export async function codeFlowTokens(app: App, overrides: Parameters<typeof oauthEnv>[0] = {}) {
+  const f = oauthEnv(overrides);
+  const session = await developer(f.CONSOLE);
+  const grant = await codeFor(app, f.env, session);
+  const res = await exchangeCode(app, f.env, grant);
+  if (res.status !== 200) throw new Error(`code exchange: ${res.status} ${await res.text()}`);
+  const body = (await res.json()) as TokenBody;
+  return { ...f, session, clientId: grant.clientId, body };
+}
