@@ -218,6 +218,25 @@ async function lockPositions(): Promise<{ rollback(): Promise<void> }> {
   };
 }
 
+/**
+ * Runs `body` on a connection with a time budget of `budgetMs` while `positions` is locked (`lockPositions`);
+ * then rolls the lock back and only then releases the connection (a statement over budget keeps its
+ * connection until the server ends it, so release() before the ROLLBACK would wait for the lock), and waits
+ * until the proxy has no connection open.
+ */
+async function whileLocked(budgetMs: number, body: (db: Database) => Promise<void>): Promise<void> {
+  const lock = await lockPositions();
+  let db: Database | undefined;
+  try {
+    db = database.open(budgetMs);
+    await body(db);
+  } finally {
+    await lock.rollback();
+    await db?.release();
+  }
+  await released(database.proxy);
+}
+
 /** A free loopback port (nothing listens on it once this returns). */
 async function freePort(): Promise<number> {
   const server = createTcpServer();
@@ -365,10 +384,7 @@ describe('a database server that is not there', () => {
 
 describe('a statement over its time budget', () => {
   it('a store read of locked positions rejects at its budget (300 ms); after ROLLBACK the next read works', async () => {
-    const lock = await lockPositions();
-    let db: Database | undefined;
-    try {
-      db = database.open(300);
+    await whileLocked(300, async (db) => {
       const store = postgresStore(db);
       if (database.kind === 'postgres') {
         // PostgreSQL only: other tables are not locked (on PGlite the whole database waits, see the header).
@@ -377,13 +393,7 @@ describe('a statement over its time budget', () => {
       const started = performance.now();
       expectUnavailable(await rejection(store.read(FUND, POSITIONS_READ)));
       expect(performance.now() - started).toBeLessThan(10_000);
-    } finally {
-      await lock.rollback();
-      // Only now: a statement over budget keeps its connection until the server ends it, so release()
-      // before the ROLLBACK would wait for the lock.
-      await db?.release();
-    }
-    await released(database.proxy);
+    });
 
     const after = database.open();
     try {
@@ -401,28 +411,18 @@ describe('a statement over its time budget', () => {
   // the other transaction, and the driver's connect timeout closes it), so the case does not arise.
   it('release() after a statement over budget closes its connection at once, not when the server finishes it', async (ctx) => {
     if (database.kind === 'pglite') ctx.skip();
-    const lock = await lockPositions();
-    let db: Database | undefined;
-    try {
-      db = database.open(300);
+    await whileLocked(300, async (db) => {
       expectUnavailable(await rejection(postgresStore(db).read(FUND, POSITIONS_READ)));
       await within(db.release(), 3000, 'release() of the connection whose statement ran over budget');
       // Only the lock holder's connection is left.
       await vi.waitFor(() => expect(database.proxy.connections()).toBe(1), { timeout: 3000, interval: 20 });
-    } finally {
-      await lock.rollback();
-      await db?.release();
-    }
-    await released(database.proxy);
+    });
   });
 
   // PostgreSQL only: PGlite has no pg_stat_activity of other sessions, and takes no startup parameters.
   it('the server stops the statement at the budget too: nothing is left waiting on the lock once the read gave up', async (ctx) => {
     if (database.kind === 'pglite') ctx.skip();
-    const lock = await lockPositions();
-    let db: Database | undefined;
-    try {
-      db = database.open(300);
+    await whileLocked(300, async (db) => {
       expectUnavailable(await rejection(postgresStore(db).read(FUND, POSITIONS_READ)));
       // The lock is still held: only a server-side timeout ends the statement waiting for it.
       const watch = database.open();
@@ -437,11 +437,7 @@ describe('a statement over its time budget', () => {
       } finally {
         await watch.release();
       }
-    } finally {
-      await lock.rollback();
-      await db?.release();
-    }
-    await released(database.proxy);
+    });
   });
 
   it('every connection carries the budget as its statement_timeout', async (ctx) => {
@@ -486,11 +482,8 @@ describe('a statement over its time budget', () => {
 
 describe('a connection dropped mid-statement', () => {
   it('proxy.dropConnections() while a read waits on the lock: UpstreamUnavailableError, then the next read works', async () => {
-    const lock = await lockPositions();
-    let db: Database | undefined;
-    try {
-      // A budget far beyond the test: what ends the read is the drop, not the timer.
-      db = database.open(60_000);
+    // A budget far beyond the test: what ends the read is the drop, not the timer.
+    await whileLocked(60_000, async (db) => {
       const started = performance.now();
       const read = rejection(postgresStore(db).read(FUND, POSITIONS_READ));
       if (database.kind === 'postgres') {
@@ -504,11 +497,7 @@ describe('a connection dropped mid-statement', () => {
       database.proxy.dropConnections();
       expectUnavailable(await read);
       expect(performance.now() - started).toBeLessThan(30_000);
-    } finally {
-      await lock.rollback();
-      await db?.release();
-    }
-    await released(database.proxy);
+    });
 
     const again = database.open();
     try {
