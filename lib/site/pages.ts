@@ -25,7 +25,7 @@ import { originPolicy, publicOrigin } from '../origin.ts';
 import { API_INDEX_PATHS, apiIndex } from './api-index.ts';
 import type { McpUrls } from '../mcp/clients.ts';
 import { mcpServerPaths } from '../mcp/endpoint.ts';
-import { REGISTRY_PATHS, serverJson } from '../mcp/server-json.ts';
+import { REGISTRY_PATHS, serverJson, serverJsonText } from '../mcp/server-json.ts';
 import { clientsSection } from './clients-section.ts';
 import { llmsFullTemplate } from './llms-full.ts';
 import { issuerOf } from '../oauth/provider.ts';
@@ -196,7 +196,7 @@ export function mountSite(app: Hono<AppEnv>, content: SiteContent): void {
     app.get(REGISTRY_PATHS[server], pageHeaders(TEXT_CSP), (c) => {
       const origin = publicOrigin(c);
       const document = serverJson(server, origin, mcpUrls(origin, content.catalog.routes), `${issuerOf(c)}${CONSOLE_PATH}`);
-      return c.body(`${JSON.stringify(document, null, 2)}\n`, 200, originHeaders(c, 'application/json; charset=utf-8'));
+      return c.body(serverJsonText(document), 200, originHeaders(c, 'application/json; charset=utf-8'));
     });
   }
   app.get('/llms.txt', pageHeaders(TEXT_CSP), (c) =>
