@@ -34,28 +34,11 @@ import {
 } from './tables.ts';
 
 /**
- * The version of a fund's identity set (`fund` is the SQL of its id): an MD5 of every investor's columns in
- * id order, a cache key (not a secret) that any corrected investor row changes.
+ * The index's version and, unless the caller holds that version (`$2`), the index itself; and the identity
+ * set's version. Both versions are one row of `fund_versions`, which the database keeps current whenever the
+ * fund, a share class, its fee terms, a run or an investor is written (db/migrations/0004_fund_versions.sql):
+ * an MD5 of those rows, made once when they are written, so a request reads a key, never the fund's history.
  */
-const IDENTITY_VERSION_SQL = (fund: string) => `
-  SELECT 'md5:' || md5(COALESCE(string_agg(concat_ws(chr(31), ${Object.values(INVESTORS.columns)
-    .map((c) => `i.${c.column}`)
-    .join(', ')}), chr(30) ORDER BY i.investor_id COLLATE "C"), ''))
-  FROM investors i WHERE i.fund_id = ${fund}`;
-
-/**
- * A digest of the index's rows (the fund, its share classes with their fee terms, its runs, each row's text
- * in key order): equal digests, equal index, in any database. It costs the server a pass over the runs' rows
- * (2–4 ms for 1,826 runs) and the Worker nothing.
- */
-const INDEX_VERSION_SQL = (fund: string) => `
-  SELECT 'md5:' || md5(concat_ws(chr(30),
-    (SELECT x::text FROM funds x WHERE x.fund_id = ${fund}),
-    (SELECT string_agg(s::text || chr(31) || t::text, chr(29) ORDER BY s.share_class_id)
-      FROM share_classes s JOIN fee_terms t USING (fund_id, share_class_id) WHERE s.fund_id = ${fund}),
-    (SELECT string_agg(r::text, chr(29) ORDER BY r.nav_date) FROM nav_runs r WHERE r.fund_id = ${fund})))`;
-
-/** The index's version and, unless the caller holds that version (`$2`), the index itself. */
 const INDEX_SQL = `
 SELECT v.version AS index_version, CASE WHEN v.version IS DISTINCT FROM $2::text THEN json_build_object(
   'fund', json_build_object(${jsonFields(FUNDS, 'f')}),
@@ -69,8 +52,8 @@ SELECT v.version AS index_version, CASE WHEN v.version IS DISTINCT FROM $2::text
       ORDER BY r.nav_date)
     FROM nav_runs r WHERE r.fund_id = f.fund_id), '[]'::json)
 ) END AS index,
-(${IDENTITY_VERSION_SQL('f.fund_id')}) AS identity_version
-FROM funds f CROSS JOIN LATERAL (${INDEX_VERSION_SQL('f.fund_id')}) v (version)
+v.identity_version
+FROM funds f JOIN fund_versions v (fund_id, version, identity_version) USING (fund_id)
 WHERE f.fund_id = $1`;
 
 /** Funds whose index an isolate keeps at most. */
@@ -195,7 +178,8 @@ const EXPENSES_SQL = (limit: string) => `
 
 /** The identity set's version and, unless the caller holds that version (`$2`, versions held), every investor. */
 const IDENTITIES_SQL = `
-  WITH v (version) AS (${IDENTITY_VERSION_SQL('$1')})
+  WITH v (version) AS (
+    SELECT COALESCE((SELECT identity_version FROM fund_versions WHERE fund_id = $1), 'md5:' || md5('')))
   SELECT v.version, CASE WHEN v.version <> ALL($2::text[]) THEN COALESCE((${INVESTORS_SQL}), '[]'::json) END AS investors
   FROM v`;
 

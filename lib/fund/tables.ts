@@ -308,8 +308,21 @@ export const VAR_MOMENTS = {
   },
 } as const satisfies Table;
 
-/** The derived tables: written only by `fund_derive()` in the database, never from a bundle or a seed's rows. */
-export const DERIVED_TABLES = [LEDGER_BALANCES, RUN_POSITION_SUMS] as const satisfies readonly Table[];
+/**
+ * Derived, written by the database's triggers whenever a fund's row, share classes, fee terms, runs or
+ * investors are written (db/migrations/0004_fund_versions.sql): the fund's index version and identity-set
+ * version, each an MD5 of those rows, so that a request reads them instead of digesting the fund's history.
+ */
+export const FUND_VERSIONS = {
+  table: 'fund_versions',
+  columns: {
+    indexVersion: text('index_version'),
+    identityVersion: text('identity_version'),
+  },
+} as const satisfies Table;
+
+/** The derived tables: written only by the database (`fund_derive()`, triggers), never from a bundle or a seed's rows. */
+export const DERIVED_TABLES = [LEDGER_BALANCES, RUN_POSITION_SUMS, FUND_VERSIONS] as const satisfies readonly Table[];
 
 /** Every stored table, in the order the seed writes them (parents before children). */
 export const TABLES = [

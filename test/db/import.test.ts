@@ -259,6 +259,50 @@ describe('round trip and append', () => {
   });
 });
 
+/** The fund's stored versions (db/migrations/0004_fund_versions.sql). */
+async function versions(): Promise<{ index: string; identity: string }> {
+  const res = await client.query(`SELECT index_version AS index, identity_version AS identity FROM fund_versions WHERE fund_id = $1`, [
+    FUND,
+  ]);
+  return res.rows[0];
+}
+
+describe('the versions written with the import', () => {
+  it('change with the runs or the investors an import writes, and stay when it writes the same rows again', async () => {
+    await client.query('DELETE FROM funds');
+    expect((await run(WHOLE, { mode: 'replace' })).outcome).toBe('imported');
+    const whole = await versions();
+    expect(whole.index).toMatch(/^md5:[0-9a-f]{32}$/);
+    expect(whole.identity).toMatch(/^md5:[0-9a-f]{32}$/);
+    // Every row deleted and written again, the same: the same versions.
+    expect((await run(WHOLE, { mode: 'replace' })).outcome).toBe('imported');
+    expect(await versions()).toEqual(whole);
+
+    // An investor renamed: a new identity version, the same index.
+    const renamed = join(work, 'renamed');
+    cpSync(WHOLE, renamed, { recursive: true });
+    edit(renamed, 'investors.csv', (records) => {
+      const name = records[0]!.indexOf('legal_name');
+      records[3]![name] = 'Petronella Quackenbush-Vanterpool';
+    });
+    expect((await run(renamed, { mode: 'replace' })).outcome).toBe('imported');
+    const afterRename = await versions();
+    expect(afterRename.index).toBe(whole.index);
+    expect(afterRename.identity).not.toBe(whole.identity);
+
+    // Runs appended: a new index version per import; the same rows give the same versions however they came.
+    await client.query('DELETE FROM funds');
+    expect((await run(join(work, 'first'))).outcome).toBe('imported');
+    const firstPart = await versions();
+    expect(firstPart.index).not.toBe(whole.index);
+    expect((await run(join(work, 'last'))).outcome).toBe('imported');
+    expect(await versions()).toEqual(whole);
+    // A no-op import writes nothing and keeps them.
+    expect((await run(join(work, 'last'))).outcome).toBe('no-op');
+    expect(await versions()).toEqual(whole);
+  });
+});
+
 /** A small valid bundle: the last 8 runs, self-contained. */
 let base: string;
 let caseNo = 0;

@@ -5,7 +5,7 @@
  *
  * Covers:
  * - the first `migrate` applies every file, in version order, and records each (version, name, SHA-256);
- * - the schema it builds: the fund tables and the two derived ones, money and quantity columns as NUMERIC without a fixed
+ * - the schema it builds: the fund tables and the derived ones, money and quantity columns as NUMERIC without a fixed
  *   precision or scale (no float column anywhere), the two secondary indexes, and the investors' personal
  *   data in the investors table only;
  * - the table descriptors of `lib/fund/tables.ts` match the migrated columns (names, types, nullability);
@@ -41,6 +41,7 @@ const DATA_TABLES = [
   'capital_accounts',
   'expenses',
   'fee_terms',
+  'fund_versions',
   'funds',
   'investors',
   'ledger_balances',
@@ -455,10 +456,12 @@ describe('seeding', () => {
       capital_accounts: sample.capital.length,
       expenses: sample.expenses.length,
     });
-    // And the derived sums: a running balance per account and date with lines, a sum per run, asset class and sign.
+    // And the derived sums: a running balance per account and date with lines, a sum per run, asset class and
+    // sign, and the fund's one row of versions.
     const live = sample.positions.filter((p) => p.book === 'live');
     expect(firstCounts).toEqual({
       ...firstSeed,
+      fund_versions: 1,
       ledger_balances: new Set(sample.ledger.map((l) => `${l.accountCode} ${l.entryDate}`)).size,
       position_sums: new Set(live.map((p) => `${p.navDate} ${p.assetClass} ${p.marketValue.startsWith('-')}`)).size,
     });
