@@ -7,16 +7,18 @@ import type { Context } from 'hono';
 import { describe, expect, it } from 'vitest';
 import type { AppEnv } from '../lib/env.ts';
 import { logContextOf } from '../lib/log.ts';
+import { fundPath } from './support/declared.ts';
 
 /** The parts of a request's context that `logContextOf` reads. */
 const contextOf = (url: string) => ({ get: () => 'req-1', req: { method: 'GET', url } }) as unknown as Context<AppEnv>;
 
 describe('the request a log line names', () => {
   it('is the method and path, without the query string', () => {
-    expect(logContextOf(contextOf('http://localhost:8787/api/v1/fund/overview?x=svc_dk_1'))).toEqual({
+    const overview = fundPath('get_fund_overview');
+    expect(logContextOf(contextOf(`http://localhost:8787${overview}?x=svc_dk_1`))).toEqual({
       requestId: 'req-1',
       method: 'GET',
-      route: '/api/v1/fund/overview',
+      route: overview,
     });
   });
 

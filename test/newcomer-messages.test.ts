@@ -8,12 +8,13 @@ import { CONSOLE_PATH } from '../lib/console/config.ts';
 import { createApp } from '../lib/service.ts';
 import { DEMO_API_KEY } from '../lib/keys.ts';
 import { fakeEnv } from './support/fakes.ts';
+import { fundPath } from './support/declared.ts';
 
 const app = createApp();
 
 describe('a newcomer without a key', () => {
   it('REST fund data without a credential: 401 naming the demo key, the console and OAuth', async () => {
-    const res = await app.request('http://127.0.0.1:8787/api/v1/fund/overview', {}, fakeEnv().env);
+    const res = await app.request(`http://127.0.0.1:8787${fundPath('get_fund_overview')}`, {}, fakeEnv().env);
     expect(res.status).toBe(401);
     const { detail } = (await res.json()) as { detail: string };
     expect(detail).toContain(DEMO_API_KEY);

@@ -198,18 +198,19 @@ describe('the health check before a run', () => {
       const get = (parameters: { name: string; in: string; example?: unknown }[] = []) => ({ get: { parameters } });
       const doc = {
         paths: {
-          '/api/v1/fund/overview': get(),
-          '/api/v1/fund/positions': get([{ name: 'limit', in: 'query', example: 5 }]),
-          '/api/v1/calc/fee-calculator': {},
+          [fundPath('get_fund_overview')]: get(),
+          [fundPath('get_positions')]: get([{ name: 'limit', in: 'query', example: 5 }]),
+          [calcPath('fee-calculator')]: {},
+          // Not a declared fund tool's path: not checked.
           '/api/v1/fund/x/{id}': get(),
         },
       };
       await expect(checkHealthy(base, doc, 'k')).rejects.toThrow(
-        'the service is not healthy, so a fuzz run would prove nothing; fund routes that did not answer 200:\n  /api/v1/fund/overview: 503 upstream_unavailable\n  /api/v1/fund/positions?limit=5: 503 upstream_unavailable',
+        `the service is not healthy, so a fuzz run would prove nothing; fund routes that did not answer 200:\n  ${fundPath('get_fund_overview')}: 503 upstream_unavailable\n  ${fundPath('get_positions')}?limit=5: 503 upstream_unavailable`,
       );
       down = false;
       await expect(checkHealthy(base, doc, 'k')).resolves.toBeUndefined();
-      await expect(checkHealthy(base, { paths: { '/api/v1/calc/fee-calculator': {} } }, 'k')).rejects.toThrow(/no fund route/);
+      await expect(checkHealthy(base, { paths: { [calcPath('fee-calculator')]: {} } }, 'k')).rejects.toThrow(/no fund route/);
     } finally {
       server.close();
     }

@@ -31,6 +31,8 @@ import fc from 'fast-check';
 import { captureWorkerLog, mintKey, startWorker, WORKER_LOG_PROBLEM, type TestWorker, type WorkerLog } from '../support/worker.ts';
 import { createTestDatabase, migrateAndSeed, type TestDatabase } from '../support/database.ts';
 import { DEMO_API_KEY } from '../../lib/keys.ts';
+import { FUND_TOOLS } from '../../lib/registry.ts';
+import { fundPath } from '../support/declared.ts';
 import { buildModel, fuzzCase, SELF_ORIGIN, tourCases, type FuzzCase, type FuzzKeys, type FuzzModel } from './cases.ts';
 import { closeConnections, send, type FuzzAnswer, type FuzzRequest } from './http.ts';
 import { judge, type Violation } from './oracle.ts';
@@ -103,14 +105,15 @@ export interface HealthDoc {
 }
 
 /**
- * Checks that the service is healthy before a run: every fund route of the OpenAPI document answers 200 to
- * its typical request (the query parameters' examples) with `key`, so that a database that is down,
+ * Checks that the service is healthy before a run: every fund route of the OpenAPI document (the paths of the
+ * declared fund tools, test/support/declared.ts `fundPath`) answers 200 to its typical request (the query parameters' examples) with `key`, so that a database that is down,
  * unmigrated or empty stops the run here, instead of every fund case answering 503 and the run proving
  * nothing.
  * @throws {Error} naming each route that did not answer 200, with its status and problem code
  */
 export async function checkHealthy(base: string, doc: HealthDoc, key: string): Promise<void> {
-  const fund = Object.entries(doc.paths ?? {}).filter(([p, item]) => p.startsWith('/api/v1/fund/') && !p.includes('{') && item.get);
+  const declared = new Set(FUND_TOOLS.map((t) => fundPath(t)));
+  const fund = Object.entries(doc.paths ?? {}).filter(([p, item]) => declared.has(p) && item.get);
   if (fund.length === 0) throw new Error('the OpenAPI document lists no fund route to check');
   const broken: string[] = [];
   for (const [path, item] of fund) {

@@ -8,7 +8,7 @@ import http from 'node:http';
 /** One request as the fuzzer sends it. Header names may repeat (each pair is sent as its own line). */
 export interface FuzzRequest {
   method: string;
-  /** Path and query string, e.g. `/api/v1/fund/nav-history?days=0x10`. */
+  /** Path and query string, e.g. a fund endpoint's path and `?days=0x10`. */
   path: string;
   headers: [string, string][];
   /** The body as bytes (a string is sent as UTF-8). */

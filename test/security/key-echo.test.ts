@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createApp } from '../../lib/service.ts';
 import { maskKeyShapes } from '../../lib/errors.ts';
 import { DEMO_API_KEY } from '../../lib/keys.ts';
-import { calcPath } from '../support/declared.ts';
+import { calcPath, fundPath } from '../support/declared.ts';
 import { fakeEnv } from '../support/fakes.ts';
 import { FUND, PUBLIC, post, toolProblem, toolResult, toolsCall } from '../mcp/support.ts';
 
@@ -39,7 +39,7 @@ describe('a key-shaped name is masked in errors[].pointer', () => {
   it('REST query: an unknown parameter named like a key, in any case', async () => {
     for (const name of [KEY_NAME, KEY_NAME.toUpperCase()]) {
       const res = await app.request(
-        `/api/v1/fund/overview?${name}=1`,
+        `${fundPath('get_fund_overview')}?${name}=1`,
         { headers: { authorization: `Bearer ${DEMO_API_KEY}` } },
         fakeEnv().env,
       );

@@ -15,7 +15,7 @@ import { publishedPage } from '../../scripts/doc-sections.ts';
 export interface DocRequest {
   /** `README.md:30`: the page and the line the command starts on. */
   where: string;
-  /** The calculator's URL path (`/api/v1/calc/fee-calculator`). */
+  /** The calculator's URL path (test/support/declared.ts `calcPath` of its declaration). */
   path: string;
   /** The body (REST) or the tool's arguments (MCP). */
   body: unknown;
