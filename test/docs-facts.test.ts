@@ -2,7 +2,7 @@
  * The README and `docs/` state no fact the declarations contradict: a count of calculators, fund-data
  * endpoints, tools or routes ("seven calculators", "12 read-only tools"), an MCP tool name, an endpoint URL,
  * or a path in the repository that is not there; their prose writes out no endpoint's URL at all (a rename
- * of its file would leave it stale: prose names an endpoint by its tool, generated sections show URLs); and the Worker's code writes out no endpoint URL at all. Generated sections are left to test/doc-sections.test.ts,
+ * of its file would leave it stale: prose names an endpoint by its tool, generated sections show URLs); and the Worker's code writes out no endpoint URL at all, nor do the tests (they take it from test/support/declared.ts). Generated sections are left to test/doc-sections.test.ts,
  * which rewrites them from the declarations; everything else is prose, and prose goes stale silently unless
  * a test reads it (docs/architecture.md#facts-in-the-documentation).
  */
@@ -127,6 +127,21 @@ describe('the code', () => {
   it('writes out no endpoint URL: URLs come from the route table, so renaming a file leaves nothing stale', () => {
     const written = [...sources('lib'), ...sources('functions')].flatMap((file) =>
       [...readFileSync(join(ROOT, file), 'utf8').matchAll(/\/api\/v1\/(?:calc|fund)\/[a-z]/g)].map(() => file),
+    );
+    expect(written).toEqual([]);
+  });
+
+  it('nor do the tests: they find an endpoint through its declaration (test/support/declared.ts calcPath, fundPath)', () => {
+    const endpoints = new Set(ROUTES.map((r) => r.path).filter((p) => /^\/api\/v1\/(?:calc|fund)\//.test(p)));
+    expect(endpoints.size).toBe(CALCULATORS.length + FUND_TOOLS.length);
+    const tests = readdirSync(join(ROOT, 'test'), { recursive: true, encoding: 'utf8' })
+      .map((f) => f.replaceAll('\\', '/'))
+      .filter((f) => /\.tsx?$/.test(f) && f !== 'support/declared.ts' && !/(?:^|\/)generated\//.test(f));
+    const written = tests.flatMap((file) =>
+      [...readFileSync(join(ROOT, 'test', file), 'utf8').matchAll(/\/api\/v1\/(?:calc|fund)\/[\w./-]*/g)]
+        .map((m) => m[0].replace(/[/.]+$/, ''))
+        .filter((url) => endpoints.has(url))
+        .map((url) => `test/${file}: ${url}`),
     );
     expect(written).toEqual([]);
   });
