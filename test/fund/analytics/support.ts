@@ -6,6 +6,7 @@ import { expect } from 'vitest';
 import { dec, type Dec } from '../../../lib/decimal.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { addDays, latestUsableRun } from '../../../lib/fund/analytics/runs.ts';
+import type { VarOptions } from '../../../lib/fund/analytics/var.ts';
 import { embeddedStore } from '../../../lib/fund/embedded-store.ts';
 import type { AccountBalanceRow, AccountRow, LedgerLineRow, NavRunRow, PositionRow, PriceRow } from '../../../lib/fund/rows.ts';
 import type { FundStore } from '../../../lib/fund/store.ts';
@@ -32,6 +33,11 @@ export const USD = 'USD';
 /** A complete, reconciled run (override any field). */
 export function runRow(navDate: string, shadowNav: string | null, extra: Partial<NavRunRow> = {}): NavRunRow {
   return { navDate, status: 'complete', shadowNav, adminNav: shadowNav, reconStatus: 'matched', netFlows: '0.00', ...extra };
+}
+
+/** VaR options of the tests: 95 % confidence, one day, the sample method over 250 days (override any field). */
+export function varOptions(o: Partial<VarOptions> = {}): VarOptions {
+  return { confidence: 0.95, horizonDays: 1, method: 'sample', windowDays: 250, ...o };
 }
 
 /** A live position; quantity and price default to the market value at 1.00. */

@@ -5,9 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { valueAtRisk, type VarOptions } from '../../../lib/fund/analytics/var.ts';
+import { valueAtRisk } from '../../../lib/fund/analytics/var.ts';
 import type { PriceRow } from '../../../lib/fund/rows.ts';
-import { USD, position, runRow } from './support.ts';
+import { USD, position, runRow, varOptions } from './support.ts';
 
 const DATES = ['2026-01-05', '2026-01-06', '2026-01-07', '2026-01-08', '2026-01-09'];
 const closes = (asset: string, prices: readonly (string | null)[]): PriceRow[] =>
@@ -27,13 +27,6 @@ const prices = [
   ...closes('BBB', ['50', '49', '48', '49.98', '49.98']),
   ...closes('CCC', ['20', '21', null, '21', '19.95']),
 ];
-const options = (o: Partial<VarOptions> = {}): VarOptions => ({
-  confidence: 0.95,
-  horizonDays: 1,
-  method: 'sample',
-  windowDays: 250,
-  ...o,
-});
 
 /** The figures of docs/fund-data.md's worked example. */
 const EXPECTED = {
@@ -45,7 +38,7 @@ const EXPECTED = {
 
 describe("VaR's worked example (docs/fund-data.md)", () => {
   it('sample, 95 %, 1 day: three returns on the four dates every asset has a close, cash left out', () => {
-    const v = valueAtRisk(run, positions, prices, options(), USD);
+    const v = valueAtRisk(run, positions, prices, varOptions(), USD);
     expect(v.observationsUsed).toBe(3);
     expect(v.var).toBe(EXPECTED.sample.var);
     expect(v.varPct).toBe(EXPECTED.sample.varPct);
@@ -55,8 +48,8 @@ describe("VaR's worked example (docs/fund-data.md)", () => {
 
   it('sample, 99 %, and EWMA, 95 %: the components still sum to VaR (largest remainder)', () => {
     for (const [o, want] of [
-      [options({ confidence: 0.99 }), EXPECTED.sample99],
-      [options({ method: 'ewma' }), EXPECTED.ewma],
+      [varOptions({ confidence: 0.99 }), EXPECTED.sample99],
+      [varOptions({ method: 'ewma' }), EXPECTED.ewma],
     ] as const) {
       const v = valueAtRisk(run, positions, prices, o, USD);
       expect(v.var).toBe(want.var);

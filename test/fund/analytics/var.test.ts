@@ -11,7 +11,7 @@ import { dec, sum as total, toMoney as money } from '../../../lib/decimal.ts';
 import { addDays } from '../../../lib/fund/analytics/runs.ts';
 import { EWMA_LAMBDA, Z_SCORES, valueAtRisk, type VarOptions } from '../../../lib/fund/analytics/var.ts';
 import type { PositionRow, PriceRow } from '../../../lib/fund/rows.ts';
-import { FUND, USD, apiError, latest, loadDemoFund, position, positionsAt, priceSeries, runRow, store } from './support.ts';
+import { FUND, USD, apiError, latest, loadDemoFund, position, positionsAt, priceSeries, runRow, store, varOptions } from './support.ts';
 
 beforeAll(loadDemoFund);
 
@@ -20,13 +20,6 @@ beforeAll(loadDemoFund);
 describe('value at risk', () => {
   const Z95 = Z_SCORES[0.95];
   const Z99 = Z_SCORES[0.99];
-  const options = (o: Partial<VarOptions> = {}): VarOptions => ({
-    confidence: 0.95,
-    horizonDays: 1,
-    method: 'sample',
-    windowDays: 250,
-    ...o,
-  });
 
   /**
    * One asset, exposure 1,000,000.00, closes 100, 101, 99.99, 101.9898, 99.950004 (2026-01-01 .. 05):
@@ -47,7 +40,7 @@ describe('value at risk', () => {
   const oneAssetPrices = priceSeries('AAA', '2026-01-01', ['100', '101', '99.99', '101.9898', '99.950004']);
 
   it('one asset, sample method: VaR = z × σ of daily P&L (demeaned, n − 1), by hand', () => {
-    const v = valueAtRisk(oneAssetRun, oneAsset, oneAssetPrices, options(), USD);
+    const v = valueAtRisk(oneAssetRun, oneAsset, oneAssetPrices, varOptions(), USD);
     expect(v).toEqual({
       asOf: '2026-01-05',
       currency: USD,
@@ -64,11 +57,11 @@ describe('value at risk', () => {
       varPct: 1.5015,
       componentVar: [{ asset: 'AAA', var: '30030.78' }],
     });
-    expect(valueAtRisk(oneAssetRun, oneAsset, oneAssetPrices, options({ horizonDays: 10 }), USD).var).toBe('94965.67');
-    expect(valueAtRisk(oneAssetRun, oneAsset, oneAssetPrices, options({ confidence: 0.99 }), USD).var).toBe('42473.11');
-    const twoReturns = valueAtRisk(oneAssetRun, oneAsset, oneAssetPrices, options({ windowDays: 2 }), USD);
+    expect(valueAtRisk(oneAssetRun, oneAsset, oneAssetPrices, varOptions({ horizonDays: 10 }), USD).var).toBe('94965.67');
+    expect(valueAtRisk(oneAssetRun, oneAsset, oneAssetPrices, varOptions({ confidence: 0.99 }), USD).var).toBe('42473.11');
+    const twoReturns = valueAtRisk(oneAssetRun, oneAsset, oneAssetPrices, varOptions({ windowDays: 2 }), USD);
     expect([twoReturns.observationsUsed, twoReturns.var]).toEqual([2, '46523.49']);
-    const ewma = valueAtRisk(oneAssetRun, oneAsset, oneAssetPrices, options({ method: 'ewma' }), USD);
+    const ewma = valueAtRisk(oneAssetRun, oneAsset, oneAssetPrices, varOptions({ method: 'ewma' }), USD);
     expect([ewma.lambda, ewma.var]).toEqual([0.94, '26485.18']);
   });
 
@@ -79,7 +72,7 @@ describe('value at risk', () => {
       oneAssetRun,
       [...oneAsset, cash],
       [...oneAssetPrices, ...later, ...priceSeries('USDC', '2026-01-01', [1, 1, 1, 1, 1])],
-      options(),
+      varOptions(),
       USD,
     );
     expect([v.observationsUsed, v.var, v.componentVar]).toEqual([4, '30030.78', [{ asset: 'AAA', var: '30030.78' }]]);
@@ -110,7 +103,7 @@ describe('value at risk', () => {
       ...priceSeries('AAA', '2026-01-01', ['100', '101', '99.99', '101.9898']),
       ...priceSeries('BBB', '2026-01-01', ['50', '51', '51', '49.98']),
     ];
-    const v = valueAtRisk(run, positions, prices, options({ method: 'ewma' }), USD);
+    const v = valueAtRisk(run, positions, prices, varOptions({ method: 'ewma' }), USD);
     expect(v.lambda).toBe(EWMA_LAMBDA);
     expect(v.observationsUsed).toBe(3);
     expect(v.var).toBe('30861.63');
@@ -122,11 +115,11 @@ describe('value at risk', () => {
 
   it('throws 409 not_usable with fewer than two returns', () => {
     const onePrice = priceSeries('AAA', '2026-01-04', ['100', '101']);
-    const e = apiError(() => valueAtRisk(runRow('2026-01-05', '2000000.00'), oneAsset, onePrice, options(), USD));
+    const e = apiError(() => valueAtRisk(runRow('2026-01-05', '2000000.00'), oneAsset, onePrice, varOptions(), USD));
     expect([e.code, e.status]).toEqual(['not_usable', 409]);
-    const e2 = apiError(() => valueAtRisk(oneAssetRun, oneAsset, oneAssetPrices, options({ windowDays: 1 }), USD));
+    const e2 = apiError(() => valueAtRisk(oneAssetRun, oneAsset, oneAssetPrices, varOptions({ windowDays: 1 }), USD));
     expect(e2.code).toBe('not_usable');
-    const e3 = apiError(() => valueAtRisk(oneAssetRun, oneAsset, [], options(), USD));
+    const e3 = apiError(() => valueAtRisk(oneAssetRun, oneAsset, [], varOptions(), USD));
     expect(e3.code).toBe('not_usable');
   });
 
@@ -136,7 +129,7 @@ describe('value at risk', () => {
       position({ navDate: '2026-01-05', asset: 'USDC', assetClass: 'stablecoin', marketValue: '250000.00' }),
     ];
     const prices = [...priceSeries('USD', '2026-01-01', [1, 1, 1, 1, 1]), ...priceSeries('USDC', '2026-01-01', [1, 1, 1, 1, 1])];
-    const v = valueAtRisk(runRow('2026-01-05', '1000000.00'), cash, prices, options({ method }), USD);
+    const v = valueAtRisk(runRow('2026-01-05', '1000000.00'), cash, prices, varOptions({ method }), USD);
     expect([v.var, v.varPct, v.componentVar, v.observationsUsed]).toEqual(['0.00', 0, [], 0]);
   });
 
@@ -153,7 +146,7 @@ describe('value at risk', () => {
       }
     });
     const demoVar = (o: Partial<VarOptions>) => {
-      const opts = options(o);
+      const opts = varOptions(o);
       return valueAtRisk(latest, positions, pricesFor.get(opts.windowDays)!, opts, USD);
     };
 
