@@ -17,6 +17,21 @@
 import type * as z from 'zod';
 import { RedactionFailedError } from './errors.ts';
 import { hex } from './digest.ts';
+import { findIdentities, identitySet, maskIdentities, NO_IDENTITIES, scannableText, type IdentitySet } from './identity-match.ts';
+
+export {
+  findIdentities,
+  identitySet,
+  maskIdentities,
+  MIN_IDENTITY_CHARS,
+  MIN_IDENTITY_DIGITS,
+  MIN_SPACELESS_CHARS,
+  NO_IDENTITIES,
+  scannableText,
+  SPACELESS_CHARACTER,
+  WORD_CHARACTER,
+  type IdentitySet,
+} from './identity-match.ts';
 
 /** Shapes that never leave in a fund-data response. */
 export const FORBIDDEN_SHAPES: readonly RegExp[] = [
@@ -85,244 +100,6 @@ export function maskAccountNumbers(text: string): string {
 }
 
 /**
- * JSON text with every escape sequence (`\n`, `\"`, `\u0001`, ...) turned into a space, so that what follows
- * a line break is scanned as the word it is (`\nMargaret` must not read as `nMargaret`). JSON.stringify
- * escapes only quotes, backslashes, control characters and lone surrogates, never letters or digits.
- */
-export function scannableText(json: string): string {
-  return json.replace(/\\(?:u[0-9a-fA-F]{4}|.)/g, ' ');
-}
-
-/**
- * A character of a word of the scan: a letter, a combining mark, a digit (any script) or an invisible format
- * character (`\p{Cf}`: a soft hyphen, a zero-width space or joiner, a bidi mark), which shows nothing on
- * screen and so must neither split a word nor hide it (it is dropped as the word is compared,
- * {@link foldWord}). Words are runs of them; everything else (spaces, line breaks, punctuation, a JSON escape
- * read as a space) separates words.
- */
-export const WORD_CHARACTER: RegExp = /^[\p{L}\p{M}\p{N}\p{Cf}]$/u;
-/** Which ASCII characters are word characters (1) or separators (0). */
-const ASCII_WORD = Uint8Array.from({ length: 128 }, (_, c) => (WORD_CHARACTER.test(String.fromCharCode(c)) ? 1 : 0));
-
-/**
- * Calls `found(start, end, ascii)` for each word of `text` (a run of {@link WORD_CHARACTER}s), in order, with
- * whether it is all ASCII: one pass, a table look-up per ASCII character and a test of the code point for
- * the others.
- */
-function forEachWord(text: string, found: (start: number, end: number, ascii: boolean) => void): void {
-  let start = -1;
-  let ascii = true;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    let word: boolean;
-    let width = 1;
-    if (c < 128) word = ASCII_WORD[c] === 1;
-    else {
-      const cp = text.codePointAt(i)!;
-      width = cp > 0xffff ? 2 : 1;
-      word = WORD_CHARACTER.test(String.fromCodePoint(cp));
-    }
-    if (word) {
-      if (start < 0) {
-        start = i;
-        ascii = true;
-      }
-      if (c >= 128) ascii = false;
-    } else if (start >= 0) {
-      found(start, i, ascii);
-      start = -1;
-    }
-    i += width - 1;
-  }
-  if (start >= 0) found(start, text.length, ascii);
-}
-
-/**
- * Combining marks, dropped from a word once decomposed (NFD): `é` reads as `e`, `Å` as `a`; and invisible
- * format characters, dropped wherever they are.
- */
-const MARKS = /[\p{M}\p{Cf}]/gu;
-
-/**
- * A word as the scan compares it: in lower case and, when it is not all ASCII, decomposed with its
- * compatibility forms (NFKD) and its combining marks and format characters dropped, so that accents are
- * ignored, either Unicode form of a letter matches, full-width `ＯＫＡＦＯＲ` and a ligature `ﬁ` read as the
- * letters they show, and `Mar\u00ADgaret` reads as `margaret`; a word of marks alone reads as no word ('').
- */
-function foldWord(word: string, ascii: boolean): string {
-  const lower = word.toLowerCase();
-  return ascii ? lower : lower.normalize('NFKD').replace(MARKS, '');
-}
-
-/** The words of `text` as the scan compares them ({@link foldWord}), in order. */
-function wordsOf(text: string): string[] {
-  const words: string[] = [];
-  forEachWord(text, (a, b, ascii) => {
-    const word = foldWord(text.slice(a, b), ascii);
-    if (word !== '') words.push(word);
-  });
-  return words;
-}
-
-/**
- * The shortest identity value the scan looks for, in letters and digits (its words joined); and the shortest
- * one made of digits only. Shorter values cannot be told from ordinary words and figures (an internal id
- * `17` is in every other amount), so they are not looked for (docs/fund-data.md#how-identity-values-are-matched).
- */
-export const MIN_IDENTITY_CHARS = 4;
-export const MIN_IDENTITY_DIGITS = 6;
-
-/**
- * A fund's identity values compiled for the scan: a trie of their words (as {@link foldWord} reads them),
- * so that a text is scanned in one pass whatever the number of values. Plain data (maps, arrays and
- * numbers), built once per identity set and shared by every request of the isolate.
- */
-export interface IdentitySet {
-  /** The next words of the nodes with more than one (node 0, the root, always), and the nodes they lead to. */
-  readonly children: readonly (ReadonlyMap<string, number> | undefined)[];
-  /** The one next word of each other node that has one (most nodes), and the node it leads to. */
-  readonly onlyWord: readonly (string | undefined)[];
-  readonly onlyTo: readonly number[];
-  /** Whether a value ends at each node. */
-  readonly ends: readonly boolean[];
-  /** The most words of any value: the scan's work per word of text is at most this many look-ups. */
-  readonly maxWords: number;
-  /** How many values were compiled (for the bench and tests). */
-  readonly values: number;
-}
-
-/** The node `word` leads to from `node`, if any. */
-function step(set: IdentitySet, node: number, word: string): number | undefined {
-  const map = set.children[node];
-  if (map) return map.get(word);
-  return set.onlyWord[node] === word ? set.onlyTo[node] : undefined;
-}
-
-/**
- * Compiles identity values for {@link findIdentities}. Each value is looked for as its sequence of words,
- * whatever separates them in the text, and as its words written together (`MargaretOkafor`, `078659703`),
- * always by whole words; a value below {@link MIN_IDENTITY_CHARS} letters and digits, or digits only below
- * {@link MIN_IDENTITY_DIGITS}, is left out. A value's words are the same whether it is read as stored or as
- * the JSON text of an answer writes it (JSON escapes only characters that separate words).
- */
-export function identitySet(values: Iterable<string>): IdentitySet {
-  const children: (Map<string, number> | undefined)[] = [new Map()];
-  const onlyWord: (string | undefined)[] = [undefined];
-  const onlyTo: number[] = [0];
-  const ends: boolean[] = [false];
-  const set: IdentitySet = { children, onlyWord, onlyTo, ends, maxWords: 0, values: 0 };
-  let maxWords = 0;
-  let count = 0;
-  const add = (words: readonly string[]) => {
-    let node = 0;
-    for (const word of words) {
-      let to = step(set, node, word);
-      if (to === undefined) {
-        to = ends.length;
-        ends.push(false);
-        children.push(undefined);
-        onlyWord.push(undefined);
-        onlyTo.push(0);
-        const map = children[node];
-        if (map) map.set(word, to);
-        else if (onlyWord[node] === undefined) {
-          onlyWord[node] = word;
-          onlyTo[node] = to;
-        } else {
-          // A second next word: the node's words move to a map of their own.
-          children[node] = new Map([
-            [onlyWord[node]!, onlyTo[node]!],
-            [word, to],
-          ]);
-          onlyWord[node] = undefined;
-        }
-      }
-      node = to;
-    }
-    ends[node] = true;
-    maxWords = Math.max(maxWords, words.length);
-  };
-  for (const value of values) {
-    const words = wordsOf(value);
-    const joined = words.join('');
-    if (joined.length < MIN_IDENTITY_CHARS || (joined.length < MIN_IDENTITY_DIGITS && /^\d+$/.test(joined))) continue;
-    add(words);
-    if (words.length > 1) add([joined]);
-    count++;
-  }
-  return { ...set, maxWords, values: count };
-}
-
-/** The empty identity set (nothing to look for). */
-export const NO_IDENTITIES: IdentitySet = identitySet([]);
-
-/**
- * Where identity values are in a sequence of words: the spans `[first, last]` (word indexes, inclusive),
- * merged where they overlap, in order. Linear: at most `set.maxWords` look-ups per word.
- */
-function spansOf(words: readonly string[], set: IdentitySet): [number, number][] {
-  const spans: [number, number][] = [];
-  for (let i = 0; i < words.length; i++) {
-    let node = step(set, 0, words[i]!);
-    let last = -1;
-    for (let j = i; node !== undefined; ) {
-      if (set.ends[node]) last = j;
-      if (++j >= words.length || j - i >= set.maxWords) break;
-      node = step(set, node, words[j]!);
-    }
-    if (last < 0) continue;
-    const prev = spans.at(-1);
-    if (prev && prev[1] >= i) prev[1] = Math.max(prev[1], last);
-    else spans.push([i, last]);
-  }
-  return spans;
-}
-
-/**
- * True when `text` (JSON text: escapes are read as separators) contains any value of `set`, by whole words,
- * in any case and with or without accents.
- */
-export function findIdentities(text: string, set: IdentitySet): boolean {
-  if (set.values === 0) return false;
-  return spansOf(wordsOf(scannableText(text)), set).length > 0;
-}
-
-/**
- * True when `text` contains any of `values` (case-insensitive, by whole words): {@link identitySet} and
- * {@link findIdentities} in one call, for a few values.
- */
-export function containsAnyValue(text: string, values: Iterable<string>): boolean {
-  return findIdentities(text, identitySet(values));
-}
-
-/**
- * Free text (an expense's description or category) with every identity value of `set` replaced by
- * `[redacted]`, matched as {@link findIdentities} matches them (the words and what separates them go).
- */
-export function maskIdentities(text: string, set: IdentitySet): string {
-  if (set.values === 0) return text;
-  const starts: number[] = [];
-  const stops: number[] = [];
-  const words: string[] = [];
-  forEachWord(text, (a, b, ascii) => {
-    const word = foldWord(text.slice(a, b), ascii);
-    if (word === '') return;
-    starts.push(a);
-    stops.push(b);
-    words.push(word);
-  });
-  const spans = spansOf(words, set);
-  if (spans.length === 0) return text;
-  let out = '';
-  let at = 0;
-  for (const [a, b] of spans) {
-    out += `${text.slice(at, starts[a])}[redacted]`;
-    at = stops[b]!;
-  }
-  return out + text.slice(at);
-}
-
-/**
  * Proves a fund-data body clean and serializes it.
  * @param schema the resource's allow-list (strict) schema
  * @param body what the analytics built
@@ -338,7 +115,7 @@ export function redact(schema: z.ZodType, body: unknown, identities: IdentitySet
   const scanned = scannableText(text);
   if (FORBIDDEN_SHAPES.some((re) => re.test(scanned))) throw new RedactionFailedError('forbidden_shape');
   const set = isIdentitySet(identities) ? identities : identitySet(identities);
-  if (set.values > 0 && spansOf(wordsOf(scanned), set).length > 0) throw new RedactionFailedError('identity_value');
+  if (findIdentities(text, set)) throw new RedactionFailedError('identity_value');
   return text;
 }
 

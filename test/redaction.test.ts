@@ -1,7 +1,7 @@
 /**
  * Fail-closed redaction of fund data (docs/fund-data.md). Proves that:
  * - `maskFreeText` masks e-mail, SSN, EIN, IBAN and API-key shapes in full and leaves dates, money and asset
- *   names alone; `containsAnyValue` finds identity values case-insensitively, as whole words inside longer
+ *   names alone; `findIdentities` finds identity values case-insensitively, as whole words inside longer
  *   text (a fast-check property), and reports nothing that is absent;
  * - `redact` returns exactly the JSON of a clean body and otherwise throws 500 `redaction_failed` (unknown or
  *   missing field, PII or key shape, a sensitive value in any case);
@@ -20,8 +20,8 @@ import { createApp } from '../lib/service.ts';
 import { ApiError, NotFoundError, RedactionFailedError, problemResponse } from '../lib/errors.ts';
 import { createKey, DEMO_API_KEY, generateKey } from '../lib/keys.ts';
 import {
-  containsAnyValue,
   FORBIDDEN_SHAPES,
+  findIdentities,
   identitySet,
   investorRefs,
   maskAccountNumbers,
@@ -194,6 +194,34 @@ describe('maskIdentities', () => {
     expect(maskIdentities(text, set)).toBe(masked);
   });
 
+  // Scripts written without spaces between words: each character is a word of its own, so a name is found
+  // as a run of them inside a sentence, with the words of the stored value in order, whatever separates them.
+  const spaceless = identitySet(['王小明', '山田 太郎', '李娜', '홍길동', 'สมชาย ใจดี', 'タナカ ハナコ', 'ACME 株式会社', '王']);
+  it.each([
+    ['付款给王小明先生', '付款给[redacted]先生'],
+    ['山田太郎様への送金', '[redacted]様への送金'],
+    ['山田　太郎 様', '[redacted] 様'],
+    ['付款给李娜，备注', '付款给[redacted]，备注'],
+    ['付款给王\u200B小明', '付款给[redacted]'],
+    ['홍길동에게 송금', '[redacted]에게 송금'],
+    ['โอนให้สมชายใจดีแล้ว', 'โอนให้[redacted]แล้ว'],
+    ['ﾀﾅｶﾊﾅｺ様', '[redacted]様'],
+    ['振込先ＡＣＭＥ株式会社', '振込先[redacted]'],
+    ['to 王小明 and 李娜', 'to [redacted] and [redacted]'],
+    ['王小明李娜', '[redacted][redacted]'],
+  ])('masks %j (no spaces between words)', (text, masked) => {
+    expect(maskIdentities(text, spaceless)).toBe(masked);
+  });
+
+  it.each(['王小先生', '明小王', '李先生娜', '王先生', '山田様', '길동'])('leaves %j alone (not the whole name, in order)', (text) => {
+    expect(maskIdentities(text, spaceless)).toBe(text);
+  });
+
+  it('refuses an answer naming one of them anywhere but free text', () => {
+    expect(() => redact(z.strictObject({ venue: z.string() }), { venue: '王小明的交易台' }, spaceless)).toThrow(RedactionFailedError);
+    expect(() => redact(z.strictObject({ venue: z.string() }), { venue: '王先生的交易台' }, spaceless)).not.toThrow();
+  });
+
   it.each(['Margaret Okaforth (another word)', 'Okafor, Margaret (the words in another order)', 'Li Nash, Kali Na', 'INV-00421'])(
     'leaves %j alone (whole words, in order)',
     (text) => {
@@ -207,12 +235,15 @@ describe('maskIdentities', () => {
     );
   });
 
-  it('does not look for values under 4 letters and digits, or under 6 digits alone', () => {
+  it('does not look for values under 4 letters and digits, or under 6 digits alone, or 2 characters of a script written without spaces', () => {
     expect(identitySet(['Li', 'A B', '17', '12345', 'INV-1']).values).toBe(1);
+    expect(identitySet(['王', '김', 'ก', '王小明', '李娜', '김철']).values).toBe(3);
   });
 });
 
-describe('containsAnyValue', () => {
+describe('findIdentities', () => {
+  const containsAnyValue = (text: string, values: string[]) => findIdentities(text, identitySet(values));
+
   it('is case-insensitive and finds multi-word names inside longer text', () => {
     const text = JSON.stringify({ note: 'Capital call paid by FOXHOLLOW Oakridge pension plan on 2026-10-01.' });
     expect(containsAnyValue(text, ['Foxhollow Oakridge Pension Plan'])).toBe(true);

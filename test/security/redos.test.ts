@@ -176,6 +176,50 @@ describe('ReDoS: account numbers and identity values in 1 MiB of adversarial tex
   });
 });
 
+/**
+ * Counts `Map#get` calls while `f` runs: every step of the identity scan through a node of the trie with
+ * more than one next word is one (the test's values make every node such a node), so the count bounds the
+ * scan's walks with no clock involved.
+ */
+function mapGetsDuring(f: () => void): number {
+  const get = Map.prototype.get;
+  let calls = 0;
+  Map.prototype.get = function (this: Map<unknown, unknown>, key: unknown) {
+    calls++;
+    return get.call(this, key);
+  };
+  try {
+    f();
+  } finally {
+    Map.prototype.get = get;
+  }
+  return calls;
+}
+
+describe('ReDoS: identity values in 1 MiB of a script written without spaces', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('1 MiB of Han characters repeating the first characters of 40 long values is scanned in a bounded number of steps per character', () => {
+    // 北南, 北北南, ..., 北×40 南: every node of the trie has two next words; the text is 北 a million times,
+    // each character a word of its own, and every position starts a walk as deep as 40 words.
+    const set = identitySet([...Array.from({ length: 40 }, (_, k) => `${'北'.repeat(k + 1)}南`), '王小明']);
+    const text = '北'.repeat(MiB);
+    const schema = z.strictObject({ t: z.string() });
+    const swept = sweptCharacters(MiB / 2);
+    let masked = '';
+    const gets = mapGetsDuring(() => {
+      expect(maskFreeText(text, set)).toBe(text);
+      expect(() => redact(schema, { t: text }, set)).not.toThrow();
+      masked = maskFreeText(`${text}南，付款给王小明`, set);
+    });
+    expect(masked).toBe(`${'北'.repeat(MiB - 40)}[redacted]，付款给[redacted]`);
+    // Three scans of about 1 Mi words each: at most 4 look-ups a word (the next word, and the fallbacks a
+    // word pays for at most once), where a walk from every word would take up to 41.
+    expect(gets).toBeLessThanOrEqual(3 * 4 * (MiB + 16));
+    expect(swept.total()).toBeLessThanOrEqual(40 * MiB);
+  });
+});
+
 describe('ReDoS: the same text through REST and the public MCP server', () => {
   const app = createApp({ clock: () => new Date('2026-11-20T12:00:00Z') });
   const envelope = (reportText: string) =>
