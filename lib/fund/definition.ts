@@ -7,7 +7,8 @@
 import type * as z from 'zod';
 import { NotFoundError, type ProblemCode } from '../errors.ts';
 import type { Config } from '../config.ts';
-import { investorRefs, maskFreeText, redact } from '../redaction.ts';
+import { maskFreeText, redact } from '../redaction.ts';
+import { keptInvestorRefs } from './investor-refs.ts';
 import { checkInvestorsScanned, fundIdentities } from './identities.ts';
 import { parseInput, queryStringSchema, withLazySchemas, withMembers, type InputLocation } from '../validation.ts';
 import { memoKey, recall, remember } from './memo.ts';
@@ -138,7 +139,7 @@ export async function callFundTool(
       checkInvestorsScanned(identities, result.investors);
       return result;
     },
-    investorRefs: (ids) => investorRefs(source.fundId, ids, config.investorRefKey),
+    investorRefs: (ids) => keptInvestorRefs(source.fundId, ids, config.investorRefKey),
     maskFreeText: (text) => maskFreeText(text, sensitive),
   };
   let answer: unknown;
