@@ -15,6 +15,8 @@
  *   --connections <n>  HTTP connections (default 2; at most 2)
  *   --strict           exit 1 when a budget is missed
  *   --fresh            scale: import the large funds again into fund_edge_scale (else kept from the last run)
+ *   --cases <a,...>    scale: only the cases whose name contains one of these (e.g. `var,capital`); the
+ *                      concurrency case runs when one of them is `concurrent`
  *
  * Every server a section starts (workerd, the Postgres WebSocket proxy, the throwaway database, temp
  * folders) is stopped by that section's `finally`, and by a SIGINT/SIGTERM handler if interrupted.
@@ -195,6 +197,7 @@ async function main(): Promise<number> {
       connections: { type: 'string' },
       strict: { type: 'boolean', default: false },
       fresh: { type: 'boolean', default: false },
+      cases: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });

@@ -235,7 +235,11 @@ function requests(w: Started, tool: string, path: string, args: Record<string, s
 }
 
 /** The scale section. */
-export async function runScale(options: { fresh?: boolean } = {}): Promise<{ figures: Figure[]; diagnostics: string[] }> {
+export async function runScale(options: { fresh?: boolean; cases?: string[] } = {}): Promise<{ figures: Figure[]; diagnostics: string[] }> {
+  /** Whether a case runs: every one unless `cases` names some (a part of its name). */
+  const at = process.argv.indexOf('--cases');
+  const cases = options.cases ?? (at > 0 ? (process.argv[at + 1] ?? '').split(',').filter(Boolean) : []);
+  const wanted = (name: string) => cases.length === 0 || cases.some((c) => name.includes(c));
   const cleanup = new Cleanup();
   const figures: Figure[] = [];
   const diagnostics: string[] = [];
@@ -257,6 +261,7 @@ export async function runScale(options: { fresh?: boolean } = {}): Promise<{ fig
       for (const { def, args, label } of cases) {
         for (const surface of ['rest', 'mcp'] as const) {
           if (surface === 'mcp' && spec !== FUNDS[0]) continue;
+          if (!wanted(`${spec.fundId} ${surface === 'rest' ? def.path : def.tool} ${label}`)) continue;
           progress(`scale: ${spec.fundId} ${def.tool} ${label} (${surface})`);
           const w = await start(outdir, proxy, spec.fundId);
           try {
@@ -304,7 +309,9 @@ export async function runScale(options: { fresh?: boolean } = {}): Promise<{ fig
       }
     }
     const [v500, v1000] = [varCpu[FUNDS[0]!.fundId], varCpu[FUNDS[1]!.fundId]];
-    if (v500 === undefined || v1000 === undefined) {
+    if (!wanted('risk/var maximum')) {
+      // not asked for
+    } else if (v500 === undefined || v1000 === undefined) {
       diagnostics.push('VaR-1000 at 1,000 positions ÷ at 500: not computed, a VaR-1000 request did not answer 200');
     } else {
       figures.push(
@@ -317,6 +324,7 @@ export async function runScale(options: { fresh?: boolean } = {}): Promise<{ fig
         }),
       );
     }
+    if (!wanted('concurrent')) return { figures, diagnostics };
     progress(`scale: ${CONCURRENT} concurrent VaR-1000 requests`);
     const w = await start(outdir, proxy, FUNDS[0]!.fundId);
     try {
