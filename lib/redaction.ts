@@ -56,8 +56,11 @@ export function maskFreeText(text: string, identities: IdentitySet = NO_IDENTITI
   return maskAccountNumbers(masked);
 }
 
-/** A run of digits, each pair of neighbours separated by at most one space or hyphen (greedy: a whole run). */
-const DIGIT_RUN = /\d(?:[ -]?\d)*/g;
+/**
+ * A run of digits, ASCII or full-width (`１２３４`, as Japanese and Chinese text writes them), each pair of
+ * neighbours separated by at most one space or hyphen, either width (greedy: a whole run).
+ */
+const DIGIT_RUN = /[0-9\uFF10-\uFF19](?:[ \u3000\-\uFF0D]?[0-9\uFF10-\uFF19])*/g;
 /** A date written as one chunk of a run: `YYYY-MM-DD`, `DD-MM-YYYY` or `YYYYMMDD` (19xx and 20xx). */
 const DATE_CHUNK = /^(?:\d{4}-\d{2}-\d{2}|\d{2}-\d{2}-\d{4}|(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01]))$/;
 /** An amount grouped in thousands by spaces: `12 500 000`. */
@@ -69,33 +72,42 @@ export const MIN_ACCOUNT_DIGITS = 8;
 
 /**
  * Free text with every account number replaced by `[redacted]`. An account number is a run of at least
- * {@link MIN_ACCOUNT_DIGITS} digits, with at most one space or hyphen between two digits (`12345678`,
- * `1234 5678 9012`, `12-345678-90`), that is not a date (`2026-03-31`, `31-03-2026` or `20260331`, each
- * standing alone in the run, which cuts the run there), not followed by a decimal part (`12345678.90`,
- * `12345678,90`: an amount) and not grouped in thousands (`12 500 000`). Linear: one pass over the digit runs.
+ * {@link MIN_ACCOUNT_DIGITS} digits, ASCII or full-width, with at most one space or hyphen between two digits
+ * (`12345678`, `1234 5678 9012`, `12-345678-90`, `１２３４５６７８`), that is not a date (`2026-03-31`,
+ * `31-03-2026` or `20260331`, each standing alone in the run, which cuts the run there), not followed by a
+ * decimal part (`12345678.90`, `12345678,90`: an amount) and not grouped in thousands (`12 500 000`); full
+ * width is read as ASCII for these tests (NFKC, one character for one). Linear: one pass over the digit runs.
  */
 export function maskAccountNumbers(text: string): string {
   return text.replace(DIGIT_RUN, (run: string, offset: number) => {
     if (run.length < MIN_ACCOUNT_DIGITS) return run;
-    const decimalFollows = /^[.,]\d/.test(text.slice(offset + run.length, offset + run.length + 2));
-    const out: string[] = [];
-    let pending: string[] = [];
-    const flush = (last: boolean) => {
-      if (pending.length === 0) return;
-      const part = pending.join(' ');
-      const digits = part.replace(/\D/g, '').length;
-      const account = digits >= MIN_ACCOUNT_DIGITS && !(last && decimalFollows) && !GROUPED_AMOUNT.test(part);
-      out.push(account ? '[redacted]' : part);
-      pending = [];
+    const plain = run.normalize('NFKC');
+    const decimalFollows = /^[.,]\d/.test(text.slice(offset + run.length, offset + run.length + 2).normalize('NFKC'));
+    let out = '';
+    let done = 0; // how much of the run is in `out`
+    let pending = -1; // where the chunks not yet decided start
+    const put = (from: number, to: number, masked: boolean) => {
+      out += run.slice(done, from) + (masked ? '[redacted]' : run.slice(from, to));
+      done = to;
     };
-    for (const chunk of run.split(' ')) {
+    const flush = (to: number, last: boolean) => {
+      if (pending < 0) return;
+      const part = plain.slice(pending, to);
+      const digits = part.replace(/\D/g, '').length;
+      put(pending, to, digits >= MIN_ACCOUNT_DIGITS && !(last && decimalFollows) && !GROUPED_AMOUNT.test(part));
+      pending = -1;
+    };
+    let at = 0;
+    for (const chunk of plain.split(' ')) {
+      const end = at + chunk.length;
       if (DATE_CHUNK.test(chunk)) {
-        flush(false);
-        out.push(chunk);
-      } else pending.push(chunk);
+        flush(at - 1, false);
+        put(at, end, false);
+      } else if (pending < 0) pending = at;
+      at = end + 1;
     }
-    flush(true);
-    return out.join(' ');
+    flush(run.length, true);
+    return out;
   });
 }
 

@@ -149,6 +149,11 @@ describe('maskAccountNumbers', () => {
     ['phone +44 20 7946 0958', 'phone +[redacted]'],
     ['ref 2026033112 (10 digits, not a date)', 'ref [redacted] (10 digits, not a date)'],
     ['fee 12345678', 'fee [redacted]'],
+    // Full-width digits, as Japanese and Chinese text writes them, with full-width separators.
+    ['口座１２３４５６７８へ', '口座[redacted]へ'],
+    ['acct １２３４－５６７８－９０１２', 'acct [redacted]'],
+    ['口座番号１２３４\u3000５６７８', '口座番号[redacted]'],
+    ['mixed 1234５６７８', 'mixed [redacted]'],
   ])('masks %j', (text, masked) => {
     expect(maskAccountNumbers(text)).toBe(masked);
     expect(maskFreeText(text)).toBe(masked);
@@ -166,6 +171,15 @@ describe('maskAccountNumbers', () => {
     '1,250,000.00 and 1.250.000,00',
     'invoice 1234567 (seven digits)',
     'Q3 2026, 2 300 bps, -1250000.00',
+    // The same dates and amounts in full-width digits.
+    '支払日２０２６－０３－３１',
+    '期間２０２６－０３－０１ ２０２６－０３－３１',
+    '締日２０２６０３３１',
+    '金額１２３４５６７８．９０円',
+    '金額１２３４５６７８，９０',
+    '１２　５００　０００株',
+    '１，２５０，０００円',
+    '２０２６年３月３１日、１２３４５６７円',
   ])('leaves %j alone (a date, an amount, fewer than 8 digits)', (text) => {
     expect(maskAccountNumbers(text)).toBe(text);
   });

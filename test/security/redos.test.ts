@@ -163,6 +163,17 @@ describe('ReDoS: account numbers and identity values in 1 MiB of adversarial tex
     expect(swept.total()).toBeLessThanOrEqual(5 * (2 * digits.length + spaced.length + hyphens.length + 2));
   });
 
+  it('a 1 MiB run of full-width digits, or of full-width dates, is read in a few sweeps', () => {
+    const digits = '１'.repeat(MiB);
+    const dates = `${'２０２６－０３－３１　'.repeat(MiB / 11)}１`;
+    const swept = sweptCharacters(MiB / 2);
+    expect(maskAccountNumbers(digits)).toBe('[redacted]');
+    expect(maskAccountNumbers(`${digits}．５`)).toBe(`${digits}．５`);
+    expect(maskAccountNumbers(dates)).toBe(dates);
+    // Per text: the run, the decimal check, the dates per chunk, the digit count and the thousands check.
+    expect(swept.total()).toBeLessThanOrEqual(5 * (2 * digits.length + dates.length + 2));
+  });
+
   it('1 MiB of words sharing the first words of a long identity value is scanned and masked in one sweep each', () => {
     const set = identitySet([`${'aa '.repeat(40)}zz`, 'Margaret Okafor']);
     const text = 'aa '.repeat(MiB / 3);
