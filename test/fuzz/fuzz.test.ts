@@ -106,6 +106,13 @@ describe('the oracle', () => {
     surface: 'rest',
     request: { method: 'POST', path: calcPath('fee-calculator'), headers: [], body: '{"horizonYears":"kzabcdefghijq"}' },
   };
+  /** A REST GET of the fund overview. */
+  const fund: FuzzCase = {
+    family: 't',
+    route: fundPath('get_fund_overview'),
+    surface: 'rest',
+    request: { method: 'GET', path: fundPath('get_fund_overview'), headers: [] },
+  };
   const kinds = (c: FuzzCase, a: FuzzAnswer) => judge(c, a).map((v) => v.kind);
 
   it('accepts a well-formed refusal', () => {
@@ -125,12 +132,6 @@ describe('the oracle', () => {
   });
 
   it('counts every 5xx as a failure, a database outage (503 upstream_unavailable) included, on REST and in an MCP tool result', () => {
-    const fund: FuzzCase = {
-      family: 't',
-      route: fundPath('get_fund_overview'),
-      surface: 'rest',
-      request: { method: 'GET', path: fundPath('get_fund_overview'), headers: [] },
-    };
     const unavailable = answer(503, problem(503, 'upstream_unavailable', '00000000-0000-0000-0000-000000000000'), {
       'cache-control': 'private, no-store',
     });
@@ -153,12 +154,6 @@ describe('the oracle', () => {
   });
 
   it('wants private, no-store on fund answers, errors included', () => {
-    const fund: FuzzCase = {
-      family: 't',
-      route: fundPath('get_fund_overview'),
-      surface: 'rest',
-      request: { method: 'GET', path: fundPath('get_fund_overview'), headers: [] },
-    };
     expect(kinds(fund, answer(401, problem(401, 'unauthorized', '00000000-0000-0000-0000-000000000000')))).toContain(
       'fund answer 401 without Cache-Control: private, no-store',
     );
