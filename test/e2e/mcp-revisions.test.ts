@@ -33,6 +33,21 @@ const SERVERS = [
   ['fund', '/api/mcp', FUND_TOOL_NAMES, 'get_fund_overview'],
 ] as const;
 
+/** What a client of either SDK does here: list the tools, call one with no arguments. */
+interface ToolClient {
+  listTools(): Promise<{ tools: { name: string }[] }>;
+  callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
+}
+
+/** Lists the server's tools (exactly `names`) and calls `tool`: a result with structured content, not an error. */
+async function listsAndCalls(client: ToolClient, names: readonly string[], tool: string): Promise<void> {
+  const { tools } = await client.listTools();
+  expect(tools.map((t) => t.name).sort()).toEqual([...names].sort());
+  const result = (await client.callTool({ name: tool, arguments: {} })) as { isError?: boolean; structuredContent?: object };
+  expect(result.isError).toBeFalsy();
+  expect(Object.keys(result.structuredContent ?? {}).length).toBeGreaterThan(0);
+}
+
 describe.each(SERVERS)('the %s server in workerd', (name, path, names, tool) => {
   const headers = (): Record<string, string> =>
     name === 'fund' ? { authorization: `Bearer ${key}` } : { 'cf-connecting-ip': '198.51.100.90' };
@@ -43,11 +58,7 @@ describe.each(SERVERS)('the %s server in workerd', (name, path, names, tool) => 
     try {
       expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
       expect(client.getServerVersion()).toMatchObject({ name: name === 'fund' ? 'fund-edge-fund-data' : 'fund-edge-calculators' });
-      const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual([...names].sort());
-      const result = (await client.callTool({ name: tool, arguments: {} })) as { isError?: boolean; structuredContent?: object };
-      expect(result.isError).toBeFalsy();
-      expect(Object.keys(result.structuredContent ?? {}).length).toBeGreaterThan(0);
+      await listsAndCalls(client, names, tool);
     } finally {
       await client.close();
     }
@@ -59,11 +70,7 @@ describe.each(SERVERS)('the %s server in workerd', (name, path, names, tool) => 
     await client.connect(transport);
     try {
       expect(transport.protocolVersion).toBe('2025-11-25');
-      const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual([...names].sort());
-      const result = (await client.callTool({ name: tool, arguments: {} })) as { isError?: boolean; structuredContent?: object };
-      expect(result.isError).toBeFalsy();
-      expect(Object.keys(result.structuredContent ?? {}).length).toBeGreaterThan(0);
+      await listsAndCalls(client, names, tool);
     } finally {
       await client.close();
     }
