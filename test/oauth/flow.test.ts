@@ -14,16 +14,19 @@ import {
   MCP_URL,
   ORIGIN,
   REDIRECT_URI,
+  applicationsPage,
   authorizeUrl,
   codeFlowTokens,
   codeFor,
   decide,
   developer,
   exchangeCode,
+  firstGrant,
   oauthEnv,
   openConsent,
   pkce,
   register,
+  revokeInConsole,
   token,
 } from '../support/oauth.ts';
 import { FUND_TOOL_NAMES } from '../support/declared.ts';
@@ -389,10 +392,7 @@ describe('refresh, revocation and grants', () => {
     expect((await refresh(two.refresh_token)).status).toBe(400);
     expect((await mcp(env, specInitialize(), `Bearer ${two.access_token}`)).status).toBe(401);
     expect((await mcp(env, specInitialize(), `Bearer ${body.access_token}`)).status).toBe(401);
-    const page = await (
-      await app.request(`${ORIGIN}/developers/console/oauth/applications`, { headers: { cookie: session.cookie } }, env)
-    ).text();
-    expect(page).toContain('No application is authorized');
+    expect(await applicationsPage(app, env, session)).toContain('No application is authorized');
   });
 
   it('ten presentations of one refresh token at once: at most one is answered, and the grant ends revoked', async () => {
@@ -448,39 +448,19 @@ describe('refresh, revocation and grants', () => {
 
   it('lists the grant in the console and revokes it there; its tokens stop at once', async () => {
     const { env, body, session } = await codeFlowTokens(app);
-    const page = await (
-      await app.request(`${ORIGIN}/developers/console/oauth/applications`, { headers: { cookie: session.cookie } }, env)
-    ).text();
+    const page = await applicationsPage(app, env, session);
     expect(page).toContain('Test Client');
     expect(page).toContain('127.0.0.1:9999');
-    const grant = /name="grant" value="([^"]+)"/.exec(page)![1]!;
-    const forged = await app.request(
-      `${ORIGIN}/developers/console/oauth/applications/revoke`,
-      {
-        method: 'POST',
-        headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant, csrf: 'x' }),
-      },
-      env,
-    );
+    const grant = firstGrant(page);
+    const forged = await revokeInConsole(app, env, session, grant, 'x');
     expect(forged.status).toBe(403);
     expect((await mcp(env, specInitialize(), `Bearer ${body.access_token}`)).status).toBe(200);
-    const res = await app.request(
-      `${ORIGIN}/developers/console/oauth/applications/revoke`,
-      {
-        method: 'POST',
-        headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant, csrf: session.csrf }),
-      },
-      env,
-    );
+    const res = await revokeInConsole(app, env, session, grant, session.csrf);
     expect(res.status).toBe(303);
     const refused = await mcp(env, specInitialize(), `Bearer ${body.access_token}`);
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
-    expect(
-      await (await app.request(`${ORIGIN}/developers/console/oauth/applications`, { headers: { cookie: session.cookie } }, env)).text(),
-    ).toContain('No application is authorized');
+    expect(await applicationsPage(app, env, session)).toContain('No application is authorized');
   });
 });
 

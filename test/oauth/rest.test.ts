@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createApp } from '../../lib/service.ts';
 import { createKey } from '../../lib/keys.ts';
 import { FakeBurst } from '../support/fakes.ts';
-import { ORIGIN, codeFlowTokens, oauthEnv, token } from '../support/oauth.ts';
+import { applicationsPage, codeFlowTokens, firstGrant, oauthEnv, revokeInConsole, token } from '../support/oauth.ts';
 import { fundPath } from '../support/declared.ts';
 
 const app = createApp();
@@ -46,19 +46,8 @@ describe('an OAuth access token on the REST fund endpoints', () => {
       session,
     } = await codeFlowTokens(app);
     expect((await get(env, OVERVIEW, `Bearer ${accessToken}`)).status).toBe(200);
-    const page = await (
-      await app.request(`${ORIGIN}/developers/console/oauth/applications`, { headers: { cookie: session.cookie } }, env)
-    ).text();
-    const grant = /name="grant" value="([^"]+)"/.exec(page)![1]!;
-    const revoked = await app.request(
-      `${ORIGIN}/developers/console/oauth/applications/revoke`,
-      {
-        method: 'POST',
-        headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant, csrf: session.csrf }),
-      },
-      env,
-    );
+    const grant = firstGrant(await applicationsPage(app, env, session));
+    const revoked = await revokeInConsole(app, env, session, grant, session.csrf);
     expect(revoked.status).toBe(303);
     expect((await get(env, OVERVIEW, `Bearer ${accessToken}`)).status).toBe(401);
   });

@@ -193,3 +193,28 @@ export async function codeFlowTokens(app: App, overrides: Parameters<typeof oaut
   const body = (await res.json()) as TokenBody;
   return { ...f, session, clientId: grant.clientId, body };
 }
+
+/** The console's page of the applications an account has authorized, signed in. @returns its HTML */
+export async function applicationsPage(app: App, env: Env, session: { cookie: string }): Promise<string> {
+  return (await app.request(`${ORIGIN}/developers/console/oauth/applications`, { headers: { cookie: session.cookie } }, env)).text();
+}
+
+/** The first grant the applications page lists (its revoke form's `grant`). @throws when it lists none */
+export function firstGrant(page: string): string {
+  const grant = /name="grant" value="([^"]+)"/.exec(page)?.[1];
+  if (grant === undefined) throw new Error('the applications page lists no grant');
+  return grant;
+}
+
+/** Posts the applications page's revoke form for `grant`, with `csrf` as the form's token. */
+export async function revokeInConsole(app: App, env: Env, session: { cookie: string }, grant: string, csrf: string): Promise<Response> {
+  return app.request(
+    `${ORIGIN}/developers/console/oauth/applications/revoke`,
+    {
+      method: 'POST',
+      headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant, csrf }),
+    },
+    env,
+  );
+}
