@@ -2,7 +2,8 @@
  * The identity scan on fund data from PostgreSQL (docs/fund-data.md#redaction-fail-closed), against a real server (see
  * test/support/database.ts): the demo fund seeded, then an expense's description and category naming
  * investors in every way the scan catches (case, accents as stored, line breaks, JSON escapes, the words
- * written together), a ledger memo naming one, and a position's venue naming one. Proves that:
+ * written together, a Chinese and a Japanese name inside sentences of their scripts, an account number in
+ * full-width digits), a ledger memo naming one, and a position's venue naming one. Proves that:
  * - every answer is scanned against every investor of the fund, though the expenses read loads none: the
  *   free text comes back with each name, e-mail, tax id, bank account and internal id as `[redacted]`, and
  *   a venue naming an investor fails closed (500 `redaction_failed`);
@@ -18,7 +19,7 @@ import { DEMO_FUND } from '../../lib/fund/synthetic.ts';
 import { FUND_TOOLS } from '../../lib/registry.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { createTestDatabase, migrateAndSeed, sql, type TestDatabase } from '../support/database.ts';
-import { MASKED_CATEGORY, MASKED_DESCRIPTION, expectNoIdentity, type Identity } from '../support/identities.ts';
+import { MASKED_CATEGORY, MASKED_DESCRIPTION, YAMADA, expectNoIdentity, type Identity } from '../support/identities.ts';
 import { NEWEST_EXPENSE, nameInvestorsInBooks } from '../support/named-investors.ts';
 
 const FUND = DEMO_FUND.fundId;
@@ -68,20 +69,18 @@ describe('the identity scan on PostgreSQL data', () => {
     const [one] = await sql<{ asset: string }>(database, `SELECT asset FROM positions WHERE fund_id = $1 AND book = 'live' LIMIT 1`, [
       FUND,
     ]);
-    await sql(database, `UPDATE positions SET venue = $3 WHERE fund_id = $1 AND asset = $2`, [
-      FUND,
-      one!.asset,
-      `Desk of ${investors[5]!.legalName.toUpperCase()}`,
-    ]);
-    try {
-      const err = await call('get_positions').then(
-        () => null,
-        (e: unknown) => e,
-      );
-      expect(err).toBeInstanceOf(ApiError);
-      expect((err as ApiError).code).toBe('redaction_failed');
-    } finally {
-      await sql(database, `UPDATE positions SET venue = 'Coinbase Prime' WHERE fund_id = $1 AND asset = $2`, [FUND, one!.asset]);
+    for (const venue of [`Desk of ${investors[5]!.legalName.toUpperCase()}`, `${YAMADA.legalName.replace(' ', '')}様の口座`]) {
+      await sql(database, `UPDATE positions SET venue = $3 WHERE fund_id = $1 AND asset = $2`, [FUND, one!.asset, venue]);
+      try {
+        const err = await call('get_positions').then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(err, venue).toBeInstanceOf(ApiError);
+        expect((err as ApiError).code).toBe('redaction_failed');
+      } finally {
+        await sql(database, `UPDATE positions SET venue = 'Coinbase Prime' WHERE fund_id = $1 AND asset = $2`, [FUND, one!.asset]);
+      }
     }
   });
 

@@ -6,7 +6,8 @@
  * id) and a ledger memo naming one. Proves that `GET /api/v1/fund/<expenses>` and the fund MCP server's
  * `get_expenses` answer them masked (the expenses read loads no investor: the scan knows every investor of
  * the fund), that no endpoint answers any identity value, and that a venue naming an investor fails closed
- * (500 `redaction_failed`) over REST and MCP alike.
+ * (500 `redaction_failed`) over REST and MCP alike. Among the investors are a Chinese and a Japanese name,
+ * named inside sentences of their scripts with no space around them, and an account number in full-width digits.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +17,7 @@ import { FUND_TOOLS } from '../../lib/registry.ts';
 import { createTestDatabase, databaseBindings, migrateAndSeed, sql, type TestDatabase } from '../support/database.ts';
 import { mintKey, startWorker, type TestWorker } from '../support/worker.ts';
 import { fundUrl } from '../support/declared.ts';
-import { MASKED_CATEGORY, MASKED_DESCRIPTION, expectNoIdentity, type Identity } from '../support/identities.ts';
+import { MASKED_CATEGORY, MASKED_DESCRIPTION, WANG, expectNoIdentity, type Identity } from '../support/identities.ts';
 import { nameInvestorsInBooks } from '../support/named-investors.ts';
 
 const FUND_ID = 'e2e-identity-fund';
@@ -81,29 +82,30 @@ describe('the identity scan in workerd, fund data from PostgreSQL', () => {
     }
   });
 
-  it('a venue naming an investor fails closed over REST and MCP', async () => {
+  it('a venue naming an investor fails closed over REST and MCP, in a sentence of a script written without spaces too', async () => {
     const name = investors[5]!.legalName;
     const [one] = await sql<{ asset: string; venue: string }>(
       database,
       `SELECT asset, venue FROM positions WHERE fund_id = $1 AND book = 'live' LIMIT 1`,
       [FUND_ID],
     );
-    await sql(database, `UPDATE positions SET venue = $3 WHERE fund_id = $1 AND asset = $2`, [
-      FUND_ID,
-      one!.asset,
-      `Desk of\n"${name.toUpperCase()}"`,
-    ]);
-    try {
-      const res = await get('get_positions');
-      expect(res.status).toBe(500);
-      const text = await res.text();
-      expect(JSON.parse(text)).toMatchObject({ code: 'redaction_failed' });
-      expect(text.toLowerCase()).not.toContain(name.toLowerCase().split(' ')[1]);
-      const viaMcp = await mcp('get_positions', {});
-      expect(viaMcp.isError).toBe(true);
-      expect(JSON.parse(viaMcp.text)).toMatchObject({ code: 'redaction_failed' });
-    } finally {
-      await sql(database, `UPDATE positions SET venue = $3 WHERE fund_id = $1 AND asset = $2`, [FUND_ID, one!.asset, one!.venue]);
+    for (const [venue, word] of [
+      [`Desk of\n"${name.toUpperCase()}"`, name.toLowerCase().split(' ')[1]!],
+      [`${WANG.legalName}先生的交易台`, WANG.legalName],
+    ]) {
+      await sql(database, `UPDATE positions SET venue = $3 WHERE fund_id = $1 AND asset = $2`, [FUND_ID, one!.asset, venue]);
+      try {
+        const res = await get('get_positions');
+        expect(res.status, venue).toBe(500);
+        const text = await res.text();
+        expect(JSON.parse(text)).toMatchObject({ code: 'redaction_failed' });
+        expect(text.toLowerCase()).not.toContain(word);
+        const viaMcp = await mcp('get_positions', {});
+        expect(viaMcp.isError).toBe(true);
+        expect(JSON.parse(viaMcp.text)).toMatchObject({ code: 'redaction_failed' });
+      } finally {
+        await sql(database, `UPDATE positions SET venue = $3 WHERE fund_id = $1 AND asset = $2`, [FUND_ID, one!.asset, one!.venue]);
+      }
     }
   });
 });

@@ -3,24 +3,26 @@
  * and of the Worker (docs/fund-data.md#redaction-fail-closed).
  */
 import { sql, type TestDatabase } from './database.ts';
-import { freeTextNaming, ZOE, type Identity } from './identities.ts';
+import { freeTextNaming, WANG, YAMADA, ZOE, type Identity } from './identities.ts';
 
 /** The newest expense of fund `$1`: the row the tests write free text into. */
 export const NEWEST_EXPENSE = '(SELECT expense_id FROM expenses WHERE fund_id = $1 ORDER BY expense_date DESC, expense_id DESC LIMIT 1)';
 
 /**
- * Adds {@link ZOE} to fund `fundId` (migrated and seeded), writes {@link freeTextNaming} of Zoë and the fourth
+ * Adds {@link ZOE}, {@link WANG} and {@link YAMADA} to fund `fundId` (migrated and seeded), writes {@link freeTextNaming} of Zoë and the fourth
  * investor into the newest expense's description and category, and Zoë's name and bank account into every
  * ledger memo (memos are never selected).
  * @returns every investor of the fund, Zoë included, by internal id
  */
 export async function nameInvestorsInBooks(database: TestDatabase, fundId: string): Promise<Identity[]> {
-  await sql(
-    database,
-    `INSERT INTO investors (fund_id, investor_id, share_class_id, legal_name, email, tax_id, bank_account)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [fundId, ZOE.investorId, ZOE.shareClassId, ZOE.legalName, ZOE.email, ZOE.taxId, ZOE.bankAccount],
-  );
+  for (const i of [ZOE, WANG, YAMADA]) {
+    await sql(
+      database,
+      `INSERT INTO investors (fund_id, investor_id, share_class_id, legal_name, email, tax_id, bank_account)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [fundId, i.investorId, i.shareClassId, i.legalName, i.email, i.taxId, i.bankAccount],
+    );
+  }
   const investors = await sql<Identity>(
     database,
     `SELECT investor_id AS "investorId", legal_name AS "legalName", email, tax_id AS "taxId", bank_account AS "bankAccount"
