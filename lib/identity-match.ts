@@ -231,22 +231,23 @@ export function identitySet(values: Iterable<string>): IdentitySet {
   // Failure links breadth first: a node's link is found from its parent's, each word paying at most once.
   const fail = new Int32Array(ends.length);
   const longest = new Int32Array(ends.length);
-  const queue = [0];
-  for (let q = 0; q < queue.length; q++) {
-    const node = queue[q]!;
-    const next = children[node] ? [...children[node]] : onlyWord[node] === undefined ? [] : [[onlyWord[node], onlyTo[node]!] as const];
-    for (const [word, to] of next) {
-      let link: number | undefined = 0;
-      if (node !== 0) {
-        for (let f = fail[node]!; ; f = fail[f]!) {
-          link = step(trie, f, word);
-          if (link !== undefined || f === 0) break;
-        }
-      }
-      fail[to] = link ?? 0;
-      longest[to] = ends[to] ? depth[to]! : longest[fail[to]!]!;
-      queue.push(to);
+  const queue = new Int32Array(ends.length);
+  let queued = 1;
+  const link = (node: number, word: string, to: number) => {
+    let target: number | undefined;
+    for (let f = fail[node]!; node !== 0; f = fail[f]!) {
+      target = step(trie, f, word);
+      if (target !== undefined || f === 0) break;
     }
+    fail[to] = target ?? 0;
+    longest[to] = ends[to] ? depth[to]! : longest[fail[to]!]!;
+    queue[queued++] = to;
+  };
+  for (let q = 0; q < queued; q++) {
+    const node = queue[q]!;
+    const map = children[node];
+    if (map) for (const [word, to] of map) link(node, word, to);
+    else if (onlyWord[node] !== undefined) link(node, onlyWord[node], onlyTo[node]!);
   }
   return { children, onlyWord, onlyTo, fail, longest, values: count };
 }
