@@ -9,7 +9,8 @@
  *    tax-id shapes (US SSN and EIN), IBAN-shaped bank accounts and `svc_dk_` key strings, and for every
  *    identity value of the fund (every investor's legal name, e-mail, tax id, bank account and internal id,
  *    compiled once per identity set by {@link identitySet}), by whole words in any case and with or without
- *    accents, in one pass.
+ *    accents, each character of a script written without spaces (Chinese, Japanese, Korean, Thai, ...) a word
+ *    of its own, in one pass (lib/identity-match.ts).
  * Any failure throws {@link RedactionFailedError}: 500 `redaction_failed`, a fixed detail and no data.
  * Free text (expense descriptions and categories) goes through {@link maskFreeText} first, which masks
  * identity values, those shapes and account numbers as `[redacted]`; the scan still runs over the result.
