@@ -21,6 +21,7 @@ import { CHECKS, PERCENTAGE, SENTENCE_END, WORD, gradeLpReport, readability } fr
 import {
   ACCOUNT_NUMBER_PATTERNS,
   FORBIDDEN_SHAPES,
+  SPACELESS_CHARACTER,
   WORD_CHARACTER,
   identitySet,
   maskAccountNumbers,
@@ -65,6 +66,7 @@ describe('ReDoS: every regular expression in lib/ and functions/', () => {
       SENTENCE_END,
       WORD,
       WORD_CHARACTER,
+      SPACELESS_CHARACTER,
       ...FORBIDDEN_SHAPES,
       ...ACCOUNT_NUMBER_PATTERNS,
       ...CHECKS.flatMap((c) => c.all),
