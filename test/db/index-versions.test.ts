@@ -2,8 +2,9 @@
  * The Postgres store's index by version: an isolate keeps the last index it read of a fund, and a request
  * whose fund has not changed reads its version only (the index's JSON, 1,826 runs for a 5-year fund, is not
  * sent again); any change to the fund, a share class, its fee terms or a run gives a new version, and the
- * next read sends the index again. The version is a digest of the rows, so two databases holding the same
- * fund id with other rows never share an index.
+ * next read sends the index again. The version is a digest of the rows, written by the database whenever
+ * they are (a TRUNCATE included), so two databases holding the same fund id with other rows never share an
+ * index.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlClient } from '../../lib/db/client.ts';
@@ -81,6 +82,30 @@ describe('the index by version', () => {
     expect(there.sent).toBe(true);
     expect(there.index!.fund.name).toBe('Another fund');
     expect((await readIndex(database)).index!.fund.name).not.toBe('Another fund');
+  });
+
+  it('a TRUNCATE of the investors or the runs changes the versions too', async () => {
+    const versions = async () => {
+      const connection = database.open();
+      try {
+        return (
+          await connection.query<{ v: string }>(
+            `SELECT index_version || ' ' || identity_version AS v FROM fund_versions WHERE fund_id = $1`,
+            [FUND],
+          )
+        ).rows[0]!.v;
+      } finally {
+        await connection.release();
+      }
+    };
+    const before = await versions();
+    await run(database, 'TRUNCATE investors CASCADE');
+    const [index, identity] = (await versions()).split(' ');
+    expect(index).toBe(before.split(' ')[0]);
+    expect(identity).toBe('md5:d41d8cd98f00b204e9800998ecf8427e'); // no investor: the MD5 of nothing
+    await run(database, 'TRUNCATE nav_runs CASCADE');
+    expect((await versions()).split(' ')[0]).not.toBe(index);
+    expect((await readIndex(database)).index!.runs).toEqual([]);
   });
 
   it('reads a fund the database does not hold as none', async () => {
