@@ -277,7 +277,7 @@ async function deriveSums(client: pg.Client, fundId: string, storedThrough: stri
   await client.query('SELECT fund_derive($1, $2::date)', [fundId, from]);
   const { rows } = await client.query(DERIVED_CHECK_SQL, [fundId]);
   if (rows[0].mismatches > 0)
-    throw new Error(`The derived sums of ${fundId} disagree with its rows (${rows[0].mismatches} accounts or runs).`);
+    throw new Error(`The derived sums of ${fundId} disagree with its rows (${rows[0].mismatches} accounts, runs or assets).`);
 }
 
 /** `date` (YYYY-MM-DD) plus one calendar day. */
@@ -287,7 +287,8 @@ function nextDay(date: string): string {
 
 /**
  * The derived sums' invariants, counted as mismatches: each account's latest running balance equals its
- * ledger lines summed, and the latest run's position sums equal its live positions summed.
+ * ledger lines summed, the latest run's position sums equal its live positions summed, and the assets' arrays
+ * of closes are one per asset with closes, each ending at its latest close (date, and value as a double).
  */
 const DERIVED_CHECK_SQL = `
   WITH lines AS (
@@ -304,7 +305,13 @@ const DERIVED_CHECK_SQL = `
     WHERE l.debit IS DISTINCT FROM b.debit OR l.credit IS DISTINCT FROM b.credit) + (
     SELECT count(*) FROM sums s FULL JOIN (SELECT * FROM position_sums WHERE fund_id = $1 AND nav_date = (SELECT d FROM run)) t
       USING (asset_class, negative)
-    WHERE s.market_value IS DISTINCT FROM t.market_value) AS mismatches`;
+    WHERE s.market_value IS DISTINCT FROM t.market_value) + (
+    SELECT count(*) FROM asset_closes a LEFT JOIN LATERAL (
+      SELECT z.price_date, z.price FROM prices z WHERE z.fund_id = $1 AND z.asset = a.asset ORDER BY z.price_date DESC LIMIT 1) z ON true
+    WHERE a.fund_id = $1 AND (z.price_date IS DISTINCT FROM a.dates[cardinality(a.dates)]
+      OR z.price::float8 IS DISTINCT FROM a.closes[cardinality(a.closes)]
+      OR cardinality(a.dates) <> cardinality(a.closes))) + abs(
+    (SELECT count(*) FROM asset_closes WHERE fund_id = $1) - (SELECT count(DISTINCT asset) FROM prices WHERE fund_id = $1)) AS mismatches`;
 
 /**
  * Writes the plan in the open transaction: for a replace, the fund's rows deleted first; the small tables

@@ -103,16 +103,20 @@ async function fingerprint(): Promise<string> {
  * The derived sums (db/migrations/0002_derived_sums.sql) as stored, against the same sums made from scratch
  * from the fund's rows: the rows (as text, scale included) that one side has and the other lacks.
  */
-async function derivedMismatches(): Promise<{ ledger: number; positions: number }> {
+async function derivedMismatches(): Promise<{ ledger: number; positions: number; closes: number }> {
   const res = await client.query(
     `WITH lb AS (SELECT account_code, entry_date, debit::text, credit::text FROM ledger_balances WHERE fund_id = $1),
      lf AS (SELECT account_code, entry_date, (SUM(SUM(debit)) OVER w)::text, (SUM(SUM(credit)) OVER w)::text FROM ledger_lines
             WHERE fund_id = $1 GROUP BY account_code, entry_date WINDOW w AS (PARTITION BY account_code ORDER BY entry_date)),
      pb AS (SELECT nav_date, asset_class, negative, market_value::text FROM position_sums WHERE fund_id = $1),
      pf AS (SELECT nav_date, asset_class, market_value < 0, SUM(market_value)::text FROM positions
-            WHERE fund_id = $1 AND book = 'live' GROUP BY 1, 2, 3)
+            WHERE fund_id = $1 AND book = 'live' GROUP BY 1, 2, 3),
+     ab AS (SELECT asset, dates, closes FROM asset_closes WHERE fund_id = $1),
+     af AS (SELECT asset, array_agg(price_date ORDER BY price_date), array_agg(price::float8 ORDER BY price_date) FROM prices
+            WHERE fund_id = $1 GROUP BY asset)
      SELECT (SELECT count(*)::int FROM ((TABLE lb EXCEPT TABLE lf) UNION ALL (TABLE lf EXCEPT TABLE lb)) x) AS ledger,
-            (SELECT count(*)::int FROM ((TABLE pb EXCEPT TABLE pf) UNION ALL (TABLE pf EXCEPT TABLE pb)) x) AS positions`,
+            (SELECT count(*)::int FROM ((TABLE pb EXCEPT TABLE pf) UNION ALL (TABLE pf EXCEPT TABLE pb)) x) AS positions,
+            (SELECT count(*)::int FROM ((TABLE ab EXCEPT TABLE af) UNION ALL (TABLE af EXCEPT TABLE ab)) x) AS closes`,
     [FUND],
   );
   return res.rows[0];
@@ -180,7 +184,7 @@ describe('round trip and append', () => {
     const result = await run(WHOLE, { mode: 'replace' });
     expect(result.outcome).toBe('imported');
     expect(result.newRuns).toHaveLength(dates.length);
-    expect(await derivedMismatches()).toEqual({ ledger: 0, positions: 0 });
+    expect(await derivedMismatches()).toEqual({ ledger: 0, positions: 0, closes: 0 });
     const again = join(work, 'again');
     await exportDatabase(client, FUND, again);
     sameFiles(WHOLE, again);
@@ -201,7 +205,7 @@ describe('round trip and append', () => {
     expect(appended.restatements).toEqual([]);
     expect(appended.settledExpenses).toBeGreaterThan(0);
     // The derived sums of the appended dates continue the stored ones exactly.
-    expect(await derivedMismatches()).toEqual({ ledger: 0, positions: 0 });
+    expect(await derivedMismatches()).toEqual({ ledger: 0, positions: 0, closes: 0 });
     expect(await databaseAnswers()).toEqual(await answers(guardedStore(embeddedStore([SAMPLE_FUND]))));
     const before = await fingerprint();
     const twice = await run(last);
@@ -250,7 +254,7 @@ describe('round trip and append', () => {
     const stored = await client.query(`SELECT admin_nav::text, recon_status FROM nav_runs WHERE nav_date = $1`, [date]);
     expect(stored.rows[0]).toEqual({ admin_nav: r!.new!.adminNav, recon_status: 'break' });
     // The restated date's position sums were made again (its USD cash is 1.00 more), and nothing else moved.
-    expect(await derivedMismatches()).toEqual({ ledger: 0, positions: 0 });
+    expect(await derivedMismatches()).toEqual({ ledger: 0, positions: 0, closes: 0 });
     expect(Number(await cashSum()) - Number(cashBefore)).toBeCloseTo(1, 6);
     // Only that date's positions were replaced: the rest stayed, and the restated bundle is now a no-op.
     expect((await run(restated)).outcome).toBe('no-op');
