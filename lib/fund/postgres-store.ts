@@ -129,15 +129,16 @@ const PRICES_SQL = (ctes: string) => `
  * What VaR's moments are computed from, compactly: per held risky asset, its exposure (the nearest double of
  * its exact sum) and its closes as doubles on the common dates, oldest first, as one JSON array (a twelfth
  * of the bytes of a row per close). `read` turns them into `varMoments` rows with the analytics' own code
- * (`varMomentsOfSeries`), so both stores give the same bits.
+ * (`varMomentsOfSeries`), so both stores give the same bits. Every held asset has its row: with no common
+ * date (an asset that has no close at all), each with no closes, so that VaR is refused as in the embedded
+ * store rather than computed without it.
  */
 const VAR_SERIES_SQL = (ctes: string) => `
   WITH ${ctes}
-  SELECT json_agg(json_build_object('asset', g.asset, 'exposure', h.e, 'closes', g.closes) ORDER BY g.asset)
-  FROM (
+  SELECT json_agg(json_build_object('asset', h.asset, 'exposure', h.e, 'closes', COALESCE(g.closes, '[]'::json)) ORDER BY h.asset)
+  FROM held h LEFT JOIN (
     SELECT c.asset, json_agg(c.price::float8 ORDER BY c.price_date) AS closes FROM candidates c
-    WHERE c.price_date IN (SELECT d.price_date FROM dates d) GROUP BY c.asset) g
-  JOIN held h ON h.asset = g.asset`;
+    WHERE c.price_date IN (SELECT d.price_date FROM dates d) GROUP BY c.asset) g ON g.asset = h.asset`;
 
 /**
  * VaR's series from the assets' arrays of closes (`asset_closes`, db/migrations/0006_asset_closes.sql), one
