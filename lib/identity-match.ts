@@ -6,15 +6,16 @@
  */
 
 /**
- * A character of a word of the scan: a letter, a combining mark, a digit (any script) or an invisible format
- * character (`\p{Cf}`: a soft hyphen, a zero-width space or joiner, a bidi mark), which shows nothing on
- * screen and so must neither split a word nor hide it (it is dropped as the word is compared,
+ * A character of a word of the scan: a letter, a combining mark, a digit (any script) or an invisible
+ * character (`\p{Cf}`: a soft hyphen, a zero-width space or joiner, a bidi mark; `\p{DI}`, default-ignorable:
+ * also the Hangul fillers, which are letters, and the unassigned code points reserved as invisible), which
+ * shows nothing on screen and so must neither split a word nor hide it (it is dropped as the word is compared,
  * {@link foldWord}). Words are runs of them; everything else (spaces, line breaks, punctuation, a JSON escape
  * read as a space) separates words.
  */
-export const WORD_CHARACTER: RegExp = /^[\p{L}\p{M}\p{N}\p{Cf}]$/u;
-/** A word character that joins the word before it: a combining mark or an invisible format character. */
-const JOINER_CHARACTER = /^[\p{M}\p{Cf}]$/u;
+export const WORD_CHARACTER: RegExp = /^[\p{L}\p{M}\p{N}\p{Cf}\p{DI}]$/u;
+/** A word character that joins the word before it: a combining mark or an invisible character. */
+const JOINER_CHARACTER = /^[\p{M}\p{Cf}\p{DI}]$/u;
 /**
  * A character of a script written without spaces between words (Han, Hiragana, Katakana, Hangul, Thai, Lao,
  * Khmer, Myanmar, by script extension, so the kana length mark `ー` counts): each is a word of its own, with
@@ -82,20 +83,55 @@ function forEachWord(text: string, found: (start: number, end: number, ascii: bo
 
 /**
  * Combining marks, dropped from a word once decomposed (NFD): `é` reads as `e`, `Å` as `a`; and invisible
- * format characters, dropped wherever they are.
+ * characters (format and default-ignorable), dropped wherever they are.
  */
-const MARKS = /[\p{M}\p{Cf}]/gu;
+const MARKS = /[\p{M}\p{Cf}\p{DI}]/gu;
+/**
+ * Lower-case letters whose case folding (Unicode CaseFolding.txt, with the Turkic dotless i) is not
+ * themselves: `ß` folds as `ss` (its upper case is `SS`), final `ς` as `σ`, `ı` as `i` (its upper case is `I`).
+ */
+const FOLDED_LETTERS = /[ßςı]/g;
+const FOLDED_AS: Readonly<Record<string, string>> = { ß: 'ss', ς: 'σ', ı: 'i' };
+/** A decimal digit of any script (Arabic-Indic `٠١٢`, Devanagari `०१२`, ...). */
+const DIGITS = /\p{Nd}/gu;
+/** The ASCII digit of each decimal digit of another script, as met: plain data. */
+const DIGIT_OF = new Map<string, string>();
+const ND = /^\p{Nd}$/u;
+
+/**
+ * The ASCII digit a decimal digit of any script stands for. Unicode encodes each script's digits as a run of
+ * ten, 0 to 9, so the value is the distance from the start of the run of digits it is in, modulo 10.
+ */
+function asciiDigit(d: string): string {
+  let ascii = DIGIT_OF.get(d);
+  if (ascii === undefined) {
+    const cp = d.codePointAt(0)!;
+    let zero = cp;
+    while (cp - zero < 100 && ND.test(String.fromCodePoint(zero - 1))) zero--;
+    ascii = String((cp - zero) % 10);
+    DIGIT_OF.set(d, ascii);
+  }
+  return ascii;
+}
 
 /**
  * A word as the scan compares it: in lower case and, when it is not all ASCII, decomposed with its
- * compatibility forms (NFKD) and its combining marks and format characters dropped, so that accents are
- * ignored, either Unicode form of a letter matches, full-width `ＯＫＡＦＯＲ`, half-width `ﾀﾅｶ` and a ligature `ﬁ`
- * read as the letters they show, and `Mar\u00ADgaret` reads as `margaret`; a word of marks alone reads as
- * no word ('').
+ * compatibility forms (NFKD), case folded, its combining marks and invisible characters dropped and its
+ * digits read as ASCII, so that accents are ignored, either Unicode form of a letter matches, full-width
+ * `ＯＫＡＦＯＲ`, half-width `ﾀﾅｶ`, a ligature `ﬁ` and mathematical `𝐎𝐤𝐚𝐟𝐨𝐫` read as the letters they show,
+ * `STRAUSS` as `Strauß`, `IŞIK` as `Işık`, `Mar\u00ADgaret` reads as `margaret` and `٠٧٨` as `078`; a word of
+ * marks alone reads as no word ('').
  */
 function foldWord(word: string, ascii: boolean): string {
   const lower = word.toLowerCase();
-  return ascii ? lower : lower.normalize('NFKD').replace(MARKS, '');
+  if (ascii) return lower;
+  // Lowered again once decomposed: mathematical letters have no case of their own but decompose to ASCII.
+  return lower
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(MARKS, '')
+    .replace(FOLDED_LETTERS, (c) => FOLDED_AS[c]!)
+    .replace(DIGITS, (d) => (d < '\u0080' ? d : asciiDigit(d)));
 }
 
 /** Each character of the Basic Multilingual Plane that is a word of its own, folded, as met: plain data. */

@@ -124,6 +124,16 @@ describe('maskFreeText', () => {
     expect(maskFreeText(`(${DEMO_API_KEY})`)).not.toContain(DEMO_API_KEY.slice(7));
   });
 
+  it('masks a name glued to an account number, an IBAN or a tax id, so the answer is not refused for it', () => {
+    const set = identitySet(['Margaret Okafor']);
+    const schema = z.strictObject({ description: z.string() });
+    for (const text of ['wire Margaret Okafor12345678', 'wire Margaret Okafor-123-45-6789', 'wire 12345678Margaret Okafor']) {
+      const masked = maskFreeText(text, set);
+      expect(masked).not.toMatch(/okafor/i);
+      expect(() => redact(schema, { description: masked }, set)).not.toThrow();
+    }
+  });
+
   it('leaves dates, money, asset names and plain prose alone', () => {
     for (const text of [
       '2026-10-31',
@@ -247,6 +257,31 @@ describe('maskIdentities', () => {
     expect(() => redact(z.strictObject({ venue: z.string() }), { venue: 'Desk of Marga\u00ADret Oka\u200Bfor' }, set)).toThrow(
       RedactionFailedError,
     );
+  });
+
+  // Case folded fully, not only lowered: the upper case of `ß` is `SS`, of `ı` (Turkish dotless i) is `I`,
+  // and `ς` (final sigma) is `σ` where the word goes on; letters with no case of their own (mathematical
+  // alphanumerics) read as the letters they show; invisible letters (Hangul fillers) and unassigned
+  // default-ignorable code points show nothing, like format characters; digits of any script read as digits.
+  const folded = identitySet(['Hans Strauß', 'Ayşe Işık', 'Νίκος Παπαδόπουλος', 'Margaret Okafor', '078659703']);
+  it.each([
+    ['to HANS STRAUSS', 'to [redacted]'],
+    ['to Hans Strauss', 'to [redacted]'],
+    ['to AYŞE IŞIK', 'to [redacted]'],
+    ['to Ayse Isik', 'to [redacted]'],
+    ['to ΝΙΚΟΣΠΑΠΑΔΟΠΟΥΛΟΣ', 'to [redacted]'],
+    ['to νικοσ παπαδοπουλοσ', 'to [redacted]'],
+    [
+      'to \u{1D40C}\u{1D41A}\u{1D42B}\u{1D420}\u{1D41A}\u{1D42B}\u{1D41E}\u{1D42D} \u{1D40E}\u{1D424}\u{1D41A}\u{1D41F}\u{1D428}\u{1D42B}',
+      'to [redacted]',
+    ],
+    ['to Margaret\u3164Okafor', 'to [redacted]'],
+    ['to Mar\uFFA0garet Oka\u2065for', 'to [redacted]'],
+    ['tax id \u0660\u0667\u0668\u0666\u0665\u0669\u0667\u0660\u0663', 'tax id [redacted]'],
+    ['tax id \u0966\u096D\u096E\u096C\u096B\u096F\u096D\u0966\u0969', 'tax id [redacted]'],
+  ])('masks %j (case folded, invisible letters dropped, digits of any script)', (text, masked) => {
+    expect(maskIdentities(text, folded)).toBe(masked);
+    expect(() => redact(z.strictObject({ venue: z.string() }), { venue: text }, folded)).toThrow(RedactionFailedError);
   });
 
   it('does not look for values under 4 letters and digits, or under 6 digits alone, or 2 characters of a script written without spaces', () => {
