@@ -209,7 +209,8 @@ function step(set: Trie, node: number, word: string): number | undefined {
 /**
  * Compiles identity values for {@link findIdentities}. Each value is looked for as its sequence of words,
  * whatever separates them in the text, and, unless it has a character of a script written without spaces,
- * as its words written together (`MargaretOkafor`, `078659703`), always by whole words. Left out: a value
+ * as its words written together (`MargaretOkafor`, `078659703`) and as its space-separated parts each written
+ * together (`Sean OBrien`, `Jeanpierre Dupont` for `Sean O'Brien`, `Jean-Pierre Dupont`), always by whole words. Left out: a value
  * below {@link MIN_IDENTITY_CHARS} letters and digits, or digits only below {@link MIN_IDENTITY_DIGITS}, or,
  * written wholly in scripts without spaces, below {@link MIN_SPACELESS_CHARS} characters. A value's words are
  * the same whether it is read as stored or as the JSON text of an answer writes it.
@@ -261,7 +262,15 @@ export function identitySet(values: Iterable<string>): IdentitySet {
         : joined.length < MIN_IDENTITY_CHARS || (joined.length < MIN_IDENTITY_DIGITS && /^\d+$/.test(joined));
     if (tooShort) continue;
     add(words);
-    if (words.length > 1 && !spaceless.includes(true)) add([joined]);
+    if (words.length > 1 && !spaceless.includes(true)) {
+      add([joined]);
+      // The parts of a name joined by an apostrophe or a hyphen, written together (`O'Brien` as `OBrien`).
+      const parts = value.split(/\s+/).flatMap((part) => {
+        const word = wordsOf(part).join('');
+        return word === '' ? [] : [word];
+      });
+      if (parts.length > 1 && parts.length < words.length) add(parts);
+    }
     count++;
   }
   // Failure links breadth first: a node's link is found from its parent's, each word paying at most once.

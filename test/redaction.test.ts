@@ -284,6 +284,17 @@ describe('maskIdentities', () => {
     expect(() => redact(z.strictObject({ venue: z.string() }), { venue: text }, folded)).toThrow(RedactionFailedError);
   });
 
+  // A name part written with an apostrophe or a hyphen is often written without it.
+  const punctuated = identitySet(["Sean O'Brien", 'Jean-Pierre Dupont']);
+  it.each([
+    ['to Sean OBrien', 'to [redacted]'],
+    ['to SEAN O BRIEN', 'to [redacted]'],
+    ['to Jeanpierre Dupont', 'to [redacted]'],
+    ['to JeanPierre DUPONT', 'to [redacted]'],
+  ])('masks %j (a name part written without its apostrophe or hyphen)', (text, masked) => {
+    expect(maskIdentities(text, punctuated)).toBe(masked);
+  });
+
   it('does not look for values under 4 letters and digits, or under 6 digits alone, or 2 characters of a script written without spaces', () => {
     expect(identitySet(['Li', 'A B', '17', '12345', 'INV-1']).values).toBe(1);
     expect(identitySet(['王', '김', 'ก', '王小明', '李娜', '김철']).values).toBe(3);
