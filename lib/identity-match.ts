@@ -90,10 +90,9 @@ const MARKS = /[\p{M}\p{Cf}\p{DI}]/gu;
  * Lower-case letters whose case folding (Unicode CaseFolding.txt, with the Turkic dotless i) is not
  * themselves: `ß` folds as `ss` (its upper case is `SS`), final `ς` as `σ`, `ı` as `i` (its upper case is `I`).
  */
-const FOLDED_LETTERS = /[ßςı]/g;
 const FOLDED_AS: Readonly<Record<string, string>> = { ß: 'ss', ς: 'σ', ı: 'i' };
-/** A decimal digit of any script (Arabic-Indic `٠١٢`, Devanagari `०१२`, ...). */
-const DIGITS = /\p{Nd}/gu;
+/** Those letters, and a decimal digit of another script than ASCII (Arabic-Indic `٠١٢`, Devanagari `०१२`, ...). */
+const FOLDED_OR_DIGIT = /[ßςı]|[^\P{Nd}0-9]/gu;
 /** The ASCII digit of each decimal digit of another script, as met: plain data. */
 const DIGIT_OF = new Map<string, string>();
 const ND = /^\p{Nd}$/u;
@@ -130,8 +129,7 @@ function foldWord(word: string, ascii: boolean): string {
     .normalize('NFKD')
     .toLowerCase()
     .replace(MARKS, '')
-    .replace(FOLDED_LETTERS, (c) => FOLDED_AS[c]!)
-    .replace(DIGITS, (d) => (d < '\u0080' ? d : asciiDigit(d)));
+    .replace(FOLDED_OR_DIGIT, (c) => FOLDED_AS[c] ?? asciiDigit(c));
 }
 
 /** Each character of the Basic Multilingual Plane that is a word of its own, folded, as met: plain data. */
@@ -196,6 +194,9 @@ export interface IdentitySet {
   /** How many values were compiled (for the bench and tests). */
   readonly values: number;
 }
+
+/** A character that is neither a space nor of a word (an apostrophe, a hyphen): a value's parts may join. */
+const NOT_SPACE_OR_WORD = /[^\s\p{L}\p{M}\p{N}]/u;
 
 type Trie = Pick<IdentitySet, 'children' | 'onlyWord' | 'onlyTo'>;
 
@@ -265,10 +266,12 @@ export function identitySet(values: Iterable<string>): IdentitySet {
     if (words.length > 1 && !spaceless.includes(true)) {
       add([joined]);
       // The parts of a name joined by an apostrophe or a hyphen, written together (`O'Brien` as `OBrien`).
-      const parts = value.split(/\s+/).flatMap((part) => {
-        const word = wordsOf(part).join('');
-        return word === '' ? [] : [word];
-      });
+      const parts = NOT_SPACE_OR_WORD.test(value)
+        ? value.split(/\s+/).flatMap((part) => {
+            const word = wordsOf(part).join('');
+            return word === '' ? [] : [word];
+          })
+        : [];
       if (parts.length > 1 && parts.length < words.length) add(parts);
     }
     count++;
