@@ -30,10 +30,16 @@ const LETTER = 1;
 const SPACELESS = 2;
 const JOINER = 3;
 
+/**
+ * A Hangul vowel or final consonant as a letter of its own (conjoining jamo): a syllable decomposed (NFD, as
+ * macOS file names write Korean) is its initial consonant followed by these, which join it as marks do.
+ */
+const HANGUL_VOWEL_OR_FINAL = /^[\u1161-\u11FF\uD7B0-\uD7FF]$/;
+
 function classify(cp: number): number {
   const ch = String.fromCodePoint(cp);
   if (!WORD_CHARACTER.test(ch)) return SEPARATOR;
-  if (JOINER_CHARACTER.test(ch)) return JOINER;
+  if (JOINER_CHARACTER.test(ch) || HANGUL_VOWEL_OR_FINAL.test(ch)) return JOINER;
   return SPACELESS_CHARACTER.test(ch) ? SPACELESS : LETTER;
 }
 
@@ -82,10 +88,11 @@ function forEachWord(text: string, found: (start: number, end: number, ascii: bo
 }
 
 /**
- * Combining marks, dropped from a word once decomposed (NFD): `é` reads as `e`, `Å` as `a`; and invisible
- * characters (format and default-ignorable), dropped wherever they are.
+ * Combining marks, dropped from a word once decomposed (NFD): `é` reads as `e`, `Å` as `a`; invisible
+ * characters (format and default-ignorable), dropped wherever they are; and the Arabic tatweel, which only
+ * stretches the letters it joins (`محــمد` shows `محمد`).
  */
-const MARKS = /[\p{M}\p{Cf}\p{DI}]/gu;
+const MARKS = /[\p{M}\p{Cf}\p{DI}\u0640]/gu;
 /**
  * Lower-case letters whose case folding (Unicode CaseFolding.txt, with the Turkic dotless i) is not
  * themselves: `ß` folds as `ss` (its upper case is `SS`), final `ς` as `σ`, `ı` as `i` (its upper case is `I`).

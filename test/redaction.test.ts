@@ -295,6 +295,16 @@ describe('maskIdentities', () => {
     expect(maskIdentities(text, punctuated)).toBe(masked);
   });
 
+  // Hangul decomposed into its letters (NFD, as macOS file names write it) and Arabic stretched with a
+  // tatweel, which a screen shows as the name.
+  const scripts = identitySet(['홍길동', 'محمد العلي']);
+  it.each([
+    ['\u1112\u1169\u11BC\u1100\u1175\u11AF\u1103\u1169\u11BC에게 송금', '[redacted]에게 송금'],
+    ['to \u0645\u062D\u0640\u0640\u0645\u062F \u0627\u0644\u0639\u0640\u0644\u064A', 'to [redacted]'],
+  ])('masks %j (Hangul decomposed, Arabic stretched)', (text, masked) => {
+    expect(maskIdentities(text, scripts)).toBe(masked);
+  });
+
   it('does not look for values under 4 letters and digits, or under 6 digits alone, or 2 characters of a script written without spaces', () => {
     expect(identitySet(['Li', 'A B', '17', '12345', 'INV-1']).values).toBe(1);
     expect(identitySet(['王', '김', 'ก', '王小明', '李娜', '김철']).values).toBe(3);
