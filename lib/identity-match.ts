@@ -36,9 +36,16 @@ const JOINER = 3;
  */
 const HANGUL_VOWEL_OR_FINAL = /^[\u1161-\u11FF\uD7B0-\uD7FF]$/;
 
+/**
+ * Apostrophes and primes that Unicode files as modifier letters (`ʹ ʺ ʻ ʼ ʽ ʾ ʿ ˈ`: the Ukrainian apostrophe,
+ * the Hawaiian ʻokina): they separate words as `'` does, so `Марʼяна` reads as `Мар'яна` and `Kaʻiulani` as
+ * `Ka'iulani`.
+ */
+const APOSTROPHE_LETTER = /^[\u02B9-\u02BF\u02C8]$/;
+
 function classify(cp: number): number {
   const ch = String.fromCodePoint(cp);
-  if (!WORD_CHARACTER.test(ch)) return SEPARATOR;
+  if (!WORD_CHARACTER.test(ch) || APOSTROPHE_LETTER.test(ch)) return SEPARATOR;
   if (JOINER_CHARACTER.test(ch) || HANGUL_VOWEL_OR_FINAL.test(ch)) return JOINER;
   return SPACELESS_CHARACTER.test(ch) ? SPACELESS : LETTER;
 }
@@ -203,7 +210,7 @@ export interface IdentitySet {
 }
 
 /** A character that is neither a space nor of a word (an apostrophe, a hyphen): a value's parts may join. */
-const NOT_SPACE_OR_WORD = /[^\s\p{L}\p{M}\p{N}]/u;
+const NOT_SPACE_OR_WORD = /[^\s\p{L}\p{M}\p{N}]|[\u02B9-\u02BF\u02C8]/u;
 
 type Trie = Pick<IdentitySet, 'children' | 'onlyWord' | 'onlyTo'>;
 

@@ -285,8 +285,13 @@ describe('maskIdentities', () => {
   });
 
   // A name part written with an apostrophe or a hyphen is often written without it.
-  const punctuated = identitySet(["Sean O'Brien", 'Jean-Pierre Dupont']);
+  const punctuated = identitySet(["Sean O'Brien", 'Jean-Pierre Dupont', "Мар'яна Петренко", 'Kaʻiulani Kawānanakoa']);
   it.each([
+    // Apostrophes that Unicode files as letters (modifier letters: the Ukrainian `ʼ`, the Hawaiian `ʻ`).
+    ['to Sean O\u02BCBrien', 'to [redacted]'],
+    ['to Мар\u02BCяна Петренко', 'to [redacted]'],
+    ["to Ka'iulani Kawananakoa", 'to [redacted]'],
+    ['to Kaiulani Kawananakoa', 'to [redacted]'],
     ['to Sean OBrien', 'to [redacted]'],
     ['to SEAN O BRIEN', 'to [redacted]'],
     ['to Jeanpierre Dupont', 'to [redacted]'],
