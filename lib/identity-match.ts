@@ -101,12 +101,28 @@ function forEachWord(text: string, found: (start: number, end: number, ascii: bo
  */
 const MARKS = /[\p{M}\p{Cf}\p{DI}\u0640]/gu;
 /**
- * Lower-case letters whose case folding (Unicode CaseFolding.txt, with the Turkic dotless i) is not
- * themselves: `ß` folds as `ss` (its upper case is `SS`), final `ς` as `σ`, `ı` as `i` (its upper case is `I`).
+ * Lower-case letters read as other letters: those whose case folding (Unicode CaseFolding.txt, with the
+ * Turkic dotless i) is not themselves, `ß` as `ss` (its upper case is `SS`), final `ς` as `σ`, `ı` as `i` (its
+ * upper case is `I`); and the Latin letters with a stroke or a ligature, which have no accent for NFKD to
+ * take off, as the letters they are written as where a keyboard lacks them (`ø` as `o`, `ł` as `l`, `æ` as
+ * `ae`).
  */
-const FOLDED_AS: Readonly<Record<string, string>> = { ß: 'ss', ς: 'σ', ı: 'i' };
+const FOLDED_AS: Readonly<Record<string, string>> = {
+  ß: 'ss',
+  ς: 'σ',
+  ı: 'i',
+  ø: 'o',
+  ł: 'l',
+  đ: 'd',
+  ð: 'd',
+  ħ: 'h',
+  ŧ: 't',
+  æ: 'ae',
+  œ: 'oe',
+  þ: 'th',
+};
 /** Those letters, and a decimal digit of another script than ASCII (Arabic-Indic `٠١٢`, Devanagari `०१२`, ...). */
-const FOLDED_OR_DIGIT = /[ßςı]|[^\P{Nd}0-9]/gu;
+const FOLDED_OR_DIGIT = /[ßςıøłđðħŧæœþ]|[^\P{Nd}0-9]/gu;
 /** The ASCII digit of each decimal digit of another script, as met: plain data. */
 const DIGIT_OF = new Map<string, string>();
 const ND = /^\p{Nd}$/u;

@@ -53,9 +53,10 @@ const MASKABLE = FORBIDDEN_SHAPES.map((re) => new RegExp(re.source, `${re.flags}
  * @param identities the fund's identity values (none: only the shapes and account numbers are masked)
  */
 export function maskFreeText(text: string, identities: IdentitySet = NO_IDENTITIES): string {
-  // The shapes and account numbers first: a name glued to one (`Okafor12345678`) is a word of its own only
-  // once the number is masked, and would then fail the answer's scan closed instead of being masked.
-  const shapesMasked = MASKABLE.reduce((out, re) => out.replace(re, '[redacted]'), text);
+  // Identity values before the shapes and account numbers (a lower-case IBAN goes whole, not only its
+  // digits), and again after: a name glued to a number (`Okafor12345678`) is a word of its own only once the
+  // number is masked, and would then fail the answer's scan closed instead of being masked.
+  const shapesMasked = MASKABLE.reduce((out, re) => out.replace(re, '[redacted]'), maskIdentities(text, identities));
   return maskIdentities(maskAccountNumbers(shapesMasked), identities);
 }
 

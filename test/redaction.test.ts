@@ -134,6 +134,11 @@ describe('maskFreeText', () => {
     }
   });
 
+  it('masks a whole identity value that holds an account number, not only the number (a lower-case IBAN)', () => {
+    const set = identitySet(['GB82WEST12345698765432']);
+    expect(maskFreeText('wire to gb82west12345698765432 today', set)).toBe('wire to [redacted] today');
+  });
+
   it('leaves dates, money, asset names and plain prose alone', () => {
     for (const text of [
       '2026-10-31',
@@ -263,8 +268,11 @@ describe('maskIdentities', () => {
   // and `ς` (final sigma) is `σ` where the word goes on; letters with no case of their own (mathematical
   // alphanumerics) read as the letters they show; invisible letters (Hangul fillers) and unassigned
   // default-ignorable code points show nothing, like format characters; digits of any script read as digits.
-  const folded = identitySet(['Hans Strauß', 'Ayşe Işık', 'Νίκος Παπαδόπουλος', 'Margaret Okafor', '078659703']);
+  const folded = identitySet(['Hans Strauß', 'Ayşe Işık', 'Νίκος Παπαδόπουλος', 'Margaret Okafor', '078659703', 'Søren Łukasz Ærø']);
   it.each([
+    // Letters with a stroke or a ligature, which have no accent to drop, read as the letters they are written as.
+    ['to Soren Lukasz Aero', 'to [redacted]'],
+    ['to SØREN ŁUKASZ AERØ', 'to [redacted]'],
     ['to HANS STRAUSS', 'to [redacted]'],
     ['to Hans Strauss', 'to [redacted]'],
     ['to AYŞE IŞIK', 'to [redacted]'],
