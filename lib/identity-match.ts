@@ -105,24 +105,21 @@ const MARKS = /[\p{M}\p{Cf}\p{DI}\u0640]/gu;
  * Turkic dotless i) is not themselves, `ß` as `ss` (its upper case is `SS`), final `ς` as `σ`, `ı` as `i` (its
  * upper case is `I`); and the Latin letters with a stroke or a ligature, which have no accent for NFKD to
  * take off, as the letters they are written as where a keyboard lacks them (`ø` as `o`, `ł` as `l`, `æ` as
- * `ae`).
+ * `ae`); and the Cyrillic and Greek letters drawn as a Latin one, in either case (homoglyphs: Cyrillic `а`,
+ * `М`, Greek `Ο`), as that letter, so that `Mаrgaret` with a Cyrillic `а`, which a screen shows as the name,
+ * reads as it (a Cyrillic or Greek name reads the same way stored and answered, so it is still found).
  */
 const FOLDED_AS: Readonly<Record<string, string>> = {
-  ß: 'ss',
-  ς: 'σ',
-  ı: 'i',
-  ø: 'o',
-  ł: 'l',
-  đ: 'd',
-  ð: 'd',
-  ħ: 'h',
-  ŧ: 't',
-  æ: 'ae',
-  œ: 'oe',
-  þ: 'th',
+  ...{ ß: 'ss', ς: 'σ', ı: 'i', ø: 'o', ł: 'l', đ: 'd', ð: 'd', ħ: 'h', ŧ: 't', æ: 'ae', œ: 'oe', þ: 'th' },
+  ...lookalikes('авекмнорстухіјѕһԁԛԝӏү', 'abekmhopctyxijshdqwly'), // Cyrillic
+  ...lookalikes('αβεζηικμνορτυχ', 'abezhikmnoptyx'), // Greek
 };
+/** Each letter of `from` read as the Latin letter at the same place in `to`. */
+function lookalikes(from: string, to: string): Record<string, string> {
+  return Object.fromEntries([...from].map((c, i) => [c, to[i]!]));
+}
 /** Those letters, and a decimal digit of another script than ASCII (Arabic-Indic `٠١٢`, Devanagari `०१२`, ...). */
-const FOLDED_OR_DIGIT = /[ßςıøłđðħŧæœþ]|[^\P{Nd}0-9]/gu;
+const FOLDED_OR_DIGIT = /[ßςıøłđðħŧæœþавекмнорстухіјѕһԁԛԝӏүαβεζηικμνορτυχ]|[^\P{Nd}0-9]/gu;
 /** The ASCII digit of each decimal digit of another script, as met: plain data. */
 const DIGIT_OF = new Map<string, string>();
 const ND = /^\p{Nd}$/u;

@@ -270,6 +270,10 @@ describe('maskIdentities', () => {
   // default-ignorable code points show nothing, like format characters; digits of any script read as digits.
   const folded = identitySet(['Hans Strauß', 'Ayşe Işık', 'Νίκος Παπαδόπουλος', 'Margaret Okafor', '078659703', 'Søren Łukasz Ærø']);
   it.each([
+    // Cyrillic and Greek letters drawn as Latin ones (homoglyphs), which a screen shows as the name.
+    ['to M\u0430rgaret Okafor', 'to [redacted]'],
+    ['to \u041CARGARET \u041EKAFOR', 'to [redacted]'],
+    ['to \u039C\u0391RG\u0391R\u0395\u03A4 \u039FK\u0391F\u039FR', 'to [redacted]'],
     // Letters with a stroke or a ligature, which have no accent to drop, read as the letters they are written as.
     ['to Soren Lukasz Aero', 'to [redacted]'],
     ['to SØREN ŁUKASZ AERØ', 'to [redacted]'],
