@@ -100,6 +100,8 @@ function forEachWord(text: string, found: (start: number, end: number, ascii: bo
  * stretches the letters it joins (`محــمد` shows `محمد`).
  */
 const MARKS = /[\p{M}\p{Cf}\p{DI}\u0640]/gu;
+/** Each letter of `from` read as the Latin letter at the same place in `to`. */
+const lookalikes = (from: string, to: string) => Object.fromEntries([...from].map((c, i) => [c, to[i]!]));
 /**
  * Lower-case letters read as other letters: those whose case folding (Unicode CaseFolding.txt, with the
  * Turkic dotless i) is not themselves, `ß` as `ss` (its upper case is `SS`), final `ς` as `σ`, `ı` as `i` (its
@@ -114,10 +116,6 @@ const FOLDED_AS: Readonly<Record<string, string>> = {
   ...lookalikes('авекмнорстухіјѕһԁԛԝӏү', 'abekmhopctyxijshdqwly'), // Cyrillic
   ...lookalikes('αβεζηικμνορτυχ', 'abezhikmnoptyx'), // Greek
 };
-/** Each letter of `from` read as the Latin letter at the same place in `to`. */
-function lookalikes(from: string, to: string): Record<string, string> {
-  return Object.fromEntries([...from].map((c, i) => [c, to[i]!]));
-}
 /** Those letters, and a decimal digit of another script than ASCII (Arabic-Indic `٠١٢`, Devanagari `०१२`, ...). */
 const FOLDED_OR_DIGIT = /[ßςıøłđðħŧæœþавекмнорстухіјѕһԁԛԝӏүαβεζηικμνορτυχ]|[^\P{Nd}0-9]/gu;
 /** The ASCII digit of each decimal digit of another script, as met: plain data. */
@@ -129,15 +127,10 @@ const ND = /^\p{Nd}$/u;
  * ten, 0 to 9, so the value is the distance from the start of the run of digits it is in, modulo 10.
  */
 function asciiDigit(d: string): string {
-  let ascii = DIGIT_OF.get(d);
-  if (ascii === undefined) {
-    const cp = d.codePointAt(0)!;
-    let zero = cp;
-    while (cp - zero < 100 && ND.test(String.fromCodePoint(zero - 1))) zero--;
-    ascii = String((cp - zero) % 10);
-    DIGIT_OF.set(d, ascii);
-  }
-  return ascii;
+  const cp = d.codePointAt(0)!;
+  let zero = cp;
+  if (!DIGIT_OF.has(d)) while (cp - zero < 100 && ND.test(String.fromCodePoint(zero - 1))) zero--;
+  return DIGIT_OF.get(d) ?? DIGIT_OF.set(d, String((cp - zero) % 10)).get(d)!;
 }
 
 /**
@@ -225,6 +218,20 @@ export interface IdentitySet {
 /** A character that is neither a space nor of a word (an apostrophe, a hyphen): a value's parts may join. */
 const NOT_SPACE_OR_WORD = /[^\s\p{L}\p{M}\p{N}]|[\u02B9-\u02BF\u02C8]/u;
 
+/** The most words a value may have to be looked for with any of its neighbouring words written together. */
+const MAX_COMPOSED_WORDS = 4;
+
+/** A value's words with some neighbours written together: each grouping but all apart and all together. */
+function compositions(words: readonly string[]): string[][] {
+  const out: string[][] = [];
+  for (let glue = 1; glue < 2 ** (words.length - 1) - 1; glue++) {
+    const groups = [words[0]!];
+    for (let i = 1; i < words.length; i++) groups.push(glue & (1 << (i - 1)) ? groups.pop()! + words[i] : words[i]!);
+    out.push(groups);
+  }
+  return out;
+}
+
 type Trie = Pick<IdentitySet, 'children' | 'onlyWord' | 'onlyTo'>;
 
 /** The node `word` leads to from `node`, if any. */
@@ -237,8 +244,10 @@ function step(set: Trie, node: number, word: string): number | undefined {
 /**
  * Compiles identity values for {@link findIdentities}. Each value is looked for as its sequence of words,
  * whatever separates them in the text, and, unless it has a character of a script written without spaces,
- * as its words written together (`MargaretOkafor`, `078659703`) and as its space-separated parts each written
- * together (`Sean OBrien`, `Jeanpierre Dupont` for `Sean O'Brien`, `Jean-Pierre Dupont`), always by whole words. Left out: a value
+ * as its words written together (`MargaretOkafor`, `078659703`), and, of up to {@link MAX_COMPOSED_WORDS}
+ * words, with any of its neighbouring words written together (`MaryAnn Smith`, `Sean OBrien` for
+ * `Sean O'Brien`), a longer one with its space-separated parts each written together (`Jeanpierre Dupont de
+ * la Tour`), always by whole words. Left out: a value
  * below {@link MIN_IDENTITY_CHARS} letters and digits, or digits only below {@link MIN_IDENTITY_DIGITS}, or,
  * written wholly in scripts without spaces, below {@link MIN_SPACELESS_CHARS} characters. A value's words are
  * the same whether it is read as stored or as the JSON text of an answer writes it.
@@ -292,14 +301,12 @@ export function identitySet(values: Iterable<string>): IdentitySet {
     add(words);
     if (words.length > 1 && !spaceless.includes(true)) {
       add([joined]);
-      // The parts of a name joined by an apostrophe or a hyphen, written together (`O'Brien` as `OBrien`).
-      const parts = NOT_SPACE_OR_WORD.test(value)
-        ? value.split(/\s+/).flatMap((part) => {
-            const word = wordsOf(part).join('');
-            return word === '' ? [] : [word];
-          })
-        : [];
-      if (parts.length > 1 && parts.length < words.length) add(parts);
+      // A value of up to 4 words with any of its neighbouring words written together (`MaryAnn Smith`).
+      if (words.length <= MAX_COMPOSED_WORDS) for (const groups of compositions(words)) add(groups);
+      // The parts of a longer name joined by an apostrophe or a hyphen, written together (`O'Brien` as `OBrien`).
+      const long = words.length > MAX_COMPOSED_WORDS && NOT_SPACE_OR_WORD.test(value);
+      const parts = long ? value.split(/\s+/).map((part) => wordsOf(part).join('')) : [];
+      if (parts.length > 1 && parts.length < words.length && !parts.includes('')) add(parts);
     }
     count++;
   }

@@ -312,6 +312,18 @@ describe('maskIdentities', () => {
     expect(maskIdentities(text, punctuated)).toBe(masked);
   });
 
+  // A name of three or four words, with any of its neighbouring words written together.
+  const composed = identitySet(['Mary Ann Smith', 'Anna Maria de Souza']);
+  it.each([
+    ['to MaryAnn Smith', 'to [redacted]'],
+    ['to Mary AnnSmith', 'to [redacted]'],
+    ['to Anna Maria deSouza', 'to [redacted]'],
+    ['to AnnaMaria de Souza', 'to [redacted]'],
+    ['to AnnaMaria deSouza', 'to [redacted]'],
+  ])('masks %j (neighbouring words written together)', (text, masked) => {
+    expect(maskIdentities(text, composed)).toBe(masked);
+  });
+
   // Hangul decomposed into its letters (NFD, as macOS file names write it) and Arabic stretched with a
   // tatweel, which a screen shows as the name.
   const scripts = identitySet(['홍길동', 'محمد العلي']);
