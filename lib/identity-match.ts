@@ -301,8 +301,8 @@ export function identitySet(values: Iterable<string>): IdentitySet {
     add(words);
     if (words.length > 1 && !spaceless.includes(true)) {
       add([joined]);
-      // A value of up to 4 words with any of its neighbouring words written together (`MaryAnn Smith`).
-      if (words.length <= MAX_COMPOSED_WORDS) for (const groups of compositions(words)) add(groups);
+      // A name (spaces in it) of up to 4 words with any neighbouring words written together (`MaryAnn Smith`).
+      if (words.length <= MAX_COMPOSED_WORDS && /\s/.test(value)) for (const groups of compositions(words)) add(groups);
       // The parts of a longer name joined by an apostrophe or a hyphen, written together (`O'Brien` as `OBrien`).
       const long = words.length > MAX_COMPOSED_WORDS && NOT_SPACE_OR_WORD.test(value);
       const parts = long ? value.split(/\s+/).map((part) => wordsOf(part).join('')) : [];
