@@ -18,9 +18,16 @@ import type { FundStore } from './store.ts';
 
 /**
  * Identity sets kept per isolate, the least recently used dropped first: a deployment's fund, the demo fund
- * and room for a version or two while investor rows change (a set of 5,000 investors holds about 5 MiB).
+ * and room for a version or two while investor rows change.
  */
 export const IDENTITY_SETS_KEPT = 4;
+
+/**
+ * Identity values (five per investor) kept per isolate over all kept sets: 20,000 investors, about 26 MiB
+ * (a set of 5,000 investors holds about 6.5 MiB), well under an isolate's 128 MB. The least recently used
+ * sets are dropped until the rest fit; the set a request has just loaded is always kept, whatever its size.
+ */
+export const IDENTITY_VALUES_KEPT = 100_000;
 
 /** A fund's compiled identity set, and each investor's values to check rows read later against. */
 export interface FundIdentitySet {
@@ -60,8 +67,21 @@ export async function fundIdentities(store: FundStore, fundId: string): Promise<
   const compiled: FundIdentitySet = { version: got.version, set: identitySet(got.investors.flatMap(identityValues)), investors };
   kept.delete(got.version);
   kept.set(got.version, compiled);
-  if (kept.size > IDENTITY_SETS_KEPT) kept.delete(kept.keys().next().value!);
+  let values = 0;
+  for (const k of kept.values()) values += k.set.values;
+  for (const [version, k] of kept) {
+    if (version === compiled.version || (kept.size <= IDENTITY_SETS_KEPT && values <= IDENTITY_VALUES_KEPT)) break;
+    kept.delete(version);
+    values -= k.set.values;
+  }
   return compiled;
+}
+
+/** How many identity sets and values the isolate keeps now (for tests and benchmarks). */
+export function keptIdentitySets(): { sets: number; values: number } {
+  let values = 0;
+  for (const k of kept.values()) values += k.set.values;
+  return { sets: kept.size, values };
 }
 
 /**

@@ -17,7 +17,7 @@ import fc from 'fast-check';
 import { ApiError } from '../../lib/errors.ts';
 import { callFundTool, type FundToolDefinition } from '../../lib/fund/definition.ts';
 import { embeddedStore } from '../../lib/fund/embedded-store.ts';
-import { clearIdentitySets, fundIdentities } from '../../lib/fund/identities.ts';
+import { IDENTITY_SETS_KEPT, IDENTITY_VALUES_KEPT, clearIdentitySets, fundIdentities, keptIdentitySets } from '../../lib/fund/identities.ts';
 import { identitySet } from '../../lib/redaction.ts';
 import type { ExpenseRow, FundRow, InvestorRow } from '../../lib/fund/rows.ts';
 import { guardedStore, type FundStore } from '../../lib/fund/store.ts';
@@ -239,4 +239,37 @@ describe('the identity set in the isolate', () => {
     const other = await fundIdentities(wrapped({ investors: [] }), FUND);
     expect(other).not.toBe(first);
   });
+
+  /** A store that answers only `identities`: `count` investors under version `version`. */
+  const sized = (version: string, count: number) =>
+    ({
+      async identities() {
+        const investors = Array.from({ length: count }, (_, n) => ({
+          ...ZOE,
+          investorId: `INV-${version}-${n}`,
+          legalName: `Investor ${version} Number ${n}`,
+          email: `investor${n}.${version}@example.org`,
+          taxId: `${String(100 + (n % 800)).padStart(3, '0')}-${String(10 + (n % 89))}-${String(1000 + n).slice(-4)}`,
+          bankAccount: `NO93${String(n).padStart(11, '0')}`,
+        }));
+        return { version, investors };
+      },
+    }) as unknown as FundStore;
+
+  it('keeps at most a bounded number of identity values, the set just loaded always', async () => {
+    clearIdentitySets();
+    const perSet = 8_000; // investors: four such sets would hold 160,000 values
+    for (const v of ['v1', 'v2', 'v3', 'v4']) await fundIdentities(sized(v, perSet), FUND);
+    const held = keptIdentitySets();
+    expect(held.sets).toBe(Math.floor(IDENTITY_VALUES_KEPT / (perSet * 5)));
+    expect(held.values).toBeLessThanOrEqual(IDENTITY_VALUES_KEPT);
+    // One set larger than the whole budget is still kept (the request needs it), alone.
+    const huge = await fundIdentities(sized('v5', IDENTITY_VALUES_KEPT / 5 + 1), FUND);
+    expect(huge.set.values).toBe(IDENTITY_VALUES_KEPT + 5);
+    expect(keptIdentitySets()).toEqual({ sets: 1, values: IDENTITY_VALUES_KEPT + 5 });
+    // Small sets: the count bound holds.
+    clearIdentitySets();
+    for (let n = 0; n < IDENTITY_SETS_KEPT + 2; n++) await fundIdentities(sized(`s${n}`, 1), FUND);
+    expect(keptIdentitySets().sets).toBe(IDENTITY_SETS_KEPT);
+  }, 60_000);
 });
