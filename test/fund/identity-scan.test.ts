@@ -17,7 +17,13 @@ import fc from 'fast-check';
 import { ApiError } from '../../lib/errors.ts';
 import { callFundTool, type FundToolDefinition } from '../../lib/fund/definition.ts';
 import { embeddedStore } from '../../lib/fund/embedded-store.ts';
-import { IDENTITY_SETS_KEPT, IDENTITY_VALUES_KEPT, clearIdentitySets, fundIdentities, keptIdentitySets } from '../../lib/fund/identities.ts';
+import {
+  IDENTITY_SETS_KEPT,
+  IDENTITY_VALUES_KEPT,
+  clearIdentitySets,
+  fundIdentities,
+  keptIdentitySets,
+} from '../../lib/fund/identities.ts';
 import { identitySet } from '../../lib/redaction.ts';
 import type { ExpenseRow, FundRow, InvestorRow } from '../../lib/fund/rows.ts';
 import { guardedStore, type FundStore } from '../../lib/fund/store.ts';
