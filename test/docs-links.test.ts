@@ -1,8 +1,8 @@
 /**
  * The repository explains itself: every `docs/<page>.md#<section>` a comment points at exists (page and
- * heading), and no comment points at a document the repository does not hold ("contract §N", "spec §N").
- * Code, tests, configuration and docs describe what is: none cites an issue number or a round of work (the
- * history is CHANGELOG.md's).
+ * heading), and no comment points at a section of a document the repository does not hold. Code, tests,
+ * configuration and docs describe what is: none cites the tracker or a stage of past work (the history is
+ * CHANGELOG.md's); {@link HISTORY_CITATION} says which forms are refused.
  * `docs/README.md` is the one index of the pages and the README links it; every link between the README and
  * the `docs/` pages, and every `docs/…` they name, leads to a page and a heading that exist.
  */
@@ -41,9 +41,10 @@ const anchorsOf = (page: string) => headingAnchors(join('docs', page));
 const files = SOURCE_DIRS.flatMap(sources).filter((f) => f !== join('test', 'docs-links.test.ts'));
 
 /**
- * A citation of the project's history rather than a description of what is: an issue number ("issue 22",
- * "issue #22"), a numbered or ordinal round of work ("round 3", "the seventh round"), a section of a planning
- * document the repository does not hold ("contract §2").
+ * A citation of the project's history rather than a description of what is: a tracker's number, with or
+ * without `#`; a stage of past work named by its number or its ordinal; a section sign (`§`) pointing into
+ * a planning document the repository does not hold. The pattern below is the rule; the test cases show the
+ * forms it refuses.
  */
 const HISTORY_CITATION =
   /\b(?:issues?|rounds?) #?\d+\b|\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|this|last|previous|next) rounds?\b|\b(?:contract|spec) §\s?\d|API-CONTRACT/i;
