@@ -36,7 +36,7 @@ import {
 /**
  * The index's version and, unless the caller holds that version (`$2`), the index itself; and the identity
  * set's version. Both versions are one row of `fund_versions`, which the database keeps current whenever the
- * fund, a share class, its fee terms, a run or an investor is written (db/migrations/0004_fund_versions.sql):
+ * fund, a share class, its fee terms, a run or an investor is written (db/migrations/0003_fund_versions.sql):
  * an MD5 of those rows, made once when they are written, so a request reads a key, never the fund's history.
  */
 const INDEX_SQL = `
@@ -141,7 +141,7 @@ const VAR_SERIES_SQL = (ctes: string) => `
     WHERE c.price_date IN (SELECT d.price_date FROM dates d) GROUP BY c.asset) g ON g.asset = h.asset`;
 
 /**
- * VaR's series from the assets' arrays of closes (`asset_closes`, db/migrations/0006_asset_closes.sql), one
+ * VaR's series from the assets' arrays of closes (`asset_closes`, db/migrations/0002_derived_data.sql), one
  * row per held asset: each one's newest `closes` closes sliced off its array, the same doubles in the same
  * shape as {@link VAR_SERIES_SQL}, each slice ending at the close dated `through`. Exact, and sent, only when
  * every held asset has a close on `through` and at least `closes` closes up to it, and the same dates in its slice: then those dates are the last `closes` dates on

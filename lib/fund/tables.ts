@@ -240,7 +240,7 @@ export const EXPENSES = {
 } as const satisfies Table;
 
 /**
- * Derived, written by `fund_derive()` (db/migrations/0002_derived_sums.sql) whenever the ledger is written:
+ * Derived, written by `fund_derive()` (db/migrations/0002_derived_data.sql) whenever the ledger is written:
  * each account's lines dated on or before `entryDate`, summed (NUMERIC sums are exact), one row per account
  * and date with lines. A trial balance as of a date reads the latest row per account on or before it, not
  * every line since inception, which a fund of a few years holds millions of.
@@ -310,7 +310,7 @@ export const VAR_MOMENTS = {
 
 /**
  * Derived, written by the database's triggers whenever a fund's row, share classes, fee terms, runs or
- * investors are written (db/migrations/0004_fund_versions.sql): the fund's index version and identity-set
+ * investors are written (db/migrations/0003_fund_versions.sql): the fund's index version and identity-set
  * version, each an MD5 of those rows, so that a request reads them instead of digesting the fund's history.
  */
 export const FUND_VERSIONS = {

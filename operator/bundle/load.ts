@@ -265,7 +265,7 @@ function changesNothing(plan: Plan, validation: Validation, storedThrough: strin
 }
 
 /**
- * Makes the fund's derived sums (db/migrations/0002_derived_sums.sql) exact again in the open transaction,
+ * Makes the fund's derived sums (db/migrations/0002_derived_data.sql) exact again in the open transaction,
  * from the earliest date the import wrote: the first restated date, else the day after the latest stored run
  * (an append writes no row dated before it otherwise); the whole fund after a replace or into an empty fund.
  * Then checks them: the running ledger balances at the latest run against the ledger lines summed.

@@ -66,7 +66,7 @@ export async function seedFund(db: SqlClient, data: FundDataset): Promise<SeedRe
   try {
     await db.query('DELETE FROM funds WHERE fund_id = $1', [fundId]);
     for (const t of TABLES) report[t.table] = await insert(db, t, fundId, ROWS_OF[t.table]!(data));
-    // The derived sums (db/migrations/0002_derived_sums.sql), made from the rows just written.
+    // The derived sums (db/migrations/0002_derived_data.sql), made from the rows just written.
     await db.query('SELECT fund_derive($1, NULL)', [fundId]);
     await db.query('COMMIT');
   } catch (err) {

@@ -1,5 +1,5 @@
 /**
- * VaR's series read from the assets' arrays of closes (`asset_closes`, db/migrations/0006_asset_closes.sql):
+ * VaR's series read from the assets' arrays of closes (`asset_closes`, db/migrations/0002_derived_data.sql):
  * the arrays equal the closes they are made from, after a seed and after closes are restated through
  * `fund_derive`; the Postgres store reads VaR from them when every held asset shares the window's dates
  * (a change to the arrays alone changes its answer), and from the closes themselves otherwise (with the

@@ -1,5 +1,5 @@
 /**
- * A fund's versions (`fund_versions`, db/migrations/0004_fund_versions.sql) when two transactions write the
+ * A fund's versions (`fund_versions`, db/migrations/0003_fund_versions.sql) when two transactions write the
  * fund at once: a hand-written correction of an investor while an import's transaction holds a new run. The
  * one that commits last must leave versions made from both: a version computed from a snapshot taken before
  * the other committed (the index without the new run) would be kept by every isolate as current.

@@ -100,7 +100,7 @@ async function fingerprint(): Promise<string> {
 }
 
 /**
- * The derived sums (db/migrations/0002_derived_sums.sql) as stored, against the same sums made from scratch
+ * The derived sums (db/migrations/0002_derived_data.sql) as stored, against the same sums made from scratch
  * from the fund's rows: the rows (as text, scale included) that one side has and the other lacks.
  */
 async function derivedMismatches(): Promise<{ ledger: number; positions: number; closes: number }> {
@@ -263,7 +263,7 @@ describe('round trip and append', () => {
   });
 });
 
-/** The fund's stored versions (db/migrations/0004_fund_versions.sql). */
+/** The fund's stored versions (db/migrations/0003_fund_versions.sql). */
 async function versions(): Promise<{ index: string; identity: string }> {
   const res = await client.query(`SELECT index_version AS index, identity_version AS identity FROM fund_versions WHERE fund_id = $1`, [
     FUND,

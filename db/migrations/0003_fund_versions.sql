@@ -8,15 +8,21 @@
 --
 -- Statement-level triggers on the five tables they digest recompute the versions of each fund a statement
 -- touched, in the statement's own transaction, whatever wrote it (the importer, the seeder, a hand-written
--- UPDATE). A statement that writes the same rows again (an import that changes nothing) leaves both as they were.
+-- UPDATE). A statement that writes the same rows again (an import that changes nothing) leaves both as they
+-- were. A TRUNCATE fires no trigger of the other kinds and names no fund, so after one every fund's versions
+-- are made again (a handful of funds: a pass over their runs and investors each).
 CREATE TABLE fund_versions (
   fund_id          text COLLATE "C" PRIMARY KEY REFERENCES funds ON DELETE CASCADE,
   index_version    text NOT NULL,
   identity_version text NOT NULL
 );
 
--- Makes fund p_fund's versions current (nothing when the fund is gone).
+-- Makes fund p_fund's versions current (nothing when the fund is gone). It locks the fund's versions row
+-- first and only then digests the rows, in a snapshot taken after the lock is granted: a transaction that
+-- waited for another writer of the fund (a correction during an import) sees what that one committed, instead
+-- of writing a digest of what it saw before the wait over the other's.
 CREATE FUNCTION fund_versions_refresh(p_fund text) RETURNS void LANGUAGE sql AS $$
+  SELECT 1 FROM fund_versions WHERE fund_id = p_fund FOR UPDATE;
   INSERT INTO fund_versions (fund_id, index_version, identity_version)
   SELECT f.fund_id,
     'md5:' || md5(concat_ws(chr(30),
@@ -55,6 +61,12 @@ BEGIN
   RETURN NULL;
 END $$;
 
+CREATE FUNCTION fund_versions_after_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM fund_versions_refresh(f.fund_id) FROM funds f;
+  RETURN NULL;
+END $$;
+
 DO $$
 DECLARE t text;
 BEGIN
@@ -65,6 +77,8 @@ BEGIN
       FOR EACH STATEMENT EXECUTE FUNCTION fund_versions_after_update()', t || '_versions_update', t);
     EXECUTE format('CREATE TRIGGER %I AFTER DELETE ON %I REFERENCING OLD TABLE AS old_rows
       FOR EACH STATEMENT EXECUTE FUNCTION fund_versions_after_delete()', t || '_versions_delete', t);
+    EXECUTE format('CREATE TRIGGER %I AFTER TRUNCATE ON %I
+      FOR EACH STATEMENT EXECUTE FUNCTION fund_versions_after_truncate()', t || '_versions_truncate', t);
   END LOOP;
 END $$;
 
