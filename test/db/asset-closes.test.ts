@@ -11,7 +11,7 @@ import { embeddedStore } from '../../lib/fund/embedded-store.ts';
 import { postgresStore } from '../../lib/fund/postgres-store.ts';
 import type { FundReadRequest } from '../../lib/fund/store.ts';
 import { SAMPLE_FUND } from '../../lib/fund/synthetic.ts';
-import { createTestDatabase, migrateAndSeed, type TestDatabase } from '../support/database.ts';
+import { createTestDatabase, migrateAndSeed, type TestDatabase, sql as sharedSql } from '../support/database.ts';
 
 const FUND = SAMPLE_FUND.fundId;
 let database: TestDatabase;
@@ -24,14 +24,8 @@ afterAll(async () => {
   await database?.dispose();
 });
 
-async function sql<R>(text: string, params: unknown[] = []): Promise<R[]> {
-  const db = database.open();
-  try {
-    return (await db.query<R>(text, params)).rows;
-  } finally {
-    await db.release();
-  }
-}
+/** A statement on the test database (the shared helper, bound to this file's database). */
+const sql = <R>(text: string, params: unknown[] = []): Promise<R[]> => sharedSql<R>(database, text, params);
 
 /** Rows of `asset_closes` that differ from the arrays made afresh from `prices`. */
 const mismatches = async () =>

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SAMPLE_FUND } from '../../lib/fund/synthetic.ts';
-import { createTestDatabase, migrateAndSeed, type TestDatabase } from '../support/database.ts';
+import { createTestDatabase, migrateAndSeed, type TestDatabase, sql } from '../support/database.ts';
 
 const FUND = SAMPLE_FUND.fundId;
 let database: TestDatabase;
@@ -17,14 +17,8 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => database?.dispose());
 
-async function one<R>(text: string, params: unknown[] = []): Promise<R> {
-  const db = database.open();
-  try {
-    return (await db.query<R>(text, params)).rows[0]!;
-  } finally {
-    await db.release();
-  }
-}
+/** The first row of a statement on the test database. */
+const one = async <R>(text: string, params: unknown[] = []): Promise<R> => (await sql<R>(database, text, params))[0]!;
 
 const stored = () =>
   one<{ v: string }>(`SELECT index_version || ' ' || identity_version AS v FROM fund_versions WHERE fund_id = $1`, [FUND]);

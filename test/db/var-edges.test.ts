@@ -9,7 +9,7 @@ import { addDays } from '../../lib/fund/analytics/runs.ts';
 import { varMoments } from '../../lib/fund/analytics/var.ts';
 import { postgresStore } from '../../lib/fund/postgres-store.ts';
 import type { PositionRow, PriceRow } from '../../lib/fund/rows.ts';
-import { createTestDatabase, migrateAndSeed, type TestDatabase } from '../support/database.ts';
+import { createTestDatabase, migrateAndSeed, type TestDatabase, sql as sharedSql } from '../support/database.ts';
 
 const NAV_DATE = '2026-03-31';
 const DAYS = Array.from({ length: 60 }, (_, i) => addDays(NAV_DATE, i - 59));
@@ -47,14 +47,8 @@ const FUNDS: Record<string, { positions: PositionRow[]; prices: PriceRow[] }> = 
 };
 
 let database: TestDatabase;
-async function sql<R>(text: string, params: unknown[] = []): Promise<R[]> {
-  const db = database.open();
-  try {
-    return (await db.query<R>(text, params)).rows;
-  } finally {
-    await db.release();
-  }
-}
+/** A statement on the test database (the shared helper, bound to this file's database). */
+const sql = <R>(text: string, params: unknown[] = []): Promise<R[]> => sharedSql<R>(database, text, params);
 
 beforeAll(async () => {
   database = await createTestDatabase();
