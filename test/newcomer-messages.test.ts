@@ -4,7 +4,7 @@
  * in, a fund key and OAuth, as the server takes them.
  */
 import { describe, expect, it } from 'vitest';
-import { CONSOLE_PATH } from '../lib/console/config.ts';
+import { CONSOLE_PATH } from '../lib/identity.ts';
 import { createApp } from '../lib/service.ts';
 import { DEMO_API_KEY } from '../lib/keys.ts';
 import { fakeEnv } from './support/fakes.ts';

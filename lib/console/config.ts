@@ -7,9 +7,6 @@ import { configOf } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { isLoopbackHost } from '../origin.ts';
 
-/** The console's path and the account plans, which every surface shares (lib/identity.ts), read here too. */
-export { CONSOLE_PATH, PLAN_DAILY_CALC_LIMITS, planDailyCalcLimit, type AccountPlan } from '../identity.ts';
-
 /** The console's view of the request's deployment. */
 export interface ConsoleConfig {
   /** WebAuthn relying-party id: a host name, never an IP address. */

@@ -25,7 +25,7 @@ import type { FC } from 'hono/jsx';
 import { constantTimeEqual } from '../keys.ts';
 import type { Account } from './standing.ts';
 import { Layout, WelcomePage } from './pages.tsx';
-import { CONSOLE_PATH } from './config.ts';
+import { CONSOLE_PATH } from '../identity.ts';
 import { csrfToken, type ConsoleEnv } from './session.ts';
 import { FUND_READ_SCOPE, authorizationServer } from '../oauth/provider.ts';
 import { ACCOUNT_NO_FUND_DETAIL } from '../oauth/resource.ts';
