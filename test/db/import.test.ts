@@ -3,7 +3,7 @@
  * schema; the round trip (embedded sample-fund → export → import --replace → export gives the same bytes;
  * the endpoint parity through files is in test/db/postgres-store.test.ts); append (the last 30 runs onto
  * the first 390 equal the whole; the same bundle twice is a no-op; a settlement is not a restatement); a
- * restatement refused, then accepted and listed; every validation rule on a broken bundle, asserting file,
+ * restatement refused, then accepted, listed and round-tripped (export → import --replace → export); every validation rule on a broken bundle, asserting file,
  * line, column and rule and that nothing was written; personal values never in an error; `--map`; the
  * administrator's position breaks; the CLI's dry run and JSON report; and one transaction per import:
  * SIGINT, a dropped connection and a constraint the validation does not know, each midway through a real
@@ -258,6 +258,18 @@ describe('round trip and append', () => {
     expect(Number(await cashSum()) - Number(cashBefore)).toBeCloseTo(1, 6);
     // Only that date's positions were replaced: the rest stayed, and the restated bundle is now a no-op.
     expect((await run(restated)).outcome).toBe('no-op');
+    // The restated fund round-trips: export → import --replace → export gives the same bytes, the derived
+    // sums made from scratch equal the ones the restatement patched, and every answer is the same.
+    const answersBefore = await databaseAnswers();
+    const exported = join(work, 'restated-export');
+    await exportDatabase(client, FUND, exported);
+    expect(rowsOf(exported, 'nav_runs.csv').find((x) => x[0] === date)?.[3]).toBe(r!.new!.adminNav);
+    expect((await run(exported, { mode: 'replace' })).outcome).toBe('imported');
+    expect(await derivedMismatches()).toEqual({ ledger: 0, positions: 0, closes: 0 });
+    expect(await databaseAnswers()).toEqual(answersBefore);
+    const again = join(work, 'restated-again');
+    await exportDatabase(client, FUND, again);
+    sameFiles(exported, again);
     await client.query('DELETE FROM funds');
     expect((await run(WHOLE, { mode: 'replace' })).outcome).toBe('imported');
   });
