@@ -3,8 +3,8 @@
  * schema; the round trip (embedded sample-fund → export → import --replace → export gives the same bytes;
  * the endpoint parity through files is in test/db/postgres-store.test.ts); append (the last 30 runs onto
  * the first 390 equal the whole; the same bundle twice is a no-op; a settlement is not a restatement); a
- * restatement refused, then accepted, listed and round-tripped (export → import --replace → export); every validation rule on a broken bundle, asserting file,
- * line, column and rule and that nothing was written; personal values never in an error; `--map`; the
+ * restatement refused, then accepted, listed and round-tripped (export → import --replace → export); every
+ * validation rule on a broken bundle, asserting file, line, column and rule and that nothing was written; personal values never in an error; `--map`; the
  * administrator's position breaks; the CLI's dry run and JSON report; and one transaction per import:
  * SIGINT, a dropped connection and a constraint the validation does not know, each midway through a real
  * import (held at its last table by a lock), leave the database exactly as it was.
