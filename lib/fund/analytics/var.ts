@@ -207,29 +207,111 @@ export function varMoments(
   return momentRows(assets, exposure, closeMatrix(navDate, assets, prices), windowDays, method);
 }
 
-/**
- * {@link varMoments} from each risky asset's exposure (the nearest double of its exact sum) and its closes
- * (doubles) on the same dates, oldest first: what the Postgres store reads, in that compact form.
- * @param series one per risky asset, every `closes` of the same length
- */
-export function varMomentsOfSeries(
-  series: readonly { asset: string; exposure: number; closes: readonly number[] }[],
-  windowDays: number,
-  method: VarOptions['method'],
-): VarMomentRow[] {
+/** A risky asset's exposure (the nearest double of its exact sum) and its closes (doubles) on the common dates, oldest first. */
+export interface VarSeries {
+  asset: string;
+  exposure: number;
+  closes: readonly number[];
+}
+
+/** The series by asset ("C" order) as one close matrix, every date complete. */
+function seriesMatrix(series: readonly VarSeries[]) {
   const sorted = series.slice().sort((a, b) => (a.asset < b.asset ? -1 : a.asset > b.asset ? 1 : 0));
   const nd = sorted[0]?.closes.length ?? 0;
   const closes = new Float64Array(sorted.length * nd);
   for (const [i, s] of sorted.entries()) closes.set(s.closes, i * nd);
   const matrix: CloseMatrix = { closes, nd, complete: Array.from({ length: nd }, (_, d) => d) };
-  const exposure = new Map(sorted.map((s) => [s.asset, s.exposure]));
-  return momentRows(
-    sorted.map((s) => s.asset),
-    exposure,
-    matrix,
-    windowDays,
-    method,
-  );
+  return { assets: sorted.map((s) => s.asset), exposure: new Map(sorted.map((s) => [s.asset, s.exposure])), matrix };
+}
+
+/**
+ * {@link varMoments} from each risky asset's exposure and its closes on the same dates: what the Postgres
+ * store reads, in that compact form.
+ * @param series one per risky asset, every `closes` of the same length
+ */
+export function varMomentsOfSeries(series: readonly VarSeries[], windowDays: number, method: VarOptions['method']): VarMomentRow[] {
+  const { assets, exposure, matrix } = seriesMatrix(series);
+  return momentRows(assets, exposure, matrix, windowDays, method);
+}
+
+/** The windows `get_value_at_risk` accepts, in daily returns (both bounds included). */
+export const VAR_WINDOW = { min: 20, max: 1000 } as const;
+
+/** One window's moments, as columns: `covariances[i]` is the covariance of `assets[i]` (of {@link varMomentsOfWindows}). */
+export interface WindowMoments {
+  windowDays: number;
+  observations: number;
+  variance: string;
+  covariances: string[];
+}
+
+/**
+ * {@link varMomentsOfSeries} for every window from `windows.min` to `windows.max` at once, with the same
+ * bits: the window of w returns is the tail of the largest one's (the last w + 1 common dates), so the
+ * daily P&L is made once, and each window's moments are summed over its tail with exactly the operations,
+ * in exactly the order, of `moments` (the EWMA weights λ^k and their running total are the same prefix for
+ * every window). Cost: assets × Σ window, about 2.5 × 10⁸ steps per method at 500 assets.
+ * @returns the assets (sorted, "C" order) and one entry per window, ascending
+ */
+export function varMomentsOfWindows(
+  series: readonly VarSeries[],
+  method: VarOptions['method'],
+  windows: { min: number; max: number } = VAR_WINDOW,
+): { assets: string[]; windows: WindowMoments[] } {
+  const { assets, exposure, matrix } = seriesMatrix(series);
+  const used = matrix.complete.slice(-(windows.max + 1));
+  const all = Math.max(used.length - 1, 0);
+  const pnl = all >= 2 ? dailyPnl(assets, exposure, matrix, used) : { x: [], xp: [] };
+  const [x, xp] = [pnl.x.map((row) => Float64Array.from(row)), Float64Array.from(pnl.xp)]; // the same doubles, packed
+  const byAge = ewmaWeights(all);
+  const out: WindowMoments[] = [];
+  let last: WindowMoments | undefined;
+  for (let w = windows.min; w <= windows.max; w++) {
+    const n = Math.min(w, all);
+    if (last?.observations !== n) {
+      const zero = { variance: '0', covariances: assets.map(() => '0') };
+      last = { windowDays: w, observations: n, ...(n < 2 ? zero : tailMoments(x, xp, byAge, n, method)) };
+    }
+    out.push({ ...last, windowDays: w });
+  }
+  return { assets, windows: out };
+}
+
+/** `moments` of the last n ≥ 2 of the daily P&L `x`/`xp`, as texts. */
+function tailMoments(x: readonly Float64Array[], xp: Float64Array, byAge: readonly number[], n: number, method: VarOptions['method']) {
+  const from = xp.length - n;
+  let variance = 0;
+  const covariances = new Array<string>(x.length);
+  if (method === 'sample') {
+    const mean = (v: Float64Array) => {
+      let s = 0;
+      for (let t = from; t < v.length; t++) s += v[t]!;
+      return s / n;
+    };
+    const mp = mean(xp);
+    const d = new Float64Array(n);
+    for (let t = 0; t < n; t++) d[t] = xp[from + t]! - mp;
+    for (let t = 0; t < n; t++) variance += d[t]! * d[t]!;
+    variance /= n - 1;
+    x.forEach((row, i) => {
+      const m = mean(row);
+      let c = 0;
+      for (let t = 0; t < n; t++) c += (row[from + t]! - m) * d[t]!;
+      covariances[i] = String(c / (n - 1));
+    });
+    return { variance: String(variance), covariances };
+  }
+  let total = 0;
+  for (let k = 0; k < n; k++) total += byAge[k]!;
+  const q = new Float64Array(n);
+  for (let t = 0; t < n; t++) q[t] = byAge[n - 1 - t]! / total; // oldest of the window first: age n − 1
+  for (let t = 0; t < n; t++) variance += q[t]! * (xp[from + t]! * xp[from + t]!);
+  x.forEach((row, i) => {
+    let c = 0;
+    for (let t = 0; t < n; t++) c += q[t]! * row[from + t]! * xp[from + t]!;
+    covariances[i] = String(c);
+  });
+  return { variance: String(variance), covariances };
 }
 
 /** The moments' rows of `assets` (sorted) over the last `windowDays` returns of the matrix's complete dates. */

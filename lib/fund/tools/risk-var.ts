@@ -1,7 +1,7 @@
 /** `get_value_at_risk` (and the REST GET of its file under functions/api/v1/fund/): parametric VaR of the live portfolio. */
 import * as z from 'zod';
 import { defineFundTool } from '../definition.ts';
-import { valueAtRiskOf } from '../analytics/var.ts';
+import { VAR_WINDOW, valueAtRiskOf } from '../analytics/var.ts';
 import { latestUsableRun } from '../analytics/runs.ts';
 import { currency, date, label, money, pct } from '../schemas.ts';
 
@@ -22,7 +22,13 @@ export const valueAtRiskTool = defineFundTool({
       confidence: oneOf([0.95, 0.99], 0.95, 'Confidence level: 0.95 or 0.99.'),
       horizonDays: oneOf([1, 10], 1, 'Horizon in days: 1 or 10 (square-root-of-time scaling).'),
       method: z.enum(['sample', 'ewma']).default('ewma').describe('Volatility estimator: ewma (λ = 0.94) or sample.'),
-      windowDays: z.number().int().min(20).max(1000).default(250).describe('Daily returns used (20..1000).'),
+      windowDays: z
+        .number()
+        .int()
+        .min(VAR_WINDOW.min)
+        .max(VAR_WINDOW.max)
+        .default(250)
+        .describe(`Daily returns used (${VAR_WINDOW.min}..${VAR_WINDOW.max}).`),
     }),
   output: () =>
     z.strictObject({
