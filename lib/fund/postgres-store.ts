@@ -14,7 +14,8 @@ import type { SqlClient } from '../db/client.ts';
 import type { FundIdentities, FundIndex, FundReadRequest, FundReadResult, FundStore } from './store.ts';
 import { emptyRead } from './store.ts';
 import { CASH_CLASSES } from './analytics/holdings.ts';
-import { varMomentsOfSeries } from './analytics/var.ts';
+import { EWMA_LAMBDA, type VarSeries, varMomentsOfSeries } from './analytics/var.ts';
+import type { VarMomentRow } from './rows.ts';
 import {
   ACCOUNT_BALANCES,
   ACCOUNTS,
@@ -166,6 +167,32 @@ const VAR_ARRAYS_SQL = (heldAt: string, through: string, closes: string, cash: s
   SELECT json_agg(json_build_object('asset', t.asset, 'exposure', t.e, 'closes', t.closes) ORDER BY t.asset)
   FROM tails t WHERE (SELECT ok FROM usable)`;
 
+/**
+ * What VaR's stored moments (db/migrations/0004_var_moments.sql) were computed with besides the rows: the
+ * EWMA decay, the asset classes without price risk and the arithmetic's edition (raise it whenever
+ * lib/fund/analytics/var.ts computes the moments differently). Rows made with another basis are not read.
+ */
+export const VAR_MOMENTS_BASIS = `moments 1; lambda ${EWMA_LAMBDA}; cash ${[...CASH_CLASSES].sort().join(',')}`;
+
+/**
+ * VaR's stored moments of the window and method, one row as JSON, when they were made for the run dated
+ * `through` from that run's own positions (`heldAt` = `through`) on the store's basis; null otherwise. The
+ * triggers of db/migrations/0004_var_moments.sql delete them whenever positions, prices or runs are written.
+ */
+const VAR_STORED_SQL = (heldAt: string, through: string, returns: string, method: string, basis: string) => `
+  SELECT json_build_object('observations', m.observations, 'variance', m.variance, 'assets', m.assets, 'covariances', m.covariances)
+  FROM var_moments m
+  WHERE m.fund_id = $1 AND m.method = ${method} AND m.window_days = ${returns} AND m.nav_date = ${through}
+    AND ${heldAt} = ${through} AND m.basis = ${basis}`;
+
+/** A row of {@link VAR_STORED_SQL}. */
+interface StoredMoments {
+  observations: number;
+  variance: string;
+  assets: string[];
+  covariances: string[];
+}
+
 const ACCOUNTS_SQL = `
   SELECT json_agg(json_build_object(${jsonFields(ACCOUNTS, 'a')}) ORDER BY a.code)
   FROM accounts a WHERE a.fund_id = $1`;
@@ -212,14 +239,16 @@ const IDENTITIES_SQL = `
 
 /**
  * Builds the one statement of a batched read: a JSON object with a member per requested part. Only fixed
- * SQL fragments are concatenated; every value is a `$n` parameter. VaR's part is read from the assets'
- * arrays of closes, null when they do not serve the window; with `varFromCloses`, from the closes themselves.
+ * SQL fragments are concatenated; every value is a `$n` parameter. VaR's part is its stored moments when
+ * there are some for the request (an object), else the series read from the assets' arrays of closes (an
+ * array), null when these do not serve the window; with `varFrom`, only the series from the arrays or from
+ * the closes themselves.
  * @returns the SQL text and its parameters (`$1` is the fund id)
  */
 export function readStatement(
   fundId: string,
   request: FundReadRequest,
-  options: { varFromCloses?: boolean } = {},
+  options: { varFrom?: 'arrays' | 'closes' } = {},
 ): { text: string; params: unknown[] } {
   const params: unknown[] = [fundId];
   const param = (value: unknown, type: string) => {
@@ -248,10 +277,17 @@ export function readStatement(
       param(v.returns + 1, 'int'),
       param([...CASH_CLASSES], 'text[]'),
     ];
-    // From the arrays when they serve (null otherwise: `varSeries` reads the closes in a second statement).
-    // Not one COALESCE of both: PostgreSQL then took 0.5 s more for a 1,000-return window, though it never ran the second.
-    if (options.varFromCloses) part('varMoments', VAR_SERIES_SQL(CLOSES_CTES(heldAt, through, closes, closes, cash)));
-    else parts.push(`'varMoments', (${VAR_ARRAYS_SQL(heldAt, through, closes, cash)})`);
+    const arrays = VAR_ARRAYS_SQL(heldAt, through, closes, cash);
+    // The series from the arrays when they serve (null otherwise: `varSeries` reads the closes in a second
+    // statement). Not one COALESCE of both: PostgreSQL then took 0.5 s more for a 1,000-return window, though
+    // it never ran the second. The stored row and the arrays' part do share one: its second part is not run
+    // when the row is there (EXPLAIN ANALYZE: "never executed").
+    if (options.varFrom === 'closes') part('varMoments', VAR_SERIES_SQL(CLOSES_CTES(heldAt, through, closes, closes, cash)));
+    else if (options.varFrom === 'arrays') parts.push(`'varMoments', (${arrays})`);
+    else {
+      const stored = VAR_STORED_SQL(heldAt, through, param(v.returns, 'int'), param(v.method, 'text'), param(VAR_MOMENTS_BASIS, 'text'));
+      parts.push(`'varMoments', COALESCE((${stored}), (${arrays}))`);
+    }
   }
   if (request.ledger || request.balances) part('accounts', ACCOUNTS_SQL);
   if (request.ledger) part('ledger', LEDGER_SQL(param(request.ledger.after, 'date'), param(request.ledger.through, 'date')));
@@ -262,6 +298,46 @@ export function readStatement(
   }
   if (request.expenses) part('expenses', EXPENSES_SQL(param(request.expenses.limit, 'int')));
   return { text: `SELECT json_build_object(${parts.join(', ')}) AS result`, params };
+}
+
+/**
+ * The series VaR's moments are computed from (`varMomentsOfSeries`): per held risky asset, its exposure and
+ * its closes on the last `returns + 1` dates on which all of them have one (fewer when there are fewer),
+ * oldest first. From the assets' arrays of closes when they serve, else from the closes: one or two round
+ * trips (`from` = 'closes': the second only). The importer and the seeder compute the stored moments of every window from these, read for the
+ * largest window: a smaller window's series is its tail.
+ * @throws {import('../errors.ts').UpstreamUnavailableError} 503 from the client
+ */
+export async function varSeries(
+  db: SqlClient,
+  fundId: string,
+  request: { heldAt: string; through: string; returns: number },
+  from: 'arrays' | 'closes' = 'arrays',
+): Promise<VarSeries[]> {
+  const varMoments = { ...request, method: 'ewma' as const };
+  for (const varFrom of from === 'arrays' ? (['arrays', 'closes'] as const) : (['closes'] as const)) {
+    const { text, params } = readStatement(fundId, { varMoments }, { varFrom });
+    const { rows } = await db.query<{ result: { varMoments: VarSeries[] | null } }>(text, params);
+    const series = rows[0]?.result.varMoments;
+    if (series) return series;
+  }
+  return [];
+}
+
+/** VaR's rows out of its part of a read: the stored moments as they are, else computed from the series (read again from the closes when null). */
+async function varMomentsOf(
+  db: SqlClient,
+  fundId: string,
+  request: NonNullable<FundReadRequest['varMoments']>,
+  part: StoredMoments | VarSeries[] | null,
+): Promise<VarMomentRow[]> {
+  if (part !== null && !Array.isArray(part)) {
+    const { observations, variance, assets, covariances } = part;
+    return assets.map((asset, i) => ({ asset, observations, variance, covariance: covariances[i]! }));
+  }
+  // Null: neither stored moments nor arrays that serve this window (calendars differ, or too few closes).
+  const series = part ?? (await varSeries(db, fundId, request, 'closes'));
+  return varMomentsOfSeries(series, request.returns, request.method);
 }
 
 /**
@@ -295,15 +371,9 @@ export function postgresStore(db: SqlClient): FundStore {
       if (params.length === 1) return out;
       const { rows } = await db.query<{ result: Partial<FundReadResult> }>(text, params);
       const result = { ...out, ...rows[0]?.result };
-      if (request.varMoments && result.varMoments === null) {
-        // The arrays of closes do not serve this window (calendars differ, or too few closes): the closes.
-        const again = readStatement(fundId, { varMoments: request.varMoments }, { varFromCloses: true });
-        const { rows: closes } = await db.query<{ result: Partial<FundReadResult> }>(again.text, again.params);
-        result.varMoments = closes[0]?.result?.varMoments ?? [];
-      }
       if (request.varMoments) {
-        const series = result.varMoments as unknown as { asset: string; exposure: number; closes: number[] }[];
-        result.varMoments = varMomentsOfSeries(series, request.varMoments.returns, request.varMoments.method);
+        const part = result.varMoments as unknown as StoredMoments | VarSeries[] | null;
+        result.varMoments = await varMomentsOf(db, fundId, request.varMoments, part);
       }
       return result;
     },

@@ -293,8 +293,8 @@ export const POSITION_SUMS = {
 
 /**
  * Not a stored table: the `varMoments` part of a store read, one row per held asset with price risk, made
- * where the closes are (lib/fund/analytics/var.ts gives the formulas; the Postgres store computes them in
- * SQL with the same IEEE operations in the same order): the returns used (`observations`), the portfolio's
+ * by lib/fund/analytics/var.ts in either store (the Postgres store reads them as the importer stored them,
+ * db/migrations/0004_var_moments.sql, or computes them from the closes): the returns used (`observations`), the portfolio's
  * daily P&L variance and the asset's covariance with it, each the shortest text of an IEEE double (`"0"`
  * below two returns).
  */

@@ -12,7 +12,8 @@
  *    unless `allowRestatement` (then listed with old and new figures, and the stored rows of those dates
  *    replaced). An expense that was accrued and is now paid is a settlement, not a restatement.
  * 4. Write: small tables by `INSERT ... SELECT FROM json_to_recordset ... ON CONFLICT DO UPDATE`, bulk tables
- *    by `COPY ... FROM STDIN` (text format) streamed from the spool: the bundle is read once. `COMMIT`.
+ *    by `COPY ... FROM STDIN` (text format) streamed from the spool: the bundle is read once. Then the
+ *    derived data (`fund_derive`, and VaR's moments: operator/db/var-moments.ts). `COMMIT`.
  *
  * Interrupted anywhere (SIGINT through `signal`, a dropped connection, a constraint the validation did not
  * know), the transaction is never committed and the server discards it: the database stays as it was.
@@ -26,6 +27,7 @@ import { type ChangedRow, type Plan, type Restatement, planAppend, planReplace }
 import { Spool } from './spool.ts';
 import { type Cell, type Validation, bundleBytes, validateBundle } from './validate.ts';
 import { FUND_KEY } from '../../lib/fund/tables.ts';
+import { storeVarMoments } from '../db/var-moments.ts';
 
 /** How an import writes. */
 export type ImportMode = 'append' | 'replace';
@@ -208,6 +210,8 @@ export async function importBundle(options: ImportOptions): Promise<ImportResult
     }
     result.written = await writePlan(client, spool!, validation, plan, options);
     await deriveSums(client, fundId, mode === 'replace' ? null : storedThrough, plan);
+    // VaR's moments of the latest usable run (db/migrations/0004_var_moments.sql), from the rows just written.
+    await storeVarMoments(client, fundId);
     if (options.signal?.aborted) throw new Error('interrupted');
     await client.query('COMMIT');
     result.outcome = 'imported';

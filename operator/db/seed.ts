@@ -8,6 +8,7 @@
 import type { SqlClient } from '../../lib/db/client.ts';
 import type { FundDataset } from '../../lib/fund/synthetic.ts';
 import { FUND_KEY, TABLES, type Table } from '../../lib/fund/tables.ts';
+import { storeVarMoments } from './var-moments.ts';
 
 /** Rows written per table, by table name. */
 export type SeedReport = Record<string, number>;
@@ -68,6 +69,8 @@ export async function seedFund(db: SqlClient, data: FundDataset): Promise<SeedRe
     for (const t of TABLES) report[t.table] = await insert(db, t, fundId, ROWS_OF[t.table]!(data));
     // The derived sums (db/migrations/0002_derived_data.sql), made from the rows just written.
     await db.query('SELECT fund_derive($1, NULL)', [fundId]);
+    // VaR's moments of the latest usable run (db/migrations/0004_var_moments.sql).
+    await storeVarMoments(db, fundId);
     await db.query('COMMIT');
   } catch (err) {
     await db.query('ROLLBACK').catch(() => {});

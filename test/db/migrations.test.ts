@@ -27,6 +27,7 @@ import type { Database } from '../../lib/db/client.ts';
 import { MIGRATION_LOCK, checksum, migrate, migrationsFrom, type Migration, type MigrationReport } from '../../operator/db/migrate.ts';
 import { seedFund, type SeedReport } from '../../operator/db/seed.ts';
 import { DEMO_FUND, SAMPLE_FUND, generateFund } from '../../lib/fund/synthetic.ts';
+import { VAR_WINDOW } from '../../lib/fund/analytics/var.ts';
 import { DERIVED_TABLES, FUND_KEY, TABLES as FUND_TABLES, type Table } from '../../lib/fund/tables.ts';
 import { fundSpec, loadMigrations } from '../../scripts/db.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -52,10 +53,11 @@ const DATA_TABLES = [
   'positions',
   'prices',
   'share_classes',
+  'var_moments',
 ];
 const TABLES = [...DATA_TABLES, 'schema_migrations'].sort();
 /** Derived tables of arrays, which no table descriptor describes (no request selects them as rows). */
-const ARRAY_TABLES = ['asset_closes'];
+const ARRAY_TABLES = ['asset_closes', 'var_moments'];
 
 /** Money, quantities, prices and rates: every one NUMERIC. */
 const NUMERIC_COLUMNS: Record<string, string[]> = {
@@ -465,6 +467,8 @@ describe('seeding', () => {
     expect(firstCounts).toEqual({
       ...firstSeed,
       fund_versions: 1,
+      // VaR's moments of the latest usable run: both methods, every window 20..1000.
+      var_moments: 2 * (VAR_WINDOW.max - VAR_WINDOW.min + 1),
       asset_closes: new Set(sample.prices.map((p) => p.asset)).size,
       ledger_balances: new Set(sample.ledger.map((l) => `${l.accountCode} ${l.entryDate}`)).size,
       position_sums: new Set(live.map((p) => `${p.navDate} ${p.assetClass} ${p.marketValue.startsWith('-')}`)).size,
