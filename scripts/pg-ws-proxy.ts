@@ -1,7 +1,8 @@
 /**
  * A small WebSocket-to-TCP proxy for local development and tests: what Neon's own proxy does in
  * production, so that `@neondatabase/serverless` reaches a plain PostgreSQL server exactly as it reaches Neon
- * (Postgres wire protocol inside binary WebSocket messages).
+ * (Postgres wire protocol inside binary WebSocket messages). On `POST /sql` it also answers Neon's
+ * SQL-over-HTTP protocol (scripts/pg-http.ts), the path of the Worker's one-shot reads (lib/db/http.ts).
  *
  * It listens on loopback only and forwards only to the one Postgres host and port it was started for:
  * the `address` a client asks for (`/v1?address=host:port`, as the driver's `wsProxy` setting sends it) must
@@ -14,6 +15,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { devVar } from './dev-args.ts';
+import { answerSqlOverHttp } from './pg-http.ts';
 
 /** A running proxy. */
 export interface PgWsProxy {
@@ -21,9 +23,9 @@ export interface PgWsProxy {
   port: number;
   /** The value of the driver's `wsProxy` setting that reaches it, e.g. `127.0.0.1:5488/v1`. */
   wsProxy: string;
-  /** Open client connections (each is one Postgres connection). */
+  /** Open client connections (each is one Postgres connection): WebSockets, and `POST /sql` requests in flight. */
   connections(): number;
-  /** Drops every open connection (both sides) without stopping the listener: a fault for tests. */
+  /** Drops every open connection (both sides, WebSockets and SQL-over-HTTP requests) without stopping the listener: a fault for tests. */
   dropConnections(): void;
   /** Stops listening and drops every connection. */
   close(): Promise<void>;
@@ -37,8 +39,17 @@ export interface PgWsProxy {
 export async function startPgWsProxy(options: { target: { host: string; port: number }; port?: number }): Promise<PgWsProxy> {
   const { target } = options;
   const pairs = new Set<{ ws: WebSocket; tcp: Socket }>();
-  const server = createServer((_req, res) => {
-    res.writeHead(426, { 'Content-Type': 'text/plain' }).end('WebSocket only.\n');
+  const requests = new Set<() => void>();
+  const track = (drop: () => void) => {
+    requests.add(drop);
+    return () => void requests.delete(drop);
+  };
+  const server = createServer((req, res) => {
+    if (req.method === 'POST' && new URL(req.url ?? '/', 'http://proxy').pathname === '/sql') {
+      void answerSqlOverHttp(req, res, target, (host, port) => sameTarget(host, port, target), track);
+      return;
+    }
+    res.writeHead(426, { 'Content-Type': 'text/plain' }).end('WebSocket, or POST /sql.\n');
   });
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 * 1024 });
 
@@ -97,11 +108,13 @@ export async function startPgWsProxy(options: { target: { host: string; port: nu
       ws.terminate();
     }
     pairs.clear();
+    for (const drop of [...requests]) drop();
+    requests.clear();
   };
   return {
     port,
     wsProxy: `127.0.0.1:${port}/v1`,
-    connections: () => pairs.size,
+    connections: () => pairs.size + requests.size,
     dropConnections,
     close: () =>
       new Promise<void>((resolve) => {
@@ -155,12 +168,16 @@ class ClientFrames {
 function allowedAddress(url: string | undefined, target: { host: string; port: number }): boolean {
   const address = new URL(url ?? '/', 'http://proxy').searchParams.get('address');
   if (address === null) return true;
-  const local = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
   const at = address.lastIndexOf(':');
   const host = at > 0 ? address.slice(0, at) : address;
   const port = at > 0 ? Number(address.slice(at + 1)) : 5432;
-  const sameHost = host === target.host || (local.has(host) && local.has(target.host));
-  return sameHost && port === target.port;
+  return sameTarget(host, port, target);
+}
+
+/** True when `host:port` names the target (any loopback name for a loopback target). */
+function sameTarget(host: string, port: number, target: { host: string; port: number }): boolean {
+  const local = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+  return (host === target.host || (local.has(host) && local.has(target.host))) && port === target.port;
 }
 
 /** `host:port` of a `postgres://` URL (port 5432 when absent). */

@@ -11,26 +11,9 @@
  */
 import { Pool, neonConfig, type PoolClient } from '@neondatabase/serverless';
 import { ApiError, UpstreamUnavailableError } from '../errors.ts';
+import { QUERY_TIMEOUT_MS, isUnavailable, type Database } from './sql.ts';
 
-/** Time budget of one query, connection included, in milliseconds. */
-export const QUERY_TIMEOUT_MS = 3000;
-
-/** The part of a driver client the service uses: parameterised queries only. */
-export interface SqlClient {
-  /**
-   * Runs one statement (`$1`, `$2`, ... placeholders) in one round trip.
-   * @throws {UpstreamUnavailableError} unreachable, dropped or over the time budget
-   */
-  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<{ rows: R[] }>;
-}
-
-/** A connection for one request. */
-export interface Database extends SqlClient {
-  /** Round trips made so far (one per query). */
-  readonly roundTrips: number;
-  /** Closes the connection; hand it to `waitUntil` so the response is not held up. */
-  release(): Promise<void>;
-}
+export { QUERY_TIMEOUT_MS, isUnavailable, type Database, type SqlClient } from './sql.ts';
 
 /** Where and how to connect. */
 export interface DatabaseConfig {
@@ -52,18 +35,6 @@ export function configureDriver(wsProxy: string | undefined): void {
   neonConfig.useSecureWebSocket = false;
   neonConfig.pipelineTLS = false;
   neonConfig.pipelineConnect = false;
-}
-
-/**
- * True for a failure of the database as a service (connection, time budget, server shutting down or out of
- * resources), as opposed to a fault of the statement itself. SQLSTATE classes 08 (connection), 53
- * (insufficient resources), 57 (operator intervention, incl. 57014 statement timeout) and 58 (system);
- * an error without a SQLSTATE came from the network or the driver.
- */
-export function isUnavailable(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
-  return ['08', '53', '57', '58'].includes(code.slice(0, 2));
 }
 
 /**

@@ -2,7 +2,7 @@
  * Which store and fund a principal reads (docs/api.md#keys-and-scopes): the demo key reads the bundled synthetic fund from
  * its own embedded store, on a path that never touches the database or the real fund store; a real key
  * reads the fund this deployment serves (`FUND_ID`) from the real fund store: Postgres when `DATABASE_URL`
- * is set (one connection per request), else the embedded local sample fund.
+ * is set (SQL over HTTP, one round trip per statement), else the embedded local sample fund.
  */
 import type { Context } from 'hono';
 import { FundDataNotConfiguredError, InsufficientScopeError } from '../errors.ts';
@@ -75,13 +75,15 @@ export function fundSource(
 }
 
 /**
- * The database source of one request. The driver and the SQL store are imported on first use, so an
- * isolate serving only the embedded fund (the demo key, or no `DATABASE_URL`) never evaluates them: they
- * are about a third of the Worker's startup CPU.
+ * The database source of one request: its statements go over SQL-over-HTTP (lib/db/http.ts), one round
+ * trip each, with no connection to open or close and none of the WebSocket driver's code: on a fresh
+ * isolate's first request that driver cost most of the request's CPU (docs/configuration.md#statements-and-round-trips-per-request-hyperdrive).
+ * The client and the SQL store are imported on first use, so an isolate serving only the embedded fund
+ * (the demo key, or no `DATABASE_URL`) never evaluates them.
  */
 function postgresSource(fundId: string, url: string, wsProxy: string | undefined): FundSource {
-  const opened = Promise.all([import('../db/client.ts'), import('./postgres-store.ts')]).then(([client, sql]) => {
-    const db = client.openDatabase({ url, wsProxy });
+  const opened = Promise.all([import('../db/http.ts'), import('./postgres-store.ts')]).then(([http, sql]) => {
+    const db = http.openHttpDatabase({ url, endpoint: http.neonHttpEndpoint(url, wsProxy) });
     return { db, store: sql.postgresStore(db) };
   });
   const store: FundStore = {

@@ -165,7 +165,7 @@ describe('which upgrades it accepts', () => {
   it('answers a plain HTTP request with 426', async () => {
     const res = await fetch(`http://127.0.0.1:${database.proxy.port}/v1?address=${target.host}:${target.port}`);
     expect(res.status).toBe(426);
-    expect(await res.text()).toBe('WebSocket only.\n');
+    expect(await res.text()).toBe('WebSocket, or POST /sql.\n');
     expect(database.proxy.connections()).toBe(0);
   });
 });

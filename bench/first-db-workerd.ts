@@ -1,0 +1,94 @@
+/**
+ * An A/B of first requests in workerd against PostgreSQL: the first request of fresh isolates for chosen fund
+ * endpoints on the scale bench's large fund (bench/scale.ts, database `fund_edge_scale`, which must have been
+ * imported by `npm run bench -- --only scale` first), on one or more builds of the Worker, interleaved (bundle
+ * after bundle, case after case, round after round) as bench/first-workerd.ts does for the embedded fund.
+ * The database is reached as the bench's: through the project's proxy (scripts/pg-ws-proxy.ts).
+ *
+ * Usage: node --experimental-strip-types --disable-warning=ExperimentalWarning bench/first-db-workerd.ts
+ *          [--bundle dir]... [--runs n] [--fund bench-fund] path...
+ * (paths under /api/v1/fund/, e.g. `overview`, `trial-balance`, `capital-accounts`). Prints each case ×
+ * bundle's median main-thread CPU and its runs, sorted; exits 1 if an answer is not 200.
+ */
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { Miniflare } from 'miniflare';
+import { createKey, type KeyAdminStore } from '../lib/keys.ts';
+import { startPgWsProxy } from '../scripts/pg-ws-proxy.ts';
+import { Cleanup, median, useWranglerEnv } from './report.ts';
+import { RAISED_BURST_LIMITS, deployedWorker, measureOnce, service, type Subject } from './workerd.ts';
+
+const DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/fund_edge_scale';
+/** Any 32-byte key: the bench reads no pseudonym. */
+const INVESTOR_REF_KEY = 'c2NhbGUtYmVuY2gtaW52ZXN0b3ItcmVmLWtleS0zMmJ5dGVz';
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      bundle: { type: 'string', multiple: true },
+      runs: { type: 'string', default: '7' },
+      fund: { type: 'string', default: 'bench-fund' },
+    },
+  });
+  if (positionals.length === 0) throw new Error('name at least one fund path (e.g. overview, trial-balance)');
+  const cleanup = new Cleanup();
+  try {
+    useWranglerEnv();
+    const proxy = await startPgWsProxy({ target: { host: '127.0.0.1', port: 5432 } });
+    cleanup.add('stop the proxy', () => proxy.close());
+    const bundles = values.bundle?.length ? values.bundle : [await deployedWorker(cleanup)];
+    const fundId = values.fund;
+    const subjectOf = (bundle: string): Subject => {
+      const base = service(resolve(bundle));
+      const options = base.options as { bindings?: Record<string, unknown>; ratelimits?: Record<string, unknown> };
+      return {
+        options: {
+          ...base.options,
+          bindings: { ...options.bindings, FUND_ID: fundId, DATABASE_URL, DATABASE_WS_PROXY: proxy.wsProxy, INVESTOR_REF_KEY },
+          ratelimits: { ...options.ratelimits, ...RAISED_BURST_LIMITS },
+        } as Subject['options'],
+        async prepare(mf: Miniflare) {
+          await base.prepare(mf);
+          const API_KEYS = (await mf.getKVNamespace('API_KEYS')) as unknown as KeyAdminStore;
+          return (await createKey(API_KEYS, { fundId, label: 'bench', dailyCalcLimit: 100_000_000 })).key;
+        },
+      };
+    };
+    const figures = new Map<string, number[]>();
+    let failed = false;
+    for (let round = 0; round < Number(values.runs); round++) {
+      const order = round % 2 ? [...bundles].reverse() : bundles;
+      for (const bundle of order) {
+        for (const path of positionals) {
+          const r = await measureOnce(
+            subjectOf(bundle),
+            `/api/v1/fund/${path}`,
+            (key) => ({ headers: { authorization: `Bearer ${key}` } }),
+            (status, body) => (status === 200 ? null : `status ${status}: ${body.slice(0, 200)}`),
+          );
+          if (r.problem) {
+            console.error(`${path} · ${bundle}: ${r.problem}`);
+            failed = true;
+          }
+          const label = `${path} · ${bundle}`;
+          figures.set(label, [...(figures.get(label) ?? []), r.mainMs]);
+        }
+      }
+    }
+    console.log(`workerd main-thread CPU of the first database request of a fresh isolate, ms (median of ${values.runs}; the runs sorted)`);
+    for (const [label, runs] of figures) {
+      const sorted = [...runs].sort((a, b) => a - b);
+      console.log(`${median(sorted).toFixed(2).padStart(7)}  ${label}   [${sorted.map((v) => v.toFixed(1)).join(' ')}]`);
+    }
+    return failed ? 1 : 0;
+  } finally {
+    await cleanup.run();
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  Cleanup.installSignalHandlers();
+  process.exitCode = await main();
+}
