@@ -27,29 +27,41 @@ CREATE TABLE var_moments (
   PRIMARY KEY (fund_id, method, window_days)
 );
 
--- The trigger functions: one per kind of statement, each deleting the moments of the funds its transition
+-- Forgets the moments of the funds p_funds. It first takes each fund's writer lock, the transaction-scoped
+-- advisory lock the importer holds from its first statement and the writer of the moments takes before it
+-- reads (operator/db/var-moments.ts), in a fixed order; the DELETE runs after the wait, in a snapshot that
+-- sees what that writer committed. Without the lock, a write made while an import of the same fund was
+-- computing its moments would delete none of them (still uncommitted, so unseen) and leave them stale.
+CREATE FUNCTION var_moments_forget(p_funds text[]) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('fund-edge import ' || f, 0))
+  FROM (SELECT DISTINCT f FROM unnest(p_funds) AS u (f) ORDER BY f) x;
+  DELETE FROM var_moments m WHERE m.fund_id = ANY(p_funds);
+END $$;
+
+-- The trigger functions: one per kind of statement, each forgetting the moments of the funds its transition
 -- tables name.
 CREATE FUNCTION var_moments_after_insert() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  DELETE FROM var_moments m WHERE m.fund_id IN (SELECT DISTINCT fund_id FROM new_rows);
+  PERFORM var_moments_forget(ARRAY(SELECT DISTINCT fund_id FROM new_rows));
   RETURN NULL;
 END $$;
 
 CREATE FUNCTION var_moments_after_update() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  DELETE FROM var_moments m WHERE m.fund_id IN (SELECT fund_id FROM new_rows UNION SELECT fund_id FROM old_rows);
+  PERFORM var_moments_forget(ARRAY(SELECT fund_id FROM new_rows UNION SELECT fund_id FROM old_rows));
   RETURN NULL;
 END $$;
 
 CREATE FUNCTION var_moments_after_delete() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  DELETE FROM var_moments m WHERE m.fund_id IN (SELECT DISTINCT fund_id FROM old_rows);
+  PERFORM var_moments_forget(ARRAY(SELECT DISTINCT fund_id FROM old_rows));
   RETURN NULL;
 END $$;
 
 CREATE FUNCTION var_moments_after_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  DELETE FROM var_moments;
+  PERFORM var_moments_forget(ARRAY(SELECT fund_id FROM funds));
   RETURN NULL;
 END $$;
 

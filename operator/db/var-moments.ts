@@ -31,13 +31,18 @@ const ROWS_PER_INSERT = 100;
 const METHODS = ['sample', 'ewma'] as const;
 
 /**
- * Makes fund `fundId`'s VaR moments current for its latest usable run, in the caller's transaction. Kept
+ * Makes fund `fundId`'s VaR moments current for its latest usable run, in the caller's transaction (which
+ * then holds the fund's writer lock until it ends). Kept
  * when every row is there for that run and basis (any write to positions, prices or runs since would have
  * deleted them); otherwise the fund's rows are deleted and every window of both methods written.
  * @throws {Error} on a database failure (the caller's transaction is then not committed)
  */
 export async function storeVarMoments(db: SqlClient, fundId: string): Promise<VarMomentsReport> {
   const report: VarMomentsReport = { navDate: null, rows: 0, readMs: 0, computeMs: 0, writeMs: 0 };
+  // The fund's writer lock (the importer's, held already by an import): a concurrent write to positions,
+  // prices or runs of the fund waits for this transaction before its trigger deletes the moments, so it
+  // deletes these, or this one reads after that write (db/migrations/0004_var_moments.sql).
+  await db.query(`SELECT pg_advisory_xact_lock(hashtextextended('fund-edge import ' || $1, 0))`, [fundId]);
   const { rows: runRows } = await db.query<{ runs: NavRunRow[] | null }>(
     `SELECT json_agg(json_build_object(${jsonFields(NAV_RUNS, 'r')}) ORDER BY r.nav_date) AS runs FROM nav_runs r WHERE r.fund_id = $1`,
     [fundId],

@@ -5,6 +5,7 @@
  *   the embedded store gives, to the bit; not for another run or another basis;
  * - any statement writing positions, prices or runs deletes the fund's moments (only that fund's; a TRUNCATE
  *   every fund's), and the answer stays the embedded one, now from the closes;
+ * - a write while they are being made waits for their writer and then deletes them (never stale);
  * - on a fund whose assets keep different price calendars, the stored windows equal the requests' own;
  * - the importer makes them again: a replace, an append (the new latest run), a restated close.
  */
@@ -24,7 +25,7 @@ import { valueAtRiskTool } from '../../lib/fund/tools/risk-var.ts';
 import { exportEmbedded } from '../../operator/bundle/export.ts';
 import { importBundle } from '../../operator/bundle/load.ts';
 import { storeVarMoments } from '../../operator/db/var-moments.ts';
-import { createTestDatabase, migrateAndSeed, type TestDatabase, sql as sharedSql } from '../support/database.ts';
+import { createTestDatabase, migrateAndSeed, someoneWaitsOnALock, type TestDatabase, sql as sharedSql } from '../support/database.ts';
 
 const FUND = SAMPLE_FUND.fundId;
 const OTHER = DEMO_FUND.fundId;
@@ -140,8 +141,10 @@ describe('stored moments after a seed', () => {
   });
 });
 
+/** A condition naming one row of `table` of the fund `$1`. */
+const oneRow = (table: string) => `ctid = (SELECT ctid FROM ${table} WHERE fund_id = $1 LIMIT 1)`;
+
 describe('a write to what the moments come from', () => {
-  const oneRow = (table: string) => `ctid = (SELECT ctid FROM ${table} WHERE fund_id = $1 LIMIT 1)`;
   const TEST_PRICE = `INSERT INTO prices SELECT fund_id, 'ZZZ-TEST', price_date, price FROM prices WHERE fund_id = $1 LIMIT 1
     ON CONFLICT DO NOTHING`;
   /** Each write: a statement made before the moments are stored again (if any), then the write. */
@@ -180,6 +183,28 @@ describe('a write to what the moments come from', () => {
       await db.query('ROLLBACK');
       await db.release();
     }
+    expect((await stored()).n).toBe(ALL_WINDOWS);
+  });
+});
+
+describe('a write while the moments are being made', () => {
+  it('waits for their writer, then deletes what it wrote: they are never left stale', async (ctx) => {
+    if (database.kind !== 'postgres') ctx.skip(); // two sessions, one waiting on the other's lock
+    const writer = database.open();
+    let write: Promise<unknown> | undefined;
+    try {
+      await writer.query('BEGIN');
+      await writer.query('DELETE FROM var_moments WHERE fund_id = $1', [FUND]);
+      expect((await storeVarMoments(writer, FUND)).rows).toBe(ALL_WINDOWS);
+      write = sql(`UPDATE prices SET price = price WHERE ${oneRow('prices')}`, [FUND]);
+      await someoneWaitsOnALock(database);
+      await writer.query('COMMIT');
+      await write;
+    } finally {
+      await writer.release();
+    }
+    expect((await stored()).n).toBe(0);
+    await restore();
     expect((await stored()).n).toBe(ALL_WINDOWS);
   });
 });
