@@ -24,6 +24,7 @@ import type { AppEnv, Env } from '../env.ts';
 import { configOf } from '../config.ts';
 import { originPolicy, publicOrigin } from '../origin.ts';
 import { refreshTokenCheck } from './refresh.ts';
+import { guardMetadataFetch } from './cimd.ts';
 import { FUND_READ_SCOPE } from '../auth.ts';
 
 /** The one scope: read the served fund's data (the fund MCP server and the REST fund endpoints), lib/auth.ts. */
@@ -94,6 +95,8 @@ const servers = new Map<string, OAuthAuthorizationServer<Env>>();
  * @throws {ConfigInvalidError} for malformed token lifetimes
  */
 export async function authorizationServer(c: { env: Env; req: { url: string } }): Promise<OAuthAuthorizationServer<Env>> {
+  // The library's metadata document fetch follows no redirect (lib/oauth/cimd.ts); before any library call.
+  guardMetadataFetch();
   const issuer = issuerOf(c);
   const lifetimes = oauthLifetimes(c.env);
   const cacheKey = `${issuer} ${lifetimes.accessTokenTTL} ${lifetimes.refreshTokenTTL}`;
@@ -114,7 +117,8 @@ export async function authorizationServer(c: { env: Env; req: { url: string } })
       // Client ID Metadata Documents: a client identified by the https URL of its document needs no
       // registration (dynamic registration stays, the fallback). The library bounds the fetch; the runtime's
       // global_fetch_strictly_public flag (wrangler.toml) keeps it to public addresses, and lib/oauth/cimd.ts
-      // refuses a URL written with an address or name that is not public before it is fetched.
+      // refuses a URL written with an address or name that is not public before it is fetched, and makes the
+      // fetch follow no redirect (guardMetadataFetch, above).
       clientIdMetadataDocumentEnabled: true,
       // Refresh-token reuse detection, once the library has authenticated the client and found the grant.
       tokenExchangeCallback: refreshTokenCheck,

@@ -8,10 +8,15 @@
  * URL (`https://client.example/...`), as the internet would, and counts what it was asked; `Cloudflare`'s
  * compatibility flags say `global_fetch_strictly_public`, as the Worker's do (wrangler.toml), without which
  * the library refuses metadata documents. Deployed, the runtime enforces the flag; the private-address cases
- * here are refused by lib/oauth/cimd.ts before any fetch, which the fetch count shows.
+ * here are refused by lib/oauth/cimd.ts before any fetch, which the fetch count shows. The library's fetch is
+ * sent with `redirect: 'manual'` (lib/oauth/cimd.ts `guardMetadataFetch`), and the Worker's other requests
+ * pass unchanged. The same flow, the revocation and the refusals of redirects run in workerd in
+ * test/e2e/oauth-cimd.test.ts; this file keeps what needs Node: the 10 s bound on fake timers, every address
+ * that is not public at both endpoints, and a document naming another client id.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../lib/service.ts';
+import { guardMetadataFetch } from '../../lib/oauth/cimd.ts';
 import { fundPath } from '../support/declared.ts';
 import {
   ORIGIN,
@@ -46,15 +51,19 @@ function document(overrides: Record<string, unknown> = {}) {
 /** What the replaced fetch answers, and the URLs it was asked for. */
 let serve: (url: string, init: RequestInit | undefined) => Promise<Response>;
 let fetched: string[];
+/** How each of them was asked for: its `redirect` mode. */
+let redirects: (RequestInit['redirect'] | undefined)[];
 const realFetch = globalThis.fetch;
 
 beforeEach(() => {
   fetched = [];
+  redirects = [];
   serve = async () => Response.json(document());
   vi.stubGlobal('Cloudflare', { compatibilityFlags: { global_fetch_strictly_public: true } });
   globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = input instanceof Request ? input.url : String(input);
     fetched.push(url);
+    redirects.push(init?.redirect);
     return serve(url, init);
   }) as typeof fetch;
 });
@@ -82,6 +91,8 @@ describe('a client identified by its metadata document', () => {
     expect(page.html).toContain('<strong id="client-domain">client.example</strong>');
     // Fetched from its URL only (once per lookup: Node has no Cache API, where workerd keeps it).
     expect(new Set(fetched)).toEqual(new Set([CLIENT_ID]));
+    // Never following a redirect (lib/oauth/cimd.ts).
+    expect(new Set(redirects)).toEqual(new Set(['manual']));
     const approved = await decide(app, f.env, url, session, page.handle!, page.binding, 'approve');
     const code = new URL(approved.headers.get('location')!).searchParams.get('code')!;
     const res = await exchangeCode(app, f.env, { clientId: CLIENT_ID, verifier, code });
@@ -183,6 +194,25 @@ describe('a client identified by its metadata document', () => {
     serve = async () => Response.json(document({ client_id: 'https://other.example/oauth/client-metadata.json' }));
     const page = await openConsent(app, f.env, (await authorization()).url, session);
     expect(page.res.status).toBe(400);
+  });
+
+  it('a redirect of the document is refused without asking for its Location; the other requests pass unchanged', async () => {
+    const f = oauthEnv();
+    const session = await developer(f.CONSOLE);
+    serve = async (url) =>
+      url === CLIENT_ID
+        ? new Response(null, { status: 307, headers: { location: 'https://other.example/c.json' } })
+        : Response.json(document());
+    const page = await openConsent(app, f.env, (await authorization()).url, session);
+    expect(page.res.status).toBe(400);
+    expect(page.html).not.toContain('other.example');
+    expect(fetched).toEqual([CLIENT_ID]);
+    // A request that is not the library's: the same input and init reach the fetch beneath.
+    guardMetadataFetch();
+    const init = { method: 'POST', headers: { 'user-agent': 'other/1.0' }, body: 'q' };
+    await fetch('https://db.example/sql', init);
+    expect(fetched.at(-1)).toBe('https://db.example/sql');
+    expect(redirects.at(-1)).toBeUndefined();
   });
 
   it('the authorization server says it supports metadata documents, and dynamic registration stays', async () => {
