@@ -5,6 +5,8 @@
  * process receives it ({@link captureWorkerLog}).
  */
 import { execFileSync } from 'node:child_process';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { unstable_startWorker } from 'wrangler';
@@ -33,6 +35,54 @@ export interface WorkerOptions {
    * Worker's log for those ({@link captureWorkerLog}) needs it, with `logLevel` `error`.
    */
   inspector?: boolean;
+  /**
+   * Answers the Worker's outbound `fetch()` to hosts that are not loopback, as Miniflare's `outboundService`
+   * would (wrangler's `unstable_startWorker` declares `dev.outboundService` but does not pass it on): the
+   * Worker runs test/support/outbound-worker.ts, which sends each such request, every redirect hop apart, to
+   * a server of this process on loopback, and this handler gets it as the Worker asked for it (its public
+   * URL, method, headers, body, and a signal aborted when the Worker hangs up). A handler that throws closes
+   * the connection, and the Worker's `fetch` fails as for a host it cannot reach. Not with `entrypoint`.
+   */
+  outbound?: (request: Request) => Response | Promise<Response>;
+}
+
+/** The header in which test/support/outbound-worker.ts names the URL the Worker asked for (its own copy: that module is the Worker's). */
+const OUTBOUND_URL_HEADER = 'x-test-outbound-url';
+
+/** The loopback server that answers the Worker's outbound requests with {@link WorkerOptions.outbound}. */
+async function outboundServer(handler: NonNullable<WorkerOptions['outbound']>): Promise<{ origin: string; close(): void }> {
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    void (async () => {
+      const hangUp = new AbortController();
+      res.on('close', () => hangUp.abort());
+      try {
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(req.headers)) {
+          if (name === OUTBOUND_URL_HEADER || name === 'host' || value === undefined) continue;
+          for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+        }
+        const chunks: Buffer[] = [];
+        for await (const chunk of req) chunks.push(chunk as Buffer);
+        const body = chunks.length > 0 && req.method !== 'GET' && req.method !== 'HEAD' ? Buffer.concat(chunks) : null;
+        const url = String(req.headers[OUTBOUND_URL_HEADER]);
+        const answer = await handler(new Request(url, { method: req.method, headers, body, signal: hangUp.signal }));
+        res.writeHead(answer.status, Object.fromEntries(answer.headers));
+        if (answer.body) for await (const chunk of answer.body) res.write(chunk);
+        res.end();
+      } catch {
+        res.destroy();
+      }
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    close() {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
 }
 
 /**
@@ -40,7 +90,7 @@ export interface WorkerOptions {
  * @param persistDir the folder local KV lives in
  * @param bindings bindings that replace wrangler.toml's (e.g. a raised burst limit)
  * @param logLevel `error` shows the Worker's `console.error` lines (lib/log.ts) on this process's stderr
- * @param options another entry module, the inspector ({@link WorkerOptions})
+ * @param options another entry module, the inspector, an answer to the Worker's outbound requests ({@link WorkerOptions})
  */
 export async function startWorker(
   persistDir: string,
@@ -48,10 +98,13 @@ export async function startWorker(
   logLevel: 'none' | 'error' = 'none',
   options: WorkerOptions = {},
 ): Promise<TestWorker> {
+  if (options.outbound && options.entrypoint) throw new Error('startWorker: outbound runs its own entry module');
+  const outbound = options.outbound ? await outboundServer(options.outbound) : null;
+  const entrypoint = outbound ? 'test/support/outbound-worker.ts' : options.entrypoint;
   const worker = await unstable_startWorker({
     config: join(process.cwd(), 'wrangler.toml'),
-    ...(options.entrypoint ? { entrypoint: join(process.cwd(), options.entrypoint) } : {}),
-    bindings,
+    ...(entrypoint ? { entrypoint: join(process.cwd(), entrypoint) } : {}),
+    bindings: outbound ? { ...bindings, TEST_OUTBOUND: { type: 'plain_text', value: outbound.origin } } : bindings,
     dev: {
       server: { hostname: '127.0.0.1', port: 0 },
       inspector: options.inspector ? { hostname: '127.0.0.1', port: 0 } : false,
@@ -62,7 +115,13 @@ export async function startWorker(
   } as Parameters<typeof unstable_startWorker>[0]);
   await worker.ready;
   const base = (await worker.url).toString().replace(/\/$/, '');
-  return { base, dispose: () => worker.dispose() };
+  return {
+    base,
+    async dispose() {
+      await worker.dispose();
+      outbound?.close();
+    },
+  };
 }
 
 /**
