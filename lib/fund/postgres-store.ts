@@ -304,8 +304,8 @@ export function readStatement(
  * The series VaR's moments are computed from (`varMomentsOfSeries`): per held risky asset, its exposure and
  * its closes on the last `returns + 1` dates on which all of them have one (fewer when there are fewer),
  * oldest first. From the assets' arrays of closes when they serve, else from the closes: one or two round
- * trips (`from` = 'closes': the second only). The importer and the seeder compute the stored moments of every window from these, read for the
- * largest window: a smaller window's series is its tail.
+ * trips (`from` = 'closes': the second only). The importer and the seeder compute the stored moments of
+ * every window from these, read for the largest window: a smaller window's series is its tail.
  * @throws {import('../errors.ts').UpstreamUnavailableError} 503 from the client
  */
 export async function varSeries(
@@ -324,7 +324,10 @@ export async function varSeries(
   return [];
 }
 
-/** VaR's rows out of its part of a read: the stored moments as they are, else computed from the series (read again from the closes when null). */
+/**
+ * VaR's rows out of its part of a read: the stored moments as they are, else computed from the series (read
+ * from the closes in a second statement when the part is null).
+ */
 async function varMomentsOf(
   db: SqlClient,
   fundId: string,
