@@ -35,8 +35,8 @@ export interface FundIdentitySet {
   readonly version: string;
   /** The values, compiled for the scan and the masking of free text. */
   readonly set: IdentitySet;
-  /** Each investor's identity values joined, by internal id. */
-  readonly investors: ReadonlyMap<string, string>;
+  /** Each investor's identity values ({@link identityValues}), by internal id. */
+  readonly investors: ReadonlyMap<string, readonly string[]>;
 }
 
 const kept = new Map<string, FundIdentitySet>();
@@ -63,7 +63,7 @@ export async function fundIdentities(store: FundStore, fundId: string): Promise<
   // Held when asked, but since dropped by another request: ask for the rows.
   if (got.investors === null) got = await store.identities(fundId);
   if (got.investors === null) throw new RedactionFailedError('store_row');
-  const investors = new Map(got.investors.map((i) => [i.investorId, identityValues(i).join('\u0000')]));
+  const investors = new Map(got.investors.map((i) => [i.investorId, identityValues(i)]));
   const compiled: FundIdentitySet = { version: got.version, set: identitySet(got.investors.flatMap(identityValues)), investors };
   kept.delete(got.version);
   kept.set(got.version, compiled);
@@ -90,8 +90,19 @@ export function keptIdentitySets(): { sets: number; values: number } {
  * @throws {RedactionFailedError} `identity_value` when one is not
  */
 export function checkInvestorsScanned(identities: FundIdentitySet, investors: readonly InvestorRow[]): void {
+  // Compared field by field, in the order of identityValues: no array or string made per investor.
   for (const i of investors) {
-    if (identities.investors.get(i.investorId) !== identityValues(i).join('\u0000')) throw new RedactionFailedError('identity_value');
+    const v = identities.investors.get(i.investorId);
+    if (
+      v === undefined ||
+      v[0] !== i.legalName ||
+      v[1] !== i.email ||
+      v[2] !== i.taxId ||
+      v[3] !== i.bankAccount ||
+      v[4] !== i.investorId
+    ) {
+      throw new RedactionFailedError('identity_value');
+    }
   }
 }
 

@@ -8,8 +8,12 @@ import { investorRefs } from '../redaction.ts';
 /** Pseudonyms kept at most per key (a fund of 500 investors needs 500; about 100 bytes each). */
 const KEPT_REFS = 20_000;
 
-/** Pseudonyms already made: by key (the secret, or '' for the public default), then `<fundId>\u0000<investorId>`. */
-const made = new Map<string, Map<string, string>>();
+/**
+ * Pseudonyms already made: by key (the secret, or '' for the public default), then fund id, then investor
+ * id (maps of maps: a request looks its investors up by the ids it read, with no key string made per
+ * investor), with how many each key holds.
+ */
+const made = new Map<string, { funds: Map<string, Map<string, string>>; count: number }>();
 
 /**
  * The pseudonyms of `investorIds`, as `investorRefs` makes them (`inv_<16 hex>`), each signed once per isolate.
@@ -18,24 +22,35 @@ const made = new Map<string, Map<string, string>>();
  */
 export async function keptInvestorRefs(fundId: string, investorIds: readonly string[], secret?: string): Promise<Map<string, string>> {
   const keyed = secret ?? '';
-  let refs = made.get(keyed);
-  if (!refs) {
+  let kept = made.get(keyed);
+  if (!kept) {
     if (made.size >= 16) made.clear(); // one secret per deployment (and the public default); bounded anyway
-    refs = new Map();
-    made.set(keyed, refs);
+    kept = { funds: new Map(), count: 0 };
+    made.set(keyed, kept);
   }
+  const refs = kept.funds.get(fundId);
   const out = new Map<string, string>();
   const missing: string[] = [];
   for (const id of investorIds) {
-    const ref = refs.get(`${fundId}\u0000${id}`);
+    const ref = refs?.get(id);
     if (ref === undefined) missing.push(id);
     else out.set(id, ref);
   }
   if (missing.length === 0) return out;
   const signed = await investorRefs(fundId, missing, secret);
-  if (refs.size + signed.size > KEPT_REFS) refs.clear();
+  if (kept.count + signed.size > KEPT_REFS) {
+    kept.funds.clear();
+    kept.count = 0;
+  }
+  // Looked up again: another request may have cleared or filled the key's maps while this one signed.
+  let fund = kept.funds.get(fundId);
+  if (!fund) {
+    fund = new Map<string, string>();
+    kept.funds.set(fundId, fund);
+  }
   for (const [id, ref] of signed) {
-    refs.set(`${fundId}\u0000${id}`, ref);
+    if (!fund.has(id)) kept.count++;
+    fund.set(id, ref);
     out.set(id, ref);
   }
   return out;

@@ -10,7 +10,7 @@
  * Σ closingCapital equals the run's NAV when the store's allocations tie to it (they do for the synthetic
  * funds; the test suite checks it). Investors leave only as their pseudonymous `investorRef`.
  */
-import { D, addCents, centsOf, dec, moneyOfCents, percentOf, sum, toMoney, type Dec } from '../../decimal.ts';
+import { D, addCents, centsOf, dec, moneyOfCents, percentOf, percentOfCentsNear, sum, toMoney, type Dec } from '../../decimal.ts';
 import type { CapitalRow, InvestorRow, NavRunRow } from '../rows.ts';
 
 const FIGURES = ['openingCapital', 'contributions', 'withdrawals', 'pnlAllocation', 'mgmtFee', 'perfFee', 'closingCapital'] as const;
@@ -50,9 +50,15 @@ export function capitalAccounts(input: CapitalAccountsInput) {
   return capitalAccountsInCents(input) ?? capitalAccountsInDecimals(input);
 }
 
-/** `round(part × 100 / whole, 4 dp)` half away from zero, as a JSON number; null when `whole` is 0. */
+/**
+ * `round(part × 100 / whole, 4 dp)` half away from zero, as a JSON number (a zero as +0); null when `whole`
+ * is 0. In doubles when {@link percentOfCentsNear} proves the rounding (any share not within reach of a
+ * half-way point), else in BigInt.
+ */
 function percentOfCents(part: number, whole: number): number | null {
   if (whole === 0) return null;
+  const near = percentOfCentsNear(part, whole);
+  if (near !== null) return near === 0 ? 0 : near;
   const n = BigInt(part) * 1_000_000n;
   const d = BigInt(whole);
   const neg = n < 0n !== d < 0n;
