@@ -39,12 +39,13 @@ import { join, resolve } from 'node:path';
 import { Bench } from 'tinybench';
 import { CALCULATORS, FUND_TOOLS } from '../lib/registry.ts';
 import { runCalculator, type CalculatorDefinition } from '../lib/calculators/definition.ts';
-import { callFundTool } from '../lib/fund/definition.ts';
+import { callFundTool, type FundToolDefinition } from '../lib/fund/definition.ts';
 import { embeddedStore } from '../lib/fund/embedded-store.ts';
 import { guardedStore } from '../lib/fund/store.ts';
 import { DEMO_FUND, generateFund, simulateFund } from '../lib/fund/synthetic.ts';
 import type { Env } from '../lib/env.ts';
-import { identitySet, investorRefs, redact } from '../lib/redaction.ts';
+import { findIdentities, identitySet, investorRefs, redact, type IdentitySet } from '../lib/redaction.ts';
+import { findIdentitiesReference } from '../lib/identity-reference.ts';
 import { identityValues } from '../lib/fund/identities.ts';
 import { breakdownBy, exposureOf, exposureSeries, exposureSnapshot, positionsView } from '../lib/fund/analytics/holdings.ts';
 import { pnlAttribution } from '../lib/fund/analytics/attribution.ts';
@@ -407,6 +408,7 @@ function identityScanCases(): Case[] {
     },
   });
   return [scan(0)].concat(
+    largeAnswerScanCases(),
     [500, 5_000].flatMap((investors): Case[] => [
       {
         id: `identity-compile-${investors}`,
@@ -431,6 +433,44 @@ function identityScanCases(): Case[] {
       },
     ]),
   );
+}
+
+/**
+ * The two answers of a large fund (500 investors, 1,826 daily runs) whose scan is most of their CPU,
+ * against the identity set of 500 investors: `get_nav_history?days=3660` (about 287 KB of JSON) and
+ * `get_capital_accounts` (500 investors). Per answer: the whole redaction step (`redact`: allow-list parse,
+ * serialization, shapes, identity scan), the identity scan of freshly serialized JSON (`findIdentities`),
+ * and the same with the reference scan it replaced (`findIdentitiesReference`, every word sliced and folded:
+ * the before of the fast path).
+ */
+function largeAnswerScanCases(): Case[] {
+  const tool = (name: string) => FUND_TOOLS.find((t) => t.tool === name)!;
+  const answers = {
+    'nav-1826': async () => ({
+      def: tool('get_nav_history'),
+      body: { currency: 'USD', runs: navHistory((await import('./identities.ts')).largeNavRuns(), 3660) },
+    }),
+    'capital-500': async () => ({ def: tool('get_capital_accounts'), body: capitalAccounts(capitalInputs(500)) }),
+  };
+  const set = async () => identitySet((await import('./identities.ts')).identityInvestors(500).flatMap(identityValues));
+  return Object.entries(answers).flatMap(([id, answer]): Case[] => {
+    const what = id === 'nav-1826' ? 'nav-history ?days=3660 of 1,826 runs' : 'capital accounts of 500 investors';
+    const scanCase = (suffix: string, name: string, fn: (a: { def: FundToolDefinition; body: unknown }, s: IdentitySet) => Fn): Case => ({
+      id: `identity-${suffix}-${id}`,
+      name: `${name} ${what} against 500 investors`,
+      budget: null,
+      timing: QUICK,
+      make: async () => {
+        const a = await answer();
+        return { fn: fn(a, await set()), detail: `${n(JSON.stringify(a.body).length)} bytes of JSON` };
+      },
+    });
+    return [
+      scanCase('redact', 'redact', (a, s) => () => redact(a.def.output, a.body, s)),
+      scanCase('find', 'findIdentities', (a, s) => () => findIdentities(JSON.stringify(a.body), s)),
+      scanCase('find-reference', 'findIdentitiesReference (before)', (a, s) => () => findIdentitiesReference(JSON.stringify(a.body), s)),
+    ];
+  });
 }
 
 /** Environment variable naming the Worker bundle the cold cases import (set by the parent). */
