@@ -8,8 +8,8 @@
  * live positions (`bench-fund-1000`) shows how cost grows with the book.
  *
  * The Worker as deployed (bench/workerd.ts) is served by Miniflare with `DATABASE_URL` pointing at that
- * database through the project's WebSocket proxy (the deployed driver path: `@neondatabase/serverless` over
- * WebSocket), a fund key minted for the fund. Per endpoint and fund MCP tool, at default and maximum
+ * database through the project's proxy (the deployed path: SQL over HTTP, lib/db/http.ts, on the proxy's
+ * `POST /sql`), a fund key minted for the fund. Per endpoint and fund MCP tool, at default and maximum
  * parameters:
  * - CPU of workerd's main thread (`/proc/<pid>/task/<tid>/schedstat`, bench/schedstat.ts): the first request
  *   of a fresh isolate (its own workerd), and the median of the warm requests that follow (a database
