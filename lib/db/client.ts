@@ -1,7 +1,9 @@
 /**
- * The database connection: `@neondatabase/serverless`'s `Pool` over WebSocket, one connection per request,
- * exactly as in production on Neon. Locally the WebSocket goes to the project's own proxy
- * (`scripts/pg-ws-proxy.ts`) in front of a plain PostgreSQL server, set by `DATABASE_WS_PROXY`.
+ * A database session: `@neondatabase/serverless`'s `Pool` over WebSocket, one connection held for its
+ * statements, for what needs a session (migrations, seeding, the tests' transactions). The Worker's fund
+ * reads do not use it: they are one-shot statements over SQL-over-HTTP (lib/db/http.ts), which keeps the
+ * driver out of the Worker. Locally the WebSocket goes to the project's own proxy (`scripts/pg-ws-proxy.ts`)
+ * in front of a plain PostgreSQL server, set by `DATABASE_WS_PROXY`.
  *
  * Every query runs under a time budget (3 s by default). A connection that cannot be made, drops, or
  * answers late becomes {@link UpstreamUnavailableError} (503 with `Retry-After`): never the driver's message,
