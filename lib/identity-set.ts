@@ -53,21 +53,38 @@ export function wordHash(h: number, c: number): number {
   return Math.imul(h ^ c, 0x01000193);
 }
 
-/** The hash table of the all-ASCII words of `words` ({@link IdentitySet.asciiSlots}). */
-function asciiWordTable(words: Iterable<string>): Pick<IdentitySet, 'asciiWords' | 'asciiSlots' | 'asciiHashes'> {
-  const asciiWords = [...words].filter((w) => [...w].every((ch) => ch.charCodeAt(0) < 128));
+/**
+ * The hash table of the trie's all-ASCII words ({@link IdentitySet.asciiSlots}), each once: read off its
+ * edges (a word on several edges is found in the table and not added again).
+ */
+function asciiWordTable(trie: Trie): Pick<IdentitySet, 'asciiWords' | 'asciiSlots' | 'asciiHashes'> {
   let size = 8;
-  while (size < 2 * asciiWords.length) size *= 2;
+  while (size < 2 * trie.onlyWord.length) size *= 2;
+  const mask = size - 1;
+  const asciiWords: string[] = [];
   const asciiSlots = new Int32Array(size);
   const asciiHashes = new Int32Array(size);
-  asciiWords.forEach((word, index) => {
+  const put = (word: string) => {
     let h = WORD_HASH_SEED;
-    for (let i = 0; i < word.length; i++) h = wordHash(h, word.charCodeAt(i));
-    let slot = h & (size - 1);
-    while (asciiSlots[slot] !== 0) slot = (slot + 1) & (size - 1);
-    asciiSlots[slot] = index + 1;
+    for (let i = 0; i < word.length; i++) {
+      const c = word.charCodeAt(i);
+      if (c >= 128) return;
+      h = wordHash(h, c);
+    }
+    let slot = h & mask;
+    for (; asciiSlots[slot] !== 0; slot = (slot + 1) & mask) {
+      if (asciiHashes[slot] === h && asciiWords[asciiSlots[slot]! - 1] === word) return;
+    }
+    asciiWords.push(word);
+    asciiSlots[slot] = asciiWords.length;
     asciiHashes[slot] = h;
-  });
+  };
+  for (let node = 0; node < trie.onlyWord.length; node++) {
+    const map = trie.children[node];
+    const only = trie.onlyWord[node];
+    if (map) for (const word of map.keys()) put(word);
+    else if (only !== undefined) put(only);
+  }
   return { asciiWords, asciiSlots, asciiHashes };
 }
 
@@ -116,14 +133,12 @@ export function identitySet(values: Iterable<string>): IdentitySet {
   const depth: number[] = [0];
   const ends: boolean[] = [false];
   const trie: Trie = { children, onlyWord, onlyTo };
-  const vocabulary = new Set<string>();
   let count = 0;
   const add = (words: readonly string[]) => {
     let node = 0;
     for (const word of words) {
       let to = step(trie, node, word);
       if (to === undefined) {
-        vocabulary.add(word);
         to = ends.length;
         ends.push(false);
         depth.push(depth[node]! + 1);
@@ -190,7 +205,7 @@ export function identitySet(values: Iterable<string>): IdentitySet {
     if (map) for (const [word, to] of map) link(node, word, to);
     else if (onlyWord[node] !== undefined) link(node, onlyWord[node], onlyTo[node]!);
   }
-  return { children, onlyWord, onlyTo, fail, longest, values: count, ...asciiWordTable(vocabulary) };
+  return { children, onlyWord, onlyTo, fail, longest, values: count, ...asciiWordTable(trie) };
 }
 
 /** The empty identity set (nothing to look for). */
