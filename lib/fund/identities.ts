@@ -3,8 +3,8 @@
  * every investor's legal name, e-mail, tax id, bank account and internal id, compiled once
  * ({@link identitySet}) and kept in the isolate by the version the store gives the set (a digest of the
  * investors' rows). Every call asks the store for the current version (`FundStore.identities`, which sends
- * the investors only when the caller holds no set of that version; the database store reads the version
- * with the fund's index, in the same statement), so an investor row corrected without a new NAV run is
+ * the investors only when the caller holds no set of that version; the database store reads the version,
+ * and the investors when the isolate holds no set of it, with the fund's index, in the same statement), so an investor row corrected without a new NAV run is
  * scanned for at once, and a set is loaded once per isolate and version, not once per request.
  *
  * What is kept is plain data (the compiled set, its version), never a pending promise: workerd ties I/O to
@@ -53,7 +53,7 @@ export function identityValues(i: InvestorRow): string[] {
  * @throws the store's errors (503 for the database)
  */
 export async function fundIdentities(store: FundStore, fundId: string): Promise<FundIdentitySet> {
-  let got = await store.identities(fundId, [...kept.keys()]);
+  let got = await store.identities(fundId, keptIdentityVersions());
   const have = kept.get(got.version);
   if (have && got.investors === null) {
     kept.delete(got.version);
@@ -75,6 +75,11 @@ export async function fundIdentities(store: FundStore, fundId: string): Promise<
     values -= k.set.values;
   }
   return compiled;
+}
+
+/** The versions of the identity sets the isolate keeps now, so a store sends a set's investors only when none is held. */
+export function keptIdentityVersions(): string[] {
+  return [...kept.keys()];
 }
 
 /** How many identity sets and values the isolate keeps now (for tests and benchmarks). */

@@ -10,9 +10,10 @@
  * store does. Rows come back in the field names of `lib/fund/rows.ts` and are checked by `guardedStore`; the
  * select lists are built from the table descriptors of `lib/fund/tables.ts`, so a column is named there only.
  */
-import type { SqlClient } from '../db/client.ts';
+import type { SqlClient } from '../db/sql.ts';
 import type { FundIdentities, FundIndex, FundReadRequest, FundReadResult, FundStore } from './store.ts';
 import { emptyRead } from './store.ts';
+import { keptIdentityVersions } from './identities.ts';
 import { CASH_CLASSES } from './analytics/holdings.ts';
 import { EWMA_LAMBDA, type VarSeries, varMomentsOfSeries } from './analytics/var.ts';
 import type { VarMomentRow } from './rows.ts';
@@ -34,11 +35,19 @@ import {
   SHARE_CLASSES,
 } from './tables.ts';
 
+/** Every investor of the fund (`$1`), identity columns included: what the fund's identity set is made of. */
+const INVESTORS_SQL = `
+  SELECT json_agg(json_build_object(${jsonFields(INVESTORS, 'i')})
+    ORDER BY i.investor_id)
+  FROM investors i WHERE i.fund_id = $1`;
+
 /**
- * The index's version and, unless the caller holds that version (`$2`), the index itself; and the identity
- * set's version. Both versions are one row of `fund_versions`, which the database keeps current whenever the
- * fund, a share class, its fee terms, a run or an investor is written (db/migrations/0003_fund_versions.sql):
- * an MD5 of those rows, made once when they are written, so a request reads a key, never the fund's history.
+ * The index's version and, unless the caller holds that version (`$2`), the index itself; the identity
+ * set's version and, unless the isolate holds a set of that version (`$3`, the versions it holds), every
+ * investor, so that an isolate's first request loads both in one round trip. Both versions are one row of
+ * `fund_versions`, which the database keeps current whenever the fund, a share class, its fee terms, a run or
+ * an investor is written (db/migrations/0003_fund_versions.sql): an MD5 of those rows, made once when they
+ * are written, so a request reads a key, never the fund's history.
  */
 const INDEX_SQL = `
 SELECT v.version AS index_version, CASE WHEN v.version IS DISTINCT FROM $2::text THEN json_build_object(
@@ -53,7 +62,8 @@ SELECT v.version AS index_version, CASE WHEN v.version IS DISTINCT FROM $2::text
       ORDER BY r.nav_date)
     FROM nav_runs r WHERE r.fund_id = f.fund_id), '[]'::json)
 ) END AS index,
-v.identity_version
+v.identity_version,
+CASE WHEN v.identity_version <> ALL($3::text[]) THEN COALESCE((${INVESTORS_SQL}), '[]'::json) END AS investors
 FROM funds f JOIN fund_versions v (fund_id, version, identity_version) USING (fund_id)
 WHERE f.fund_id = $1`;
 
@@ -212,11 +222,6 @@ const BALANCES_SQL = (through: string) => `
     ORDER BY x.entry_date DESC LIMIT 1) b
   WHERE a.fund_id = $1`;
 
-const INVESTORS_SQL = `
-  SELECT json_agg(json_build_object(${jsonFields(INVESTORS, 'i')})
-    ORDER BY i.investor_id)
-  FROM investors i WHERE i.fund_id = $1`;
-
 const CAPITAL_SQL = (dates: string) => `
   SELECT json_agg(json_build_object(${jsonFields(CAPITAL_ACCOUNTS, 'c')})
     ORDER BY array_position(${dates}, c.nav_date), c.investor_id)
@@ -349,18 +354,23 @@ async function varMomentsOf(
  * @throws from any method: {@link import('../errors.ts').UpstreamUnavailableError} 503
  */
 export function postgresStore(db: SqlClient): FundStore {
-  /** The identity set's version by fund, as the last index read gave it (the index statement reads it too). */
-  const versions = new Map<string, string>();
+  /**
+   * The identity set by fund as the last index read gave it: its version, and its investors when the
+   * isolate held no set of that version then (handed to the first `identities` call that needs them).
+   */
+  const identitiesRead = new Map<string, FundIdentities>();
   return {
     async index(fundId) {
       const kept = keptIndexes.get(fundId);
-      const { rows } = await db.query<{ index: FundIndex | null; index_version: string; identity_version: string }>(INDEX_SQL, [
-        fundId,
-        kept?.version ?? null,
-      ]);
+      const { rows } = await db.query<{
+        index: FundIndex | null;
+        index_version: string;
+        identity_version: string;
+        investors: FundIdentities['investors'];
+      }>(INDEX_SQL, [fundId, kept?.version ?? null, keptIdentityVersions()]);
       const row = rows[0];
       if (!row) return null;
-      versions.set(fundId, row.identity_version);
+      identitiesRead.set(fundId, { version: row.identity_version, investors: row.investors });
       // No index in the answer: the kept one is current (the statement sends it whenever versions differ).
       if (row.index === null) return copyOf(kept!.index);
       keptIndexes.delete(fundId);
@@ -381,9 +391,14 @@ export function postgresStore(db: SqlClient): FundStore {
       return result;
     },
     async identities(fundId, known = []) {
-      // The version the index statement read, when the caller holds that set: no round trip.
-      const version = versions.get(fundId);
-      if (version !== undefined && known.includes(version)) return { version, investors: null };
+      // What the index statement read: its version when the caller holds that set, else its investors when
+      // it sent them (once: a later call reads them again). Either way no round trip.
+      const read = identitiesRead.get(fundId);
+      if (read !== undefined && known.includes(read.version)) return { version: read.version, investors: null };
+      if (read?.investors) {
+        identitiesRead.set(fundId, { version: read.version, investors: null });
+        return read;
+      }
       const { rows } = await db.query<FundIdentities>(IDENTITIES_SQL, [fundId, known]);
       return rows[0]!;
     },

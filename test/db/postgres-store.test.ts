@@ -76,8 +76,8 @@ const LOADS = [SAMPLE_FUND, DEMO_FUND].flatMap((spec) => [
 describe.each(LOADS)('parity with the embedded store: $fundId, $load', ({ spec, of }) => {
   const embedded = guardedStore(embeddedStore([spec]));
 
-  // The fund's identity set is loaded once per isolate and version (lib/fund/identities.ts), by one more
-  // statement; after that a call only compares its version, read by the index statement.
+  // The fund's identity set is loaded once per isolate and version (lib/fund/identities.ts), with the index
+  // statement; after that a call only compares its version, read by the same statement.
   beforeAll(async () => {
     const source = of();
     if (!source) return;
