@@ -6,9 +6,10 @@
  * The database is reached as the bench's: through the project's proxy (scripts/pg-ws-proxy.ts).
  *
  * Usage: node --experimental-strip-types --disable-warning=ExperimentalWarning bench/first-db-workerd.ts
- *          [--bundle dir]... [--runs n] [--fund bench-fund] path...
+ *          [--bundle dir]... [--runs n] [--warm n] [--fund bench-fund] path...
  * (paths under /api/v1/fund/, e.g. `overview`, `trial-balance`, `capital-accounts`). Prints each case ×
- * bundle's median main-thread CPU and its runs, sorted; exits 1 if an answer is not 200.
+ * bundle's median main-thread CPU and its runs, sorted, and with `--warm n` the median of the n requests that
+ * follow each first one on the same isolate; exits 1 if an answer is not 200.
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +30,7 @@ async function main(): Promise<number> {
     options: {
       bundle: { type: 'string', multiple: true },
       runs: { type: 'string', default: '7' },
+      warm: { type: 'string', default: '0' },
       fund: { type: 'string', default: 'bench-fund' },
     },
   });
@@ -57,6 +59,7 @@ async function main(): Promise<number> {
       };
     };
     const figures = new Map<string, number[]>();
+    const warmFigures = new Map<string, number[]>();
     let failed = false;
     for (let round = 0; round < Number(values.runs); round++) {
       const order = round % 2 ? [...bundles].reverse() : bundles;
@@ -67,6 +70,7 @@ async function main(): Promise<number> {
             `/api/v1/fund/${path}`,
             (key) => ({ headers: { authorization: `Bearer ${key}` } }),
             (status, body) => (status === 200 ? null : `status ${status}: ${body.slice(0, 200)}`),
+            Number(values.warm),
           );
           if (r.problem) {
             console.error(`${path} · ${bundle}: ${r.problem}`);
@@ -74,11 +78,18 @@ async function main(): Promise<number> {
           }
           const label = `${path} · ${bundle}`;
           figures.set(label, [...(figures.get(label) ?? []), r.mainMs]);
+          if (r.warmMs) warmFigures.set(label, [...(warmFigures.get(label) ?? []), ...r.warmMs]);
         }
       }
     }
     console.log(`workerd main-thread CPU of the first database request of a fresh isolate, ms (median of ${values.runs}; the runs sorted)`);
     for (const [label, runs] of figures) {
+      const sorted = [...runs].sort((a, b) => a - b);
+      console.log(`${median(sorted).toFixed(2).padStart(7)}  ${label}   [${sorted.map((v) => v.toFixed(1)).join(' ')}]`);
+    }
+    if (warmFigures.size > 0)
+      console.log(`the same isolates' next ${values.warm} requests each, ms (median of all of them; the runs sorted)`);
+    for (const [label, runs] of warmFigures) {
       const sorted = [...runs].sort((a, b) => a - b);
       console.log(`${median(sorted).toFixed(2).padStart(7)}  ${label}   [${sorted.map((v) => v.toFixed(1)).join(' ')}]`);
     }

@@ -97,6 +97,8 @@ export interface Run {
   afterMs: number;
   wallMs: number;
   problem: string | null;
+  /** With `warm` requests asked for: the main thread's CPU of each of them, in order. */
+  warmMs?: number[];
 }
 
 /**
@@ -116,13 +118,15 @@ let current: Miniflare | null = null;
 
 /**
  * The first request of one fresh workerd running `subject`: the main thread's CPU from just before it to its
- * answer's last byte (see the module comment), and the answer checked.
+ * answer's last byte (see the module comment), and the answer checked; then, with `warm`, as many requests
+ * more on the same isolate, each measured the same way once the previous one's after-work has settled.
  */
 export async function measureOnce(
   subject: Subject,
   path: string,
   init: (key: string) => RequestInit,
   check: FirstRequest['check'],
+  warm = 0,
 ): Promise<Run> {
   const known = workerdChildren();
   const mf = new Miniflare({
@@ -150,7 +154,15 @@ export async function measureOnce(
     const afterMs = cpuBetween(pid, answered, threadTimes(pid)).mainMs;
     const problem =
       check(res.status, body) ?? (cpu.mainRanMost ? null : "workerd's main thread was not the one that ran most during the request");
-    return { mainMs: cpu.mainMs, otherMs: cpu.otherMs, afterMs, wallMs, problem };
+    const warmMs: number[] = [];
+    for (let i = 0; i < warm; i++) {
+      await settle(pid);
+      const start = threadTimes(pid);
+      const again = await fetch(new URL(path, url), init(key));
+      await again.text();
+      warmMs.push(cpuBetween(pid, start, threadTimes(pid)).mainMs);
+    }
+    return { mainMs: cpu.mainMs, otherMs: cpu.otherMs, afterMs, wallMs, problem, ...(warm > 0 ? { warmMs } : {}) };
   } finally {
     current = null;
     await mf.dispose();
