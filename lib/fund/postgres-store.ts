@@ -1,22 +1,25 @@
 /**
- * The Postgres fund store: the tables of `db/migrations/`, read through `@neondatabase/serverless`.
+ * The Postgres fund store: the tables of `db/migrations/`, read through a `SqlClient` (lib/db/sql.ts): SQL
+ * over HTTP in the Worker (lib/db/http.ts), a WebSocket session in the operator's tools and the tests.
  *
  * Each method is one parameterised statement, so one round trip: `index` returns the fund, its share classes
- * with fee terms, and its runs (only their version when the isolate holds that index already); `read` returns every part of a batched request in one JSON document built
- * by subqueries. Columns are named one by one (no `SELECT *`); paper-book positions, ledger memos and the
- * investors' personal data are never selected, except investors' identity columns on a capital read and in
- * the fund's identity set (`identities`), which the redaction step needs in order to scan the response for them. NUMERIC values leave the database as
- * text, so no amount passes through a float; identifier columns sort in the "C" collation, as the embedded
- * store does. Rows come back in the field names of `lib/fund/rows.ts` and are checked by `guardedStore`; the
- * select lists are built from the table descriptors of `lib/fund/tables.ts`, so a column is named there only.
+ * with fee terms and its runs (only their version when the isolate holds that index already) and, unless the
+ * isolate holds the identity set of its version, the fund's investors; `read` returns every part of a
+ * batched request in one JSON document built by subqueries (VaR's and the closes' parts: lib/fund/postgres-var.ts).
+ * Columns are named one by one (no `SELECT *`); paper-book positions, ledger memos and the investors'
+ * personal data are never selected, except investors' identity columns on a capital read and in the fund's
+ * identity set, which the redaction step needs in order to scan the response for them. NUMERIC values leave
+ * the database as text, so no amount passes through a float; identifier columns sort in the "C" collation,
+ * as the embedded store does. Rows come back in the field names of `lib/fund/rows.ts` and are checked by
+ * `guardedStore`; the select lists are built from the table descriptors of `lib/fund/tables.ts`, so a column
+ * is named there only.
  */
 import type { SqlClient } from '../db/sql.ts';
 import type { FundIdentities, FundIndex, FundReadRequest, FundReadResult, FundStore } from './store.ts';
 import { emptyRead } from './store.ts';
 import { keptIdentityVersions } from './identities.ts';
-import { CASH_CLASSES } from './analytics/holdings.ts';
-import { EWMA_LAMBDA, type VarSeries, varMomentsOfSeries } from './analytics/var.ts';
-import type { VarMomentRow } from './rows.ts';
+import type { VarSeries } from './analytics/var.ts';
+import { pricesSql, type SqlParam, type StoredMoments, varMomentsOf, varMomentsSql } from './postgres-var.ts';
 import {
   ACCOUNT_BALANCES,
   ACCOUNTS,
@@ -31,7 +34,6 @@ import {
   NAV_RUNS,
   POSITION_SUMS,
   POSITIONS,
-  PRICES,
   SHARE_CLASSES,
 } from './tables.ts';
 
@@ -92,117 +94,6 @@ const POSITION_SUMS_SQL = (dates: string) => `
   FROM position_sums s
   WHERE s.fund_id = $1 AND s.nav_date = ANY(${dates})`;
 
-/**
- * The CTEs that find the held risky assets' closes (`held`, then `candidates` and `dates`: the last `closes`
- * dates on which all of them have one). Each asset's newest `scan` (= `closes`) closes are read backwards
- * along the primary key, which is exact when the assets share a price calendar (daily or weekdays); only
- * when they hold too few complete dates (calendars that differ) and some asset had more (a young fund's
- * whole history is read at once) is the whole history read instead. `held` has one row per asset and its
- * exposure `e`: the sum of its live market values as the nearest double.
- */
-const CLOSES_CTES = (heldAt: string, through: string, closes: string, scan: string, cash: string) => `
-  held AS (
-    SELECT p.asset, SUM(p.market_value)::float8 AS e FROM positions p
-    WHERE p.fund_id = $1 AND p.book = 'live' AND p.nav_date = ${heldAt} AND p.asset_class <> ALL(${cash})
-    GROUP BY p.asset),
-  recent AS (
-    SELECT h.asset, y.price_date, y.price FROM held h CROSS JOIN LATERAL (
-      SELECT z.price_date, z.price FROM prices z
-      WHERE z.fund_id = $1 AND z.asset = h.asset AND z.price_date <= ${through}
-      ORDER BY z.price_date DESC LIMIT ${scan}) y),
-  recent_dates AS (
-    SELECT r.price_date FROM recent r GROUP BY r.price_date HAVING count(*) = (SELECT count(*) FROM held)
-    ORDER BY r.price_date DESC LIMIT ${closes}),
-  again AS (
-    SELECT CASE WHEN (SELECT count(*) FROM recent_dates) >= ${closes} THEN false
-      ELSE EXISTS (SELECT 1 FROM recent GROUP BY asset HAVING count(*) = ${scan}) END AS whole),
-  candidates AS (
-    SELECT r.asset, r.price_date, r.price FROM recent r WHERE NOT (SELECT whole FROM again)
-    UNION ALL
-    SELECT z.asset, z.price_date, z.price FROM prices z JOIN held h ON h.asset = z.asset
-    WHERE (SELECT whole FROM again) AND z.fund_id = $1 AND z.price_date <= ${through}),
-  dates AS (
-    SELECT d.price_date FROM recent_dates d WHERE NOT (SELECT whole FROM again)
-    UNION ALL (
-      SELECT c.price_date FROM candidates c WHERE (SELECT whole FROM again)
-      GROUP BY c.price_date HAVING count(*) = (SELECT count(*) FROM held)
-      ORDER BY c.price_date DESC LIMIT ${closes}))`;
-
-/** The held risky assets' closes on the last `closes` dates on which all of them have one ({@link CLOSES_CTES}). */
-const PRICES_SQL = (ctes: string) => `
-  WITH ${ctes}
-  SELECT json_agg(json_build_object(${jsonFields(PRICES, 'x')})
-    ORDER BY x.asset, x.price_date)
-  FROM candidates x
-  WHERE x.price_date IN (SELECT d.price_date FROM dates d)`;
-
-/**
- * What VaR's moments are computed from, compactly: per held risky asset, its exposure (the nearest double of
- * its exact sum) and its closes as doubles on the common dates, oldest first, as one JSON array (a twelfth
- * of the bytes of a row per close). `read` turns them into `varMoments` rows with the analytics' own code
- * (`varMomentsOfSeries`), so both stores give the same bits. Every held asset has its row: with no common
- * date (an asset that has no close at all), each with no closes, so that VaR is refused as in the embedded
- * store rather than computed without it.
- */
-const VAR_SERIES_SQL = (ctes: string) => `
-  WITH ${ctes}
-  SELECT json_agg(json_build_object('asset', h.asset, 'exposure', h.e, 'closes', COALESCE(g.closes, '[]'::json)) ORDER BY h.asset)
-  FROM held h LEFT JOIN (
-    SELECT c.asset, json_agg(c.price::float8 ORDER BY c.price_date) AS closes FROM candidates c
-    WHERE c.price_date IN (SELECT d.price_date FROM dates d) GROUP BY c.asset) g ON g.asset = h.asset`;
-
-/**
- * VaR's series from the assets' arrays of closes (`asset_closes`, db/migrations/0002_derived_data.sql), one
- * row per held asset: each one's newest `closes` closes sliced off its array, the same doubles in the same
- * shape as {@link VAR_SERIES_SQL}, each slice ending at the close dated `through`. Exact, and sent, only when
- * every held asset has a close on `through` and at least `closes` closes up to it, and the same dates in its slice: then those dates are the last `closes` dates on
- * which all of them have a close (any later common date would be in every slice). Otherwise null, and the
- * caller reads the closes themselves.
- */
-const VAR_ARRAYS_SQL = (heldAt: string, through: string, closes: string, cash: string) => `
-  WITH held AS (
-    SELECT p.asset, SUM(p.market_value)::float8 AS e FROM positions p
-    WHERE p.fund_id = $1 AND p.book = 'live' AND p.nav_date = ${heldAt} AND p.asset_class <> ALL(${cash})
-    GROUP BY p.asset),
-  ends AS (
-    SELECT h.asset, h.e, a.dates, a.closes, array_position(a.dates, ${through}) AS k
-    FROM held h JOIN asset_closes a ON a.fund_id = $1 AND a.asset = h.asset),
-  tails AS (
-    SELECT x.asset, x.e, x.dates[x.k - ${closes} + 1 : x.k] AS dates, x.closes[x.k - ${closes} + 1 : x.k] AS closes,
-      COALESCE(x.k >= ${closes}, false) AS whole
-    FROM ends x),
-  usable AS (
-    SELECT count(*) > 0 AND count(*) = (SELECT count(*) FROM held) AND bool_and(t.whole) AND count(DISTINCT t.dates) = 1 AS ok
-    FROM tails t)
-  SELECT json_agg(json_build_object('asset', t.asset, 'exposure', t.e, 'closes', t.closes) ORDER BY t.asset)
-  FROM tails t WHERE (SELECT ok FROM usable)`;
-
-/**
- * What VaR's stored moments (db/migrations/0004_var_moments.sql) were computed with besides the rows: the
- * EWMA decay, the asset classes without price risk and the arithmetic's edition (raise it whenever
- * lib/fund/analytics/var.ts computes the moments differently). Rows made with another basis are not read.
- */
-export const VAR_MOMENTS_BASIS = `moments 1; lambda ${EWMA_LAMBDA}; cash ${[...CASH_CLASSES].sort().join(',')}`;
-
-/**
- * VaR's stored moments of the window and method, one row as JSON, when they were made for the run dated
- * `through` from that run's own positions (`heldAt` = `through`) on the store's basis; null otherwise. The
- * triggers of db/migrations/0004_var_moments.sql delete them whenever positions, prices or runs are written.
- */
-const VAR_STORED_SQL = (heldAt: string, through: string, returns: string, method: string, basis: string) => `
-  SELECT json_build_object('observations', m.observations, 'variance', m.variance, 'assets', m.assets, 'covariances', m.covariances)
-  FROM var_moments m
-  WHERE m.fund_id = $1 AND m.method = ${method} AND m.window_days = ${returns} AND m.nav_date = ${through}
-    AND ${heldAt} = ${through} AND m.basis = ${basis}`;
-
-/** A row of {@link VAR_STORED_SQL}. */
-interface StoredMoments {
-  observations: number;
-  variance: string;
-  assets: string[];
-  covariances: string[];
-}
-
 const ACCOUNTS_SQL = `
   SELECT json_agg(json_build_object(${jsonFields(ACCOUNTS, 'a')}) ORDER BY a.code)
   FROM accounts a WHERE a.fund_id = $1`;
@@ -244,10 +135,8 @@ const IDENTITIES_SQL = `
 
 /**
  * Builds the one statement of a batched read: a JSON object with a member per requested part. Only fixed
- * SQL fragments are concatenated; every value is a `$n` parameter. VaR's part is its stored moments when
- * there are some for the request (an object), else the series read from the assets' arrays of closes (an
- * array), null when these do not serve the window; with `varFrom`, only the series from the arrays or from
- * the closes themselves.
+ * SQL fragments are concatenated; every value is a `$n` parameter. VaR's and the closes' parts are made by
+ * lib/fund/postgres-var.ts (`varFrom`: see {@link varMomentsSql}).
  * @returns the SQL text and its parameters (`$1` is the fund id)
  */
 export function readStatement(
@@ -256,44 +145,14 @@ export function readStatement(
   options: { varFrom?: 'arrays' | 'closes' } = {},
 ): { text: string; params: unknown[] } {
   const params: unknown[] = [fundId];
-  const param = (value: unknown, type: string) => {
-    params.push(value);
-    return `$${params.length}::${type}`;
-  };
+  const param: SqlParam = (value, type) => `$${params.push(value)}::${type}`;
   const parts: string[] = [];
   const part = (name: keyof FundReadResult, sql: string) => parts.push(`'${name}', COALESCE((${sql}), '[]'::json)`);
 
   if (request.positions) part('positions', POSITIONS_SQL(param(request.positions.navDates, 'date[]')));
   if (request.positionSums) part('positionSums', POSITION_SUMS_SQL(param(request.positionSums.navDates, 'date[]')));
-  const closesCtes = ({ heldAt, through }: { heldAt: string; through: string }, closes: number) =>
-    CLOSES_CTES(
-      param(heldAt, 'date'),
-      param(through, 'date'),
-      param(closes, 'int'),
-      param(closes, 'int'),
-      param([...CASH_CLASSES], 'text[]'),
-    );
-  if (request.prices) part('prices', PRICES_SQL(closesCtes(request.prices, request.prices.closes)));
-  if (request.varMoments) {
-    const v = request.varMoments;
-    const [heldAt, through, closes, cash] = [
-      param(v.heldAt, 'date'),
-      param(v.through, 'date'),
-      param(v.returns + 1, 'int'),
-      param([...CASH_CLASSES], 'text[]'),
-    ];
-    const arrays = VAR_ARRAYS_SQL(heldAt, through, closes, cash);
-    // The series from the arrays when they serve (null otherwise: `varSeries` reads the closes in a second
-    // statement). Not one COALESCE of both: PostgreSQL then took 0.5 s more for a 1,000-return window, though
-    // it never ran the second. The stored row and the arrays' part do share one: its second part is not run
-    // when the row is there (EXPLAIN ANALYZE: "never executed").
-    if (options.varFrom === 'closes') part('varMoments', VAR_SERIES_SQL(CLOSES_CTES(heldAt, through, closes, closes, cash)));
-    else if (options.varFrom === 'arrays') parts.push(`'varMoments', (${arrays})`);
-    else {
-      const stored = VAR_STORED_SQL(heldAt, through, param(v.returns, 'int'), param(v.method, 'text'), param(VAR_MOMENTS_BASIS, 'text'));
-      parts.push(`'varMoments', COALESCE((${stored}), (${arrays}))`);
-    }
-  }
+  if (request.prices) part('prices', pricesSql(param, request.prices));
+  if (request.varMoments) parts.push(`'varMoments', ${varMomentsSql(param, request.varMoments, options.varFrom)}`);
   if (request.ledger || request.balances) part('accounts', ACCOUNTS_SQL);
   if (request.ledger) part('ledger', LEDGER_SQL(param(request.ledger.after, 'date'), param(request.ledger.through, 'date')));
   if (request.balances) part('balances', BALANCES_SQL(param(request.balances.through, 'date')));
@@ -303,49 +162,6 @@ export function readStatement(
   }
   if (request.expenses) part('expenses', EXPENSES_SQL(param(request.expenses.limit, 'int')));
   return { text: `SELECT json_build_object(${parts.join(', ')}) AS result`, params };
-}
-
-/**
- * The series VaR's moments are computed from (`varMomentsOfSeries`): per held risky asset, its exposure and
- * its closes on the last `returns + 1` dates on which all of them have one (fewer when there are fewer),
- * oldest first. From the assets' arrays of closes when they serve, else from the closes: one or two round
- * trips (`from` = 'closes': the second only). The importer and the seeder compute the stored moments of
- * every window from these, read for the largest window: a smaller window's series is its tail.
- * @throws {import('../errors.ts').UpstreamUnavailableError} 503 from the client
- */
-export async function varSeries(
-  db: SqlClient,
-  fundId: string,
-  request: { heldAt: string; through: string; returns: number },
-  from: 'arrays' | 'closes' = 'arrays',
-): Promise<VarSeries[]> {
-  const varMoments = { ...request, method: 'ewma' as const };
-  for (const varFrom of from === 'arrays' ? (['arrays', 'closes'] as const) : (['closes'] as const)) {
-    const { text, params } = readStatement(fundId, { varMoments }, { varFrom });
-    const { rows } = await db.query<{ result: { varMoments: VarSeries[] | null } }>(text, params);
-    const series = rows[0]?.result.varMoments;
-    if (series) return series;
-  }
-  return [];
-}
-
-/**
- * VaR's rows out of its part of a read: the stored moments as they are, else computed from the series (read
- * from the closes in a second statement when the part is null).
- */
-async function varMomentsOf(
-  db: SqlClient,
-  fundId: string,
-  request: NonNullable<FundReadRequest['varMoments']>,
-  part: StoredMoments | VarSeries[] | null,
-): Promise<VarMomentRow[]> {
-  if (part !== null && !Array.isArray(part)) {
-    const { observations, variance, assets, covariances } = part;
-    return assets.map((asset, i) => ({ asset, observations, variance, covariance: covariances[i]! }));
-  }
-  // Null: neither stored moments nor arrays that serve this window (calendars differ, or too few closes).
-  const series = part ?? (await varSeries(db, fundId, request, 'closes'));
-  return varMomentsOfSeries(series, request.returns, request.method);
 }
 
 /**

@@ -9,7 +9,7 @@ import type { SqlClient } from '../../lib/db/client.ts';
 import { NotFoundError } from '../../lib/errors.ts';
 import { latestUsableRun } from '../../lib/fund/analytics/runs.ts';
 import { VAR_WINDOW, varMomentsOfWindows } from '../../lib/fund/analytics/var.ts';
-import { VAR_MOMENTS_BASIS, varSeries } from '../../lib/fund/postgres-store.ts';
+import { VAR_MOMENTS_BASIS, varSeries } from '../../lib/fund/postgres-var.ts';
 import type { NavRunRow } from '../../lib/fund/rows.ts';
 import { NAV_RUNS, jsonFields } from '../../lib/fund/tables.ts';
 
