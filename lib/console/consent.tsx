@@ -53,7 +53,7 @@ type ConsoleContext = Context<ConsoleEnv>;
 
 /** The sentence of an authorization request whose client metadata document could not be fetched or used. */
 export const CIMD_UNUSABLE =
-  "The application's metadata document (its client id) could not be used: it must be a JSON document of at most 5 KiB, served within 10 seconds, naming its own URL as client_id, a client_name and the redirect URIs.";
+  "The application's metadata document (its client id) could not be used: it must be a JSON document of at most 5 KiB, served within 10 seconds at its own URL (no redirect), naming its own URL as client_id, a client_name and the redirect URIs.";
 
 /** The consent page. */
 export const ConsentPage: FC<{
