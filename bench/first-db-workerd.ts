@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import type { Miniflare } from 'miniflare';
 import { createKey, type KeyAdminStore } from '../lib/keys.ts';
 import { startPgWsProxy } from '../scripts/pg-ws-proxy.ts';
-import { Cleanup, median, useWranglerEnv } from './report.ts';
+import { Cleanup, printMedians, useWranglerEnv } from './report.ts';
 import { RAISED_BURST_LIMITS, deployedWorker, measureOnce, service, type Subject } from './workerd.ts';
 
 const DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/fund_edge_scale';
@@ -82,17 +82,12 @@ async function main(): Promise<number> {
         }
       }
     }
-    console.log(`workerd main-thread CPU of the first database request of a fresh isolate, ms (median of ${values.runs}; the runs sorted)`);
-    for (const [label, runs] of figures) {
-      const sorted = [...runs].sort((a, b) => a - b);
-      console.log(`${median(sorted).toFixed(2).padStart(7)}  ${label}   [${sorted.map((v) => v.toFixed(1)).join(' ')}]`);
-    }
+    printMedians(
+      `workerd main-thread CPU of the first database request of a fresh isolate, ms (median of ${values.runs}; the runs sorted)`,
+      figures,
+    );
     if (warmFigures.size > 0)
-      console.log(`the same isolates' next ${values.warm} requests each, ms (median of all of them; the runs sorted)`);
-    for (const [label, runs] of warmFigures) {
-      const sorted = [...runs].sort((a, b) => a - b);
-      console.log(`${median(sorted).toFixed(2).padStart(7)}  ${label}   [${sorted.map((v) => v.toFixed(1)).join(' ')}]`);
-    }
+      printMedians(`the same isolates' next ${values.warm} requests each, ms (median of all of them; the runs sorted)`, warmFigures);
     return failed ? 1 : 0;
   } finally {
     await cleanup.run();

@@ -15,7 +15,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { firstRequests } from './first-requests.ts';
-import { Cleanup, median, useWranglerEnv } from './report.ts';
+import { Cleanup, printMedians, useWranglerEnv } from './report.ts';
 import { deployedWorker, measureOnce, service } from './workerd.ts';
 
 async function main(): Promise<number> {
@@ -49,11 +49,10 @@ async function main(): Promise<number> {
         }
       }
     }
-    console.log(`workerd main-thread CPU of the first request of a fresh isolate, ms (median of ${values.runs}; the runs sorted)`);
-    for (const [label, runs] of figures) {
-      const sorted = [...runs].sort((a, b) => a - b);
-      console.log(`${median(sorted).toFixed(2).padStart(7)}  ${label}   [${sorted.map((v) => v.toFixed(1)).join(' ')}]`);
-    }
+    printMedians(
+      `workerd main-thread CPU of the first request of a fresh isolate, ms (median of ${values.runs}; the runs sorted)`,
+      figures,
+    );
     return failed ? 1 : 0;
   } finally {
     await cleanup.run();

@@ -178,6 +178,18 @@ export function median(values: readonly number[]): number {
   return percentile(values, 50);
 }
 
+/**
+ * Prints an A/B tool's figures under `title`: per label (a case and a build), the median of its runs (ms)
+ * and the runs sorted.
+ */
+export function printMedians(title: string, figures: ReadonlyMap<string, readonly number[]>): void {
+  console.log(title);
+  for (const [label, runs] of figures) {
+    const sorted = [...runs].sort((a, b) => a - b);
+    console.log(`${median(sorted).toFixed(2).padStart(7)}  ${label}   [${sorted.map((v) => v.toFixed(1)).join(' ')}]`);
+  }
+}
+
 /** The p-th percentile (nearest rank on the sorted list; NaN when empty). */
 export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return Number.NaN;
