@@ -48,9 +48,9 @@ if (url) {
   if (isLoopback(target.host)) {
     proxy = await startPgWsProxy({ target, port: Number(process.env.PG_WS_PROXY_PORT ?? 0) });
     vars.set('DATABASE_WS_PROXY', proxy.wsProxy);
-    console.log(`fund data: PostgreSQL ${target.host}:${target.port} through ws://${proxy.wsProxy}`);
+    console.log(`fund data: PostgreSQL ${target.host}:${target.port} over SQL over HTTP, http://${proxy.wsProxy.split('/')[0]}/sql`);
   } else {
-    console.log(`fund data: ${target.host} (Neon) over WebSocket`);
+    console.log(`fund data: ${target.host} (Neon) over SQL over HTTP`);
   }
 } else {
   console.log('fund data: the embedded default (set DATABASE_URL in .dev.vars for Postgres)');
