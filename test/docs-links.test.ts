@@ -75,16 +75,17 @@ describe('references in code comments', () => {
   });
 
   it('would catch a citation of history', () => {
-    for (const line of [
-      '(issue 22 item 2)',
-      'see issue #14',
-      'the seventh round',
-      'fourth and seventh rounds',
-      'round 3',
-      'contract §2',
-      'Contract §1/§6',
+    // Each example is joined from its words here, so that no line of the repository itself reads as one.
+    for (const words of [
+      ['(issue', '22 item 2)'],
+      ['see issue', '#14'],
+      ['the seventh', 'round'],
+      ['fourth and seventh', 'rounds'],
+      ['round', '3'],
+      ['contract', '§2'],
+      ['Contract', '§1/§6'],
     ])
-      expect(line).toMatch(HISTORY_CITATION);
+      expect(words.join(' ')).toMatch(HISTORY_CITATION);
     for (const line of ['one round trip', 'rounds half-up to cents', 'the tour has been round once', 'RFC 9110 §10.2.1', 'the issues list'])
       expect(line).not.toMatch(HISTORY_CITATION);
   });
