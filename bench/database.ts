@@ -16,7 +16,7 @@ import { FUND_TOOLS } from '../lib/registry.ts';
 import { callFundTool } from '../lib/fund/definition.ts';
 import { postgresStore } from '../lib/fund/postgres-store.ts';
 import { guardedStore } from '../lib/fund/store.ts';
-import type { Database } from '../lib/db/client.ts';
+import type { Database } from '../lib/db/sql.ts';
 import { createTestDatabase, migrateAndSeed } from '../test/support/database.ts';
 import { Cleanup, atMost, figure, median, ms, progress, type Figure } from './report.ts';
 

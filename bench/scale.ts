@@ -31,7 +31,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Miniflare } from 'miniflare';
 import pg from 'pg';
-import { openDatabase, type SqlClient } from '../lib/db/client.ts';
+import { openDatabase, type SqlClient } from '../operator/db/session.ts';
 import { callFundTool } from '../lib/fund/definition.ts';
 import { postgresStore } from '../lib/fund/postgres-store.ts';
 import { guardedStore } from '../lib/fund/store.ts';

@@ -14,7 +14,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { openDatabase, type Database } from '../lib/db/client.ts';
+import { openDatabase, type Database } from '../operator/db/session.ts';
 import { migrate, migrationsFrom, type Migration } from '../operator/db/migrate.ts';
 import { seedFund } from '../operator/db/seed.ts';
 import { DEMO_FUND, SAMPLE_FUND, generateFund, type SyntheticFundSpec } from '../lib/fund/synthetic.ts';

@@ -12,7 +12,7 @@
  * dataTypeID }], rows }] }`; 400 a Postgres error `{ message, code, ... }`; any other status is the
  * service's own failure.
  *
- * Guarantees, as lib/db/client.ts's: every statement runs under the time budget (the request is aborted
+ * Guarantees, as operator/db/session.ts's: every statement runs under the time budget (the request is aborted
  * at it: {@link UpstreamUnavailableError}), and the server holds it to the same budget (`SET LOCAL
  * statement_timeout` first in the same batch, so in the same transaction and round trip); a failure of
  * the database as a service (unreachable, dropped, late, SQLSTATE classes 08/53/57/58) is a 503 and never
@@ -121,7 +121,7 @@ export function rowsOf(result: WireResult): Record<string, unknown>[] {
 /**
  * A database for one request's one-shot reads: each `query` is one HTTP round trip (a read-only batch of
  * `SET LOCAL statement_timeout` and the statement). Nothing is held between statements, so statements do
- * not share a session (no transaction across them: use lib/db/client.ts's `openDatabase` for that).
+ * not share a session (no transaction across them: use operator/db/session.ts's `openDatabase` for that).
  * @throws from `query`: {@link UpstreamUnavailableError} 503; any other database error as a plain 500
  */
 export function openHttpDatabase(config: HttpDatabaseConfig): Database {

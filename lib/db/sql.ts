@@ -1,6 +1,6 @@
 /**
  * What every database path of the service shares, without any driver: the time budget, the shape of a
- * connection for one request, and which failures are the database's as a service. lib/db/client.ts (the
+ * connection for one request, and which failures are the database's as a service. operator/db/session.ts (the
  * WebSocket driver, sessions) and lib/db/http.ts (SQL over HTTP, one-shot reads) both answer to it, so
  * that importing this module evaluates no driver code.
  */

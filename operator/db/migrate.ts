@@ -4,7 +4,7 @@
  * time). Applying again is a no-op; a recorded migration whose text has since changed is refused, because
  * the database no longer matches the files. An advisory lock keeps two migrators apart.
  */
-import type { SqlClient } from '../../lib/db/client.ts';
+import type { SqlClient } from '../../lib/db/sql.ts';
 import { sha256Hex } from '../../lib/digest.ts';
 
 /** One migration file. */

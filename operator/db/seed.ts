@@ -5,7 +5,7 @@
  * stay exact) and a fund of tens of thousands of rows is a dozen round trips. Column lists come from the
  * table descriptors of `lib/fund/tables.ts`.
  */
-import type { SqlClient } from '../../lib/db/client.ts';
+import type { SqlClient } from '../../lib/db/sql.ts';
 import type { FundDataset } from '../../lib/fund/synthetic.ts';
 import { FUND_KEY, TABLES, type Table } from '../../lib/fund/tables.ts';
 import { storeVarMoments } from './var-moments.ts';

@@ -5,7 +5,7 @@
  * window (`varSeries`), with the analytics' own arithmetic (`varMomentsOfWindows`, the same bits as a
  * request's `varMomentsOfSeries`). A request then reads one row instead of every held asset's closes.
  */
-import type { SqlClient } from '../../lib/db/client.ts';
+import type { SqlClient } from '../../lib/db/sql.ts';
 import { NotFoundError } from '../../lib/errors.ts';
 import { latestUsableRun } from '../../lib/fund/analytics/runs.ts';
 import { VAR_WINDOW, varMomentsOfWindows } from '../../lib/fund/analytics/var.ts';

@@ -30,7 +30,7 @@
 import { createServer as createTcpServer, connect as tcpConnect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../lib/service.ts';
-import { isUnavailable, openDatabase, type Database } from '../../lib/db/client.ts';
+import { isUnavailable, openDatabase, type Database } from '../../operator/db/session.ts';
 import type { Env } from '../../lib/env.ts';
 import { ApiError, UpstreamUnavailableError } from '../../lib/errors.ts';
 import { postgresStore } from '../../lib/fund/postgres-store.ts';

@@ -7,7 +7,7 @@
  * index.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SqlClient } from '../../lib/db/client.ts';
+import type { SqlClient } from '../../lib/db/sql.ts';
 import { postgresStore } from '../../lib/fund/postgres-store.ts';
 import { SAMPLE_FUND } from '../../lib/fund/synthetic.ts';
 import { createTestDatabase, migrateAndSeed, type TestDatabase } from '../support/database.ts';

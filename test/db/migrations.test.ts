@@ -23,7 +23,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Database } from '../../lib/db/client.ts';
+import type { Database } from '../../lib/db/sql.ts';
 import { MIGRATION_LOCK, checksum, migrate, migrationsFrom, type Migration, type MigrationReport } from '../../operator/db/migrate.ts';
 import { seedFund, type SeedReport } from '../../operator/db/seed.ts';
 import { DEMO_FUND, SAMPLE_FUND, generateFund } from '../../lib/fund/synthetic.ts';

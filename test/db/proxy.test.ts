@@ -21,7 +21,7 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
-import { openDatabase } from '../../lib/db/client.ts';
+import { openDatabase } from '../../operator/db/session.ts';
 import { UpstreamUnavailableError } from '../../lib/errors.ts';
 import { isLoopback, localDatabaseUrl, postgresTarget, startPgWsProxy, type PgWsProxy } from '../../scripts/pg-ws-proxy.ts';
 import { envFileLine } from '../../scripts/dev-args.ts';

@@ -13,7 +13,7 @@ import { postgresStore } from '../../lib/fund/postgres-store.ts';
 import type { PositionRow, PriceRow } from '../../lib/fund/rows.ts';
 import { completeCloses, guardedStore } from '../../lib/fund/store.ts';
 import { valueAtRiskTool } from '../../lib/fund/tools/risk-var.ts';
-import type { Database } from '../../lib/db/client.ts';
+import type { Database } from '../../lib/db/sql.ts';
 import { createTestDatabase, migrateAndSeed, type TestDatabase } from '../support/database.ts';
 
 const FUND_ID = 'weekday-fund';

@@ -7,7 +7,7 @@
  * `@electric-sql/pglite-socket`), so the SQL path never skips. `FUND_EDGE_TEST_PGLITE=1` forces the latter.
  */
 import { connect as tcpConnect } from 'node:net';
-import { openDatabase, type Database } from '../../lib/db/client.ts';
+import { openDatabase, type Database } from '../../operator/db/session.ts';
 import { migrate } from '../../operator/db/migrate.ts';
 import { seedFund } from '../../operator/db/seed.ts';
 import { generateFund } from '../../lib/fund/synthetic.ts';

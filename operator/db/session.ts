@@ -12,10 +12,10 @@
  * statement does not leave it running (docs/configuration.md#the-databases-time-budget).
  */
 import { Pool, neonConfig, type PoolClient } from '@neondatabase/serverless';
-import { ApiError, UpstreamUnavailableError } from '../errors.ts';
-import { QUERY_TIMEOUT_MS, isUnavailable, type Database } from './sql.ts';
+import { ApiError, UpstreamUnavailableError } from '../../lib/errors.ts';
+import { QUERY_TIMEOUT_MS, isUnavailable, type Database } from '../../lib/db/sql.ts';
 
-export { QUERY_TIMEOUT_MS, isUnavailable, type Database, type SqlClient } from './sql.ts';
+export { QUERY_TIMEOUT_MS, isUnavailable, type Database, type SqlClient } from '../../lib/db/sql.ts';
 
 /** Where and how to connect. */
 export interface DatabaseConfig {
