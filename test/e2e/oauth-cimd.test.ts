@@ -20,11 +20,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConsoleClient } from '../support/console-client.ts';
 import { fundPath } from '../support/declared.ts';
 import { operatorInvite } from '../support/browser.ts';
-import { pkce } from '../support/oauth.ts';
+import { clientMetadataDocument, exchangeCodeAt, pkce, REDIRECT_URI } from '../support/oauth.ts';
 import { startWorker, type TestWorker } from '../support/worker.ts';
 
 const persistDir = mkdtempSync(join(tmpdir(), 'fund-edge-cimd-'));
-const REDIRECT_URI = 'http://127.0.0.1:9999/callback';
 const CLIENT_ID = 'https://client.example.com/oauth/client.json';
 let worker: TestWorker;
 /** The console's origin: `localhost` on the Worker's port (passkeys refuse an IP address). */
@@ -35,19 +34,6 @@ let developer: ConsoleClient;
 /** What this process answers the Worker's outbound requests with, by URL; and every URL it was asked for. */
 const served = new Map<string, (request: Request) => Response | Promise<Response>>();
 const asked: string[] = [];
-
-/** The document a conforming client publishes at `clientId`. */
-function document(clientId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    client_id: clientId,
-    client_name: 'Metadata Client',
-    redirect_uris: [REDIRECT_URI],
-    grant_types: ['authorization_code', 'refresh_token'],
-    response_types: ['code'],
-    token_endpoint_auth_method: 'none',
-    ...overrides,
-  };
-}
 
 beforeAll(async () => {
   const invitation = operatorInvite(['--fund', 'sample-fund'], 'http://localhost', persistDir).split('#')[1]!;
@@ -90,21 +76,6 @@ async function authorization(clientId: string, redirectUri = REDIRECT_URI): Prom
   return { path: `/developers/console/oauth/authorize?${query}`, verifier };
 }
 
-/** A code exchange at the token endpoint. */
-function exchange(clientId: string, code: string, verifier: string): Promise<Response> {
-  return fetch(`${worker.base}/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT_URI,
-      client_id: clientId,
-      code_verifier: verifier,
-    }),
-  });
-}
-
 /** The fund overview over REST with an access token: its status. */
 async function overviewStatus(accessToken: string): Promise<number> {
   const res = await fetch(`${worker.base}${fundPath('get_fund_overview')}`, { headers: { authorization: `Bearer ${accessToken}` } });
@@ -138,7 +109,7 @@ describe('client ID metadata documents in workerd', () => {
   });
 
   it('a client identified by its document completes OAuth with no registration, reads the fund, and stops once revoked', async () => {
-    served.set(CLIENT_ID, () => Response.json(document(CLIENT_ID)));
+    served.set(CLIENT_ID, () => Response.json(clientMetadataDocument(CLIENT_ID)));
     const { path, verifier } = await authorization(CLIENT_ID);
     const page = await developer.request(path);
     const html = await page.text();
@@ -157,7 +128,7 @@ describe('client ID metadata documents in workerd', () => {
     expect(`${location.origin}${location.pathname}`).toBe(REDIRECT_URI);
     const code = location.searchParams.get('code')!;
     // The client id is the document's URL, never registered: the token endpoint resolves it from the document.
-    const exchanged = await exchange(CLIENT_ID, code, verifier);
+    const exchanged = await exchangeCodeAt(worker.base, { clientId: CLIENT_ID, code, verifier });
     expect(exchanged.status, await exchanged.clone().text()).toBe(200);
     const { access_token } = (await exchanged.json()) as { access_token: string };
     expect(await overviewStatus(access_token)).toBe(200);
@@ -191,8 +162,8 @@ describe('client ID metadata documents in workerd', () => {
   it('a document over 5 KiB (5,121 bytes) is refused, its size declared or streamed; one of 5,120 bytes is used', async () => {
     /** The document of `clientId` padded to exactly `bytes` bytes (an extension member, which the library ignores). */
     const padded = (clientId: string, bytes: number) => {
-      const bare = JSON.stringify(document(clientId, { x_padding: '' }));
-      return JSON.stringify(document(clientId, { x_padding: 'y'.repeat(bytes - bare.length) }));
+      const bare = JSON.stringify(clientMetadataDocument(clientId, { x_padding: '' }));
+      return JSON.stringify(clientMetadataDocument(clientId, { x_padding: 'y'.repeat(bytes - bare.length) }));
     };
     const declared = 'https://client.example.com/oauth/declared.json';
     const streamed = 'https://client.example.com/oauth/streamed.json';
@@ -217,10 +188,10 @@ describe('client ID metadata documents in workerd', () => {
     // Answered 12 s after it was asked for (the library gives up at 10 s), or when the Worker hangs up.
     served.set(clientId, (request) => {
       return new Promise<Response>((resolve) => {
-        const timer = setTimeout(() => resolve(Response.json(document(clientId))), 12_000);
+        const timer = setTimeout(() => resolve(Response.json(clientMetadataDocument(clientId))), 12_000);
         request.signal.addEventListener('abort', () => {
           clearTimeout(timer);
-          resolve(Response.json(document(clientId)));
+          resolve(Response.json(clientMetadataDocument(clientId)));
         });
       });
     });
@@ -232,7 +203,7 @@ describe('client ID metadata documents in workerd', () => {
   }, 30_000);
 
   it('a redirect URI the document does not list is refused on the page, never redirected to', async () => {
-    served.set(CLIENT_ID, () => Response.json(document(CLIENT_ID)));
+    served.set(CLIENT_ID, () => Response.json(clientMetadataDocument(CLIENT_ID)));
     const elsewhere = 'http://127.0.0.1:9999/elsewhere';
     await refused(CLIENT_ID, [elsewhere], elsewhere);
     expect(asked).toContain(CLIENT_ID);
@@ -244,11 +215,11 @@ describe('client ID metadata documents in workerd', () => {
   ])('a document URL answering with a redirect to %s is refused, the redirect never followed', async (_, clientId, target) => {
     // The redirect's target serves a valid document of the client id: only the redirect itself is wrong.
     served.set(clientId, () => new Response(null, { status: 302, headers: { location: target } }));
-    served.set(target, () => Response.json(document(clientId)));
+    served.set(target, () => Response.json(clientMetadataDocument(clientId)));
     const html = await refused(clientId, [target]);
     expect(html).toContain('metadata document');
     // The token endpoint refuses the client too (the library's 401 for a client it cannot resolve).
-    const res = await exchange(clientId, 'x', 'v');
+    const res = await exchangeCodeAt(worker.base, { clientId, code: 'x', verifier: 'v' });
     expect(res.status).toBe(401);
     expect(((await res.json()) as { error: string }).error).toBe('invalid_client');
     expect(asked).toContain(clientId);

@@ -17,7 +17,7 @@ import { startWorker, type TestWorker } from '../support/worker.ts';
 import { ConsoleClient, lastByteHeld } from '../support/console-client.ts';
 import { operatorInvite } from '../support/browser.ts';
 import { SPEC_MCP_HEADERS, specInitialize } from '../support/contract.ts';
-import { pkce } from '../support/oauth.ts';
+import { exchangeCodeAt, pkce, REDIRECT_URI } from '../support/oauth.ts';
 
 const persistDir = mkdtempSync(join(tmpdir(), 'fund-edge-security-'));
 let worker: TestWorker;
@@ -208,8 +208,6 @@ describe('what reaches the OAuth library is bounded (workerd)', () => {
   });
 });
 
-const REDIRECT_URI = 'http://127.0.0.1:9999/callback';
-
 /** Registration, consent (approved) and the code exchange over HTTP, for a user whose account has the fund. */
 async function oauthTokens(u: ConsoleClient): Promise<{ clientId: string; access_token: string; refresh_token: string }> {
   const registered = await fetch(`${origin}/oauth/register`, {
@@ -241,17 +239,7 @@ async function oauthTokens(u: ConsoleClient): Promise<{ clientId: string; access
   });
   expect(decided.status).toBe(302);
   const code = new URL(decided.headers.get('location')!).searchParams.get('code')!;
-  const exchanged = await fetch(`${origin}/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT_URI,
-      client_id: clientId,
-      code_verifier: verifier,
-    }),
-  });
+  const exchanged = await exchangeCodeAt(origin, { clientId, code, verifier });
   expect(exchanged.status).toBe(200);
   return { clientId, ...((await exchanged.json()) as { access_token: string; refresh_token: string }) };
 }

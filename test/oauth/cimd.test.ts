@@ -22,6 +22,7 @@ import {
   ORIGIN,
   REDIRECT_URI,
   authorizeUrl,
+  clientMetadataDocument,
   decide,
   developer,
   exchangeCode,
@@ -36,17 +37,7 @@ const CLIENT_ID = 'https://client.example/oauth/client-metadata.json';
 const OVERVIEW = `http://127.0.0.1:8787${fundPath('get_fund_overview')}`;
 
 /** The document a conforming client publishes at its client id. */
-function document(overrides: Record<string, unknown> = {}) {
-  return {
-    client_id: CLIENT_ID,
-    client_name: 'Metadata Client',
-    redirect_uris: [REDIRECT_URI],
-    grant_types: ['authorization_code', 'refresh_token'],
-    response_types: ['code'],
-    token_endpoint_auth_method: 'none',
-    ...overrides,
-  };
-}
+const document = (overrides: Record<string, unknown> = {}) => clientMetadataDocument(CLIENT_ID, overrides);
 
 /** What the replaced fetch answers, and the URLs it was asked for. */
 let serve: (url: string, init: RequestInit | undefined) => Promise<Response>;

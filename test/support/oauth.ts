@@ -218,3 +218,37 @@ export async function revokeInConsole(app: App, env: Env, session: { cookie: str
     env,
   );
 }
+
+/**
+ * The client ID metadata document a conforming public client publishes at `clientId` (its `client_id` is
+ * that URL, its one redirect URI {@link REDIRECT_URI}); `overrides` replace or add members.
+ */
+export function clientMetadataDocument(clientId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    client_id: clientId,
+    client_name: 'Metadata Client',
+    redirect_uris: [REDIRECT_URI],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+    ...overrides,
+  };
+}
+
+/**
+ * {@link exchangeCode} over HTTP, against a running Worker at `base` (workerd tests): the code for tokens,
+ * with the PKCE verifier, the resource left to the grant.
+ */
+export function exchangeCodeAt(base: string, grant: { clientId: string; code: string; verifier: string }): Promise<Response> {
+  return fetch(`${base}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: grant.code,
+      redirect_uri: REDIRECT_URI,
+      client_id: grant.clientId,
+      code_verifier: grant.verifier,
+    }),
+  });
+}
