@@ -313,7 +313,7 @@ export async function runHttp(settings: LoadSettings = DEFAULT_LOAD): Promise<{ 
     const persist = join(dir, 'state');
 
     progress('http: minting a sample-fund key with --daily-calc-limit 100000000 (npm run keys)');
-    const key = mintKey(persist, ['--fund', 'sample-fund', '--label', 'bench', '--daily-calc-limit', '100000000']);
+    const key = await mintKey(persist, ['--fund', 'sample-fund', '--label', 'bench', '--daily-calc-limit', '100000000']);
 
     progress('http: starting the Worker and the baseline Worker (unstable_startWorker)');
     const baselineConfigFile = join(dir, 'baseline.wrangler.json');

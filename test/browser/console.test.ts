@@ -36,7 +36,7 @@ afterAll(async () => {
 });
 
 /** An operator invitation link from the real CLI, into the worker's local KV. */
-function invite(args: string[]): string {
+function invite(args: string[]): Promise<string> {
   return operatorInvite(args, origin, persistDir);
 }
 
@@ -163,7 +163,7 @@ describe('developer console in Chromium', () => {
   });
 
   it('accepts an operator invitation, reads fund data with a fund key, and revokes it (401)', async () => {
-    const link = invite(['--fund', 'sample-fund', '--plan', 'paid', '--expires', '1d']);
+    const link = await invite(['--fund', 'sample-fund', '--plan', 'paid', '--expires', '1d']);
     expect(link).toMatch(new RegExp(`^${origin}/developers/console/invite#[0-9A-Za-z]{32}$`));
     const { context, page } = await pageWithPasskey(browser, origin);
     // The token is the link's fragment: no request the browser makes carries it in its URL.
@@ -214,7 +214,7 @@ describe('developer console in Chromium', () => {
       await page.waitForLoadState('load');
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByRole('button', { name: 'Sign in with a passkey' }).waitFor();
-      const second = invite(['--fund', 'other-fund']);
+      const second = await invite(['--fund', 'other-fund']);
       await page.goto(second);
       await page.getByRole('heading', { name: 'You are invited to fund data' }).waitFor();
       await page.getByRole('button', { name: 'Sign in with a passkey' }).click();

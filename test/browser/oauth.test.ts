@@ -90,7 +90,7 @@ function connect(provider: MemoryProvider) {
 }
 
 /** An operator invitation link to the served fund, from the real CLI into the worker's local KV. */
-function invite(): string {
+function invite(): Promise<string> {
   return operatorInvite(['--fund', 'sample-fund'], origin, persistDir);
 }
 
@@ -122,7 +122,7 @@ describe('an MCP client connects with OAuth, knowing only the URL', () => {
   it('is refused, discovers, registers, and after a passkey sign-up and one approval reads the fund', async () => {
     const ctx = await pageWithPasskey(browser, origin);
     page = ctx.page;
-    await page.goto(invite());
+    await page.goto(await invite());
     await signUp(page);
 
     provider = new MemoryProvider();
@@ -237,7 +237,7 @@ describe('the same through mcp-remote', () => {
       return JSON.parse(stdout.split('\n').find((l) => l.includes(`"id":${id},`))!) as { result: Record<string, unknown> };
     };
     try {
-      await page.goto(invite());
+      await page.goto(await invite());
       await signUp(page);
       const printed = /http:\/\/localhost:\d+\/developers\/console\/oauth\/authorize\S+/;
       await expect.poll(() => printed.exec(stderr)?.[0], { timeout: 30_000 }).toBeDefined();

@@ -35,7 +35,7 @@ const keys = { fund: '', calc: '', mistyped: '' };
 const DEADLINE_MS = 45_000;
 
 beforeAll(async () => {
-  keys.fund = mintKey(persistDir, ['--fund', 'sample-fund', '--label', 'clients e2e']);
+  keys.fund = await mintKey(persistDir, ['--fund', 'sample-fund', '--label', 'clients e2e']);
   keys.calc = (
     await createKey(wranglerKv('API_KEYS', { remote: false, persistTo: persistDir }), { fundId: null, scope: 'calc', label: 'clients e2e' })
   ).key;

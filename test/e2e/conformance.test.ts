@@ -48,7 +48,7 @@ let proxy: Server;
 let proxyBase: string;
 
 beforeAll(async () => {
-  const key = mintKey(persistDir, ['--fund', 'sample-fund', '--label', 'conformance']);
+  const key = await mintKey(persistDir, ['--fund', 'sample-fund', '--label', 'conformance']);
   worker = await startWorker(persistDir);
   // Forwards every request to the Worker with the fund key added (and the Host the Worker is reached at).
   proxy = createServer(async (req, res) => {

@@ -23,7 +23,7 @@ let key: string;
 beforeAll(async () => {
   database = await createTestDatabase();
   await migrateAndSeed(database, [FUND_ID]);
-  key = mintKey(persistDir, ['--fund', FUND_ID, '--label', 'db e2e']);
+  key = await mintKey(persistDir, ['--fund', FUND_ID, '--label', 'db e2e']);
   worker = await startWorker(persistDir, databaseBindings(database, FUND_ID));
 }, 120_000);
 

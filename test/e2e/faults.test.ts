@@ -106,7 +106,7 @@ describe('the log check', () => {
 
 describe('the quota under faults, in workerd', () => {
   it('a client hanging up mid-request, on the first (slow) read of a new isolate, holds up none of the same key in flight', async () => {
-    const key = keyWith(1_000);
+    const key = await keyWith(1_000);
     for (let i = 0; i < 5; i++) expect((await calc(key)).status).toBe(200);
     await expectStored(key, 5);
     // A new isolate: its first read of this counter takes 400 ms; the first caller hangs up during it.
@@ -136,7 +136,7 @@ describe('the quota under faults, in workerd', () => {
   }, 60_000);
 
   it('200 concurrent requests of one caller on a fresh isolate: counted exactly from what KV holds, the rest refused', async () => {
-    const key = keyWith(150);
+    const key = await keyWith(150);
     for (let i = 0; i < 30; i++) expect((await calc(key)).status).toBe(200);
     await expectStored(key, 30);
     await worker.dispose();
@@ -153,7 +153,7 @@ describe('the quota under faults, in workerd', () => {
   }, 60_000);
 
   it('KV refusing every write, then past its one write per key per second: every call answered, none lost once a write succeeds', async () => {
-    const key = keyWith(1_000);
+    const key = await keyWith(1_000);
     await faults({ refuseWrites: 'all' });
     for (let i = 1; i <= 10; i++) expect(await calc(key)).toEqual({ status: 200, remaining: 1_000 - i });
     expect(await stored(key)).toBeNull();
@@ -175,7 +175,7 @@ describe('the quota under faults, in workerd', () => {
   }, 60_000);
 
   it('KV slow to take a write: a refusal answers at once, not after the write of the calls before it', async () => {
-    const key = keyWith(3);
+    const key = await keyWith(3);
     await faults({ writeDelayMs: 4_000 });
     for (let i = 0; i < 3; i++) expect((await calc(key)).status).toBe(200);
     const refused = await calc(key);
@@ -188,7 +188,7 @@ describe('the quota under faults, in workerd', () => {
   }, 60_000);
 
   it('KV failing reads: every call answered from the count in memory (never a 5xx), and KV catches up once reads work', async () => {
-    const key = keyWith(1_000);
+    const key = await keyWith(1_000);
     for (let i = 0; i < 3; i++) await calc(key);
     await expectStored(key, 3);
     await worker.dispose();
@@ -219,7 +219,7 @@ describe('the fund database dropping mid-answer, in workerd', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     await migrateAndSeed(database, [FUND_ID]);
-    key = mintKey(dbPersist, ['--fund', FUND_ID, '--label', 'faults db']);
+    key = await mintKey(dbPersist, ['--fund', FUND_ID, '--label', 'faults db']);
     const text = (value: string) => ({ type: 'plain_text', value });
     dbWorker = await startWorker(
       dbPersist,

@@ -31,7 +31,7 @@ beforeAll(async () => {
   database = await createTestDatabase();
   await migrateAndSeed(database, [FUND_ID]);
   investors = await nameInvestorsInBooks(database, FUND_ID);
-  key = mintKey(persistDir, ['--fund', FUND_ID, '--label', 'identity e2e']);
+  key = await mintKey(persistDir, ['--fund', FUND_ID, '--label', 'identity e2e']);
   worker = await startWorker(persistDir, databaseBindings(database, FUND_ID));
 }, 120_000);
 

@@ -19,7 +19,7 @@ let worker: TestWorker;
 let key: string;
 
 beforeAll(async () => {
-  key = mintKey(persistDir, ['--fund', 'sample-fund', '--label', 'mcp revisions e2e']);
+  key = await mintKey(persistDir, ['--fund', 'sample-fund', '--label', 'mcp revisions e2e']);
   worker = await startWorker(persistDir);
 });
 

@@ -27,7 +27,7 @@ let worker: TestWorker;
 let sampleKey: string;
 
 beforeAll(async () => {
-  sampleKey = mintKey(persistDir, ['--fund', 'sample-fund', '--label', 'mcp e2e']);
+  sampleKey = await mintKey(persistDir, ['--fund', 'sample-fund', '--label', 'mcp e2e']);
   worker = await startWorker(persistDir);
 });
 

@@ -36,7 +36,7 @@ const served = new Map<string, (request: Request) => Response | Promise<Response
 const asked: string[] = [];
 
 beforeAll(async () => {
-  const invitation = operatorInvite(['--fund', 'sample-fund'], 'http://localhost', persistDir).split('#')[1]!;
+  const invitation = (await operatorInvite(['--fund', 'sample-fund'], 'http://localhost', persistDir)).split('#')[1]!;
   worker = await startWorker(persistDir, {}, 'none', {
     outbound: (request) => {
       asked.push(request.url);

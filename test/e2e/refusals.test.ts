@@ -157,7 +157,7 @@ describe('a chunked body over the cap (workerd)', () => {
 
 describe('the retired invitation path', () => {
   it('answers 410 without redeeming; the token reaches no log line; the fragment link still works', async () => {
-    const link = operatorInvite(['--fund', 'sample-fund'], 'http://localhost', persistDir);
+    const link = await operatorInvite(['--fund', 'sample-fund'], 'http://localhost', persistDir);
     const token = link.split('#')[1]!;
     log.clear();
     const old = await fetch(`${origin}/developers/console/invite/${token}`, { redirect: 'manual' });

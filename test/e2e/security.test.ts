@@ -33,8 +33,8 @@ function user(): ConsoleClient {
 }
 
 /** An invitation's token, from the real `npm run console -- invite` CLI into the worker's local KV. */
-function invite(): string {
-  return operatorInvite(['--fund', 'sample-fund'], 'http://localhost', persistDir).split('#')[1]!;
+async function invite(): Promise<string> {
+  return (await operatorInvite(['--fund', 'sample-fund'], 'http://localhost', persistDir)).split('#')[1]!;
 }
 
 /** A promise and its resolver: the moment synchronised requests send their last byte. */
@@ -69,7 +69,7 @@ async function signedUp(): Promise<ConsoleClient> {
 const workerLog: string[] = [];
 
 beforeAll(async () => {
-  invitations = [invite(), invite()];
+  invitations = [await invite(), await invite()];
   for (const stream of ['stderr', 'stdout'] as const) {
     const write = process[stream].write.bind(process[stream]);
     vi.spyOn(process[stream], 'write').mockImplementation((chunk, ...rest) => {

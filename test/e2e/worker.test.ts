@@ -54,8 +54,8 @@ let sampleKey: string;
 beforeAll(async () => {
   // A key of a fund this deployment does not serve, with a 600/day calculator limit; and a key of the
   // embedded local sample fund (wrangler.toml FUND_ID), as `npm run keys -- create --fund sample-fund` makes.
-  fundKey = mintKey(persistDir, ['--fund', 'e2e-fund', '--label', 'e2e', '--daily-calc-limit', '600']);
-  sampleKey = mintKey(persistDir, ['--fund', 'sample-fund', '--label', 'e2e sample']);
+  fundKey = await mintKey(persistDir, ['--fund', 'e2e-fund', '--label', 'e2e', '--daily-calc-limit', '600']);
+  sampleKey = await mintKey(persistDir, ['--fund', 'sample-fund', '--label', 'e2e sample']);
   // wrangler prints the Worker's errors through console.error (and vitest captures those).
   for (const stream of ['stderr', 'stdout'] as const) {
     const write = process[stream].write.bind(process[stream]);

@@ -141,7 +141,7 @@ export async function checkHealthy(base: string, doc: HealthDoc, key: string): P
 export async function startFuzzTarget(options: { store?: FuzzStore } = {}): Promise<FuzzTarget> {
   const persistDir = mkdtempSync(join(tmpdir(), 'fund-edge-fuzz-'));
   const mint = (fund: string) => mintKey(persistDir, ['--fund', fund, '--label', 'fuzz', '--daily-calc-limit', '100000000']);
-  const keys: FuzzKeys = { sample: mint('sample-fund'), other: mint('fuzz-other-fund'), revoked: mint('sample-fund') };
+  const keys: FuzzKeys = { sample: await mint('sample-fund'), other: await mint('fuzz-other-fund'), revoked: await mint('sample-fund') };
   execFileSync(
     process.execPath,
     [

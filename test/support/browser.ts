@@ -4,11 +4,11 @@
  * background networking, component updates and first-run work off (the tests run offline). Pages get a CDP virtual authenticator (a platform passkey with user verification)
  * and screenshots go to `test-results/screenshots/` (git-ignored).
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import chromium from '@sparticuz/chromium';
 import { chromium as playwright, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { runCli } from './worker.ts';
 
 /** Where screenshots are written, relative to the project root. */
 export const SCREENSHOT_DIR = join('test-results', 'screenshots');
@@ -80,20 +80,6 @@ export async function screenshot(page: Page, name: string): Promise<string> {
  * An operator invitation link from the real CLI (`npm run console -- invite ...`), written into the local KV
  * of a worker started with `persistDir`; the link points at `origin`.
  */
-export function operatorInvite(args: readonly string[], origin: string, persistDir: string): string {
-  return execFileSync(
-    process.execPath,
-    [
-      '--experimental-strip-types',
-      '--disable-warning=ExperimentalWarning',
-      'scripts/console.ts',
-      'invite',
-      ...args,
-      '--base',
-      origin,
-      '--persist-to',
-      persistDir,
-    ],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
-  ).trim();
+export async function operatorInvite(args: readonly string[], origin: string, persistDir: string): Promise<string> {
+  return runCli('console.ts', ['invite', ...args, '--base', origin, '--persist-to', persistDir]);
 }

@@ -4,11 +4,11 @@
  * keys minted by the real `npm run keys` CLI into the same folder are seen), and the Worker's log as this
  * process receives it ({@link captureWorkerLog}).
  */
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { stripVTControlCharacters } from 'node:util';
+import { promisify, stripVTControlCharacters } from 'node:util';
 import { unstable_startWorker } from 'wrangler';
 
 process.env.WRANGLER_SEND_METRICS = 'false';
@@ -125,29 +125,30 @@ export async function startWorker(
 }
 
 /**
+ * Runs one of the project's CLIs (`scripts/<script>`) with the Node running the tests, without blocking the
+ * event loop: a synchronous run would stall every kept-alive connection to a running Worker for its seconds,
+ * and the next request could then be written to a socket workerd had closed meanwhile ("other side closed").
+ * @returns what the CLI printed on stdout, trimmed
+ * @throws {Error} when the CLI exits non-zero or runs over 60 s
+ */
+export async function runCli(script: string, args: readonly string[]): Promise<string> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', `scripts/${script}`, ...args],
+    { encoding: 'utf8', timeout: 60_000 },
+  );
+  return stdout.trim();
+}
+
+/**
  * Mints a key through the real `npm run keys` CLI into the local KV under `persistDir` (the tests and
  * `npm run bench` use it).
  * @param args the CLI's `create` options (`--fund`, `--label`, `--daily-calc-limit`, ...)
  * @returns the key (`svc_dk_` and 32 letters or digits)
  * @throws {Error} when the CLI fails or prints no key
  */
-export function mintKey(persistDir: string, args: readonly string[]): string {
-  const key = execFileSync(
-    process.execPath,
-    [
-      '--experimental-strip-types',
-      '--disable-warning=ExperimentalWarning',
-      'scripts/keys.ts',
-      'create',
-      ...args,
-      '--persist-to',
-      persistDir,
-    ],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 },
-  )
-    .trim()
-    .split('\n')
-    .pop();
+export async function mintKey(persistDir: string, args: readonly string[]): Promise<string> {
+  const key = (await runCli('keys.ts', ['create', ...args, '--persist-to', persistDir])).split('\n').pop();
   if (!key || !/^svc_dk_[0-9A-Za-z]{32}$/.test(key)) throw new Error('the keys CLI printed no key');
   return key;
 }
