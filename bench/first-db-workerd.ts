@@ -14,15 +14,10 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { Miniflare } from 'miniflare';
-import { createKey, type KeyAdminStore } from '../lib/keys.ts';
 import { startPgWsProxy } from '../scripts/pg-ws-proxy.ts';
 import { Cleanup, printMedians, useWranglerEnv } from './report.ts';
-import { RAISED_BURST_LIMITS, deployedWorker, measureOnce, service, type Subject } from './workerd.ts';
-
-const DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/fund_edge_scale';
-/** Any 32-byte key: the bench reads no pseudonym. */
-const INVESTOR_REF_KEY = 'c2NhbGUtYmVuY2gtaW52ZXN0b3ItcmVmLWtleS0zMmJ5dGVz';
+import { databaseService } from './scale.ts';
+import { deployedWorker, measureOnce } from './workerd.ts';
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -42,22 +37,7 @@ async function main(): Promise<number> {
     cleanup.add('stop the proxy', () => proxy.close());
     const bundles = values.bundle?.length ? values.bundle : [await deployedWorker(cleanup)];
     const fundId = values.fund;
-    const subjectOf = (bundle: string): Subject => {
-      const base = service(resolve(bundle));
-      const options = base.options as { bindings?: Record<string, unknown>; ratelimits?: Record<string, unknown> };
-      return {
-        options: {
-          ...base.options,
-          bindings: { ...options.bindings, FUND_ID: fundId, DATABASE_URL, DATABASE_WS_PROXY: proxy.wsProxy, INVESTOR_REF_KEY },
-          ratelimits: { ...options.ratelimits, ...RAISED_BURST_LIMITS },
-        } as Subject['options'],
-        async prepare(mf: Miniflare) {
-          await base.prepare(mf);
-          const API_KEYS = (await mf.getKVNamespace('API_KEYS')) as unknown as KeyAdminStore;
-          return (await createKey(API_KEYS, { fundId, label: 'bench', dailyCalcLimit: 100_000_000 })).key;
-        },
-      };
-    };
+    const subjectOf = (bundle: string) => databaseService(resolve(bundle), fundId, proxy.wsProxy);
     const figures = new Map<string, number[]>();
     const warmFigures = new Map<string, number[]>();
     let failed = false;

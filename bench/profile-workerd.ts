@@ -3,10 +3,12 @@
  * attributed by source module and by function. bench/workerd.ts measures how much; this says where.
  *
  * Usage: node --experimental-strip-types --disable-warning=ExperimentalWarning bench/profile-workerd.ts
- *          [--runs n] [--top n] [--save dir] [--warm n] [--repeat n] [case-id-substring ...]
+ *          [--runs n] [--top n] [--save dir] [--warm n] [--repeat n] [--database fund] [case-id-substring ...]
  * (case ids as in bench/first-requests.ts: `fund-overview`, `fund-risk-var`, `calc-fee-calculator`, …;
  * default: every fund-data endpoint). `--warm n --repeat m`: a warm request instead of the first one: n
  * requests unprofiled, then m profiled one after another, the figures per request (what throughput pays).
+ * `--database bench-fund`: the fund cases read that fund of the scale bench's PostgreSQL database
+ * (`fund_edge_scale`, imported by `npm run bench -- --only scale`) as bench/first-db-workerd.ts serves it.
  *
  * How: the Worker is bundled as bench/workerd.ts bundles it (`wrangler deploy --dry-run --outdir`) but not
  * minified, so function names survive and esbuild's `// path/of/module.ts` comments tell which source module
@@ -27,7 +29,9 @@ import { Miniflare } from 'miniflare';
 import { WebSocket } from 'ws';
 import { firstRequests } from './first-requests.ts';
 import { Cleanup, selfTimeBy, useWranglerEnv, type CallFrame, type CpuProfile } from './report.ts';
-import { RAISED_BURST_LIMITS, deployedWorker, service, WORKER_NAME } from './workerd.ts';
+import { RAISED_BURST_LIMITS, deployedWorker, service, WORKER_NAME, type Subject } from './workerd.ts';
+import { databaseService } from './scale.ts';
+import { startPgWsProxy } from '../scripts/pg-ws-proxy.ts';
 
 /**
  * Line → source module of an unminified esbuild bundle, from its `// path` comments (0-based line numbers,
@@ -83,12 +87,11 @@ async function devtools(url: string): Promise<{ send(method: string, params?: ob
 
 /** One profiled first request in a fresh workerd. */
 async function profileOnce(
-  outdir: string,
+  subject: Subject,
   path: string,
   init: RequestInit | ((key: string) => RequestInit),
   load: { warm: number; repeat: number } = { warm: 0, repeat: 1 },
 ): Promise<CpuProfile> {
-  const subject = service(outdir);
   // Many requests of one caller: the burst limits are raised as the HTTP section raises them (bench/http.ts).
   const raised = load.warm + load.repeat > 1 ? { ratelimits: RAISED_BURST_LIMITS } : {};
   const mf = new Miniflare({
@@ -148,6 +151,7 @@ async function main(): Promise<void> {
       save: { type: 'string' },
       warm: { type: 'string', default: '0' },
       repeat: { type: 'string', default: '1' },
+      database: { type: 'string' },
     },
   });
   const runs = Number(values.runs);
@@ -157,12 +161,22 @@ async function main(): Promise<void> {
   try {
     useWranglerEnv();
     const outdir = await deployedWorker(cleanup, { minify: false });
+    let subject = service(outdir);
+    if (values.database) {
+      const proxy = await startPgWsProxy({ target: { host: '127.0.0.1', port: 5432 } });
+      cleanup.add('stop the proxy', () => proxy.close());
+      subject = databaseService(outdir, values.database, proxy.wsProxy);
+    }
     const moduleOf = moduleIndex(readFileSync(join(outdir, 'worker.js'), 'utf8'));
     const where = (f: CallFrame) => (f.url.endsWith('worker.js') ? moduleOf(f.lineNumber) : f.url || `(${f.functionName || 'native'})`);
     const cases = firstRequests().filter((c) => (positionals.length ? positionals.some((p) => c.id.includes(p)) : c.kind === 'fund'));
+    // On the database, a REST fund case carries the key minted for that fund (not the demo key).
+    if (values.database)
+      for (const c of cases)
+        if (c.kind === 'fund' && c.path.startsWith('/api/')) c.init = (key) => ({ headers: { authorization: `Bearer ${key}` } });
     for (const c of cases) {
       const profiles: CpuProfile[] = [];
-      for (let i = 0; i < runs; i++) profiles.push(await profileOnce(outdir, c.path, c.init, load));
+      for (let i = 0; i < runs; i++) profiles.push(await profileOnce(subject, c.path, c.init, load));
       if (values.save)
         for (const [i, p] of profiles.entries()) writeFileSync(join(values.save, `${c.id}-${i}.cpuprofile`), JSON.stringify(p));
       const sum = (key: (f: CallFrame) => string | null) => {

@@ -44,7 +44,7 @@ import { startPgWsProxy, type PgWsProxy } from '../scripts/pg-ws-proxy.ts';
 import { LARGE_FUND, type LargeFundSpec, writeLargeFund } from './import-fund.ts';
 import { Cleanup, atMost, figure, median, progress, useWranglerEnv, type Figure } from './report.ts';
 import { cpuBetween, threadTimes } from './schedstat.ts';
-import { RAISED_BURST_LIMITS, WORKER_NAME, deployedWorker, service, workerdChildren } from './workerd.ts';
+import { RAISED_BURST_LIMITS, WORKER_NAME, deployedWorker, service, settle, workerdChildren, type Subject } from './workerd.ts';
 
 const DATABASE = 'fund_edge_scale';
 const SERVER = 'postgres://postgres@127.0.0.1:5432';
@@ -155,27 +155,36 @@ async function databaseCost(proxy: PgWsProxy, fundId: string, tool: string, args
   }
 }
 
-/** A fresh workerd serving the Worker against the database, with a key of `fundId`. */
+/**
+ * The Worker bundled in `outdir` (bench/workerd.ts's `service`) serving fund `fundId` of the scale
+ * bench's database through the proxy at `wsProxy`, with the burst limits raised; `prepare` serves the first
+ * call of each binding simulator (as bench/workerd.ts's first requests do: their cost is Miniflare's, not
+ * the Worker's) and mints a key of that fund. The scale section, bench/first-db-workerd.ts and
+ * bench/profile-workerd.ts serve the fund with it.
+ */
+export function databaseService(outdir: string, fundId: string, wsProxy: string): Subject {
+  const base = service(outdir);
+  const options = base.options as { bindings?: Record<string, unknown>; ratelimits?: Record<string, unknown> };
+  return {
+    options: {
+      ...base.options,
+      bindings: { ...options.bindings, FUND_ID: fundId, DATABASE_URL: URL_OF(DATABASE), DATABASE_WS_PROXY: wsProxy, INVESTOR_REF_KEY },
+      ratelimits: { ...options.ratelimits, ...RAISED_BURST_LIMITS },
+    } as Subject['options'],
+    async prepare(mf: Miniflare) {
+      await base.prepare(mf);
+      const API_KEYS = (await mf.getKVNamespace('API_KEYS')) as unknown as KeyAdminStore;
+      return (await createKey(API_KEYS, { fundId, label: 'scale', dailyCalcLimit: 100_000_000 })).key;
+    },
+  };
+}
+
+/** A fresh workerd serving the Worker against the database, with a key of `fundId`, idle once its simulators served a first call. */
 async function start(outdir: string, proxy: PgWsProxy, fundId: string) {
-  const subject = service(outdir);
-  const options = subject.options as { bindings?: Record<string, unknown>; ratelimits?: Record<string, unknown> };
+  const subject = databaseService(outdir, fundId, proxy.wsProxy);
   const known = workerdChildren();
   const mf = new Miniflare({
-    workers: [
-      {
-        ...options,
-        name: WORKER_NAME,
-        bindings: {
-          ...options.bindings,
-          FUND_ID: fundId,
-          DATABASE_URL: URL_OF(DATABASE),
-          DATABASE_WS_PROXY: proxy.wsProxy,
-          INVESTOR_REF_KEY,
-        },
-        ratelimits: { ...options.ratelimits, ...RAISED_BURST_LIMITS },
-        unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],
-      },
-    ],
+    workers: [{ ...subject.options, name: WORKER_NAME, unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] }],
     kvPersist: false,
     durableObjectsPersist: false,
     cachePersist: false,
@@ -184,8 +193,8 @@ async function start(outdir: string, proxy: PgWsProxy, fundId: string) {
   const url = await mf.unsafeGetDirectURL(WORKER_NAME);
   const pid = [...workerdChildren()].find((p) => !known.has(p));
   if (pid === undefined) throw new Error('no workerd process found for the new Miniflare');
-  const API_KEYS = (await mf.getKVNamespace('API_KEYS')) as unknown as KeyAdminStore;
-  const key = (await createKey(API_KEYS, { fundId, label: 'scale', dailyCalcLimit: 100_000_000 })).key;
+  const key = await subject.prepare(mf);
+  await settle(pid);
   return { mf, url, pid, key };
 }
 

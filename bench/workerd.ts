@@ -69,7 +69,7 @@ export function workerdChildren(): Set<number> {
 }
 
 /** Waits until workerd's main thread has been idle for 50 ms (at most 2 s): the startup's tail is not counted. */
-async function settle(pid: number): Promise<void> {
+export async function settle(pid: number): Promise<void> {
   const end = performance.now() + 2000;
   let last = threadTimes(pid).get(pid);
   while (performance.now() < end) {
