@@ -89,7 +89,7 @@ function asciiWordTable(trie: Trie): Pick<IdentitySet, 'asciiWords' | 'asciiSlot
 }
 
 /** A character that is neither a space nor of a word (an apostrophe, a hyphen): a value's parts may join. */
-const NOT_SPACE_OR_WORD = /[^\s\p{L}\p{M}\p{N}]|[\u02B9-\u02BF\u02C8]/u;
+export const NOT_SPACE_OR_WORD = /[^\s\p{L}\p{M}\p{N}]|[\u02B9-\u02BF\u02C8]/u;
 
 /** The most words a value may have to be looked for with any of its neighbouring words written together. */
 const MAX_COMPOSED_WORDS = 4;

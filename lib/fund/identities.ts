@@ -1,7 +1,8 @@
 /**
  * The identity sets of funds, as the redaction scans every answer against them (docs/fund-data.md#redaction-fail-closed):
  * every investor's legal name, e-mail, tax id, bank account and internal id, compiled once
- * ({@link identitySet}) and kept in the isolate by the version the store gives the set (a digest of the
+ * ({@link identitySet}; loaded instead when the store holds the set compiled from the same investors, as the
+ * importer stores it: lib/identity-set-form.ts) and kept in the isolate by the version the store gives the set (a digest of the
  * investors' rows). Every call asks the store for the current version (`FundStore.identities`, which sends
  * the investors only when the caller holds no set of that version; the database store reads the version,
  * and the investors when the isolate holds no set of it, with the fund's index, in the same statement), so an investor row corrected without a new NAV run is
@@ -12,6 +13,7 @@
  * kept wins.
  */
 import { identitySet, type IdentitySet } from '../redaction.ts';
+import { loadIdentitySet } from '../identity-set-form.ts';
 import { RedactionFailedError } from '../errors.ts';
 import type { InvestorRow } from './rows.ts';
 import type { FundStore } from './store.ts';
@@ -64,7 +66,8 @@ export async function fundIdentities(store: FundStore, fundId: string): Promise<
   if (got.investors === null) got = await store.identities(fundId);
   if (got.investors === null) throw new RedactionFailedError('store_row');
   const investors = new Map(got.investors.map((i) => [i.investorId, identityValues(i)]));
-  const compiled: FundIdentitySet = { version: got.version, set: identitySet(got.investors.flatMap(identityValues)), investors };
+  const set = (got.compiled && loadedSet(got.compiled)) || identitySet(got.investors.flatMap(identityValues));
+  const compiled: FundIdentitySet = { version: got.version, set, investors };
   kept.delete(got.version);
   kept.set(got.version, compiled);
   let values = 0;
@@ -75,6 +78,18 @@ export async function fundIdentities(store: FundStore, fundId: string): Promise<
     values -= k.set.values;
   }
   return compiled;
+}
+
+/**
+ * The set a store holds compiled (lib/identity-set-form.ts), or null when it cannot be loaded (another
+ * format, damaged): the caller then compiles the investors, as it does when the store holds none.
+ */
+function loadedSet(text: string): IdentitySet | null {
+  try {
+    return loadIdentitySet(text);
+  } catch {
+    return null;
+  }
 }
 
 /** The versions of the identity sets the isolate keeps now, so a store sends a set's investors only when none is held. */

@@ -4,7 +4,7 @@
  *
  * Each method is one parameterised statement, so one round trip: `index` returns the fund, its share classes
  * with fee terms and its runs (only their version when the isolate holds that index already) and, unless the
- * isolate holds the identity set of its version, the fund's investors; `read` returns every part of a
+ * isolate holds the identity set of its version, the fund's investors and the set stored compiled from them; `read` returns every part of a
  * batched request in one JSON document built by subqueries (VaR's and the closes' parts: lib/fund/postgres-var.ts).
  * Columns are named one by one (no `SELECT *`); paper-book positions, ledger memos and the investors'
  * personal data are never selected, except investors' identity columns on a capital read and in the fund's
@@ -18,6 +18,7 @@ import type { SqlClient } from '../db/sql.ts';
 import type { FundIdentities, FundIndex, FundReadRequest, FundReadResult, FundStore } from './store.ts';
 import { emptyRead } from './store.ts';
 import { keptIdentityVersions } from './identities.ts';
+import { IDENTITY_SET_FORMAT } from '../identity-set-form.ts';
 import type { VarSeries } from './analytics/var.ts';
 import { pricesSql, type SqlParam, type StoredMoments, varMomentsOf, varMomentsSql } from './postgres-var.ts';
 import {
@@ -38,15 +39,25 @@ import {
 } from './tables.ts';
 
 /** Every investor of the fund (`$1`), identity columns included: what the fund's identity set is made of. */
-const INVESTORS_SQL = `
+export const INVESTORS_SQL = `
   SELECT json_agg(json_build_object(${jsonFields(INVESTORS, 'i')})
     ORDER BY i.investor_id)
   FROM investors i WHERE i.fund_id = $1`;
 
 /**
+ * The fund's identity set as stored compiled from the investors of identity version `version`, in format
+ * `format` (db/migrations/0005_identity_sets.sql): none when the stored one is of another version (an
+ * investor written since) or another compiler (lib/identity-set-form.ts).
+ */
+const COMPILED_SQL = (version: string, format: string) => `
+  SELECT s.compiled FROM identity_sets s
+  WHERE s.fund_id = $1 AND s.identity_version = ${version} AND s.format = ${format}`;
+
+/**
  * The index's version and, unless the caller holds that version (`$2`), the index itself; the identity
  * set's version and, unless the isolate holds a set of that version (`$3`, the versions it holds), every
- * investor, so that an isolate's first request loads both in one round trip. Both versions are one row of
+ * investor and the set stored compiled from them in the reader's format (`$4`), so that an isolate's first
+ * request loads both in one round trip. Both versions are one row of
  * `fund_versions`, which the database keeps current whenever the fund, a share class, its fee terms, a run or
  * an investor is written (db/migrations/0003_fund_versions.sql): an MD5 of those rows, made once when they
  * are written, so a request reads a key, never the fund's history.
@@ -65,7 +76,8 @@ SELECT v.version AS index_version, CASE WHEN v.version IS DISTINCT FROM $2::text
     FROM nav_runs r WHERE r.fund_id = f.fund_id), '[]'::json)
 ) END AS index,
 v.identity_version,
-CASE WHEN v.identity_version <> ALL($3::text[]) THEN COALESCE((${INVESTORS_SQL}), '[]'::json) END AS investors
+CASE WHEN v.identity_version <> ALL($3::text[]) THEN COALESCE((${INVESTORS_SQL}), '[]'::json) END AS investors,
+CASE WHEN v.identity_version <> ALL($3::text[]) THEN (${COMPILED_SQL('v.identity_version', '$4')}) END AS compiled
 FROM funds f JOIN fund_versions v (fund_id, version, identity_version) USING (fund_id)
 WHERE f.fund_id = $1`;
 
@@ -126,11 +138,15 @@ const EXPENSES_SQL = (limit: string) => `
     SELECT ${columnList(EXPENSES)} FROM expenses
     WHERE fund_id = $1 ORDER BY expense_date DESC, expense_id DESC LIMIT ${limit}) e`;
 
-/** The identity set's version and, unless the caller holds that version (`$2`, versions held), every investor. */
+/**
+ * The identity set's version and, unless the caller holds that version (`$2`, versions held), every investor
+ * and the set stored compiled from them in the reader's format (`$3`).
+ */
 const IDENTITIES_SQL = `
   WITH v (version) AS (
     SELECT COALESCE((SELECT identity_version FROM fund_versions WHERE fund_id = $1), 'md5:' || md5('')))
-  SELECT v.version, CASE WHEN v.version <> ALL($2::text[]) THEN COALESCE((${INVESTORS_SQL}), '[]'::json) END AS investors
+  SELECT v.version, CASE WHEN v.version <> ALL($2::text[]) THEN COALESCE((${INVESTORS_SQL}), '[]'::json) END AS investors,
+    CASE WHEN v.version <> ALL($2::text[]) THEN (${COMPILED_SQL('v.version', '$3')}) END AS compiled
   FROM v`;
 
 /**
@@ -183,10 +199,11 @@ export function postgresStore(db: SqlClient): FundStore {
         index_version: string;
         identity_version: string;
         investors: FundIdentities['investors'];
-      }>(INDEX_SQL, [fundId, kept?.version ?? null, keptIdentityVersions()]);
+        compiled: string | null;
+      }>(INDEX_SQL, [fundId, kept?.version ?? null, keptIdentityVersions(), IDENTITY_SET_FORMAT]);
       const row = rows[0];
       if (!row) return null;
-      identitiesRead.set(fundId, { version: row.identity_version, investors: row.investors });
+      identitiesRead.set(fundId, { version: row.identity_version, investors: row.investors, compiled: row.compiled });
       // No index in the answer: the kept one is current (the statement sends it whenever versions differ).
       if (row.index === null) return copyOf(kept!.index);
       keptIndexes.delete(fundId);
@@ -215,7 +232,7 @@ export function postgresStore(db: SqlClient): FundStore {
         identitiesRead.set(fundId, { version: read.version, investors: null });
         return read;
       }
-      const { rows } = await db.query<FundIdentities>(IDENTITIES_SQL, [fundId, known]);
+      const { rows } = await db.query<FundIdentities>(IDENTITIES_SQL, [fundId, known, IDENTITY_SET_FORMAT]);
       return rows[0]!;
     },
   };

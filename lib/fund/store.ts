@@ -94,6 +94,12 @@ export interface FundIdentities {
   version: string;
   /** Every investor of the fund (none for a fund with no investors); null when `known` holds the current version. */
   investors: InvestorRow[] | null;
+  /**
+   * The set compiled from exactly these investors, as the store holds it (lib/identity-set-form.ts's text, in
+   * the reader's own format), which the reader loads instead of compiling; absent or null when the store
+   * holds none that is current (the reader compiles the investors).
+   */
+  compiled?: string | null;
 }
 
 /** A source of fund data. Implementations select only the columns of the row types, and only live positions. */
@@ -176,6 +182,9 @@ export function guardedStore(store: FundStore): FundStore {
       if (result.investors !== null) {
         if (!Array.isArray(result.investors)) throw new RedactionFailedError('store_row');
         guardRows('investors', result.investors);
+      }
+      if (result.compiled !== undefined && result.compiled !== null && typeof result.compiled !== 'string') {
+        throw new RedactionFailedError('store_row');
       }
       return result;
     },

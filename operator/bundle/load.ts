@@ -28,6 +28,7 @@ import { Spool } from './spool.ts';
 import { type Cell, type Validation, bundleBytes, validateBundle } from './validate.ts';
 import { FUND_KEY } from '../../lib/fund/tables.ts';
 import { storeVarMoments } from '../db/var-moments.ts';
+import { storeIdentitySet } from '../db/identity-sets.ts';
 
 /** How an import writes. */
 export type ImportMode = 'append' | 'replace';
@@ -212,6 +213,8 @@ export async function importBundle(options: ImportOptions): Promise<ImportResult
     await deriveSums(client, fundId, mode === 'replace' ? null : storedThrough, plan);
     // VaR's moments of the latest usable run (db/migrations/0004_var_moments.sql), from the rows just written.
     await storeVarMoments(client, fundId);
+    // The identity set compiled from the investors now stored (db/migrations/0005_identity_sets.sql).
+    await storeIdentitySet(client, fundId);
     if (options.signal?.aborted) throw new Error('interrupted');
     await client.query('COMMIT');
     result.outcome = 'imported';

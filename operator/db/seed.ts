@@ -9,6 +9,7 @@ import type { SqlClient } from '../../lib/db/sql.ts';
 import type { FundDataset } from '../../lib/fund/synthetic.ts';
 import { FUND_KEY, TABLES, type Table } from '../../lib/fund/tables.ts';
 import { storeVarMoments } from './var-moments.ts';
+import { storeIdentitySet } from './identity-sets.ts';
 
 /** Rows written per table, by table name. */
 export type SeedReport = Record<string, number>;
@@ -71,6 +72,8 @@ export async function seedFund(db: SqlClient, data: FundDataset): Promise<SeedRe
     await db.query('SELECT fund_derive($1, NULL)', [fundId]);
     // VaR's moments of the latest usable run (db/migrations/0004_var_moments.sql).
     await storeVarMoments(db, fundId);
+    // The identity set compiled from the investors just written (db/migrations/0005_identity_sets.sql).
+    await storeIdentitySet(db, fundId);
     await db.query('COMMIT');
   } catch (err) {
     await db.query('ROLLBACK').catch(() => {});

@@ -155,7 +155,7 @@ describe('the bundle format', () => {
       FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = ANY(i.indkey)
       WHERE i.indisprimary AND c.relnamespace = 'public'::regnamespace AND c.relname <> 'schema_migrations'
         AND c.relname <> ALL($1::text[]) GROUP BY 1`,
-      [[...DERIVED_TABLES.map((t) => t.table), 'asset_closes', 'var_moments']],
+      [[...DERIVED_TABLES.map((t) => t.table), 'asset_closes', 'identity_sets', 'var_moments']],
     );
     const primary = Object.fromEntries(
       res.rows.map((r: { t: string; cols: string[] }) => [r.t, r.cols.filter((c) => c !== 'fund_id' || r.t === 'funds')]),

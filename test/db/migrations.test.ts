@@ -45,6 +45,7 @@ const DATA_TABLES = [
   'fee_terms',
   'fund_versions',
   'funds',
+  'identity_sets',
   'investors',
   'ledger_balances',
   'ledger_lines',
@@ -56,8 +57,8 @@ const DATA_TABLES = [
   'var_moments',
 ];
 const TABLES = [...DATA_TABLES, 'schema_migrations'].sort();
-/** Derived tables of arrays, which no table descriptor describes (no request selects them as rows). */
-const ARRAY_TABLES = ['asset_closes', 'var_moments'];
+/** Derived tables of arrays and compiled text, which no table descriptor describes (no request selects them as rows). */
+const ARRAY_TABLES = ['asset_closes', 'identity_sets', 'var_moments'];
 
 /** Money, quantities, prices and rates: every one NUMERIC. */
 const NUMERIC_COLUMNS: Record<string, string[]> = {
@@ -469,6 +470,8 @@ describe('seeding', () => {
       fund_versions: 1,
       // VaR's moments of the latest usable run: both methods, every window 20..1000.
       var_moments: 2 * (VAR_WINDOW.max - VAR_WINDOW.min + 1),
+      // The identity set compiled from the investors just written.
+      identity_sets: 1,
       asset_closes: new Set(sample.prices.map((p) => p.asset)).size,
       ledger_balances: new Set(sample.ledger.map((l) => `${l.accountCode} ${l.entryDate}`)).size,
       position_sums: new Set(live.map((p) => `${p.navDate} ${p.assetClass} ${p.marketValue.startsWith('-')}`)).size,

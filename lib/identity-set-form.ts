@@ -1,0 +1,181 @@
+/**
+ * An identity set (lib/identity-set.ts) as text, so that it is compiled once where a fund's investors are
+ * written (the importer and the seeder store it beside them, db/migrations/0005_identity_sets.sql) and an
+ * isolate loads it instead of compiling it: for 500 investors, loading costs about a fifth of compiling on
+ * an isolate's first request (docs/performance.md).
+ *
+ * A stored set is used only by code that would compile exactly the same one: its {@link IDENTITY_SET_FORMAT}
+ * names the compiler's sources ({@link IDENTITY_SET_SOURCES}, a digest a test keeps equal to those files), a
+ * store sends a set only when that format is the reader's own and the set was compiled from the investors
+ * now stored, and the reader loads it only when its engine reads every character of the values beyond ASCII
+ * as the compiling engine did ({@link engineReading}: Node's and workerd's Unicode data differ). Anything
+ * else is compiled from the investors, as without a stored set.
+ */
+import { classOf, wordsOf } from './identity-words.ts';
+import { identitySet, NOT_SPACE_OR_WORD, type IdentitySet } from './identity-set.ts';
+
+/**
+ * SHA-256 of the compiler's sources (lib/identity-words.ts, lib/identity-set.ts, and this file with this
+ * line's digest left out), which test/identity-set-form.test.ts checks: a change to any of them must come
+ * with the new digest, so that a set stored by the old code is never loaded by the new.
+ */
+export const IDENTITY_SET_SOURCES = 'sha256:4abb1c3a9a44184b2719000e0351d8f6c4d6d4e797a5443b7c33c93176d50d2b';
+
+/** The format this code writes and reads: the compiler's sources. */
+export const IDENTITY_SET_FORMAT = `identity-set/1 ${IDENTITY_SET_SOURCES}`;
+
+/**
+ * How this engine reads each character of `chars` when it compiles a set: its class (lib/identity-words.ts),
+ * its fold as a word, whether it is a space and whether it joins a name's parts. A set is compiled the same
+ * by two engines whose readings of its values' characters are the same: the engines' Unicode data differ
+ * (workerd's may be a version older or newer than Node's), and an all-ASCII set, read by the service's own
+ * tables, is the same in every engine.
+ */
+export function engineReading(chars: string): string {
+  const out: string[] = [];
+  for (const ch of chars) {
+    out.push(`${classOf(ch.codePointAt(0)!)}${/\s/.test(ch) ? 's' : ''}${NOT_SPACE_OR_WORD.test(ch) ? 'j' : ''}:${wordsOf(ch).join(' ')}`);
+  }
+  return out.join('\n');
+}
+
+/** Each character beyond ASCII in `values`, once, in the order met (linear in the values' length). */
+function charactersBeyondAscii(values: readonly string[]): string {
+  const seen = new Set<string>();
+  for (const value of values) for (const ch of value) if (ch.charCodeAt(0) >= 128) seen.add(ch);
+  return [...seen].join('');
+}
+
+/** The stored form: the set's fields, the trie as each node's parent and incoming word. */
+interface StoredSet {
+  format: string;
+  /** The values' characters beyond ASCII, and how the compiling engine read them ({@link engineReading}). */
+  chars: string;
+  reading: string;
+  values: number;
+  /** Every distinct word of the trie, joined by line breaks (a word holds none: words are letters, marks and digits). */
+  words: string;
+  /** Node i's parent and the index in `words` of the word leading to it (node 0, the root: 0 and -1). */
+  parent: number[];
+  word: number[];
+  fail: number[];
+  longest: number[];
+  /** The index in `words` of each of `asciiWords`. */
+  ascii: number[];
+  asciiSlots: number[];
+  asciiHashes: number[];
+}
+
+/**
+ * The identity set of `values` compiled ({@link identitySet}) as text, in {@link IDENTITY_SET_FORMAT} (JSON,
+ * about 450 bytes per investor), with how this engine read their characters beyond ASCII.
+ * @param values the identity values, in the order the reader would compile them
+ */
+export function identitySetText(values: readonly string[]): string {
+  const set = identitySet(values);
+  const chars = charactersBeyondAscii(values);
+  const words: string[] = [];
+  const index = new Map<string, number>();
+  const idOf = (w: string) => {
+    let i = index.get(w);
+    if (i === undefined) {
+      i = words.push(w) - 1;
+      index.set(w, i);
+    }
+    return i;
+  };
+  const nodes = set.onlyTo.length;
+  const parent = new Array<number>(nodes).fill(0);
+  const word = new Array<number>(nodes).fill(-1);
+  for (let node = 0; node < nodes; node++) {
+    const map = set.children[node];
+    const edges: [string, number][] = map ? [...map] : set.onlyWord[node] !== undefined ? [[set.onlyWord[node]!, set.onlyTo[node]!]] : [];
+    for (const [w, to] of edges) {
+      parent[to] = node;
+      word[to] = idOf(w);
+    }
+  }
+  const stored: StoredSet = {
+    format: IDENTITY_SET_FORMAT,
+    chars,
+    reading: engineReading(chars),
+    values: set.values,
+    words: words.join('\n'),
+    parent,
+    word,
+    fail: Array.from(set.fail),
+    longest: Array.from(set.longest),
+    ascii: set.asciiWords.map(idOf),
+    asciiSlots: Array.from(set.asciiSlots),
+    asciiHashes: Array.from(set.asciiHashes),
+  };
+  return JSON.stringify(stored);
+}
+
+/** An array of integers in [min, max), each checked. */
+function ints(value: unknown, length: number, min: number, max: number): number[] {
+  if (!Array.isArray(value) || value.length !== length) throw new Error('stored identity set: malformed');
+  for (const v of value) if (!Number.isInteger(v) || v < min || v >= max) throw new Error('stored identity set: malformed');
+  return value as number[];
+}
+
+/**
+ * The set a text of {@link identitySetText} holds: the same fields, maps in the same order, as compiling the
+ * same values in this engine gives. Every index is checked, so a damaged text is refused, never loaded as a
+ * smaller set.
+ * @throws {Error} when the text is not in this code's format, was compiled by an engine that reads one of
+ *   the values' characters otherwise than this one, or is malformed (the caller compiles instead)
+ */
+export function loadIdentitySet(text: string): IdentitySet {
+  const stored = JSON.parse(text) as Partial<StoredSet>;
+  if (stored.format !== IDENTITY_SET_FORMAT || typeof stored.words !== 'string' || !Number.isInteger(stored.values)) {
+    throw new Error('stored identity set: another format');
+  }
+  if (typeof stored.chars !== 'string' || stored.reading !== engineReading(stored.chars)) {
+    throw new Error('stored identity set: compiled by an engine with other Unicode data');
+  }
+  const words = stored.words === '' ? [] : stored.words.split('\n');
+  const nodes = Array.isArray(stored.parent) ? stored.parent.length : 0;
+  if (nodes < 1) throw new Error('stored identity set: malformed');
+  const parent = ints(stored.parent, nodes, 0, nodes);
+  const word = ints(stored.word, nodes, -1, words.length);
+  const slots = Array.isArray(stored.asciiSlots) ? stored.asciiSlots.length : 0;
+  // The scan finds a slot as a hash masked by the table's length less one: a power of two, as compiled.
+  if (slots < 8 || (slots & (slots - 1)) !== 0) throw new Error('stored identity set: malformed');
+  const ascii = ints(stored.ascii, Array.isArray(stored.ascii) ? stored.ascii.length : 0, 0, words.length);
+  // At least half the slots empty, as compiled: a probe always reaches an empty slot.
+  if (2 * ascii.length > slots) throw new Error('stored identity set: malformed');
+  const children: (Map<string, number> | undefined)[] = new Array(nodes).fill(undefined);
+  const onlyWord: (string | undefined)[] = new Array(nodes).fill(undefined);
+  const onlyTo: number[] = new Array(nodes).fill(0);
+  children[0] = new Map();
+  // Nodes were numbered as they were added, each after its parent: adding them in order makes the same maps.
+  for (let node = 1; node < nodes; node++) {
+    const p = parent[node]!;
+    if (p >= node || word[node]! < 0) throw new Error('stored identity set: malformed');
+    const w = words[word[node]!]!;
+    const map = children[p];
+    if (map) map.set(w, node);
+    else if (onlyWord[p] === undefined) {
+      onlyWord[p] = w;
+      onlyTo[p] = node;
+    } else {
+      children[p] = new Map([
+        [onlyWord[p]!, onlyTo[p]!],
+        [w, node],
+      ]);
+      onlyWord[p] = undefined;
+    }
+  }
+  return {
+    children,
+    onlyWord,
+    onlyTo,
+    fail: Int32Array.from(ints(stored.fail, nodes, 0, nodes)),
+    longest: Int32Array.from(ints(stored.longest, nodes, 0, nodes)),
+    values: stored.values!,
+    asciiWords: ascii.map((i) => words[i]!),
+    asciiSlots: Int32Array.from(ints(stored.asciiSlots, slots, 0, ascii.length + 1)),
+    asciiHashes: Int32Array.from(ints(stored.asciiHashes, slots, -(2 ** 31), 2 ** 31)),
+  };
+}
