@@ -46,7 +46,7 @@ import { isJsonObject, stillSending, type RequestContext } from '../endpoint.ts'
 import { MCP_ANSWER_TIMEOUT_MS } from '../limits.ts';
 import { publicOrigin } from '../origin.ts';
 import { logContextOf } from '../log.ts';
-import { AnswerSplice, createServer, withOwnErrorText } from './sdk-adapter.ts';
+import { createServer, withOwnErrorText } from './sdk-adapter.ts';
 import type { McpServerSpec } from './tools.ts';
 import {
   BATCHING_REMOVED_IN,
@@ -207,9 +207,7 @@ async function answerMcp(
   const limitHeaders = charged;
 
   const sse = wantsEventStream(c.req.header('accept'));
-  // One response sent as JSON: a tool's answer is written into it as text (sdk-adapter.ts, `AnswerSplice`).
-  const splice = batch || sse ? undefined : new AnswerSplice();
-  const server = createServer(spec, ctx.catalog, c, logContextOf(c), `${publicOrigin(c)}/`, argumentsById(requests), splice);
+  const server = createServer(spec, ctx.catalog, c, logContextOf(c), `${publicOrigin(c)}/`, argumentsById(requests));
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !sse });
   await server.connect(transport);
   withOwnErrorText(transport);
@@ -236,7 +234,6 @@ async function answerMcp(
     const answered: unknown = await answer.json();
     out = JSON.stringify(Array.isArray(answered) ? answered : [answered]);
   }
-  if (splice?.holding && answer.status === 200) out = splice.into(await answer.text());
   if (sse && answer.body) {
     // The handlers are still answering into the stream: watch a copy of it to know when they are done.
     const [toClient, watched] = answer.body.tee();

@@ -15,7 +15,7 @@
  */
 import { FUND_READ_SCOPE } from '../auth.ts';
 import { FUND_PRINCIPAL, chargeFundCalls, fundCall, fundScope } from '../fund/endpoint.ts';
-import { definitionsOf, perCatalog, type McpServerSpec, type McpTool } from './tools.ts';
+import { definitionsOf, perCatalog, structuredOf, type McpServerSpec, type McpTool } from './tools.ts';
 import { MCP_SERVER_NAMES } from './clients.ts';
 import { fundServerCredential } from './refusals.ts';
 
@@ -23,9 +23,9 @@ import { fundServerCredential } from './refusals.ts';
 const fundTools = perCatalog((catalog): McpTool[] =>
   catalog.fundTools.map((def) => ({
     name: def.tool,
-    // `structuredContent` is the text itself, read as JSON where a parse is needed (tools.ts, `ToolAnswer`).
     async call(c, args) {
-      return { text: await fundCall(def, c, args, 'arguments') };
+      const text = await fundCall(def, c, args, 'arguments');
+      return { text, structured: structuredOf(text) };
     },
   })),
 );

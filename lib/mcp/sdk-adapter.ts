@@ -24,17 +24,7 @@ import type { Context } from 'hono';
 import type { AppEnv } from '../env.ts';
 import type { LogContext } from '../log.ts';
 import { MCP_BATCH_CONCURRENCY } from '../limits.ts';
-import {
-  SERVER_VERSION,
-  UNKNOWN_TOOL_NAMED,
-  answerResult,
-  structuredJsonOf,
-  toolCallResult,
-  unknownToolMessage,
-  type McpServerSpec,
-  type ToolAnswer,
-  type ToolCallResult,
-} from './tools.ts';
+import { SERVER_VERSION, UNKNOWN_TOOL_NAMED, toolCallResult, unknownToolMessage, type McpServerSpec } from './tools.ts';
 
 export { unknownToolMessage } from './tools.ts';
 import type { Catalog } from '../endpoint.ts';
@@ -148,67 +138,6 @@ export function concurrencyGate(limit: number): <T>(work: () => Promise<T>) => P
   };
 }
 
-/** Where the SDK writes the text content of a result left to {@link AnswerSplice}: an empty string. */
-const TEXT_POINT = '"text":""';
-/** Where the SDK writes the `structuredContent` of a result left to {@link AnswerSplice}: an empty object. */
-const STRUCTURED_POINT = '"structuredContent":{}';
-
-/**
- * A tool's answer written into the JSON answer of a request as text, rather than handed to the SDK to
- * serialize: `structuredContent` is the answer's text itself, where it was the text parsed and then
- * serialized again by the SDK, and the SDK's own answer stays a few hundred bytes. For a large answer that
- * was work in proportion to its size on every call (NAV history over 3,660 days, a 287 KB body: about
- * 0.4 ms of a warm call's 10 ms of workerd CPU; the rest of what MCP costs beyond REST is the SDK's request
- * handling and the text escaped as a JSON string, which the protocol asks for).
- *
- * The SDK still handles the request and its result: {@link AnswerSplice.hold} hands it a result whose text
- * is empty and whose `structuredContent` is an empty object, and {@link AnswerSplice.into} writes, where the
- * SDK wrote those, the text as a JSON string and the structured content's JSON text ({@link structuredJsonOf}):
- * the bytes `JSON.stringify` writes for the result itself. Neither point can occur inside a JSON string,
- * where every `"` is escaped and so never follows a letter or a colon, and the SDK's answer holds no other
- * text content or `structuredContent` than the result's.
- *
- * One per request whose answer is one JSON-RPC response sent as JSON (not a batch, not SSE: there the SDK
- * writes the result as before).
- */
-export class AnswerSplice {
-  #held: { text: string; structured: string } | undefined;
-
-  /**
-   * The result to hand the SDK for a tool's answer: the placeholders, the answer kept for {@link into}; the
-   * whole result ({@link answerResult}) for an answer that gives its `structuredContent` as an object, whose
-   * text is not a JSON object or array, or when an answer is already held (a request has one result).
-   */
-  hold(answer: ToolAnswer): ToolCallResult {
-    const structured = this.#held || answer.structured ? undefined : structuredJsonOf(answer.text);
-    if (structured === undefined) return answerResult(answer);
-    this.#held = { text: answer.text, structured };
-    return { content: [{ type: 'text', text: '' }], structuredContent: {} };
-  }
-
-  /** True once {@link hold} kept an answer: the answer's body must go through {@link into}. */
-  get holding(): boolean {
-    return this.#held !== undefined;
-  }
-
-  /**
-   * The SDK's JSON answer with the held answer written in place of the placeholders.
-   * @param body the JSON-RPC response as the SDK serialized it
-   * @returns `body` unchanged when nothing is held or it carries no result (an error answer)
-   * @throws {Error} for a body holding one placeholder without the other (no answer is sent half written)
-   */
-  into(body: string): string {
-    const held = this.#held;
-    const text = held ? body.indexOf(TEXT_POINT) : -1;
-    const structured = held ? body.indexOf(STRUCTURED_POINT, text) : -1;
-    if (text < 0 && structured < 0) return body;
-    if (!held || text < 0 || structured < 0) throw new Error('The MCP answer lacks a placeholder of the held tool answer.');
-    const textAt = text + TEXT_POINT.length - 2;
-    const structuredAt = structured + STRUCTURED_POINT.length - 2;
-    return `${body.slice(0, textAt)}${JSON.stringify(held.text)}${body.slice(textAt + 2, structuredAt)}${held.structured}${body.slice(structuredAt + 2)}`;
-  }
-}
-
 /**
  * A fresh SDK server for one request (`serverInfo.websiteUrl`: the service's home page), answering
  * `tools/list` from the server's build-time definitions (parsed on the first `tools/list` of an isolate) and
@@ -219,8 +148,6 @@ export class AnswerSplice {
  * @param at where a tool's failure is logged (the request's id, method and path)
  * @param rawArguments each `tools/call`'s `arguments` as the body held them, by request id: a tool is
  *   handed these rather than the SDK's copy, which drops a member named `__proto__` (REST refuses it)
- * @param splice where a tool's answer is kept to be written into the answer's JSON body (a request answered
- *   with one JSON response); without one the SDK writes the result
  */
 export function createServer(
   spec: McpServerSpec,
@@ -229,7 +156,6 @@ export function createServer(
   at: LogContext,
   websiteUrl: string,
   rawArguments: ReadonlyMap<string | number, unknown> = new Map(),
-  splice?: AnswerSplice,
 ): Server {
   const tools = spec.tools(catalog);
   const byName = new Map(tools.map((t) => [t.name, t]));
@@ -246,7 +172,7 @@ export function createServer(
       throw new RpcError(ErrorCode.InvalidParams, message, !UNKNOWN_TOOL_NAMED.test(message));
     }
     const args = (rawArguments.get(extra.requestId) ?? request.params.arguments ?? {}) as Record<string, unknown>;
-    return gate(() => toolCallResult(tool, c, at, args, splice ? (answer) => splice.hold(answer) : answerResult));
+    return gate(() => toolCallResult(tool, c, at, args));
   });
   return server;
 }

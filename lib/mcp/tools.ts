@@ -21,15 +21,10 @@ export const SERVER_VERSION = '1.0.0';
 /** JSON-RPC 2.0 error code of a refusal by a rate limit (implementation-defined server error range). */
 export const RATE_LIMITED_RPC_CODE = -32029;
 
-/**
- * What a tool answers: its result as JSON text (sent as text content) and as `structuredContent`: the object
- * given, or, without one, the text itself read as JSON ({@link structuredOf}; an array as `{ items }`), which
- * the 2025 leg's JSON answers carry as the text's own bytes rather than a parse of it (`AnswerSplice` in
- * sdk-adapter.ts).
- */
+/** What a tool answers: its result as JSON text (sent as text content) and as an object (`structuredContent`). */
 export interface ToolAnswer {
   text: string;
-  structured?: Record<string, unknown>;
+  structured: Record<string, unknown>;
 }
 
 /** One tool of a server, generated from a calculator or fund-tool declaration. */
@@ -91,21 +86,6 @@ export function structuredOf(text: string): Record<string, unknown> {
 }
 
 /**
- * The JSON text of {@link structuredOf}'s object, made without parsing: `text` itself when it is a JSON
- * object, `{"items":<text>}` when it is an array. Byte for byte what `JSON.stringify(structuredOf(text))`
- * gives for a text that `JSON.stringify` wrote (every answer's: lib/redaction.ts), since a parse and a
- * stringify of such a text give it back.
- * @param text a tool's answer, compact JSON
- * @returns undefined for a text that does not start with `{` or `[` (not written by `JSON.stringify` of an
- *   object or an array)
- */
-export function structuredJsonOf(text: string): string | undefined {
-  if (text.startsWith('{')) return text;
-  if (text.startsWith('[')) return `{"items":${text}}`;
-  return undefined;
-}
-
-/**
  * Builds a value from a catalog once per catalog, on first use (the tool lists, their parsed definitions):
  * once per isolate for the Worker's one catalog.
  */
@@ -152,28 +132,22 @@ export interface ToolCallResult {
   isError?: boolean;
 }
 
-/** A tool's answer as a `tools/call` result: its text as text content, and its `structuredContent`. */
-export function answerResult({ text, structured }: ToolAnswer): ToolCallResult {
-  return { content: [{ type: 'text', text }], structuredContent: structured ?? structuredOf(text) };
-}
-
 /**
  * Answers a `tools/call` of a tool, for either revision's SDK: its answer as text content and as
  * `structuredContent`, or, when it throws, an `isError` result whose text is the problem+json body
  * (`code`, `detail`, `errors[]` with `/arguments/...` pointers), the failure logged here once, as the
  * app's error handler would have (it never sees it).
  * @param at where a failure is logged (the request's id, method and path)
- * @param resultOf the result of an answer (default {@link answerResult})
  */
 export async function toolCallResult(
   tool: McpTool,
   c: Context<AppEnv>,
   at: LogContext,
   args: Record<string, unknown>,
-  resultOf: (answer: ToolAnswer) => ToolCallResult = answerResult,
 ): Promise<ToolCallResult> {
   try {
-    return resultOf(await tool.call(c, args));
+    const { text, structured } = await tool.call(c, args);
+    return { content: [{ type: 'text', text }], structuredContent: structured };
   } catch (err) {
     logFailure(err, err instanceof ApiError ? err.status : 500, at);
     const { body } = problemOf(err, at.requestId);
