@@ -859,10 +859,10 @@ describe('fail closed on a faulty store', () => {
   });
 
   it('(8) the run dates a 404 quotes leave only through the redaction, and a problem whose facts fail it is a bare 500', async () => {
-    const runs = (await inner.index('demo-fund'))!.runs;
+    const index = (await inner.index('demo-fund'))!;
     const missing = await rejectionOf(call('pnl/attribution', faultyStore({}), { date: '2020-01-01' }));
     expect(missing).toMatchObject({ code: 'not_found' });
-    expect((missing as ApiError).detail).toContain(`from ${runs[0]!.navDate} to ${runs[runs.length - 1]!.navDate}`);
+    expect((missing as ApiError).detail).toContain(`from ${index.firstRunDate} to ${index.runs.at(-1)!.navDate}`);
     // The same mechanism, with facts that break their allow-list or hold an identity the store returned.
     const facts = z.strictObject({ firstRunDate: z.string() });
     const quoting = (value: unknown, readInvestors = false): FundToolDefinition => ({
@@ -883,7 +883,7 @@ describe('fail closed on a faulty store', () => {
     await expectRedactionFailed(await rejectionOf(callFundTool(quoting({ firstRunDate: 'ops@northstar.example.com' }), source, {}, {})), [
       'northstar',
     ]);
-    const lastRun = runs[runs.length - 1]!.navDate;
+    const lastRun = index.runs.at(-1)!.navDate;
     const investor = (await inner.read('demo-fund', { capital: { navDates: [lastRun] } })).investors[0]!;
     await expectRedactionFailed(await rejectionOf(callFundTool(quoting({ firstRunDate: investor.legalName }, true), source, {}, {})), [
       investor.legalName,

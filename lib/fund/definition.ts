@@ -15,6 +15,8 @@ import { memoKey, recall, remember } from './memo.ts';
 import { FundFactsProblem } from './facts-problem.ts';
 import type { FundSource } from './source.ts';
 import type { FundIndex, FundReadRequest, FundReadResult } from './store.ts';
+import type { NavRunRow } from './rows.ts';
+import { runsFrom } from './analytics/runs.ts';
 
 /** What a tool's handler reads through. */
 export interface FundToolContext {
@@ -24,6 +26,12 @@ export interface FundToolContext {
   currency: string;
   /** One batched read from the store (rows already guarded). */
   read(request: FundReadRequest): Promise<FundReadResult>;
+  /**
+   * The runs an answer about the days from `from` on reads (`runsFrom` of lib/fund/analytics/runs.ts: from
+   * the latest usable run before `from` through the last run): from the index when it holds them, else one
+   * read ({@link FundReadRequest.runs}).
+   */
+  runsFrom(from: string): Promise<readonly NavRunRow[]>;
   /** Pseudonyms of investors (see `investorRefs` in `lib/redaction.ts`). */
   investorRefs(investorIds: readonly string[]): Promise<Map<string, string>>;
   /**
@@ -138,6 +146,12 @@ export async function callFundTool(
       const result = await source.store.read(source.fundId, request);
       checkInvestorsScanned(identities, result.investors);
       return result;
+    },
+    async runsFrom(from) {
+      // The index holds every run from the latest usable one before index.runsFrom: so also from the latest
+      // usable one before any later day.
+      if (index.runsFrom === null || from >= index.runsFrom) return runsFrom(index.runs, from);
+      return (await ctx.read({ runs: { from } })).runs;
     },
     investorRefs: (ids) => keptInvestorRefs(source.fundId, ids, config.investorRefKey),
     maskFreeText: (text) => maskFreeText(text, sensitive),

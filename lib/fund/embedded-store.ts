@@ -22,7 +22,7 @@ import { completeCloses, emptyRead } from './store.ts';
 import type { PositionRow, PositionSumRow } from './rows.ts';
 import { centsOf, moneyOfCents } from '../decimal.ts';
 import { CASH_CLASSES } from './analytics/holdings.ts';
-import { addDays } from './analytics/runs.ts';
+import { addDays, indexRunsFrom, runsFrom } from './analytics/runs.ts';
 import { varMoments } from './analytics/var.ts';
 import { SyntheticFund, simulateFund, type SyntheticFundSpec } from './synthetic.ts';
 import { simulateParts } from './synthetic/simulate.ts';
@@ -282,7 +282,14 @@ function storeOver(
       const p = await load(fundId);
       if (!p) return null;
       const { fund, shareClasses, runs } = p.fund.head;
-      return { fund: { ...fund }, shareClasses: shareClasses.map((c) => ({ ...c })), runs: runs.slice() };
+      const from = indexRunsFrom(runs);
+      return {
+        fund: { ...fund },
+        shareClasses: shareClasses.map((c) => ({ ...c })),
+        runs: from === null ? runs.slice() : runsFrom(runs, from),
+        runsFrom: from,
+        firstRunDate: runs[0]?.navDate ?? null,
+      };
     },
 
     async read(fundId, request: FundReadRequest): Promise<FundReadResult> {
@@ -290,6 +297,7 @@ function storeOver(
       const p = await load(fundId);
       if (!p) return out;
       const head = p.fund.head;
+      if (request.runs) out.runs = runsFrom(head.runs, request.runs.from);
       if (request.positions) {
         for (const date of request.positions.navDates) out.positions.push(...livePositions(p, date));
       }

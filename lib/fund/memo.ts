@@ -22,7 +22,7 @@ let chars = 0;
 /**
  * The memo key of a call, or null when it must not be memoized (no run yet).
  * @param scope who reads what: the source's scope and the investor-pseudonym key's fingerprint
- * @param runs the fund's NAV runs, oldest first; the latest identifies the data's version
+ * @param runs the index's NAV runs, oldest first; the latest identifies the data's version
  * @param tool the tool's definition (its identity, not its name, is part of the key)
  * @param query the parsed (defaults applied) arguments
  */

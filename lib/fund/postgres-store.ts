@@ -20,6 +20,7 @@ import { emptyRead } from './store.ts';
 import { keptIdentityVersions } from './identities.ts';
 import { IDENTITY_SET_FORMAT } from '../identity-set-form.ts';
 import type { VarSeries } from './analytics/var.ts';
+import { INDEX_RUN_DAYS } from './analytics/runs.ts';
 import { pricesSql, type SqlParam, type StoredMoments, varMomentsOf, varMomentsSql } from './postgres-var.ts';
 import {
   ACCOUNT_BALANCES,
@@ -43,6 +44,27 @@ export const INVESTORS_SQL = `
   SELECT json_agg(json_build_object(${jsonFields(INVESTORS, 'i')})
     ORDER BY i.investor_id)
   FROM investors i WHERE i.fund_id = $1`;
+
+/** A run of the fund `$1` that is usable (lib/fund/analytics/runs.ts's `isUsable`), as alias `u`. */
+const USABLE_RUN = `u.fund_id = $1 AND u.status = 'complete' AND u.recon_status = 'matched' AND u.shadow_nav IS NOT NULL`;
+
+/**
+ * Every run of the fund on or after the latest usable run dated before `from` (every run when none is),
+ * oldest first: lib/fund/analytics/runs.ts's `runsFrom`. Both bounds are read backwards along the key.
+ */
+const RUNS_FROM_SQL = (from: string) => `
+  SELECT json_agg(json_build_object(${jsonFields(NAV_RUNS, 'r')}) ORDER BY r.nav_date)
+  FROM nav_runs r
+  WHERE r.fund_id = $1 AND r.nav_date >= COALESCE(
+    (SELECT max(u.nav_date) FROM nav_runs u WHERE ${USABLE_RUN} AND u.nav_date < ${from}), '-infinity'::date)`;
+
+/**
+ * Where the index starts its runs (`runs_from`): `INDEX_RUN_DAYS` before the latest usable run, or NULL
+ * (every run) when no usable run precedes that day: lib/fund/analytics/runs.ts's `indexRunsFrom`.
+ */
+const INDEX_RUNS_FROM_SQL = `
+  SELECT CASE WHEN EXISTS (SELECT 1 FROM nav_runs u WHERE ${USABLE_RUN} AND u.nav_date < y.start) THEN y.start END AS runs_from
+  FROM (SELECT max(u.nav_date) - ${INDEX_RUN_DAYS} AS start FROM nav_runs u WHERE ${USABLE_RUN}) y`;
 
 /**
  * The fund's identity set as stored compiled from the investors of identity version `version`, in format
@@ -70,10 +92,9 @@ SELECT v.version AS index_version, CASE WHEN v.version IS DISTINCT FROM $2::text
       ORDER BY s.share_class_id)
     FROM share_classes s JOIN fee_terms t USING (fund_id, share_class_id)
     WHERE s.fund_id = f.fund_id), '[]'::json),
-  'runs', COALESCE((
-    SELECT json_agg(json_build_object(${jsonFields(NAV_RUNS, 'r')})
-      ORDER BY r.nav_date)
-    FROM nav_runs r WHERE r.fund_id = f.fund_id), '[]'::json)
+  'runs', COALESCE((${RUNS_FROM_SQL(`(${INDEX_RUNS_FROM_SQL})`)}), '[]'::json),
+  'runsFrom', (${INDEX_RUNS_FROM_SQL}),
+  'firstRunDate', (SELECT min(r.nav_date) FROM nav_runs r WHERE r.fund_id = $1)
 ) END AS index,
 v.identity_version,
 CASE WHEN v.identity_version <> ALL($3::text[]) THEN COALESCE((${INVESTORS_SQL}), '[]'::json) END AS investors,
@@ -92,7 +113,7 @@ const keptIndexes = new Map<string, { version: string; index: FundIndex }>();
 
 /** A copy of a kept index a request may use as its own (the rows are not changed by anyone, the lists may be). */
 function copyOf(index: FundIndex): FundIndex {
-  return { fund: { ...index.fund }, shareClasses: index.shareClasses.map((c) => ({ ...c })), runs: index.runs.slice() };
+  return { ...index, fund: { ...index.fund }, shareClasses: index.shareClasses.map((c) => ({ ...c })), runs: index.runs.slice() };
 }
 
 const POSITIONS_SQL = (dates: string) => `
@@ -165,6 +186,7 @@ export function readStatement(
   const parts: string[] = [];
   const part = (name: keyof FundReadResult, sql: string) => parts.push(`'${name}', COALESCE((${sql}), '[]'::json)`);
 
+  if (request.runs) part('runs', RUNS_FROM_SQL(param(request.runs.from, 'date')));
   if (request.positions) part('positions', POSITIONS_SQL(param(request.positions.navDates, 'date[]')));
   if (request.positionSums) part('positionSums', POSITION_SUMS_SQL(param(request.positionSums.navDates, 'date[]')));
   if (request.prices) part('prices', pricesSql(param, request.prices));

@@ -26,15 +26,32 @@ import type {
 import { guardRows } from './rows.ts';
 import { RedactionFailedError } from '../errors.ts';
 
-/** The fund, its share classes (with fee terms) and every NAV run, oldest first. */
+/**
+ * The fund, its share classes (with fee terms) and its recent NAV runs, oldest first: those an answer about
+ * the latest runs reads, not the fund's whole history (an answer about earlier days reads their runs with
+ * {@link FundReadRequest.runs}).
+ */
 export interface FundIndex {
   fund: FundRow;
   shareClasses: ShareClassRow[];
+  /**
+   * Every run dated on or after the latest usable run before {@link runsFrom}, through the fund's last run
+   * (`runsFrom` of lib/fund/analytics/runs.ts); every run of the fund when `runsFrom` is null.
+   */
   runs: NavRunRow[];
+  /** A year and a day before the latest usable run (`indexRunsFrom`); null when `runs` holds every run. */
+  runsFrom: string | null;
+  /** The date of the fund's first run (null: none), which `runs` may start after. */
+  firstRunDate: string | null;
 }
 
 /** What one batched read asks for; each part is optional. Dates are `YYYY-MM-DD`. */
 export interface FundReadRequest {
+  /**
+   * The runs an answer about the days from `from` on reads: every run dated on or after the latest usable
+   * run before `from` (every run when none is), oldest first (`runsFrom` of lib/fund/analytics/runs.ts).
+   */
+  runs?: { from: string };
   /** Live positions of the runs on these dates (never the paper book). */
   positions?: { navDates: string[] };
   /**
@@ -70,6 +87,7 @@ export interface FundReadRequest {
 
 /** Rows of a batched read; a part not asked for is empty. */
 export interface FundReadResult {
+  runs: NavRunRow[];
   positions: PositionRow[];
   positionSums: PositionSumRow[];
   prices: PriceRow[];
@@ -134,6 +152,7 @@ export function completeCloses(series: ReadonlyMap<string, readonly PriceRow[]>,
 /** An empty read result. */
 export function emptyRead(): FundReadResult {
   return {
+    runs: [],
     positions: [],
     positionSums: [],
     prices: [],
@@ -160,10 +179,15 @@ export function guardedStore(store: FundStore): FundStore {
       guardRows('fund', [index.fund]);
       guardRows('shareClasses', index.shareClasses);
       guardRows('runs', index.runs);
+      const dates = [index.runsFrom, index.firstRunDate];
+      if (!dates.every((d) => d === null || (typeof d === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(d)))) {
+        throw new RedactionFailedError('store_row');
+      }
       return index;
     },
     async read(fundId, request) {
       const result = await store.read(fundId, request);
+      guardRows('runs', result.runs);
       guardRows('positions', result.positions);
       guardRows('positionSums', result.positionSums);
       guardRows('prices', result.prices);

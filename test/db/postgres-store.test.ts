@@ -19,6 +19,7 @@ import { fundIdentities } from '../../lib/fund/identities.ts';
 import { embeddedStore } from '../../lib/fund/embedded-store.ts';
 import { postgresStore } from '../../lib/fund/postgres-store.ts';
 import { guardedStore } from '../../lib/fund/store.ts';
+import { addDays, isUsable } from '../../lib/fund/analytics/runs.ts';
 import { DEMO_FUND, SAMPLE_FUND } from '../../lib/fund/synthetic.ts';
 import { FUND_TOOLS } from '../../lib/registry.ts';
 import { createKey } from '../../lib/keys.ts';
@@ -97,13 +98,50 @@ describe.each(LOADS)('parity with the embedded store: $fundId, $load', ({ spec, 
     try {
       const actual = await callFundTool(def, { store: guardedStore(postgresStore(db)), fundId: spec.fundId }, {}, args);
       expect(actual).toBe(expected);
-      // The index (fund, share classes, runs) is one statement; tools that need rows read them in one more.
-      const indexOnly = ['get_fund_overview', 'get_fee_terms', 'get_nav_history'].includes(def.tool);
+      // The index (fund, share classes, the last year's runs) is one statement; tools that need rows, or
+      // runs of earlier days (a NAV history of ten years), read them in one more.
+      const indexOnly = ['get_fund_overview', 'get_fee_terms'].includes(def.tool) || (def.tool === 'get_nav_history' && !args.days);
       expect(db.roundTrips).toBe(indexOnly ? 1 : 2);
     } finally {
       await db.release();
     }
   });
+});
+
+describe('the runs a request reads', () => {
+  it.each([SAMPLE_FUND, DEMO_FUND])(
+    '$fundId: the index holds the last year’s runs, and a read from any day the runs from it, as the embedded store',
+    async (spec) => {
+      const embedded = embeddedStore([spec]);
+      const expected = (await embedded.index(spec.fundId))!;
+      const all = (await embedded.read(spec.fundId, { runs: { from: expected.firstRunDate! } })).runs;
+      const db = database.open();
+      try {
+        const store = postgresStore(db);
+        const index = (await store.index(spec.fundId))!;
+        expect(index).toEqual(expected);
+        expect(index.runs.length).toBeLessThan(all.length);
+        // From before the first run, the first run, a broken stretch, the index's own start, the last run and after it.
+        const days = [addDays(all[0]!.navDate, -30), all[0]!.navDate, all[40]!.navDate, all[200]!.navDate, index.runsFrom!];
+        days.push(
+          all.at(-1)!.navDate,
+          addDays(all.at(-1)!.navDate, 5),
+          ...all
+            .filter((r) => !isUsable(r))
+            .map((r) => r.navDate)
+            .slice(0, 5),
+        );
+        for (const from of days) {
+          const runs = (await store.read(spec.fundId, { runs: { from } })).runs;
+          expect(runs, from).toEqual((await embedded.read(spec.fundId, { runs: { from } })).runs);
+          const start = all.filter((r) => isUsable(r) && r.navDate < from).at(-1);
+          expect(runs, from).toEqual(start ? all.filter((r) => r.navDate >= start.navDate) : all);
+        }
+      } finally {
+        await db.release();
+      }
+    },
+  );
 });
 
 describe('a fund the database does not hold', () => {

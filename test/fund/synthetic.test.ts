@@ -15,6 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { D, dec, sum as total, toMoney as money, type Dec } from '../../lib/decimal.ts';
 import { embeddedStore } from '../../lib/fund/embedded-store.ts';
 import { ROW_FIELDS, guardRows, type LedgerLineRow, type NavRunRow, type PositionRow } from '../../lib/fund/rows.ts';
+import { INDEX_RUN_DAYS, addDays, isUsable } from '../../lib/fund/analytics/runs.ts';
 import { ACCOUNTS, DEMO_FUND, SAMPLE_FUND, generateFund, type FundDataset, type SyntheticFundSpec } from '../../lib/fund/synthetic.ts';
 import { isUsableRun } from '../support/contract.ts';
 
@@ -328,7 +329,15 @@ describe.each([DEMO_FUND, SAMPLE_FUND].map((spec) => [spec.fundId, spec] as cons
       const store = embeddedStore([spec]);
       const index = await store.index(spec.fundId);
       expect(index).not.toBeNull();
-      expect(index!.runs).toEqual(d.runs);
+      // The last year's runs, from the latest usable run before a year and a day before the latest usable
+      // one; every run through a read from the first run's date.
+      const latestUsable = d.runs.filter(isUsable).at(-1)!;
+      expect(index!.runsFrom).toBe(addDays(latestUsable.navDate, -INDEX_RUN_DAYS));
+      const start = d.runs.filter((r) => isUsable(r) && r.navDate < index!.runsFrom!).at(-1)!;
+      expect(index!.runs).toEqual(d.runs.filter((r) => r.navDate >= start.navDate));
+      expect(index!.runs.length).toBeLessThan(d.runs.length);
+      expect(index!.firstRunDate).toBe(d.runs[0]!.navDate);
+      expect((await store.read(spec.fundId, { runs: { from: d.runs[0]!.navDate } })).runs).toEqual(d.runs);
       expect(await store.index('no-such-fund')).toBeNull();
 
       const last = d.runs.at(-1)!.navDate;

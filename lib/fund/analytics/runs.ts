@@ -37,23 +37,54 @@ export function latestCompleteRun(runs: readonly NavRunRow[]): NavRunRow {
   throw new NotFoundError('The fund has no complete NAV run yet.');
 }
 
+/** How far before the latest usable run a fund's index holds its runs: a year and a day, in calendar days. */
+export const INDEX_RUN_DAYS = 366;
+
+/**
+ * Where a fund's index starts its runs: {@link INDEX_RUN_DAYS} before the latest usable run, so that the
+ * index holds every run an answer about the latest year needs (the latest usable and complete runs, the
+ * chains of the month- and year-to-date returns, a capital account's opening run, an exposure series or a
+ * NAV history of up to a year, a P&L attribution of a day in it) and not the fund's whole history.
+ * @param runs every run of the fund, oldest first
+ * @returns null when the index holds every run: no usable run, or none before that day
+ */
+export function indexRunsFrom(runs: readonly NavRunRow[]): string | null {
+  let latest: NavRunRow | undefined;
+  for (let i = runs.length - 1; i >= 0 && !latest; i--) if (isUsable(runs[i]!)) latest = runs[i];
+  if (!latest) return null;
+  const from = addDays(latest.navDate, -INDEX_RUN_DAYS);
+  return runs.some((r) => r.navDate < from && isUsable(r)) ? from : null;
+}
+
+/**
+ * The runs an answer about the days from `from` on reads: every run dated on or after the latest usable run
+ * dated before `from` (which starts a return's chain or precedes a span), or every run when none is.
+ * @param runs oldest first
+ * @returns oldest first
+ */
+export function runsFrom(runs: readonly NavRunRow[], from: string): NavRunRow[] {
+  for (let i = runs.length - 1; i >= 0; i--) if (runs[i]!.navDate < from && isUsable(runs[i]!)) return runs.slice(i);
+  return runs.slice();
+}
+
 /** The allow-list of the run dates a 404 quotes (fund data: they leave through the redaction step). */
 const runRangeSchema = lazy(() => z.strictObject({ firstRunDate: isoDate(), lastRunDate: isoDate() }));
 
 /**
  * The usable run on `date`.
- * @param runs oldest first
+ * @param runs oldest first, through the fund's last run
+ * @param firstRunDate the date of the fund's first run, when `runs` starts later (a window of {@link runsFrom})
  * @throws {FundFactsProblem} 404 when no run is dated `date`, giving the dates of the first and last run
  *   (the caller asks again within them; the NAV history lists each run) once they passed the redaction
  * @throws {NotFoundError} 404 when the fund has no run at all
  * @throws {NotUsableError} 409 when that run is not complete or not reconciled
  */
-export function usableRunOn(runs: readonly NavRunRow[], date: string): NavRunRow {
+export function usableRunOn(runs: readonly NavRunRow[], date: string, firstRunDate: string | null = runs[0]?.navDate ?? null): NavRunRow {
   const run = runs.find((r) => r.navDate === date);
   if (!run) {
-    if (runs.length === 0) throw new NotFoundError('The fund has no NAV run yet.');
+    if (runs.length === 0 || firstRunDate === null) throw new NotFoundError('The fund has no NAV run yet.');
     throw new FundFactsProblem(
-      { firstRunDate: runs[0]!.navDate, lastRunDate: runs[runs.length - 1]!.navDate },
+      { firstRunDate, lastRunDate: runs[runs.length - 1]!.navDate },
       runRangeSchema(),
       ({ firstRunDate, lastRunDate }) =>
         new NotFoundError(

@@ -33,7 +33,7 @@ export const exposureSeries = defineFundTool({
   async run(ctx, { days }) {
     const anchor = latestUsableRun(ctx.index.runs);
     const after = addDays(anchor.navDate, -days);
-    const runs = ctx.index.runs.filter((r) => r.navDate > after && r.navDate <= anchor.navDate && isUsable(r));
+    const runs = (await ctx.runsFrom(addDays(after, 1))).filter((r) => r.navDate > after && r.navDate <= anchor.navDate && isUsable(r));
     const { positionSums } = await ctx.read({ positionSums: { navDates: runs.map((r) => r.navDate) } });
     return series(runs, positionSums, ctx.currency);
   },

@@ -1,7 +1,7 @@
 /** `get_nav_history` (and the REST GET of its file under functions/api/v1/fund/): daily NAV runs with their reconciliation. */
 import * as z from 'zod';
 import { defineFundTool } from '../definition.ts';
-import { navHistory } from '../analytics/runs.ts';
+import { addDays, navHistory } from '../analytics/runs.ts';
 import { currency, navHistoryRowSchema } from '../schemas.ts';
 
 export const navHistoryTool = defineFundTool({
@@ -18,7 +18,9 @@ export const navHistoryTool = defineFundTool({
     }),
   example: { days: '7' },
   problems: [],
-  async run({ index, currency: ccy }, { days }) {
-    return { currency: ccy, runs: navHistory(index.runs, days) };
+  async run(ctx, { days }) {
+    const last = ctx.index.runs.at(-1);
+    const runs = last ? await ctx.runsFrom(addDays(last.navDate, 1 - days)) : [];
+    return { currency: ctx.currency, runs: navHistory(runs, days) };
   },
 });

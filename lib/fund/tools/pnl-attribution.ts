@@ -34,8 +34,12 @@ export const pnlAttributionTool = defineFundTool({
   example: { date: '2026-10-30' },
   problems: ['not_found', 'not_usable'],
   async run(ctx, query) {
-    const run = usableRunOn(ctx.index.runs, query.date);
-    const previous = previousUsableRun(ctx.index.runs, run.navDate);
+    // The run of that day and the usable run before it, read with the runs from the day on (none for a day
+    // before the first run: the index's runs say it has none).
+    const first = ctx.index.firstRunDate;
+    const runs = first === null || query.date < first ? ctx.index.runs : await ctx.runsFrom(query.date);
+    const run = usableRunOn(runs, query.date, first);
+    const previous = previousUsableRun(runs, run.navDate);
     if (!previous) throw new NotFoundError('No usable NAV run precedes that date, so there is nothing to attribute from.');
     const data = await ctx.read({
       positions: { navDates: [previous.navDate, run.navDate] },

@@ -99,7 +99,8 @@ export async function loadDemoFund(): Promise<void> {
   store = embeddedStore([DEMO_FUND]);
   const index = await store.index(FUND);
   if (!index) throw new Error('demo fund missing from the embedded store');
-  runs = index.runs;
+  // Every run of the fund: the index holds the last year's, a read from the first run's date all of them.
+  runs = (await store.read(FUND, { runs: { from: index.firstRunDate! } })).runs;
   latest = latestUsableRun(runs);
   accounts = (await store.read(FUND, { ledger: { after: null, through: runs[0]!.navDate } })).accounts;
 }
