@@ -50,7 +50,7 @@ const DATABASE = 'fund_edge_scale';
 const SERVER = 'postgres://postgres@127.0.0.1:5432';
 const URL_OF = (db: string) => `${SERVER}/${db}`;
 const FUNDS: LargeFundSpec[] = [LARGE_FUND, { ...LARGE_FUND, fundId: 'bench-fund-1000', positions: 1000 }];
-const WARM = 3;
+const WARM = 8;
 const CONCURRENT = 16;
 /** A 32-byte investor pseudonym key for the Worker (any value: the bench reads no pseudonym). */
 const INVESTOR_REF_KEY = 'c2NhbGUtYmVuY2gtaW52ZXN0b3ItcmVmLWtleS0zMmJ5dGVz';
