@@ -12,14 +12,14 @@
  * else is compiled from the investors, as without a stored set.
  */
 import { classOf, wordsOf } from './identity-words.ts';
-import { identitySet, NOT_SPACE_OR_WORD, type IdentitySet } from './identity-set.ts';
+import { asciiWordTable, identitySet, NOT_SPACE_OR_WORD, type IdentitySet } from './identity-set.ts';
 
 /**
  * SHA-256 of the compiler's sources (lib/identity-words.ts, lib/identity-set.ts, and this file with this
  * line's digest left out), which test/identity-set-form.test.ts checks: a change to any of them must come
  * with the new digest, so that a set stored by the old code is never loaded by the new.
  */
-export const IDENTITY_SET_SOURCES = 'sha256:4abb1c3a9a44184b2719000e0351d8f6c4d6d4e797a5443b7c33c93176d50d2b';
+export const IDENTITY_SET_SOURCES = 'sha256:01a4fc9152a92ba5dca872adeca1429f3f1df032b1f4960ea10edb2ae142b942';
 
 /** The format this code writes and reads: the compiler's sources. */
 export const IDENTITY_SET_FORMAT = `identity-set/1 ${IDENTITY_SET_SOURCES}`;
@@ -60,10 +60,8 @@ interface StoredSet {
   word: number[];
   fail: number[];
   longest: number[];
-  /** The index in `words` of each of `asciiWords`. */
+  /** The index in `words` of each of `asciiWords`, in their order (the hash table is made again from them). */
   ascii: number[];
-  asciiSlots: number[];
-  asciiHashes: number[];
 }
 
 /**
@@ -106,8 +104,6 @@ export function identitySetText(values: readonly string[]): string {
     fail: Array.from(set.fail),
     longest: Array.from(set.longest),
     ascii: set.asciiWords.map(idOf),
-    asciiSlots: Array.from(set.asciiSlots),
-    asciiHashes: Array.from(set.asciiHashes),
   };
   return JSON.stringify(stored);
 }
@@ -139,12 +135,7 @@ export function loadIdentitySet(text: string): IdentitySet {
   if (nodes < 1) throw new Error('stored identity set: malformed');
   const parent = ints(stored.parent, nodes, 0, nodes);
   const word = ints(stored.word, nodes, -1, words.length);
-  const slots = Array.isArray(stored.asciiSlots) ? stored.asciiSlots.length : 0;
-  // The scan finds a slot as a hash masked by the table's length less one: a power of two, as compiled.
-  if (slots < 8 || (slots & (slots - 1)) !== 0) throw new Error('stored identity set: malformed');
   const ascii = ints(stored.ascii, Array.isArray(stored.ascii) ? stored.ascii.length : 0, 0, words.length);
-  // At least half the slots empty, as compiled: a probe always reaches an empty slot.
-  if (2 * ascii.length > slots) throw new Error('stored identity set: malformed');
   const children: (Map<string, number> | undefined)[] = new Array(nodes).fill(undefined);
   const onlyWord: (string | undefined)[] = new Array(nodes).fill(undefined);
   const onlyTo: number[] = new Array(nodes).fill(0);
@@ -167,6 +158,12 @@ export function loadIdentitySet(text: string): IdentitySet {
       onlyWord[p] = undefined;
     }
   }
+  // The ASCII table made again from its words, in their order: the slots compiling gave them.
+  const table = asciiWordTable(
+    ascii.map((i) => words[i]!),
+    nodes,
+  );
+  if (table.asciiWords.length !== ascii.length) throw new Error('stored identity set: malformed');
   return {
     children,
     onlyWord,
@@ -174,8 +171,6 @@ export function loadIdentitySet(text: string): IdentitySet {
     fail: Int32Array.from(ints(stored.fail, nodes, 0, nodes)),
     longest: Int32Array.from(ints(stored.longest, nodes, 0, nodes)),
     values: stored.values!,
-    asciiWords: ascii.map((i) => words[i]!),
-    asciiSlots: Int32Array.from(ints(stored.asciiSlots, slots, 0, ascii.length + 1)),
-    asciiHashes: Int32Array.from(ints(stored.asciiHashes, slots, -(2 ** 31), 2 ** 31)),
+    ...table,
   };
 }

@@ -54,38 +54,49 @@ export function wordHash(h: number, c: number): number {
 }
 
 /**
- * The hash table of the trie's all-ASCII words ({@link IdentitySet.asciiSlots}), each once: read off its
- * edges (a word on several edges is found in the table and not added again).
+ * The hash table of a trie's all-ASCII words ({@link IdentitySet.asciiSlots}), each once, in the order met:
+ * from its edges as it is compiled, or from its stored `asciiWords` as it is loaded (lib/identity-set-form.ts),
+ * which gives the same table. Words beyond ASCII are passed over, and a word met again is not added again.
+ * @param words the words of the trie's edges, node by node
+ * @param nodes how many nodes the trie has: the table has a power of two of slots, at least twice as many
  */
-function asciiWordTable(trie: Trie): Pick<IdentitySet, 'asciiWords' | 'asciiSlots' | 'asciiHashes'> {
+export function asciiWordTable(words: Iterable<string>, nodes: number): Pick<IdentitySet, 'asciiWords' | 'asciiSlots' | 'asciiHashes'> {
   let size = 8;
-  while (size < 2 * trie.onlyWord.length) size *= 2;
+  while (size < 2 * nodes) size *= 2;
   const mask = size - 1;
   const asciiWords: string[] = [];
   const asciiSlots = new Int32Array(size);
   const asciiHashes = new Int32Array(size);
-  const put = (word: string) => {
+  for (const word of words) {
     let h = WORD_HASH_SEED;
-    for (let i = 0; i < word.length; i++) {
+    let ascii = true;
+    for (let i = 0; i < word.length && ascii; i++) {
       const c = word.charCodeAt(i);
-      if (c >= 128) return;
+      ascii = c < 128;
       h = wordHash(h, c);
     }
+    if (!ascii) continue;
     let slot = h & mask;
-    for (; asciiSlots[slot] !== 0; slot = (slot + 1) & mask) {
-      if (asciiHashes[slot] === h && asciiWords[asciiSlots[slot]! - 1] === word) return;
+    let seen = false;
+    for (; asciiSlots[slot] !== 0 && !seen; slot = (slot + 1) & mask) {
+      seen = asciiHashes[slot] === h && asciiWords[asciiSlots[slot]! - 1] === word;
     }
+    if (seen) continue;
     asciiWords.push(word);
     asciiSlots[slot] = asciiWords.length;
     asciiHashes[slot] = h;
-  };
+  }
+  return { asciiWords, asciiSlots, asciiHashes };
+}
+
+/** The words of a trie's edges, node by node (each node's in the order they were added). */
+function* edgeWords(trie: Trie): Generator<string> {
   for (let node = 0; node < trie.onlyWord.length; node++) {
     const map = trie.children[node];
     const only = trie.onlyWord[node];
-    if (map) for (const word of map.keys()) put(word);
-    else if (only !== undefined) put(only);
+    if (map) yield* map.keys();
+    else if (only !== undefined) yield only;
   }
-  return { asciiWords, asciiSlots, asciiHashes };
 }
 
 /** A character that is neither a space nor of a word (an apostrophe, a hyphen): a value's parts may join. */
@@ -205,7 +216,7 @@ export function identitySet(values: Iterable<string>): IdentitySet {
     if (map) for (const [word, to] of map) link(node, word, to);
     else if (onlyWord[node] !== undefined) link(node, onlyWord[node], onlyTo[node]!);
   }
-  return { children, onlyWord, onlyTo, fail, longest, values: count, ...asciiWordTable(trie) };
+  return { children, onlyWord, onlyTo, fail, longest, values: count, ...asciiWordTable(edgeWords(trie), onlyWord.length) };
 }
 
 /** The empty identity set (nothing to look for). */

@@ -78,7 +78,7 @@ describe('a stored identity set', () => {
   });
 
   it('refuses a set of another format and a damaged one, so the caller compiles instead', () => {
-    const text = identitySetText(['Margaret Okafor', 'inv-00042@example.net', 'Jean-Pierre Dupont de la Tour', 'Zoë Ünal']);
+    const text = identitySetText(['Margaret Okafor', 'inv-00042@example.net', 'Jean-Pierre Dupont de la Tour', 'Zoë Ünal', '王小明']);
     const stored = JSON.parse(text) as Record<string, unknown>;
     const variant = (change: (s: Record<string, unknown>) => void) => {
       const copy = structuredClone(stored);
@@ -95,10 +95,10 @@ describe('a stored identity set', () => {
       variant((s) => ((s.word as number[])[1] = -1)),
       variant((s) => ((s.fail as number[])[1] = (s.fail as number[]).length)),
       variant((s) => ((s.longest as number[])[1] = 1.5)),
-      variant((s) => (s.asciiSlots as number[]).pop()),
-      variant((s) => (s.asciiSlots = (s.asciiSlots as number[]).slice(0, 4))),
-      variant((s) => (s.ascii = [...(s.ascii as number[]), ...(s.ascii as number[]), ...(s.ascii as number[])])),
-      variant((s) => (s.asciiHashes = 'x')),
+      variant((s) => (s.ascii = [...(s.ascii as number[]), ...(s.ascii as number[])])),
+      variant((s) => (s.ascii = 'x')),
+      // A word beyond ASCII listed among the ASCII ones.
+      variant((s) => (s.ascii = [...(s.ascii as number[]), String(s.words).split('\n').indexOf('王')])),
       variant((s) => (s.values = '3')),
       // Compiled where a character of the values reads otherwise (another engine's Unicode data), or with none.
       variant((s) => (s.reading = String(s.reading).replace('1:e', '1:ë'))),
