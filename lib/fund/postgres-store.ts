@@ -3,9 +3,10 @@
  * over HTTP in the Worker (lib/db/http.ts), a WebSocket session in the operator's tools and the tests.
  *
  * Each method is one parameterised statement, so one round trip: `index` returns the fund, its share classes
- * with fee terms and its runs (only their version when the isolate holds that index already) and, unless the
- * isolate holds the identity set of its version, the fund's investors and the set stored compiled from them; `read` returns every part of a
- * batched request in one JSON document built by subqueries (VaR's and the closes' parts: lib/fund/postgres-var.ts).
+ * with fee terms and its runs of the last year (only their version when the isolate holds that index already)
+ * and, unless the isolate holds the identity set of its version, the fund's investors and the set stored
+ * compiled from them; `read` returns every part of a batched request in one JSON document built by
+ * subqueries (VaR's and the closes' parts: lib/fund/postgres-var.ts).
  * Columns are named one by one (no `SELECT *`); paper-book positions, ledger memos and the investors'
  * personal data are never selected, except investors' identity columns on a capital read and in the fund's
  * identity set, which the redaction step needs in order to scan the response for them. NUMERIC values leave
