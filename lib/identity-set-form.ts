@@ -12,14 +12,14 @@
  * else is compiled from the investors, as without a stored set.
  */
 import { classOf, wordsOf } from './identity-words.ts';
-import { asciiWordTable, identitySet, NOT_SPACE_OR_WORD, type IdentitySet } from './identity-set.ts';
+import { addEdge, asciiWordTable, identitySet, NOT_SPACE_OR_WORD, type IdentitySet } from './identity-set.ts';
 
 /**
  * SHA-256 of the compiler's sources (lib/identity-words.ts, lib/identity-set.ts, and this file with this
  * line's digest left out), which test/identity-set-form.test.ts checks: a change to any of them must come
  * with the new digest, so that a set stored by the old code is never loaded by the new.
  */
-export const IDENTITY_SET_SOURCES = 'sha256:01a4fc9152a92ba5dca872adeca1429f3f1df032b1f4960ea10edb2ae142b942';
+export const IDENTITY_SET_SOURCES = 'sha256:98780377f944938ea011b6394432ac3d76d57c4498720d412820e98ab72a5fae';
 
 /** The format this code writes and reads: the compiler's sources. */
 export const IDENTITY_SET_FORMAT = `identity-set/1 ${IDENTITY_SET_SOURCES}`;
@@ -140,23 +140,12 @@ export function loadIdentitySet(text: string): IdentitySet {
   const onlyWord: (string | undefined)[] = new Array(nodes).fill(undefined);
   const onlyTo: number[] = new Array(nodes).fill(0);
   children[0] = new Map();
+  const trie = { children, onlyWord, onlyTo };
   // Nodes were numbered as they were added, each after its parent: adding them in order makes the same maps.
   for (let node = 1; node < nodes; node++) {
     const p = parent[node]!;
     if (p >= node || word[node]! < 0) throw new Error('stored identity set: malformed');
-    const w = words[word[node]!]!;
-    const map = children[p];
-    if (map) map.set(w, node);
-    else if (onlyWord[p] === undefined) {
-      onlyWord[p] = w;
-      onlyTo[p] = node;
-    } else {
-      children[p] = new Map([
-        [onlyWord[p]!, onlyTo[p]!],
-        [w, node],
-      ]);
-      onlyWord[p] = undefined;
-    }
+    addEdge(trie, p, words[word[node]!]!, node);
   }
   // The ASCII table made again from its words, in their order: the slots compiling gave them.
   const table = asciiWordTable(

@@ -119,6 +119,34 @@ function compositions(words: readonly string[]): string[][] {
 /** The trie part of an identity set. */
 type Trie = Pick<IdentitySet, 'children' | 'onlyWord' | 'onlyTo'>;
 
+/** A trie being built: its arrays as {@link identitySet} grows them. */
+export interface TrieBuilder {
+  readonly children: (Map<string, number> | undefined)[];
+  readonly onlyWord: (string | undefined)[];
+  readonly onlyTo: number[];
+}
+
+/**
+ * Adds the edge `word` from `node` to the new node `to`: the node's one next word while it has one, in a
+ * map of its own from its second on. Compiling and loading a stored set (lib/identity-set-form.ts) add a
+ * node's edges in the same order, so they make the same maps.
+ */
+export function addEdge(trie: TrieBuilder, node: number, word: string, to: number): void {
+  const map = trie.children[node];
+  if (map) map.set(word, to);
+  else if (trie.onlyWord[node] === undefined) {
+    trie.onlyWord[node] = word;
+    trie.onlyTo[node] = to;
+  } else {
+    // A second next word: the node's words move to a map of their own.
+    trie.children[node] = new Map([
+      [trie.onlyWord[node]!, trie.onlyTo[node]!],
+      [word, to],
+    ]);
+    trie.onlyWord[node] = undefined;
+  }
+}
+
 /** The node `word` (folded) leads to from `node`, if any. */
 export function step(set: Trie, node: number, word: string): number | undefined {
   const map = set.children[node];
@@ -143,7 +171,7 @@ export function identitySet(values: Iterable<string>): IdentitySet {
   const onlyTo: number[] = [0];
   const depth: number[] = [0];
   const ends: boolean[] = [false];
-  const trie: Trie = { children, onlyWord, onlyTo };
+  const trie: TrieBuilder = { children, onlyWord, onlyTo };
   let count = 0;
   const add = (words: readonly string[]) => {
     let node = 0;
@@ -156,19 +184,7 @@ export function identitySet(values: Iterable<string>): IdentitySet {
         children.push(undefined);
         onlyWord.push(undefined);
         onlyTo.push(0);
-        const map = children[node];
-        if (map) map.set(word, to);
-        else if (onlyWord[node] === undefined) {
-          onlyWord[node] = word;
-          onlyTo[node] = to;
-        } else {
-          // A second next word: the node's words move to a map of their own.
-          children[node] = new Map([
-            [onlyWord[node]!, onlyTo[node]!],
-            [word, to],
-          ]);
-          onlyWord[node] = undefined;
-        }
+        addEdge(trie, node, word, to);
       }
       node = to;
     }
