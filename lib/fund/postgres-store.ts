@@ -17,11 +17,12 @@
  */
 import type { SqlClient } from '../db/sql.ts';
 import type { FundIdentities, FundIndex, FundReadRequest, FundReadResult, FundStore } from './store.ts';
+import type { NavRunRow } from './rows.ts';
 import { emptyRead } from './store.ts';
 import { keptIdentityVersions } from './identities.ts';
 import { IDENTITY_SET_FORMAT } from '../identity-set-form.ts';
 import type { VarSeries } from './analytics/var.ts';
-import { INDEX_RUN_DAYS } from './analytics/runs.ts';
+import { INDEX_RUN_DAYS, runsFrom } from './analytics/runs.ts';
 import { pricesSql, type SqlParam, type StoredMoments, varMomentsOf, varMomentsSql } from './postgres-var.ts';
 import {
   ACCOUNT_BALANCES,
@@ -107,10 +108,11 @@ WHERE f.fund_id = $1`;
 const KEPT_INDEXES = 8;
 
 /**
- * The index last read of each fund, by its version: plain data, shared by the isolate's requests (never a
- * pending read), so that a request whose fund has not changed reads its version only, not 1,826 runs again.
+ * The index last read of each fund, by its version, and the earliest runs read since at that version
+ * (`earlier`: a 10-year NAV history's): plain data, shared by the isolate's requests (never a pending read),
+ * so that a request whose fund has not changed reads its version only, not its runs again.
  */
-const keptIndexes = new Map<string, { version: string; index: FundIndex }>();
+const keptIndexes = new Map<string, { version: string; index: FundIndex; earlier?: { from: string; runs: NavRunRow[] } }>();
 
 /** A copy of a kept index a request may use as its own (the rows are not changed by anyone, the lists may be). */
 function copyOf(index: FundIndex): FundIndex {
@@ -214,6 +216,13 @@ export function postgresStore(db: SqlClient): FundStore {
    * isolate held no set of that version then (handed to the first `identities` call that needs them).
    */
   const identitiesRead = new Map<string, FundIdentities>();
+  /** The index version this request's index read found, by fund. */
+  const versionRead = new Map<string, string>();
+  /** The fund's kept index and runs, when they are of the version this request read. */
+  const keptNow = (fundId: string) => {
+    const kept = keptIndexes.get(fundId);
+    return kept && kept.version === versionRead.get(fundId) ? kept : undefined;
+  };
   return {
     async index(fundId) {
       const kept = keptIndexes.get(fundId);
@@ -226,6 +235,7 @@ export function postgresStore(db: SqlClient): FundStore {
       }>(INDEX_SQL, [fundId, kept?.version ?? null, keptIdentityVersions(), IDENTITY_SET_FORMAT]);
       const row = rows[0];
       if (!row) return null;
+      versionRead.set(fundId, row.index_version);
       identitiesRead.set(fundId, { version: row.identity_version, investors: row.investors, compiled: row.compiled });
       // No index in the answer: the kept one is current (the statement sends it whenever versions differ).
       if (row.index === null) return copyOf(kept!.index);
@@ -234,12 +244,21 @@ export function postgresStore(db: SqlClient): FundStore {
       keptIndexes.set(fundId, { version: row.index_version, index: row.index });
       return copyOf(row.index);
     },
-    async read(fundId, request) {
+    async read(fundId, asked) {
       const out = emptyRead();
+      // Earlier runs of the version this request's index read are read once per isolate: the version is a
+      // digest of every run, so they are the same runs (runsFrom of a later day is a part of them).
+      const kept = keptNow(fundId);
+      const earlier = asked.runs && kept?.earlier && kept.earlier.from <= asked.runs.from ? kept.earlier : undefined;
+      const request = earlier ? { ...asked, runs: undefined } : asked;
+      if (earlier) out.runs = runsFrom(earlier.runs, asked.runs!.from);
       const { text, params } = readStatement(fundId, request);
       if (params.length === 1) return out;
       const { rows } = await db.query<{ result: Partial<FundReadResult> }>(text, params);
       const result = { ...out, ...rows[0]?.result };
+      if (request.runs && kept && (!kept.earlier || request.runs.from < kept.earlier.from)) {
+        kept.earlier = { from: request.runs.from, runs: result.runs };
+      }
       if (request.varMoments) {
         const part = result.varMoments as unknown as StoredMoments | VarSeries[] | null;
         result.varMoments = await varMomentsOf(db, fundId, request.varMoments, part);

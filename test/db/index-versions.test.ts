@@ -1,8 +1,9 @@
 /**
  * The Postgres store's index by version: an isolate keeps the last index it read of a fund, and a request
- * whose fund has not changed reads its version only (the index's JSON, 1,826 runs for a 5-year fund, is not
- * sent again); any change to the fund, a share class, its fee terms or a run gives a new version, and the
- * next read sends the index again. The version is a digest of the rows, written by the database whenever
+ * whose fund has not changed reads its version only (the index's JSON, the last year's runs, is not sent
+ * again), and the earlier runs a request read at that version (a 10-year NAV history's) are not read again
+ * either; any change to the fund, a share class, its fee terms or a run gives a new version, and the next
+ * read sends the index and those runs again. The version is a digest of the rows, written by the database whenever
  * they are (a TRUNCATE included), so two databases holding the same fund id with other rows never share an
  * index.
  */
@@ -73,6 +74,43 @@ describe('the index by version', () => {
     await run(database, `UPDATE fee_terms SET mgmt_fee_pct = mgmt_fee_pct + 1 WHERE fund_id = '${FUND}'`);
     expect((await readIndex(database)).sent).toBe(true);
     expect((await readIndex(database)).sent).toBe(false);
+  });
+
+  it('reads the earlier runs of a version once: a later request at that version reads none, a new run reads them again', async () => {
+    /** A request's index and runs from `from`: the runs, and the round trips it made. */
+    const runsFromDay = async (from: string) => {
+      const connection = database.open();
+      try {
+        const store = postgresStore(connection);
+        const index = (await store.index(FUND))!;
+        const { runs } = await store.read(FUND, { runs: { from } });
+        return { index, runs, roundTrips: connection.roundTrips };
+      } finally {
+        await connection.release();
+      }
+    };
+    const index = (await readIndex(database)).index!;
+    const all = await runsFromDay(index.firstRunDate!);
+    expect(all.runs.length).toBeGreaterThan(index.runs.length);
+    expect(all.roundTrips).toBe(2);
+    const again = await runsFromDay(index.firstRunDate!);
+    expect(again.roundTrips).toBe(1);
+    expect(again.runs).toEqual(all.runs);
+    // A later day: a part of the kept runs, the same as the database's.
+    const later = await runsFromDay(all.runs[300]!.navDate);
+    expect(later.roundTrips).toBe(1);
+    const fresh = database.open();
+    try {
+      expect(later.runs).toEqual((await postgresStore(fresh).read(FUND, { runs: { from: all.runs[300]!.navDate } })).runs);
+    } finally {
+      await fresh.release();
+    }
+    // A new version (a run changed): the index and the earlier runs are read again, as they now are.
+    const first = all.runs[0]!;
+    await run(database, `UPDATE nav_runs SET net_flows = net_flows + 1 WHERE fund_id = '${FUND}' AND nav_date = '${first.navDate}'`);
+    const changed = await runsFromDay(index.firstRunDate!);
+    expect(changed.roundTrips).toBe(2);
+    expect(Number(changed.runs[0]!.netFlows)).toBe(Number(first.netFlows) + 1);
   });
 
   it('never gives one database the index of another holding the same fund id with other rows', async () => {

@@ -98,10 +98,12 @@ describe.each(LOADS)('parity with the embedded store: $fundId, $load', ({ spec, 
     try {
       const actual = await callFundTool(def, { store: guardedStore(postgresStore(db)), fundId: spec.fundId }, {}, args);
       expect(actual).toBe(expected);
-      // The index (fund, share classes, the last year's runs) is one statement; tools that need rows, or
-      // runs of earlier days (a NAV history of ten years), read them in one more.
-      const indexOnly = ['get_fund_overview', 'get_fee_terms'].includes(def.tool) || (def.tool === 'get_nav_history' && !args.days);
-      expect(db.roundTrips).toBe(indexOnly ? 1 : 2);
+      // The index (fund, share classes, the last year's runs) is one statement; tools that need rows read
+      // them in one more. Runs of earlier days (a NAV history of ten years) take one more the first time the
+      // isolate reads them at the fund's version (test/db/index-versions.test.ts), so any count up to 2 here.
+      const indexOnly = ['get_fund_overview', 'get_fee_terms', 'get_nav_history'].includes(def.tool);
+      if (def.tool === 'get_nav_history' && args.days) expect(db.roundTrips).toBeLessThanOrEqual(2);
+      else expect(db.roundTrips).toBe(indexOnly ? 1 : 2);
     } finally {
       await db.release();
     }
