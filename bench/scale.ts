@@ -12,7 +12,7 @@
  * `POST /sql`), a fund key minted for the fund. Per endpoint and fund MCP tool, at default and maximum
  * parameters:
  * - CPU of workerd's main thread (`/proc/<pid>/task/<tid>/schedstat`, bench/schedstat.ts): the first request
- *   of a fresh isolate (its own workerd), and the median of the warm requests that follow (a database
+ *   of a fresh isolate (its own workerd; the median of 3), and the median of the warm requests that follow (a database
  *   source memoizes nothing, so each one reads and computes again);
  * - wall time of the warm request;
  * - database time, statements, and the bytes the database sent, from the same tool call in Node through
@@ -52,6 +52,8 @@ const SERVER = 'postgres://postgres@127.0.0.1:5432';
 const URL_OF = (db: string) => `${SERVER}/${db}`;
 const FUNDS: LargeFundSpec[] = [LARGE_FUND, { ...LARGE_FUND, fundId: 'bench-fund-1000', positions: 1000 }];
 const WARM = 8;
+/** Fresh isolates whose first request is measured per case (the median is the figure). */
+const FIRST_RUNS = 3;
 const CONCURRENT = 16;
 /** A 32-byte investor pseudonym key for the Worker (any value: the bench reads no pseudonym). */
 const INVESTOR_REF_KEY = 'c2NhbGUtYmVuY2gtaW52ZXN0b3ItcmVmLWtleS0zMmJ5dGVz';
@@ -312,6 +314,17 @@ export async function runScale(options: { fresh?: boolean; cases?: string[] } = 
             const warm = [];
             for (let n = 1; n <= WARM; n++) warm.push(await timed(w, () => send(n)));
             const grewMiB = (memoryKiB(w.pid, 'VmHWM') - rssBefore) / 1024;
+            // More fresh isolates for the first request alone: one first request is one sample, and they vary.
+            const firsts = [first.cpuMs];
+            for (let k = 1; k < FIRST_RUNS; k++) {
+              const again = await start(outdir, proxy, spec.fundId);
+              try {
+                const r = await timed(again, () => requests(again, def.tool, def.path, args)[surface](0));
+                firsts.push(r.status === 200 && !r.isError ? r.cpuMs : Number.POSITIVE_INFINITY);
+              } finally {
+                await again.mf.dispose();
+              }
+            }
             const failed = [first, ...warm].find((r) => r.status !== 200 || r.isError);
             const cost = await databaseCost(proxy, spec.fundId, def.tool, args);
             const name = `${spec.fundId} ${surface === 'rest' ? def.path : def.tool} ${label}`;
@@ -327,7 +340,13 @@ export async function runScale(options: { fresh?: boolean; cases?: string[] } = 
             });
             figures.push(
               failed ? { ...cpuFigure, pass: false } : cpuFigure,
-              figure('scale', { name: `${name}: first-request CPU`, value: first.cpuMs, unit: 'ms', budget: atMost(20, '≤ 20 ms') }),
+              figure('scale', {
+                name: `${name}: first-request CPU`,
+                value: median(firsts),
+                unit: 'ms',
+                budget: atMost(20, '≤ 20 ms'),
+                note: `median of ${FIRST_RUNS} fresh isolates: ${firsts.map((v) => v.toFixed(1)).join(', ')}`,
+              }),
               figure('scale', { name: `${name}: database time`, value: cost.ms, unit: 'ms', budget: atMost(50, '≤ 50 ms') }),
               figure('scale', {
                 name: `${name}: bytes from the database`,
