@@ -6,7 +6,9 @@
  * inception, a year of positions: `balances`, `positionSums`), grouped by stored columns only and exact
  * (NUMERIC, or cents); every figure is computed from them in `lib/fund/analytics/`, so all stores give the
  * same answers. An endpoint makes at most two calls: {@link FundStore.index} (the fund, its share
- * classes and its NAV runs, from which the dates of interest follow) and one batched {@link FundStore.read}.
+ * classes and its NAV runs of the last year, from which the dates of interest follow) and one batched
+ * {@link FundStore.read}; one more, of the runs from an earlier day, when it answers about days before the
+ * index's runs (a P&L attribution of an older day).
  */
 import type {
   AccountBalanceRow,
