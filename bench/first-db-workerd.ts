@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { startPgWsProxy } from '../scripts/pg-ws-proxy.ts';
 import { Cleanup, printMedians, useWranglerEnv } from './report.ts';
 import { databaseService } from './scale.ts';
-import { deployedWorker, measureOnce } from './workerd.ts';
+import { deployedWorker, interleavedRuns, measureOnce } from './workerd.ts';
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -38,30 +38,21 @@ async function main(): Promise<number> {
     const bundles = values.bundle?.length ? values.bundle : [await deployedWorker(cleanup)];
     const fundId = values.fund;
     const subjectOf = (bundle: string) => databaseService(resolve(bundle), fundId, proxy.wsProxy);
-    const figures = new Map<string, number[]>();
-    const warmFigures = new Map<string, number[]>();
-    let failed = false;
-    for (let round = 0; round < Number(values.runs); round++) {
-      const order = round % 2 ? [...bundles].reverse() : bundles;
-      for (const bundle of order) {
-        for (const path of positionals) {
-          const r = await measureOnce(
+    const { figures, warmFigures, failed } = await interleavedRuns(
+      Number(values.runs),
+      bundles,
+      positionals.map((path) => ({
+        label: path,
+        measure: (bundle) =>
+          measureOnce(
             subjectOf(bundle),
             `/api/v1/fund/${path}`,
             (key) => ({ headers: { authorization: `Bearer ${key}` } }),
             (status, body) => (status === 200 ? null : `status ${status}: ${body.slice(0, 200)}`),
             Number(values.warm),
-          );
-          if (r.problem) {
-            console.error(`${path} · ${bundle}: ${r.problem}`);
-            failed = true;
-          }
-          const label = `${path} · ${bundle}`;
-          figures.set(label, [...(figures.get(label) ?? []), r.mainMs]);
-          if (r.warmMs) warmFigures.set(label, [...(warmFigures.get(label) ?? []), ...r.warmMs]);
-        }
-      }
-    }
+          ),
+      })),
+    );
     printMedians(
       `workerd main-thread CPU of the first database request of a fresh isolate, ms (median of ${values.runs}; the runs sorted)`,
       figures,

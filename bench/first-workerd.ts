@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { firstRequests } from './first-requests.ts';
 import { Cleanup, printMedians, useWranglerEnv } from './report.ts';
-import { deployedWorker, measureOnce, service } from './workerd.ts';
+import { deployedWorker, interleavedRuns, measureOnce, service } from './workerd.ts';
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -33,22 +33,11 @@ async function main(): Promise<number> {
   try {
     useWranglerEnv();
     const bundles = values.bundle?.length ? values.bundle : [await deployedWorker(cleanup)];
-    const figures = new Map<string, number[]>();
-    let failed = false;
-    for (let round = 0; round < Number(values.runs); round++) {
-      const order = round % 2 ? [...bundles].reverse() : bundles;
-      for (const bundle of order) {
-        for (const c of cases) {
-          const r = await measureOnce(service(resolve(bundle)), c.path, c.init, c.check);
-          if (r.problem) {
-            console.error(`${c.id} · ${bundle}: ${r.problem}`);
-            failed = true;
-          }
-          const label = `${c.id} · ${bundle}`;
-          figures.set(label, [...(figures.get(label) ?? []), r.mainMs]);
-        }
-      }
-    }
+    const { figures, failed } = await interleavedRuns(
+      Number(values.runs),
+      bundles,
+      cases.map((c) => ({ label: c.id, measure: (bundle) => measureOnce(service(resolve(bundle)), c.path, c.init, c.check) })),
+    );
     printMedians(
       `workerd main-thread CPU of the first request of a fresh isolate, ms (median of ${values.runs}; the runs sorted)`,
       figures,

@@ -169,6 +169,45 @@ export async function measureOnce(
   }
 }
 
+/** One case of an A/B in turn ({@link interleavedRuns}): its label, and its measure on one bundle. */
+export interface InterleavedCase {
+  label: string;
+  measure(bundle: string): Promise<Run>;
+}
+
+/**
+ * Runs every case on every bundle, `rounds` times, in turn (bundle after bundle, case after case, the bundles'
+ * order reversed every other round), so that a slow minute of the shared machine spreads over all of them;
+ * a run whose answer failed its check is reported on stderr. bench/first-workerd.ts and
+ * bench/first-db-workerd.ts print what it gathers.
+ * @returns the first requests' CPU and the warm requests' (when measured), ms, by `<case> · <bundle>`, and
+ *   whether a run failed
+ */
+export async function interleavedRuns(
+  rounds: number,
+  bundles: readonly string[],
+  cases: readonly InterleavedCase[],
+): Promise<{ figures: Map<string, number[]>; warmFigures: Map<string, number[]>; failed: boolean }> {
+  const figures = new Map<string, number[]>();
+  const warmFigures = new Map<string, number[]>();
+  let failed = false;
+  for (let round = 0; round < rounds; round++) {
+    for (const bundle of round % 2 ? [...bundles].reverse() : bundles) {
+      for (const c of cases) {
+        const r = await c.measure(bundle);
+        const label = `${c.label} · ${bundle}`;
+        if (r.problem) {
+          console.error(`${label}: ${r.problem}`);
+          failed = true;
+        }
+        figures.set(label, [...(figures.get(label) ?? []), r.mainMs]);
+        if (r.warmMs) warmFigures.set(label, [...(warmFigures.get(label) ?? []), ...r.warmMs]);
+      }
+    }
+  }
+  return { figures, warmFigures, failed };
+}
+
 /** The service as `wrangler deploy` bundles it, with wrangler.toml's bindings. */
 export function service(outdir: string): Subject {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(join(ROOT, 'wrangler.toml'));
