@@ -62,7 +62,8 @@ const RUNS_FROM_SQL = (from: string) => `
 
 /**
  * Where the index starts its runs (`runs_from`): `INDEX_RUN_DAYS` before the latest usable run, or NULL
- * (every run) when no usable run precedes that day: lib/fund/analytics/runs.ts's `indexRunsFrom`.
+ * (every run) when no usable run precedes that day: lib/fund/analytics/runs.ts's `indexRunsFrom`. One row,
+ * computed once per index sent (none when the caller holds the current index).
  */
 const INDEX_RUNS_FROM_SQL = `
   SELECT CASE WHEN EXISTS (SELECT 1 FROM nav_runs u WHERE ${USABLE_RUN} AND u.nav_date < y.start) THEN y.start END AS runs_from
@@ -87,16 +88,18 @@ const COMPILED_SQL = (version: string, format: string) => `
  * are written, so a request reads a key, never the fund's history.
  */
 const INDEX_SQL = `
-SELECT v.version AS index_version, CASE WHEN v.version IS DISTINCT FROM $2::text THEN json_build_object(
-  'fund', json_build_object(${jsonFields(FUNDS, 'f')}),
-  'shareClasses', COALESCE((
-    SELECT json_agg(json_build_object(${jsonFields(SHARE_CLASSES, 's')}, ${jsonFields(FEE_TERMS, 't', ['shareClassId'])})
-      ORDER BY s.share_class_id)
-    FROM share_classes s JOIN fee_terms t USING (fund_id, share_class_id)
-    WHERE s.fund_id = f.fund_id), '[]'::json),
-  'runs', COALESCE((${RUNS_FROM_SQL(`(${INDEX_RUNS_FROM_SQL})`)}), '[]'::json),
-  'runsFrom', (${INDEX_RUNS_FROM_SQL}),
-  'firstRunDate', (SELECT min(r.nav_date) FROM nav_runs r WHERE r.fund_id = $1)
+SELECT v.version AS index_version, CASE WHEN v.version IS DISTINCT FROM $2::text THEN (
+  SELECT json_build_object(
+    'fund', json_build_object(${jsonFields(FUNDS, 'f')}),
+    'shareClasses', COALESCE((
+      SELECT json_agg(json_build_object(${jsonFields(SHARE_CLASSES, 's')}, ${jsonFields(FEE_TERMS, 't', ['shareClassId'])})
+        ORDER BY s.share_class_id)
+      FROM share_classes s JOIN fee_terms t USING (fund_id, share_class_id)
+      WHERE s.fund_id = f.fund_id), '[]'::json),
+    'runs', COALESCE((${RUNS_FROM_SQL('w.runs_from')}), '[]'::json),
+    'runsFrom', w.runs_from,
+    'firstRunDate', (SELECT min(r.nav_date) FROM nav_runs r WHERE r.fund_id = $1))
+  FROM (${INDEX_RUNS_FROM_SQL}) w
 ) END AS index,
 v.identity_version,
 CASE WHEN v.identity_version <> ALL($3::text[]) THEN COALESCE((${INVESTORS_SQL}), '[]'::json) END AS investors,
