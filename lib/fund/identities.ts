@@ -1,12 +1,15 @@
 /**
- * The identity sets of funds, as the redaction scans every answer against them (docs/fund-data.md#redaction-fail-closed):
- * every investor's legal name, e-mail, tax id, bank account and internal id, compiled once
- * ({@link identitySet}; loaded instead when the store holds the set compiled from the same investors, as
- * the importer stores it: lib/identity-set-form.ts) and kept in the isolate by the version the store gives
- * the set (a digest of the investors' rows). Every call asks the store for the current version (`FundStore.identities`, which sends
- * the investors only when the caller holds no set of that version; the database store reads the version,
- * and the investors when the isolate holds no set of it, with the fund's index, in the same statement), so an investor row corrected without a new NAV run is
- * scanned for at once, and a set is loaded once per isolate and version, not once per request.
+ * The identity sets of funds, as the redaction scans every answer against them
+ * (docs/fund-data.md#redaction-fail-closed): every investor's legal name, e-mail, tax id, bank account and
+ * internal id, compiled once ({@link identitySet}; loaded instead when the store holds the set compiled from
+ * the same investors, as the importer stores it: lib/identity-set-form.ts) and kept in the isolate by the
+ * version the store gives the set (a digest of the investors' rows).
+ *
+ * Every call asks the store for the current version (`FundStore.identities`), which sends the investors only
+ * when the caller holds no set of that version; the database store reads the version, and the investors when
+ * the isolate holds no set of it, with the fund's index, in the same statement. So an investor row corrected
+ * without a new NAV run is scanned for at once, and a set is loaded once per isolate and version, not once
+ * per request.
  *
  * What is kept is plain data (the compiled set, its version), never a pending promise: workerd ties I/O to
  * the request that started it, so concurrent first requests each load and compile the set, and the last one
