@@ -5,6 +5,7 @@ import { CALCULATORS, FUND_TOOLS, RESPONSE_EXAMPLES } from './registry.ts';
 import { queryStringSchema } from './validation.ts';
 import { operationIdOf } from './endpoint.ts';
 import { redact } from './redaction.ts';
+import { warmUpSdk } from './mcp/dispatch.ts';
 
 export { AtomicRecord } from './atomic.ts';
 
@@ -29,6 +30,12 @@ for (const def of FUND_TOOLS) {
     // a stale example: the warm-up is only a warm-up
   }
 }
+
+// The MCP SDK's request path, once (lib/mcp/dispatch.ts), with the calls of a 2025 revision: evaluating the
+// v1 SDK and this exchange made an isolate's first MCP request cost 8–13 ms more than a REST one; here they
+// are about 15 ms of startup (docs/performance.md#which-plan-fits). It settles within the startup's
+// microtasks; a failure is ignored, as above.
+warmUpSdk().catch(() => {});
 
 export default {
   fetch(request, env, ctx) {

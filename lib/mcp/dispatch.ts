@@ -161,7 +161,7 @@ export function invalidRequestReason(body: unknown, served: string | undefined):
 
 /**
  * Answers one request of an MCP server once its steps admitted it (the order of checks is in this module's
- * comment). Loaded on an isolate's first MCP request (lib/mcp/endpoint.ts), with the SDK.
+ * comment). Evaluated with the Worker and warmed at its startup ({@link warmUpSdk}).
  * @throws {ApiError} the HTTP refusals made before the body is read (415), as problem+json
  */
 export async function handleMcp(spec: McpServerSpec, c: Context<AppEnv>, ctx: RequestContext): Promise<Response> {
@@ -251,4 +251,48 @@ async function answerMcp(
   for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value);
   response.headers.set('Cache-Control', sse ? `${spec.cacheControl}, no-transform` : spec.cacheControl);
   return { response, streamed };
+}
+
+/** The one tool of the startup exchange ({@link warmUpSdk}): answers `{}`, reads nothing. */
+const WARM_UP_TOOL = { name: 'warm_up', call: async () => ({ text: '{}', structured: {} }) };
+
+/** The server of the startup exchange: {@link WARM_UP_TOOL} only, no steps, nothing charged. */
+const WARM_UP_SERVER: McpServerSpec = {
+  name: 'warm-up',
+  title: 'warm-up',
+  instructions: '',
+  summary: '',
+  description: '',
+  auth: 'none',
+  problems: [],
+  tools: () => [WARM_UP_TOOL],
+  definitions: () => [],
+  steps: [],
+  charge: async () => ({}),
+  cacheControl: 'no-store',
+};
+
+/**
+ * One exchange through the SDK at an isolate's startup (lib/worker.ts), so that its first MCP request finds
+ * the code a `tools/call` runs compiled and the SDK's message schemas prepared (zod builds a schema's parser
+ * on its first parse, and without code generation in workerd that is slow): the body's checks
+ * ({@link invalidRequestReason}), then a server and transport made as for a request ({@link createServer})
+ * answering a `tools/call` of a tool that answers `{}`. It does no I/O and sets no timer, so it settles
+ * within the startup's own microtasks; nothing is kept, and a failure is ignored: every request does its own
+ * work regardless. A `tools/call` of a 2025 revision: the 2026-07-28 leg (modern.ts, the v2 SDK) is still
+ * evaluated on its first request.
+ * @returns the answer, unread (a JSON-RPC response whose result is the tool's `{}`: what tests check), or
+ *   null when the body's checks refused the message
+ */
+export async function warmUpSdk(): Promise<Response | null> {
+  const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: WARM_UP_TOOL.name, arguments: {} } };
+  if (invalidRequestReason(body, undefined) !== null) return null;
+  const at = { requestId: 'warm-up', method: 'POST', route: '/' };
+  const server = createServer(WARM_UP_SERVER, {} as RequestContext['catalog'], undefined as unknown as Context<AppEnv>, at, '/');
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  withOwnErrorText(transport);
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const answer = await transport.handleRequest(new Request('http://localhost/', { method: 'POST', headers }), { parsedBody: body });
+  return answer;
 }

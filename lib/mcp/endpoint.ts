@@ -1,9 +1,8 @@
 /**
- * The endpoint of each MCP server (docs/mcp.md): what the route table and the OpenAPI document need, with
- * the request handling (`dispatch.ts`) and the MCP SDK loaded on an isolate's first MCP request. The SDK
- * defines its protocol's schemas with zod when its modules are evaluated; loaded with the Worker, that was
- * about a fifth of every isolate's startup CPU (`wrangler check startup`: median 55 → 44 ms), paid by isolates
- * that serve no MCP request at all.
+ * The endpoint of each MCP server (docs/mcp.md): what the route table and the OpenAPI document need, and the
+ * request handling: `dispatch.ts` and the v1 SDK (2025 revisions), evaluated with the Worker and warmed by
+ * one exchange at startup (lib/worker.ts), so that an isolate's first MCP request does not pay for them; the
+ * 2026-07-28 leg (`modern.ts`, the v2 SDK) loaded on an isolate's first request of that revision.
  */
 import * as z from 'zod';
 import { operationIdOf, type Endpoint, type Route, type Step } from '../endpoint.ts';
@@ -12,24 +11,20 @@ import { checkHostAndOrigin, requestHost } from '../origin.ts';
 import type { McpServerSpec } from './tools.ts';
 import { MCP_SERVER_NAMES, type McpUrls } from './clients.ts';
 import { isModernRequest } from './rpc.ts';
+import { handleMcp } from './dispatch.ts';
 
 /**
- * The dispatch module and the SDK, evaluated once per isolate on the first MCP request. Each request makes
- * its own `import()`: the module registry evaluates the module once and hands every later import the same
- * namespace, and no request awaits a promise another request made (nor could one: the bundle holds the
- * module, so the import does no I/O).
+ * The 2026-07-28 leg and the v2 SDK, evaluated once per isolate on its first request of that revision. Each
+ * request makes its own `import()`: the module registry evaluates the module once and hands every later
+ * import the same namespace, and no request awaits a promise another request made (nor could one: the bundle
+ * holds the module, so the import does no I/O).
  */
-const dispatch = () => import('./dispatch.ts');
-
-/** The 2026-07-28 leg and the v2 SDK, evaluated once per isolate on its first request of that revision. */
 const modern = () => import('./modern.ts');
 
 /**
- * The dispatch module once an import of it has resolved: a finished module namespace (plain data, never a
+ * The 2026-07-28 leg once an import of it has resolved: a finished module namespace (plain data, never a
  * pending promise), so later requests skip the import's promise round trip.
  */
-let loaded: typeof import('./dispatch.ts') | undefined;
-/** The 2026-07-28 leg once an import of it has resolved (plain data, as {@link loaded}). */
 let loadedModern: typeof import('./modern.ts') | undefined;
 
 /**
@@ -95,8 +90,7 @@ export function mcpEndpoint(spec: McpServerSpec): Endpoint {
             loadedModern ??= await modern();
             return loadedModern.handleModern(spec, c, ctx);
           }
-          loaded ??= await dispatch();
-          return loaded.handleMcp(spec, c, ctx);
+          return handleMcp(spec, c, ctx);
         },
       },
     },
