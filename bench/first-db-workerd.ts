@@ -7,7 +7,8 @@
  *
  * Usage: node --experimental-strip-types --disable-warning=ExperimentalWarning bench/first-db-workerd.ts
  *          [--bundle dir]... [--runs n] [--warm n] [--fund bench-fund] path...
- * (paths under /api/v1/fund/, e.g. `overview`, `trial-balance`, `capital-accounts`). Prints each case ×
+ * (paths under /api/v1/fund/, e.g. `overview`, `trial-balance`, `capital-accounts`, or `mcp:<tool>` for a
+ * `tools/call` of that fund MCP tool with its default arguments, e.g. `mcp:get_fund_overview`). Prints each case ×
  * bundle's median main-thread CPU and its runs, sorted, and with `--warm n` the median of the n requests that
  * follow each first one on the same isolate; exits 1 if an answer is not 200.
  */
@@ -19,6 +20,13 @@ import { Cleanup, printMedians, useWranglerEnv } from './report.ts';
 import { databaseService } from './scale.ts';
 import { deployedWorker, interleavedRuns, measureOnce } from './workerd.ts';
 
+/** A fund MCP `tools/call` of `tool` with its default arguments, as an MCP client of a 2025 revision sends it. */
+const toolCall = (key: string, tool: string): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` },
+  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: {} } }),
+});
+
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
@@ -29,7 +37,7 @@ async function main(): Promise<number> {
       fund: { type: 'string', default: 'bench-fund' },
     },
   });
-  if (positionals.length === 0) throw new Error('name at least one fund path (e.g. overview, trial-balance)');
+  if (positionals.length === 0) throw new Error('name at least one fund path (e.g. overview, trial-balance, mcp:get_fund_overview)');
   const cleanup = new Cleanup();
   try {
     useWranglerEnv();
@@ -46,9 +54,9 @@ async function main(): Promise<number> {
         measure: (bundle) =>
           measureOnce(
             subjectOf(bundle),
-            `/api/v1/fund/${path}`,
-            (key) => ({ headers: { authorization: `Bearer ${key}` } }),
-            (status, body) => (status === 200 ? null : `status ${status}: ${body.slice(0, 200)}`),
+            path.startsWith('mcp:') ? '/api/mcp' : `/api/v1/fund/${path}`,
+            path.startsWith('mcp:') ? (key) => toolCall(key, path.slice(4)) : (key) => ({ headers: { authorization: `Bearer ${key}` } }),
+            (status, body) => (status === 200 && !body.includes('"isError":true') ? null : `status ${status}: ${body.slice(0, 200)}`),
             Number(values.warm),
           ),
       })),
