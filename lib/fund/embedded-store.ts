@@ -311,7 +311,7 @@ function storeOver(
         out.varMoments = varMoments(through, livePositions(p, heldAt), closes, returns, method);
       }
       if (request.ledger || request.balances) out.accounts = head.accounts.slice();
-      if (request.ledger) out.ledger = p.fund.ledgerLinesBetween(request.ledger.after, request.ledger.through);
+      if (request.ledger) out.ledger = p.fund.ledgerSumsBetween(request.ledger.after, request.ledger.through);
       if (request.balances) out.balances = p.fund.balancesThrough(request.balances.through);
       if (request.capital) {
         await capital(p);

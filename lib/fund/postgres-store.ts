@@ -34,7 +34,7 @@ import {
   FUNDS,
   INVESTORS,
   jsonFields,
-  LEDGER_LINES,
+  LEDGER_SUMS,
   NAV_RUNS,
   POSITION_SUMS,
   POSITIONS,
@@ -137,11 +137,14 @@ const ACCOUNTS_SQL = `
   SELECT json_agg(json_build_object(${jsonFields(ACCOUNTS, 'a')}) ORDER BY a.code)
   FROM accounts a WHERE a.fund_id = $1`;
 
+/** The span's lines summed per account, asset and venue (the embedded store's order: NULLs last, as ASC puts them). */
 const LEDGER_SQL = (after: string, through: string) => `
-  SELECT json_agg(json_build_object(${jsonFields(LEDGER_LINES, 'l')})
-    ORDER BY l.entry_date, l.entry_id, l.line_no)
-  FROM ledger_lines l
-  WHERE l.fund_id = $1 AND (${after}::date IS NULL OR l.entry_date > ${after}) AND l.entry_date <= ${through}`;
+  SELECT json_agg(json_build_object(${jsonFields(LEDGER_SUMS, 's')}) ORDER BY s.account_code, s.asset, s.venue)
+  FROM (
+    SELECT l.account_code, l.asset, l.venue, sum(l.debit) AS debit, sum(l.credit) AS credit
+    FROM ledger_lines l
+    WHERE l.fund_id = $1 AND (${after}::date IS NULL OR l.entry_date > ${after}) AND l.entry_date <= ${through}
+    GROUP BY l.account_code, l.asset, l.venue) s`;
 
 /** Per account, its latest running balance on or before `through`: one row per account, read along the key. */
 const BALANCES_SQL = (through: string) => `

@@ -17,7 +17,8 @@ import {
   FEE_TERMS,
   FUNDS,
   INVESTORS,
-  LEDGER_LINES,
+  type LEDGER_LINES,
+  LEDGER_SUMS,
   NAV_RUNS,
   POSITION_SUMS,
   POSITIONS,
@@ -71,6 +72,12 @@ export type AccountRow = RowOf<typeof ACCOUNTS>;
  */
 export type LedgerLineRow = RowOf<typeof LEDGER_LINES>;
 /**
+ * Ledger lines of a span summed per account, asset and venue: the totals of their debit and of their credit
+ * column (money, ≥ 0). A sum of lines is read as a line is: by its account's role, or as a purchase or
+ * sale at cost of the position its asset and venue name.
+ */
+export type LedgerSumRow = RowOf<typeof LEDGER_SUMS>;
+/**
  * An account's ledger lines through a date, summed: the totals of its debit and of its credit column (money,
  * ≥ 0), from every line of the account dated on or before that date.
  */
@@ -95,7 +102,7 @@ export interface RowKinds {
   prices: PriceRow;
   varMoments: VarMomentRow;
   accounts: AccountRow;
-  ledger: LedgerLineRow;
+  ledger: LedgerSumRow;
   balances: AccountBalanceRow;
   investors: InvestorRow;
   capital: CapitalRow;
@@ -112,7 +119,7 @@ export const ROW_TABLES: { [K in keyof RowKinds]: readonly Table[] } = {
   prices: [PRICES],
   varMoments: [VAR_MOMENTS],
   accounts: [ACCOUNTS],
-  ledger: [LEDGER_LINES],
+  ledger: [LEDGER_SUMS],
   balances: [ACCOUNT_BALANCES],
   investors: [INVESTORS],
   capital: [CAPITAL_ACCOUNTS],

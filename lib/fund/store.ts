@@ -17,7 +17,7 @@ import type {
   ExpenseRow,
   FundRow,
   InvestorRow,
-  LedgerLineRow,
+  LedgerSumRow,
   NavRunRow,
   PositionRow,
   PositionSumRow,
@@ -74,7 +74,11 @@ export interface FundReadRequest {
    * asset. What VaR reads instead of the closes themselves (a year of 500 assets' closes is 10 MB of rows).
    */
   varMoments?: { heldAt: string; through: string; returns: number; method: 'sample' | 'ewma' };
-  /** The chart of accounts and the ledger lines dated after `after` (exclusive; null: from the start) through `through`. */
+  /**
+   * The chart of accounts and the ledger lines dated after `after` (exclusive; null: from the start) through
+   * `through`, summed per account, asset and venue: one row per key with lines in the span, by account code,
+   * asset and venue (code-unit order, no asset or venue last).
+   */
   ledger?: { after: string | null; through: string };
   /**
    * The chart of accounts and, per account with lines dated on or before `through`, their debits and credits
@@ -95,7 +99,7 @@ export interface FundReadResult {
   prices: PriceRow[];
   varMoments: VarMomentRow[];
   accounts: AccountRow[];
-  ledger: LedgerLineRow[];
+  ledger: LedgerSumRow[];
   balances: AccountBalanceRow[];
   investors: InvestorRow[];
   capital: CapitalRow[];

@@ -108,6 +108,27 @@ describe.each(LOADS)('parity with the embedded store: $fundId, $load', ({ spec, 
       await db.release();
     }
   });
+
+  it("sums the ledger of a span per account, asset and venue as the embedded store does, in the same order", async (ctx) => {
+    const source = of();
+    if (!source) return ctx.skip();
+    const db = source.open();
+    try {
+      const store = guardedStore(postgresStore(db));
+      const spans = [
+        { after: '2026-10-19', through: '2026-10-20' },
+        { after: '2026-02-28', through: '2026-03-31' },
+        { after: null, through: spec.endDate },
+      ];
+      for (const ledger of spans) {
+        const want = (await embedded.read(spec.fundId, { ledger })).ledger;
+        expect(want.length, JSON.stringify(ledger)).toBeGreaterThan(0);
+        expect((await store.read(spec.fundId, { ledger })).ledger, JSON.stringify(ledger)).toEqual(want);
+      }
+    } finally {
+      await db.release();
+    }
+  });
 });
 
 describe('the runs a request reads', () => {

@@ -24,7 +24,7 @@
  * either path.
  */
 import { D, addCents, centsOf, dec, moneyOfCents, sum, toMoney, type Dec } from '../../decimal.ts';
-import type { AccountRow, LedgerLineRow, NavRunRow, PositionRow } from '../rows.ts';
+import type { AccountRow, LedgerLineRow, LedgerSumRow, NavRunRow, PositionRow } from '../rows.ts';
 import { CASH_CLASSES } from './holdings.ts';
 import { navOf } from './runs.ts';
 
@@ -61,7 +61,7 @@ function pairPositions(opening: readonly PositionRow[], closing: readonly Positi
  * The ledger between the runs, by role: fees and operating expenses (as costs, positive), investor flows
  * (contributions less withdrawals), and net purchases at cost of each paired position.
  */
-function readLedger(ledger: readonly LedgerLineRow[], accounts: readonly AccountRow[], positions: ReadonlyMap<string, unknown>) {
+function readLedger(ledger: readonly LedgerSumRow[], accounts: readonly AccountRow[], positions: ReadonlyMap<string, unknown>) {
   const roles = new Map(accounts.map((a) => [a.code, a.role]));
   const purchases = new Map<string, Dec>();
   let fees = new D(0);
@@ -131,8 +131,11 @@ export interface AttributionInput {
   /** Live positions at `run`. */
   closing: readonly PositionRow[];
   accounts: readonly AccountRow[];
-  /** Lines dated after `previous.navDate` through `run.navDate`. */
-  ledger: readonly LedgerLineRow[];
+  /**
+   * The ledger dated after `previous.navDate` through `run.navDate`: its lines ({@link LedgerLineRow}), or
+   * their sums per account, asset and venue, as a store reads them; both give the same answer.
+   */
+  ledger: readonly LedgerSumRow[];
   currency: string;
 }
 

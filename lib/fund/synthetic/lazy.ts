@@ -2,10 +2,18 @@
  * Compact results and the rows made from them: the calendar, the compact simulation results, and
  * {@link SyntheticFund}, which makes the bulk rows per date on first request.
  */
-import type { AccountBalanceRow, CapitalRow, LedgerLineRow, PositionRow, PriceRow } from '../rows.ts';
+import type { AccountBalanceRow, CapitalRow, LedgerSumRow, PositionRow, PriceRow } from '../rows.ts';
 import { POW10, money, scaled } from './arithmetic.ts';
 import { ASSET, ASSETS, type PositionSpec, isCash } from './market.ts';
 import type { FundDataset, LedgerLineRecord, SyntheticFundSpec } from './spec.ts';
+
+/** Code-unit order of texts, none (null) after every text: PostgreSQL's `ORDER BY` of `"C"`-collated columns. */
+function byText(x: string | null, y: string | null): number {
+  if (x === y) return 0;
+  if (x === null) return 1;
+  if (y === null) return -1;
+  return x < y ? -1 : 1;
+}
 
 /** `count` consecutive dates from `start` (`YYYY-MM-DD`, UTC), by integer civil-calendar arithmetic. */
 export function dateRange(start: string, count: number): string[] {
@@ -142,7 +150,6 @@ export class SyntheticFund {
   readonly #priceRows = new Map<string, PriceRow[]>();
   #ledger: LedgerLineRecord[] | undefined;
   /** Ledger lines without memos, by journal index, each made on first request (allocated at full length: see {@link pricesOf}). */
-  #lines: LedgerLineRow[] | undefined;
 
   constructor(parts: FundParts) {
     this.head = parts.head;
@@ -245,28 +252,44 @@ export class SyntheticFund {
   /** The whole ledger in posting (and date) order, memos included (made once). */
   ledger(): LedgerLineRecord[] {
     if (!this.#ledger) {
-      const row = this.#journalRow(true);
-      this.#ledger = Array.from({ length: this.#parts.ledger.entry.length }, (_, i) => row(i) as LedgerLineRecord);
+      const row = this.#journalRow();
+      this.#ledger = Array.from({ length: this.#parts.ledger.entry.length }, row);
     }
     return this.#ledger;
   }
 
   /**
    * The ledger lines dated after `after` (exclusive; null: from the first) through `through` (inclusive),
-   * as the stores return them: without memos, in posting (and date) order, each row made once (not from
-   * {@link ledger}), and only the rows of the span (a request for one day's lines does not make the whole
-   * history's).
+   * summed per account, asset and venue as the stores return them: their debits and their credits (money
+   * texts), by account code, asset and venue in code-unit order with no asset or venue last (as the SQL
+   * store's `ORDER BY` gives them). Summed from the journal's columns in cents, without making a line.
+   * @throws {RangeError} should a sum pass 2^53 cents (never for the bundled funds, which the tests check)
    */
-  ledgerLinesBetween(after: string | null, through: string): LedgerLineRow[] {
-    const { date } = this.#parts.ledger;
+  ledgerSumsBetween(after: string | null, through: string): LedgerSumRow[] {
+    const { account, asset, venue, amount, strings } = this.#parts.ledger;
     const from = after === null ? 0 : this.#linesThrough(after);
     const to = this.#linesThrough(through);
-    this.#lines ??= new Array(date.length);
-    const made = this.#lines;
-    const row = this.#journalRow(false);
-    const rows: LedgerLineRow[] = new Array(Math.max(0, to - from));
-    for (let i = from; i < to; i++) rows[i - from] = made[i] ??= row(i);
-    return rows;
+    // Per (account, asset, venue) string indices (-1: none): [debits, credits] in cents.
+    const sums = new Map<string, { a: number; s: number; v: number; debit: number; credit: number }>();
+    for (let i = from; i < to; i++) {
+      const key = `${account[i]} ${asset[i]} ${venue[i]}`;
+      let sum = sums.get(key);
+      if (!sum) {
+        sum = { a: account[i]!, s: asset[i]!, v: venue[i]!, debit: 0, credit: 0 };
+        sums.set(key, sum);
+      }
+      const a = amount[i]!;
+      if (a >= 0) sum.debit += a;
+      else sum.credit -= a;
+    }
+    const text = (k: number) => (k < 0 ? null : strings[k]!);
+    const rows: LedgerSumRow[] = [];
+    for (const { a, s, v, debit, credit } of sums.values()) {
+      // Every partial sum of one sign is at most the total: a safe total means every step was exact.
+      if (!Number.isSafeInteger(debit) || !Number.isSafeInteger(credit)) throw new RangeError('ledger sums past 2^53 cents');
+      rows.push({ accountCode: strings[a]!, asset: text(s), venue: text(v), debit: money(debit), credit: money(credit) });
+    }
+    return rows.sort((x, y) => byText(x.accountCode, y.accountCode) || byText(x.asset, y.asset) || byText(x.venue, y.venue));
   }
 
   /** How many journal lines are dated on or before `date` (the journal's first line dated after it). */
@@ -307,14 +330,14 @@ export class SyntheticFund {
     return rows.sort((x, y) => (x.accountCode < y.accountCode ? -1 : x.accountCode > y.accountCode ? 1 : 0));
   }
 
-  /** A maker of journal line `i` as a row, with or without its memo (the columns read once per maker, not per row). */
-  #journalRow(memos: boolean): (i: number) => LedgerLineRow {
+  /** A maker of journal line `i` as a row with its memo (the columns read once per maker, not per row). */
+  #journalRow(): (_: unknown, i: number) => LedgerLineRecord {
     const { entry, date, account, asset, venue, memo, amount, strings } = this.#parts.ledger;
     const calendar = this.#parts.calendar;
     const text = (k: number) => (k < 0 ? null : strings[k]!);
-    return (i) => {
+    return (_, i) => {
       const a = amount[i]!;
-      const row: LedgerLineRow = {
+      return {
         entryId: `JE-${String(entry[i]).padStart(6, '0')}`,
         entryDate: calendar[date[i]!]!,
         accountCode: strings[account[i]!]!,
@@ -322,9 +345,8 @@ export class SyntheticFund {
         venue: text(venue[i]!),
         debit: a > 0 ? money(a) : '0.00',
         credit: a < 0 ? money(-a) : '0.00',
+        memo: strings[memo[i]!]!,
       };
-      if (memos) (row as LedgerLineRecord).memo = strings[memo[i]!]!;
-      return row;
     };
   }
 

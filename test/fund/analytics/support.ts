@@ -8,13 +8,21 @@ import { ApiError } from '../../../lib/errors.ts';
 import { addDays, latestUsableRun } from '../../../lib/fund/analytics/runs.ts';
 import type { VarOptions } from '../../../lib/fund/analytics/var.ts';
 import { embeddedStore } from '../../../lib/fund/embedded-store.ts';
-import type { AccountBalanceRow, AccountRow, LedgerLineRow, NavRunRow, PositionRow, PriceRow } from '../../../lib/fund/rows.ts';
+import type {
+  AccountBalanceRow,
+  AccountRow,
+  LedgerLineRow,
+  LedgerSumRow,
+  NavRunRow,
+  PositionRow,
+  PriceRow,
+} from '../../../lib/fund/rows.ts';
 import type { FundStore } from '../../../lib/fund/store.ts';
 import { DEMO_FUND } from '../../../lib/fund/synthetic.ts';
 import { thrown } from '../../support/thrown.ts';
 
 /** Net assets per the ledger (Σ asset balances − Σ liability balances), which equals NAV on a complete run date. */
-export function netAssets(accounts: readonly AccountRow[], ledger: readonly LedgerLineRow[]): Dec {
+export function netAssets(accounts: readonly AccountRow[], ledger: readonly LedgerSumRow[]): Dec {
   const type = new Map(accounts.map((a) => [a.code, a.type]));
   let total = dec(0);
   for (const line of ledger) {
@@ -109,7 +117,8 @@ export async function positionsAt(...dates: string[]): Promise<PositionRow[]> {
   return (await store.read(FUND, { positions: { navDates: dates } })).positions;
 }
 
-export async function ledgerThrough(date: string, after: string | null = null): Promise<LedgerLineRow[]> {
+/** The store's `ledger` read: the lines dated after `after` through `date`, summed per account, asset and venue. */
+export async function ledgerThrough(date: string, after: string | null = null): Promise<LedgerSumRow[]> {
   return (await store.read(FUND, { ledger: { after, through: date } })).ledger;
 }
 
@@ -119,7 +128,7 @@ export async function balancesThrough(date: string): Promise<AccountBalanceRow[]
 }
 
 /** Ledger lines summed per account in decimal.js, by code: what a store's `balances` read gives for them. */
-export function balancesOf(lines: readonly LedgerLineRow[]): AccountBalanceRow[] {
+export function balancesOf(lines: readonly LedgerSumRow[]): AccountBalanceRow[] {
   const sums = new Map<string, [Dec, Dec]>();
   for (const l of lines) {
     const [d, c] = sums.get(l.accountCode) ?? [dec(0), dec(0)];
