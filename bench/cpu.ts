@@ -295,8 +295,8 @@ function analyticsCases(): Case[] {
       const data = await store.read(id, { capital: { navDates: openingDate ? [openingDate, run.navDate] : [run.navDate] } });
       const refs = await investorRefs(id, [...new Set(data.capital.map((r) => r.investorId))]);
       return {
-        fn: () => capitalAccounts({ run, openingDate, investors: data.investors, rows: data.capital, refs, currency: ccy }),
-        detail: `${data.investors.length} investors`,
+        fn: () => capitalAccounts({ run, openingDate, investors: data.investorClasses, rows: data.capital, refs, currency: ccy }),
+        detail: `${data.investorClasses.length} investors`,
       };
     }),
     typical('nav-history', 'runs navHistory, 90 days', async () => {

@@ -727,11 +727,28 @@ describe('fail closed on a faulty store', () => {
     }
   });
 
-  it('(3) an investor row with an extra column', async () => {
+  it("(3) a capital read's investor row with an extra column: identity data, or a column the service does not know", async () => {
+    const { investors } = await inner.identities('demo-fund');
+    const byId = new Map(investors!.map((i) => [i.investorId, i]));
+    const withIdentity = faultyStore({
+      read: (r) => ({ ...r, investorClasses: r.investorClasses.map((i) => ({ ...i, legalName: byId.get(i.investorId)!.legalName })) }),
+    });
+    await expectRedactionFailed(await rejectionOf(call('get_capital_accounts', withIdentity)), ['legalName', investors![0]!.legalName]);
     const store = faultyStore({
-      read: (r) => ({ ...r, investors: r.investors.map((i) => ({ ...i, dateOfBirth: '1970-01-01', passportNo: 'X1234567' })) }),
+      read: (r) => ({ ...r, investorClasses: r.investorClasses.map((i) => ({ ...i, dateOfBirth: '1970-01-01', passportNo: 'X1234567' })) }),
     });
     await expectRedactionFailed(await rejectionOf(call('get_capital_accounts', store)), ['dateOfBirth', 'X1234567', 'investor.relations']);
+  });
+
+  it('(3b) a capital read naming an investor the identity set does not hold', async () => {
+    const store = faultyStore({
+      read: (r) => ({
+        ...r,
+        investorClasses: [...r.investorClasses, { investorId: 'INV-9999', shareClassId: 'A' }],
+        capital: r.capital.map((c, i) => (i === 0 ? { ...c, investorId: 'INV-9999' } : c)),
+      }),
+    });
+    await expectRedactionFailed(await rejectionOf(call('get_capital_accounts', store)), ['INV-9999']);
   });
 
   it('(4) an e-mail in a field that is not free text (an account name)', async () => {
@@ -763,13 +780,12 @@ describe('fail closed on a faulty store', () => {
     }
   });
 
-  it("(5a) a venue named as an investor's legal name, when the store also returned the investors", async () => {
-    const { investors } = await inner.read('demo-fund', { capital: { navDates: [] } });
-    const name = investors[3]!.legalName;
+  it("(5a) a venue named as an investor's legal name", async () => {
+    const { investors } = await inner.identities('demo-fund');
+    const name = investors![3]!.legalName;
     const store = faultyStore({
       read: (r) => ({
         ...r,
-        investors: r.positions.length ? investors : r.investors,
         positions: r.positions.map((p, i) => (i === 0 ? { ...p, venue: name.toUpperCase() } : p)),
       }),
     });
@@ -786,12 +802,11 @@ describe('fail closed on a faulty store', () => {
   });
 
   it('(5c) an investor tax id or bank account as a ledger account name', async () => {
-    const { investors } = await inner.read('demo-fund', { capital: { navDates: [] } });
-    const victim = investors[0]!;
+    const { investors } = await inner.identities('demo-fund');
+    const victim = investors![0]!;
     const store = faultyStore({
       read: (r) => ({
         ...r,
-        investors: r.accounts.length ? investors : r.investors,
         accounts: r.accounts.map((a, i) => (i === 0 ? { ...a, name: `Cash held for ${victim.investorId}` } : a)),
       }),
     });
@@ -811,8 +826,8 @@ describe('fail closed on a faulty store', () => {
     const store = faultyStore({
       read: (r) => ({
         ...r,
-        investors: r.investors.map((i) =>
-          i.investorId === victim!.investorId ? { ...i, shareClassId: `${i.shareClassId}\n${i.legalName}` } : i,
+        investorClasses: r.investorClasses.map((i) =>
+          i.investorId === victim!.investorId ? { ...i, shareClassId: `${i.shareClassId}\n${victim!.legalName}` } : i,
         ),
       }),
     });
@@ -883,8 +898,7 @@ describe('fail closed on a faulty store', () => {
     await expectRedactionFailed(await rejectionOf(callFundTool(quoting({ firstRunDate: 'ops@northstar.example.com' }), source, {}, {})), [
       'northstar',
     ]);
-    const lastRun = index.runs.at(-1)!.navDate;
-    const investor = (await inner.read('demo-fund', { capital: { navDates: [lastRun] } })).investors[0]!;
+    const investor = (await inner.identities('demo-fund')).investors![0]!;
     await expectRedactionFailed(await rejectionOf(callFundTool(quoting({ firstRunDate: investor.legalName }, true), source, {}, {})), [
       investor.legalName,
     ]);

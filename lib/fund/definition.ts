@@ -144,7 +144,8 @@ export async function callFundTool(
     currency: index.fund.baseCurrency,
     async read(request) {
       const result = await source.store.read(source.fundId, request);
-      checkInvestorsScanned(identities, result.investors);
+      checkInvestorsScanned(identities, result.investorClasses);
+      checkInvestorsScanned(identities, result.capital);
       return result;
     },
     async runsFrom(from) {

@@ -315,7 +315,7 @@ function storeOver(
       if (request.balances) out.balances = p.fund.balancesThrough(request.balances.through);
       if (request.capital) {
         await capital(p);
-        out.investors = head.investors.slice();
+        out.investorClasses = head.investors.map(({ investorId, shareClassId }) => ({ investorId, shareClassId }));
         for (const date of request.capital.navDates) out.capital.push(...p.fund.capitalOn(date));
       }
       if (request.expenses) {

@@ -8,8 +8,9 @@
  * compiled from them; `read` returns every part of a batched request in one JSON document built by
  * subqueries (VaR's and the closes' parts: lib/fund/postgres-var.ts).
  * Columns are named one by one (no `SELECT *`); paper-book positions, ledger memos and the investors'
- * personal data are never selected, except investors' identity columns on a capital read and in the fund's
- * identity set, which the redaction step needs in order to scan the response for them. NUMERIC values leave
+ * personal data are never selected, except investors' identity columns with the fund's index (when the
+ * isolate holds no identity set of their version), which the redaction step needs in order to scan the
+ * response for them; a capital read selects each investor's id and share class only. NUMERIC values leave
  * the database as text, so no amount passes through a float; identifier columns sort in the "C" collation,
  * as the embedded store does. Rows come back in the field names of `lib/fund/rows.ts` and are checked by
  * `guardedStore`; the select lists are built from the table descriptors of `lib/fund/tables.ts`, so a column
@@ -32,6 +33,7 @@ import {
   EXPENSES,
   FEE_TERMS,
   FUNDS,
+  INVESTOR_CLASSES,
   INVESTORS,
   jsonFields,
   LEDGER_SUMS,
@@ -155,6 +157,11 @@ const BALANCES_SQL = (through: string) => `
     ORDER BY x.entry_date DESC LIMIT 1) b
   WHERE a.fund_id = $1`;
 
+/** Each investor's id and share class, by id (no identity column: a capital read needs no more). */
+const INVESTOR_CLASSES_SQL = `
+  SELECT json_agg(json_build_object(${jsonFields(INVESTOR_CLASSES, 'i')}) ORDER BY i.investor_id)
+  FROM investors i WHERE i.fund_id = $1`;
+
 const CAPITAL_SQL = (dates: string) => `
   SELECT json_agg(json_build_object(${jsonFields(CAPITAL_ACCOUNTS, 'c')})
     ORDER BY array_position(${dates}, c.nav_date), c.investor_id)
@@ -204,7 +211,7 @@ export function readStatement(
   if (request.ledger) part('ledger', LEDGER_SQL(param(request.ledger.after, 'date'), param(request.ledger.through, 'date')));
   if (request.balances) part('balances', BALANCES_SQL(param(request.balances.through, 'date')));
   if (request.capital) {
-    part('investors', INVESTORS_SQL);
+    part('investorClasses', INVESTOR_CLASSES_SQL);
     part('capital', CAPITAL_SQL(param(request.capital.navDates, 'date[]')));
   }
   if (request.expenses) part('expenses', EXPENSES_SQL(param(request.expenses.limit, 'int')));

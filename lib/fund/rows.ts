@@ -16,6 +16,7 @@ import {
   EXPENSES,
   FEE_TERMS,
   FUNDS,
+  INVESTOR_CLASSES,
   INVESTORS,
   type LEDGER_LINES,
   LEDGER_SUMS,
@@ -84,6 +85,8 @@ export type LedgerSumRow = RowOf<typeof LEDGER_SUMS>;
 export type AccountBalanceRow = RowOf<typeof ACCOUNT_BALANCES>;
 /** An investor with the identity data the store holds (PII; read only so redaction can scan for it). */
 export type InvestorRow = RowOf<typeof INVESTORS>;
+/** An investor's id and share class: what a capital read returns of each investor (no identity data). */
+export type InvestorClassRow = RowOf<typeof INVESTOR_CLASSES>;
 /**
  * An investor's capital account at a complete NAV run, cumulative since inception: `capital` is the closing
  * balance, and capital = contributions − withdrawals + pnlAllocation − mgmtFee − perfFee.
@@ -105,6 +108,7 @@ export interface RowKinds {
   ledger: LedgerSumRow;
   balances: AccountBalanceRow;
   investors: InvestorRow;
+  investorClasses: InvestorClassRow;
   capital: CapitalRow;
   expenses: ExpenseRow;
 }
@@ -122,6 +126,7 @@ export const ROW_TABLES: { [K in keyof RowKinds]: readonly Table[] } = {
   ledger: [LEDGER_SUMS],
   balances: [ACCOUNT_BALANCES],
   investors: [INVESTORS],
+  investorClasses: [INVESTOR_CLASSES],
   capital: [CAPITAL_ACCOUNTS],
   expenses: [EXPENSES],
 };

@@ -16,6 +16,7 @@ import type {
   CapitalRow,
   ExpenseRow,
   FundRow,
+  InvestorClassRow,
   InvestorRow,
   LedgerSumRow,
   NavRunRow,
@@ -85,7 +86,10 @@ export interface FundReadRequest {
    * summed (every line since inception, which only a sum keeps small), by account code.
    */
   balances?: { through: string };
-  /** Investors (with the identity data redaction scans for) and their capital rows at these run dates. */
+  /**
+   * The fund's investors (each one's id and share class, none of the identity data: the identity set is read
+   * with the index) and their capital rows at these run dates.
+   */
   capital?: { navDates: string[] };
   /** The newest `limit` expenses, newest first (by date, then id). */
   expenses?: { limit: number };
@@ -101,7 +105,7 @@ export interface FundReadResult {
   accounts: AccountRow[];
   ledger: LedgerSumRow[];
   balances: AccountBalanceRow[];
-  investors: InvestorRow[];
+  investorClasses: InvestorClassRow[];
   capital: CapitalRow[];
   expenses: ExpenseRow[];
 }
@@ -166,7 +170,7 @@ export function emptyRead(): FundReadResult {
     accounts: [],
     ledger: [],
     balances: [],
-    investors: [],
+    investorClasses: [],
     capital: [],
     expenses: [],
   };
@@ -201,7 +205,7 @@ export function guardedStore(store: FundStore): FundStore {
       guardRows('accounts', result.accounts);
       guardRows('ledger', result.ledger);
       guardRows('balances', result.balances);
-      guardRows('investors', result.investors);
+      guardRows('investorClasses', result.investorClasses);
       guardRows('capital', result.capital);
       guardRows('expenses', result.expenses);
       return result;

@@ -210,6 +210,15 @@ export const INVESTORS = {
   },
 } as const satisfies Table;
 
+/**
+ * The investors part of a capital read: each investor's id and share class, none of the identity data
+ * (the identity set is read with the index, lib/fund/identities.ts): what capital accounts read of them.
+ */
+export const INVESTOR_CLASSES = {
+  table: INVESTORS.table,
+  columns: { investorId: INVESTORS.columns.investorId, shareClassId: INVESTORS.columns.shareClassId },
+} as const satisfies Table;
+
 /** An investor's capital account at a complete run, cumulative since inception (base currency). */
 export const CAPITAL_ACCOUNTS = {
   table: 'capital_accounts',

@@ -109,7 +109,7 @@ describe.each(LOADS)('parity with the embedded store: $fundId, $load', ({ spec, 
     }
   });
 
-  it("sums the ledger of a span per account, asset and venue as the embedded store does, in the same order", async (ctx) => {
+  it('sums the ledger of a span per account, asset and venue as the embedded store does, in the same order', async (ctx) => {
     const source = of();
     if (!source) return ctx.skip();
     const db = source.open();

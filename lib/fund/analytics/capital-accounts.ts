@@ -11,7 +11,7 @@
  * funds; the test suite checks it). Investors leave only as their pseudonymous `investorRef`.
  */
 import { D, addCents, centsOf, dec, moneyOfCents, percentOf, percentOfCentsNear, sum, toMoney, type Dec } from '../../decimal.ts';
-import type { CapitalRow, InvestorRow, NavRunRow } from '../rows.ts';
+import type { CapitalRow, InvestorClassRow, NavRunRow } from '../rows.ts';
 
 const FIGURES = ['openingCapital', 'contributions', 'withdrawals', 'pnlAllocation', 'mgmtFee', 'perfFee', 'closingCapital'] as const;
 type Figure = (typeof FIGURES)[number];
@@ -33,7 +33,7 @@ export function openingRunDate(runs: readonly NavRunRow[], run: NavRunRow): stri
 export interface CapitalAccountsInput {
   run: NavRunRow;
   openingDate: string | null;
-  investors: readonly InvestorRow[];
+  investors: readonly InvestorClassRow[];
   rows: readonly CapitalRow[];
   refs: ReadonlyMap<string, string>;
   currency: string;

@@ -43,6 +43,6 @@ export const capitalAccountsTool = defineFundTool({
     const openingDate = openingRunDate(ctx.index.runs, run);
     const data = await ctx.read({ capital: { navDates: openingDate ? [openingDate, run.navDate] : [run.navDate] } });
     const refs = await ctx.investorRefs([...new Set(data.capital.map((r) => r.investorId))]);
-    return capitalAccounts({ run, openingDate, investors: data.investors, rows: data.capital, refs, currency: ctx.currency });
+    return capitalAccounts({ run, openingDate, investors: data.investorClasses, rows: data.capital, refs, currency: ctx.currency });
   },
 });

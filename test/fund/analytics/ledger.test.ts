@@ -86,11 +86,11 @@ describe('capital accounts', () => {
   async function accountsFor(run: NavRunRow) {
     const openingDate = openingRunDate(runs, run);
     const data = await store.read(FUND, { capital: { navDates: openingDate ? [openingDate, run.navDate] : [run.navDate] } });
-    const refs = new Map(data.investors.map((inv, i) => [inv.investorId, refOf(i)]));
+    const refs = new Map(data.investorClasses.map((inv, i) => [inv.investorId, refOf(i)]));
     return {
       openingDate,
       data,
-      result: capitalAccounts({ run, openingDate, investors: data.investors, rows: data.capital, refs, currency: USD }),
+      result: capitalAccounts({ run, openingDate, investors: data.investorClasses, rows: data.capital, refs, currency: USD }),
     };
   }
 
