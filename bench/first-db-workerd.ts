@@ -8,7 +8,7 @@
  * Usage: node --experimental-strip-types --disable-warning=ExperimentalWarning bench/first-db-workerd.ts
  *          [--bundle dir]... [--runs n] [--warm n] [--fund bench-fund] path...
  * (paths under /api/v1/fund/, e.g. `overview`, `trial-balance`, `capital-accounts`, or `mcp:<tool>` for a
- * `tools/call` of that fund MCP tool with its default arguments, e.g. `mcp:get_fund_overview`). Prints each case ×
+ * `tools/call` of that fund MCP tool, e.g. `mcp:get_fund_overview`, `mcp:get_nav_history?days=3660`). Prints each case ×
  * bundle's median main-thread CPU and its runs, sorted, and with `--warm n` the median of the n requests that
  * follow each first one on the same isolate; exits 1 if an answer is not 200.
  */
@@ -20,12 +20,26 @@ import { Cleanup, printMedians, useWranglerEnv } from './report.ts';
 import { databaseService } from './scale.ts';
 import { deployedWorker, interleavedRuns, measureOnce } from './workerd.ts';
 
-/** A fund MCP `tools/call` of `tool` with its default arguments, as an MCP client of a 2025 revision sends it. */
-const toolCall = (key: string, tool: string): RequestInit => ({
-  method: 'POST',
-  headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` },
-  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: {} } }),
-});
+/**
+ * A fund MCP `tools/call` as an MCP client of a 2025 revision sends it, from `tool?name=value&...` (each value
+ * read as JSON when it is JSON, `days=3660` a number, else as text; no query: the defaults).
+ */
+function toolCall(key: string, call: string): RequestInit {
+  const [tool, query = ''] = call.split('?');
+  const json = (v: string) => {
+    try {
+      return JSON.parse(v) as unknown;
+    } catch {
+      return v;
+    }
+  };
+  const args = Object.fromEntries([...new URLSearchParams(query)].map(([k, v]) => [k, json(v)]));
+  return {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } }),
+  };
+}
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
