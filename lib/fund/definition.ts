@@ -14,7 +14,7 @@ import { parseInput, queryStringSchema, withLazySchemas, withMembers, type Input
 import { memoKey, recall, remember } from './memo.ts';
 import { FundFactsProblem } from './facts-problem.ts';
 import type { FundSource } from './source.ts';
-import type { FundIndex, FundReadRequest, FundReadResult } from './store.ts';
+import { StaleIndexError, type FundIndex, type FundReadRequest, type FundReadResult } from './store.ts';
 import type { NavRunRow } from './rows.ts';
 import { runsFrom } from './analytics/runs.ts';
 
@@ -115,6 +115,9 @@ export const FUND_PROBLEMS: ProblemCode[] = [
  * @param args the query parameters (REST) or tool arguments (MCP)
  * @param location where `args` came from: error pointers start `/query` (REST) or `/arguments` (MCP)
  * @returns the response body as JSON text, proven clean by `redact`
+ * A store may answer the index from the one it keeps without a statement (the database store does, and
+ * checks its version with the call's first read); nothing leaves, answer or refusal, until the store has
+ * found that index current (`FundStore.verify`), and when it was not the call is made once more.
  * @throws {ValidationError} 400 for bad arguments (pointers under `/<location>`)
  * @throws {NotFoundError} 404 when the store holds no data for the fund, or the tool's own 404s (one
  *   quoting fund data, a {@link FundFactsProblem}, once its facts passed the redaction)
@@ -130,6 +133,27 @@ export async function callFundTool(
   // A query string carries text, read by the documented decimal grammar; MCP arguments are JSON values of
   // the advertised type, never coerced.
   const query = parseInput(location === 'query' ? queryStringSchema(def.query) : def.query, args, location);
+  try {
+    return await answer(def, source, config, query);
+  } catch (err) {
+    // The store answered from an index it keeps, which was found not current: nothing computed from it
+    // leaves, and the call is made again on the index the store now reads.
+    if (!(err instanceof StaleIndexError)) throw err;
+    return answer(def, source, config, query);
+  }
+}
+
+/**
+ * One attempt of {@link callFundTool} on parsed arguments: read, compute, check that the store's index was
+ * current (`FundStore.verify`), redact.
+ * @throws {StaleIndexError} when the index was not current (the caller tries once more)
+ */
+async function answer(
+  def: FundToolDefinition,
+  source: Pick<FundSource, 'store' | 'fundId'> & Partial<Pick<FundSource, 'scope'>>,
+  config: Partial<Pick<Config, 'investorRefKey'>>,
+  query: Record<string, unknown>,
+): Promise<string> {
   const index = await source.store.index(source.fundId);
   if (!index) throw new NotFoundError("No data is held for this key's fund.");
   const key = source.scope ? memoKey(`${source.scope}:${config.investorRefKey ?? ''}`, source.fundId, index.runs, def, query) : null;
@@ -157,15 +181,18 @@ export async function callFundTool(
     investorRefs: (ids) => keptInvestorRefs(source.fundId, ids, config.investorRefKey),
     maskFreeText: (text) => maskFreeText(text, sensitive),
   };
-  let answer: unknown;
+  let result: unknown;
   try {
-    answer = await def.run(ctx, query);
+    result = await def.run(ctx, query);
   } catch (err) {
+    // A refusal made from an index that is not current is no answer either.
+    await source.store.verify?.(source.fundId);
     // The detail quotes fund data: it leaves only through the redaction every answer passes.
     if (err instanceof FundFactsProblem) throw err.problem(JSON.parse(redact(err.schema, err.facts, sensitive)));
     throw err;
   }
-  const body = redact(def.output, answer, sensitive);
+  await source.store.verify?.(source.fundId);
+  const body = redact(def.output, result, sensitive);
   if (key !== null) remember(key, body);
   return body;
 }

@@ -17,7 +17,14 @@
  * is named there only.
  */
 import type { SqlClient } from '../db/sql.ts';
-import type { FundIdentities, FundIndex, FundReadRequest, FundReadResult, FundStore } from './store.ts';
+import {
+  StaleIndexError,
+  type FundIdentities,
+  type FundIndex,
+  type FundReadRequest,
+  type FundReadResult,
+  type FundStore,
+} from './store.ts';
 import type { NavRunRow } from './rows.ts';
 import { emptyRead } from './store.ts';
 import { keptIdentityVersions } from './identities.ts';
@@ -109,15 +116,27 @@ CASE WHEN v.identity_version <> ALL($3::text[]) THEN (${COMPILED_SQL('v.identity
 FROM funds f JOIN fund_versions v (fund_id, version, identity_version) USING (fund_id)
 WHERE f.fund_id = $1`;
 
+/** The fund's index and identity set versions, to check an index answered from what the isolate keeps. */
+const VERSIONS_SQL = `SELECT v.index_version, v.identity_version FROM fund_versions v WHERE v.fund_id = $1`;
+
 /** Funds whose index an isolate keeps at most. */
 const KEPT_INDEXES = 8;
 
 /**
- * The index last read of each fund, by its version, and the earliest runs read since at that version
- * (`earlier`: a 10-year NAV history's): plain data, shared by the isolate's requests (never a pending read),
- * so that a request whose fund has not changed reads its version only, not its runs again.
+ * The index last read of each fund, by its version, with the identity set's version read with it, and the
+ * earliest runs read since at that version (`earlier`: a 10-year NAV history's): plain data, shared by the
+ * isolate's requests (never a pending read), so that a request whose fund has not changed reads no index,
+ * and checks the versions in the same statement as its rows.
  */
-const keptIndexes = new Map<string, { version: string; index: FundIndex; earlier?: { from: string; runs: NavRunRow[] } }>();
+const keptIndexes = new Map<
+  string,
+  { version: string; identityVersion: string; index: FundIndex; earlier?: { from: string; runs: NavRunRow[] } }
+>();
+
+/** Forgets every kept index, so that the next request of each fund reads its index (for tests and benchmarks). */
+export function clearKeptIndexes(): void {
+  keptIndexes.clear();
+}
 
 /** A copy of a kept index a request may use as its own (the rows are not changed by anyone, the lists may be). */
 function copyOf(index: FundIndex): FundIndex {
@@ -195,7 +214,7 @@ const IDENTITIES_SQL = `
 export function readStatement(
   fundId: string,
   request: FundReadRequest,
-  options: { varFrom?: 'arrays' | 'closes' } = {},
+  options: { varFrom?: 'arrays' | 'closes'; versions?: boolean } = {},
 ): { text: string; params: unknown[] } {
   const params: unknown[] = [fundId];
   const param: SqlParam = (value, type) => `$${params.push(value)}::${type}`;
@@ -215,7 +234,9 @@ export function readStatement(
     part('capital', CAPITAL_SQL(param(request.capital.navDates, 'date[]')));
   }
   if (request.expenses) part('expenses', EXPENSES_SQL(param(request.expenses.limit, 'int')));
-  return { text: `SELECT json_build_object(${parts.join(', ')}) AS result`, params };
+  // With `versions`, the fund's versions beside the rows, read in the same snapshot (no row: no fund).
+  const versions = options.versions ? ', v.index_version, v.identity_version FROM fund_versions v WHERE v.fund_id = $1' : '';
+  return { text: `SELECT json_build_object(${parts.join(', ')}) AS result${versions}`, params };
 }
 
 /**
@@ -229,8 +250,26 @@ export function postgresStore(db: SqlClient): FundStore {
    * isolate held no set of that version then (handed to the first `identities` call that needs them).
    */
   const identitiesRead = new Map<string, FundIdentities>();
-  /** The index version this request's index read found, by fund. */
+  /** The index version this request's index read found (or, answered from the kept index, assumed), by fund. */
   const versionRead = new Map<string, string>();
+  /**
+   * The funds whose index this store answered from the kept one without a statement, with the versions that
+   * assumed, until a read or {@link FundStore.verify} finds them current (then removed) or not (then
+   * {@link StaleIndexError}, and this store reads the index from then on).
+   */
+  const assumed = new Map<string, { version: string; identityVersion: string }>();
+  let speculate = true;
+  /** Compares the versions a statement read with those assumed for `fundId`. */
+  const check = (fundId: string, row: { index_version?: string; identity_version?: string } | undefined) => {
+    const was = assumed.get(fundId)!;
+    assumed.delete(fundId);
+    if (row?.index_version !== was.version || row?.identity_version !== was.identityVersion) {
+      speculate = false;
+      identitiesRead.delete(fundId);
+      versionRead.delete(fundId);
+      throw new StaleIndexError();
+    }
+  };
   /** The fund's kept index and runs, when they are of the version this request read. */
   const keptNow = (fundId: string) => {
     const kept = keptIndexes.get(fundId);
@@ -239,6 +278,14 @@ export function postgresStore(db: SqlClient): FundStore {
   return {
     async index(fundId) {
       const kept = keptIndexes.get(fundId);
+      // The kept index and the identity set it was read with, both still held: answered without a statement,
+      // the versions checked with the call's first read (or by verify) before anything leaves.
+      if (speculate && kept && keptIdentityVersions().includes(kept.identityVersion)) {
+        assumed.set(fundId, { version: kept.version, identityVersion: kept.identityVersion });
+        versionRead.set(fundId, kept.version);
+        identitiesRead.set(fundId, { version: kept.identityVersion, investors: null });
+        return copyOf(kept.index);
+      }
       const { rows } = await db.query<{
         index: FundIndex | null;
         index_version: string;
@@ -251,11 +298,19 @@ export function postgresStore(db: SqlClient): FundStore {
       versionRead.set(fundId, row.index_version);
       identitiesRead.set(fundId, { version: row.identity_version, investors: row.investors, compiled: row.compiled });
       // No index in the answer: the kept one is current (the statement sends it whenever versions differ).
-      if (row.index === null) return copyOf(kept!.index);
+      if (row.index === null) {
+        kept!.identityVersion = row.identity_version;
+        return copyOf(kept!.index);
+      }
       keptIndexes.delete(fundId);
       if (keptIndexes.size >= KEPT_INDEXES) keptIndexes.delete(keptIndexes.keys().next().value!);
-      keptIndexes.set(fundId, { version: row.index_version, index: row.index });
+      keptIndexes.set(fundId, { version: row.index_version, identityVersion: row.identity_version, index: row.index });
       return copyOf(row.index);
+    },
+    async verify(fundId) {
+      if (!assumed.has(fundId)) return;
+      const { rows } = await db.query<{ index_version: string; identity_version: string }>(VERSIONS_SQL, [fundId]);
+      check(fundId, rows[0]);
     },
     async read(fundId, asked) {
       const out = emptyRead();
@@ -265,9 +320,11 @@ export function postgresStore(db: SqlClient): FundStore {
       const earlier = asked.runs && kept?.earlier && kept.earlier.from <= asked.runs.from ? kept.earlier : undefined;
       const request = earlier ? { ...asked, runs: undefined } : asked;
       if (earlier) out.runs = runsFrom(earlier.runs, asked.runs!.from);
-      const { text, params } = readStatement(fundId, request);
+      const versions = assumed.has(fundId);
+      const { text, params } = readStatement(fundId, request, { versions });
       if (params.length === 1) return out;
-      const { rows } = await db.query<{ result: Partial<FundReadResult> }>(text, params);
+      const { rows } = await db.query<{ result: Partial<FundReadResult>; index_version?: string; identity_version?: string }>(text, params);
+      if (versions) check(fundId, rows[0]);
       const result = { ...out, ...rows[0]?.result };
       if (request.runs && kept && (!kept.earlier || request.runs.from < kept.earlier.from)) {
         kept.earlier = { from: request.runs.from, runs: result.runs };

@@ -90,6 +90,7 @@ function postgresSource(fundId: string, url: string, wsProxy: string | undefined
     index: async (id) => (await opened).store.index(id),
     read: async (id, request) => (await opened).store.read(id, request),
     identities: async (id, known) => (await opened).store.identities(id, known),
+    verify: async (id) => (await opened).store.verify?.(id),
   };
   return { store: guardedStore(store), fundId, release: async () => (await opened).db.release() };
 }

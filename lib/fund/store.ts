@@ -130,11 +130,34 @@ export interface FundIdentities {
   compiled?: string | null;
 }
 
+/**
+ * Thrown by a store whose {@link FundStore.index} answered from the index it keeps, without a statement, once
+ * it finds that index (or the identity set it assumed) no longer current: whatever was computed from it is
+ * dropped, and the call is made again (lib/fund/definition.ts), when the store reads the index first.
+ */
+export class StaleIndexError extends Error {
+  constructor() {
+    super('The kept fund index is not current.');
+    this.name = 'StaleIndexError';
+  }
+}
+
 /** A source of fund data. Implementations select only the columns of the row types, and only live positions. */
 export interface FundStore {
-  /** @returns null when the store holds no fund with this id */
+  /**
+   * The fund's index. A store may answer from an index it keeps without asking whether it is current, and
+   * then checks that with the call's first read or its {@link verify}, whichever comes first.
+   * @returns null when the store holds no fund with this id
+   */
   index(fundId: string): Promise<FundIndex | null>;
+  /** @throws {StaleIndexError} when the index this call was given is found not current */
   read(fundId: string, request: FundReadRequest): Promise<FundReadResult>;
+  /**
+   * Checks that the index (and identity set) this call was given are current, unless a read already has:
+   * an answer leaves only after it (lib/fund/definition.ts). Absent: the store's index is always current.
+   * @throws {StaleIndexError} when they are not
+   */
+  verify?(fundId: string): Promise<void>;
   /**
    * The fund's identity set: every investor's legal name, e-mail, tax id, bank account and internal id.
    * @param known the versions the caller already holds: when one is current, `investors` is null and nothing
@@ -210,6 +233,7 @@ export function guardedStore(store: FundStore): FundStore {
       guardRows('expenses', result.expenses);
       return result;
     },
+    ...(store.verify ? { verify: (fundId: string) => store.verify!(fundId) } : {}),
     async identities(fundId, known) {
       const result = await store.identities(fundId, known);
       if (typeof result.version !== 'string' || result.version === '') throw new RedactionFailedError('store_row');

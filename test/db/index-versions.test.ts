@@ -10,6 +10,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlClient } from '../../lib/db/sql.ts';
 import { postgresStore } from '../../lib/fund/postgres-store.ts';
+import { StaleIndexError, guardedStore, type FundStore } from '../../lib/fund/store.ts';
+import { fundIdentities } from '../../lib/fund/identities.ts';
+import { callFundTool, type FundToolDefinition } from '../../lib/fund/definition.ts';
+import { FUND_TOOLS } from '../../lib/registry.ts';
 import { SAMPLE_FUND } from '../../lib/fund/synthetic.ts';
 import { createTestDatabase, migrateAndSeed, type TestDatabase } from '../support/database.ts';
 
@@ -21,13 +25,36 @@ beforeAll(async () => {
   [database, other] = await Promise.all([createTestDatabase(), createTestDatabase()]);
   await migrateAndSeed(database, [FUND]);
   await migrateAndSeed(other, [FUND]);
+  // The fund's identity set held, as in a Worker after its first request: the store may then answer the
+  // index from the one it keeps.
+  const connection = database.open();
+  try {
+    await fundIdentities(guardedStore(postgresStore(connection)), FUND);
+  } finally {
+    await connection.release();
+  }
 }, 120_000);
 afterAll(async () => {
   await database?.dispose();
   await other?.dispose();
 });
 
-/** One index read on a fresh connection to `db`: the index, and whether the answer carried the index's JSON. */
+/**
+ * The store's index, checked as a fund tool call checks it (lib/fund/definition.ts): the store may answer
+ * from the index it keeps, and `verify` says whether that was current; when not, the index is read again.
+ */
+async function currentIndex(store: FundStore) {
+  const index = await store.index(FUND);
+  try {
+    await store.verify?.(FUND);
+    return index;
+  } catch (err) {
+    if (!(err instanceof StaleIndexError)) throw err;
+    return store.index(FUND);
+  }
+}
+
+/** One index read on a fresh connection to `db`: the index, and whether the last answer carried the index's JSON. */
 async function readIndex(db: TestDatabase) {
   const connection = db.open();
   let sent = false;
@@ -39,7 +66,7 @@ async function readIndex(db: TestDatabase) {
     },
   };
   try {
-    return { index: await postgresStore(watched).index(FUND), sent };
+    return { index: await currentIndex(postgresStore(watched)), sent };
   } finally {
     await connection.release();
   }
@@ -77,13 +104,21 @@ describe('the index by version', () => {
   });
 
   it('reads the earlier runs of a version once: a later request at that version reads none, a new run reads them again', async () => {
-    /** A request's index and runs from `from`: the runs, and the round trips it made. */
+    /** A request's index and runs from `from`, checked as a tool call checks them: the runs, and the round trips it made. */
     const runsFromDay = async (from: string) => {
       const connection = database.open();
       try {
         const store = postgresStore(connection);
-        const index = (await store.index(FUND))!;
-        const { runs } = await store.read(FUND, { runs: { from } });
+        const once = async () => {
+          const index = (await store.index(FUND))!;
+          const { runs } = await store.read(FUND, { runs: { from } });
+          await store.verify!(FUND);
+          return { index, runs };
+        };
+        const { index, runs } = await once().catch((err: unknown) => {
+          if (err instanceof StaleIndexError) return once();
+          throw err;
+        });
         return { index, runs, roundTrips: connection.roundTrips };
       } finally {
         await connection.release();
@@ -92,7 +127,9 @@ describe('the index by version', () => {
     const index = (await readIndex(database)).index!;
     const all = await runsFromDay(index.firstRunDate!);
     expect(all.runs.length).toBeGreaterThan(index.runs.length);
-    expect(all.roundTrips).toBe(2);
+    // The index kept (the last test read it): one statement, the earlier runs with the versions.
+    expect(all.roundTrips).toBe(1);
+    // Then none but the check of the versions.
     const again = await runsFromDay(index.firstRunDate!);
     expect(again.roundTrips).toBe(1);
     expect(again.runs).toEqual(all.runs);
@@ -108,8 +145,9 @@ describe('the index by version', () => {
     // A new version (a run changed): the index and the earlier runs are read again, as they now are.
     const first = all.runs[0]!;
     await run(database, `UPDATE nav_runs SET net_flows = net_flows + 1 WHERE fund_id = '${FUND}' AND nav_date = '${first.navDate}'`);
+    // The check finds the kept index stale; then the index and the earlier runs are read.
     const changed = await runsFromDay(index.firstRunDate!);
-    expect(changed.roundTrips).toBe(2);
+    expect(changed.roundTrips).toBe(3);
     expect(Number(changed.runs[0]!.netFlows)).toBe(Number(first.netFlows) + 1);
   });
 
@@ -153,5 +191,45 @@ describe('the index by version', () => {
     } finally {
       await connection.release();
     }
+  });
+});
+
+// On the other database: the one above has had its runs truncated by now.
+describe('a tool call on the kept index', () => {
+  const tool = (name: string) => FUND_TOOLS.find((t) => t.tool === name)! as FundToolDefinition;
+  /** One tool call on a connection of its own: its answer, and the round trips it made. */
+  const call = async (name: string, args: Record<string, string> = {}) => {
+    const connection = other.open();
+    try {
+      const text = await callFundTool(tool(name), { store: guardedStore(postgresStore(connection)), fundId: FUND }, {}, args);
+      return { text, roundTrips: connection.roundTrips };
+    } finally {
+      await connection.release();
+    }
+  };
+
+  it('makes one statement: its read, or the check of the versions; a change found there is answered from the new index', async () => {
+    await call('get_nav_history', { days: '7' });
+    // Index only: the check of the versions. With rows: the read, which carries the versions.
+    expect((await call('get_nav_history', { days: '7' })).roundTrips).toBe(1);
+    const balances = await call('get_trial_balance');
+    expect(balances.roundTrips).toBe(1);
+
+    const index = (await readIndex(other)).index!;
+    const latest = index.runs.at(-1)!;
+    await run(other, `UPDATE nav_runs SET admin_nav = admin_nav + 1 WHERE fund_id = '${FUND}' AND nav_date = '${latest.navDate}'`);
+    // The check finds the kept index stale, and the answer is made again from the index now read.
+    const history = await call('get_nav_history', { days: '7' });
+    expect(history.roundTrips).toBe(2);
+    const adminNav = (JSON.parse(history.text) as { runs: { navDate: string; adminNav: string }[] }).runs[0]!;
+    expect(adminNav.navDate).toBe(latest.navDate);
+    expect(Number(adminNav.adminNav)).toBe(Number(latest.adminNav) + 1);
+
+    await run(other, `UPDATE nav_runs SET admin_nav = admin_nav - 1 WHERE fund_id = '${FUND}' AND nav_date = '${latest.navDate}'`);
+    // The read finds it stale; the index and the read again.
+    const again = await call('get_trial_balance');
+    expect(again.roundTrips).toBe(3);
+    expect(again.text).toBe(balances.text);
+    expect((await call('get_trial_balance')).roundTrips).toBe(1);
   });
 });
