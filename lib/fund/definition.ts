@@ -167,7 +167,7 @@ async function answer(
     index,
     currency: index.fund.baseCurrency,
     async read(request) {
-      const result = await source.store.read(source.fundId, request);
+      const result = await source.store.read(source.fundId, request, index);
       checkInvestorsScanned(identities, result.investorClasses);
       checkInvestorsScanned(identities, result.capital);
       return result;
@@ -186,12 +186,12 @@ async function answer(
     result = await def.run(ctx, query);
   } catch (err) {
     // A refusal made from an index that is not current is no answer either.
-    await source.store.verify?.(source.fundId);
+    await source.store.verify?.(source.fundId, index);
     // The detail quotes fund data: it leaves only through the redaction every answer passes.
     if (err instanceof FundFactsProblem) throw err.problem(JSON.parse(redact(err.schema, err.facts, sensitive)));
     throw err;
   }
-  await source.store.verify?.(source.fundId);
+  await source.store.verify?.(source.fundId, index);
   const body = redact(def.output, result, sensitive);
   if (key !== null) remember(key, body);
   return body;

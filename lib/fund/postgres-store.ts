@@ -133,6 +133,13 @@ const keptIndexes = new Map<
   { version: string; identityVersion: string; index: FundIndex; earlier?: { from: string; runs: NavRunRow[] } }
 >();
 
+/**
+ * The versions each index a store answered from the kept one without a statement was answered on (each call
+ * gets its own copy: the key), and what a check found: not checked yet (`assumed`), `current` or `stale`. Per
+ * call, so that the calls of one request (an MCP batch) each check their own.
+ */
+const assumedOf = new WeakMap<FundIndex, { version: string; identityVersion: string; state: 'assumed' | 'current' | 'stale' }>();
+
 /** Forgets every kept index, so that the next request of each fund reads its index (for tests and benchmarks). */
 export function clearKeptIndexes(): void {
   keptIndexes.clear();
@@ -252,23 +259,23 @@ export function postgresStore(db: SqlClient): FundStore {
   const identitiesRead = new Map<string, FundIdentities>();
   /** The index version this request's index read found (or, answered from the kept index, assumed), by fund. */
   const versionRead = new Map<string, string>();
-  /**
-   * The funds whose index this store answered from the kept one without a statement, with the versions that
-   * assumed, until a read or {@link FundStore.verify} finds them current (then removed) or not (then
-   * {@link StaleIndexError}, and this store reads the index from then on).
-   */
-  const assumed = new Map<string, { version: string; identityVersion: string }>();
+  /** False once a check found a kept index stale: this store's later calls read the index. */
   let speculate = true;
-  /** Compares the versions a statement read with those assumed for `fundId`. */
-  const check = (fundId: string, row: { index_version?: string; identity_version?: string } | undefined) => {
-    const was = assumed.get(fundId)!;
-    assumed.delete(fundId);
-    if (row?.index_version !== was.version || row?.identity_version !== was.identityVersion) {
-      speculate = false;
-      identitiesRead.delete(fundId);
-      versionRead.delete(fundId);
-      throw new StaleIndexError();
+  /**
+   * Compares the versions a statement read with those `index` was answered on, and records the outcome.
+   * @throws {StaleIndexError} when they differ (or the fund has no versions row)
+   */
+  const check = (fundId: string, index: FundIndex, row: { index_version?: string; identity_version?: string } | undefined) => {
+    const was = assumedOf.get(index)!;
+    if (row?.index_version === was.version && row?.identity_version === was.identityVersion) {
+      was.state = 'current';
+      return;
     }
+    was.state = 'stale';
+    speculate = false;
+    identitiesRead.delete(fundId);
+    versionRead.delete(fundId);
+    throw new StaleIndexError();
   };
   /** The fund's kept index and runs, when they are of the version this request read. */
   const keptNow = (fundId: string) => {
@@ -281,10 +288,11 @@ export function postgresStore(db: SqlClient): FundStore {
       // The kept index and the identity set it was read with, both still held: answered without a statement,
       // the versions checked with the call's first read (or by verify) before anything leaves.
       if (speculate && kept && keptIdentityVersions().includes(kept.identityVersion)) {
-        assumed.set(fundId, { version: kept.version, identityVersion: kept.identityVersion });
         versionRead.set(fundId, kept.version);
         identitiesRead.set(fundId, { version: kept.identityVersion, investors: null });
-        return copyOf(kept.index);
+        const index = copyOf(kept.index);
+        assumedOf.set(index, { version: kept.version, identityVersion: kept.identityVersion, state: 'assumed' });
+        return index;
       }
       const { rows } = await db.query<{
         index: FundIndex | null;
@@ -307,12 +315,14 @@ export function postgresStore(db: SqlClient): FundStore {
       keptIndexes.set(fundId, { version: row.index_version, identityVersion: row.identity_version, index: row.index });
       return copyOf(row.index);
     },
-    async verify(fundId) {
-      if (!assumed.has(fundId)) return;
+    async verify(fundId, index) {
+      const state = assumedOf.get(index)?.state;
+      if (state === 'stale') throw new StaleIndexError();
+      if (state !== 'assumed') return;
       const { rows } = await db.query<{ index_version: string; identity_version: string }>(VERSIONS_SQL, [fundId]);
-      check(fundId, rows[0]);
+      check(fundId, index, rows[0]);
     },
-    async read(fundId, asked) {
+    async read(fundId, asked, against) {
       const out = emptyRead();
       // Earlier runs of the version this request's index read are read once per isolate: the version is a
       // digest of every run, so they are the same runs (runsFrom of a later day is a part of them).
@@ -320,11 +330,11 @@ export function postgresStore(db: SqlClient): FundStore {
       const earlier = asked.runs && kept?.earlier && kept.earlier.from <= asked.runs.from ? kept.earlier : undefined;
       const request = earlier ? { ...asked, runs: undefined } : asked;
       if (earlier) out.runs = runsFrom(earlier.runs, asked.runs!.from);
-      const versions = assumed.has(fundId);
+      const versions = against !== undefined && assumedOf.get(against)?.state === 'assumed';
       const { text, params } = readStatement(fundId, request, { versions });
       if (params.length === 1) return out;
       const { rows } = await db.query<{ result: Partial<FundReadResult>; index_version?: string; identity_version?: string }>(text, params);
-      if (versions) check(fundId, rows[0]);
+      if (versions) check(fundId, against, rows[0]);
       const result = { ...out, ...rows[0]?.result };
       if (request.runs && kept && (!kept.earlier || request.runs.from < kept.earlier.from)) {
         kept.earlier = { from: request.runs.from, runs: result.runs };

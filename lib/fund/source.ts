@@ -88,9 +88,9 @@ function postgresSource(fundId: string, url: string, wsProxy: string | undefined
   });
   const store: FundStore = {
     index: async (id) => (await opened).store.index(id),
-    read: async (id, request) => (await opened).store.read(id, request),
+    read: async (id, request, against) => (await opened).store.read(id, request, against),
     identities: async (id, known) => (await opened).store.identities(id, known),
-    verify: async (id) => (await opened).store.verify?.(id),
+    verify: async (id, index) => (await opened).store.verify?.(id, index),
   };
   return { store: guardedStore(store), fundId, release: async () => (await opened).db.release() };
 }

@@ -145,19 +145,23 @@ export class StaleIndexError extends Error {
 /** A source of fund data. Implementations select only the columns of the row types, and only live positions. */
 export interface FundStore {
   /**
-   * The fund's index. A store may answer from an index it keeps without asking whether it is current, and
-   * then checks that with the call's first read or its {@link verify}, whichever comes first.
+   * The fund's index. A store may answer from an index it keeps without asking whether it is current; the
+   * call then hands that index to its reads and to {@link verify}, which check it.
    * @returns null when the store holds no fund with this id
    */
   index(fundId: string): Promise<FundIndex | null>;
-  /** @throws {StaleIndexError} when the index this call was given is found not current */
-  read(fundId: string, request: FundReadRequest): Promise<FundReadResult>;
   /**
-   * Checks that the index (and identity set) this call was given are current, unless a read already has:
-   * an answer leaves only after it (lib/fund/definition.ts). Absent: the store's index is always current.
-   * @throws {StaleIndexError} when they are not
+   * @param against the index the call was given: a read checks it is current when the store answered it
+   *   without a statement (and has not found it current yet)
+   * @throws {StaleIndexError} when it is not
    */
-  verify?(fundId: string): Promise<void>;
+  read(fundId: string, request: FundReadRequest, against?: FundIndex): Promise<FundReadResult>;
+  /**
+   * Checks that `index` (and the identity set read with it) is current, unless a read of the call already
+   * has: an answer leaves only after it (lib/fund/definition.ts). Absent: the store's index is always read.
+   * @throws {StaleIndexError} when it is not
+   */
+  verify?(fundId: string, index: FundIndex): Promise<void>;
   /**
    * The fund's identity set: every investor's legal name, e-mail, tax id, bank account and internal id.
    * @param known the versions the caller already holds: when one is current, `investors` is null and nothing
@@ -218,8 +222,8 @@ export function guardedStore(store: FundStore): FundStore {
       }
       return index;
     },
-    async read(fundId, request) {
-      const result = await store.read(fundId, request);
+    async read(fundId, request, against) {
+      const result = await store.read(fundId, request, against);
       guardRows('runs', result.runs);
       guardRows('positions', result.positions);
       guardRows('positionSums', result.positionSums);
@@ -233,7 +237,7 @@ export function guardedStore(store: FundStore): FundStore {
       guardRows('expenses', result.expenses);
       return result;
     },
-    ...(store.verify ? { verify: (fundId: string) => store.verify!(fundId) } : {}),
+    ...(store.verify ? { verify: (fundId: string, index: FundIndex) => store.verify!(fundId, index) } : {}),
     async identities(fundId, known) {
       const result = await store.identities(fundId, known);
       if (typeof result.version !== 'string' || result.version === '') throw new RedactionFailedError('store_row');

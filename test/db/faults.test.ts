@@ -92,8 +92,8 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
  * index from the one the isolate keeps, and then the check is the statement).
  */
 async function firstStatement(store: FundStore): Promise<void> {
-  await store.index(FUND);
-  await store.verify?.(FUND);
+  const index = await store.index(FUND);
+  if (index) await store.verify?.(FUND, index);
 }
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {

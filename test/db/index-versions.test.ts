@@ -46,7 +46,7 @@ afterAll(async () => {
 async function currentIndex(store: FundStore) {
   const index = await store.index(FUND);
   try {
-    await store.verify?.(FUND);
+    if (index) await store.verify?.(FUND, index);
     return index;
   } catch (err) {
     if (!(err instanceof StaleIndexError)) throw err;
@@ -111,8 +111,8 @@ describe('the index by version', () => {
         const store = postgresStore(connection);
         const once = async () => {
           const index = (await store.index(FUND))!;
-          const { runs } = await store.read(FUND, { runs: { from } });
-          await store.verify!(FUND);
+          const { runs } = await store.read(FUND, { runs: { from } }, index);
+          await store.verify!(FUND, index);
           return { index, runs };
         };
         const { index, runs } = await once().catch((err: unknown) => {
@@ -231,5 +231,33 @@ describe('a tool call on the kept index', () => {
     expect(again.roundTrips).toBe(3);
     expect(again.text).toBe(balances.text);
     expect((await call('get_trial_balance')).roundTrips).toBe(1);
+  });
+
+  it("checks each call's index on its own when the calls of one request share a store (an MCP batch)", async () => {
+    await call('get_nav_history', { days: '7' });
+    const connection = other.open();
+    try {
+      const store = guardedStore(postgresStore(connection));
+      const a = (await store.index(FUND))!;
+      const b = (await store.index(FUND))!;
+      expect(connection.roundTrips).toBe(0);
+      // A's read checks A's index: current.
+      await store.read(FUND, { balances: { through: a.runs.at(-1)!.navDate } }, a);
+      const latest = a.runs.at(-1)!;
+      await run(other, `UPDATE nav_runs SET admin_nav = admin_nav + 1 WHERE fund_id = '${FUND}' AND nav_date = '${latest.navDate}'`);
+      try {
+        // B's index was not checked by A's read: it is now, and found stale; A's stands as its read found it.
+        await expect(store.verify!(FUND, b)).rejects.toBeInstanceOf(StaleIndexError);
+        await expect(store.verify!(FUND, a)).resolves.toBeUndefined();
+        expect(connection.roundTrips).toBe(2);
+        // After a stale index, the store reads the index: the fund as it now is.
+        const now = (await store.index(FUND))!;
+        expect(Number(now.runs.at(-1)!.adminNav)).toBe(Number(latest.adminNav) + 1);
+      } finally {
+        await run(other, `UPDATE nav_runs SET admin_nav = admin_nav - 1 WHERE fund_id = '${FUND}' AND nav_date = '${latest.navDate}'`);
+      }
+    } finally {
+      await connection.release();
+    }
   });
 });
