@@ -145,11 +145,11 @@ export function openHttpDatabase(config: HttpDatabaseConfig): Database {
     release: async () => {},
     async query<R>(text: string, params: readonly unknown[] = []) {
       roundTrips++;
-      const abort = new AbortController();
-      const timer = setTimeout(() => abort.abort(), timeoutMs);
       try {
         const body = JSON.stringify({ queries: [budget, { query: text, params: params.map(encodeParam) }] });
-        const res = await send(config.endpoint, { method: 'POST', headers, body, signal: abort.signal });
+        // The runtime's own timer (no timer object of ours to clear): aborts the request at the budget.
+        const signal = AbortSignal.timeout(timeoutMs);
+        const res = await send(config.endpoint, { method: 'POST', headers, body, signal });
         if (res.status === 400) throw new SqlOverHttpError((await res.json()) as { message?: unknown; code?: unknown });
         if (!res.ok) {
           await res.body?.cancel();
@@ -162,8 +162,6 @@ export function openHttpDatabase(config: HttpDatabaseConfig): Database {
       } catch (err) {
         if (err instanceof ApiError || isUnavailable(err)) throw err instanceof ApiError ? err : new UpstreamUnavailableError();
         throw new Error('A database statement failed.', { cause: err });
-      } finally {
-        clearTimeout(timer);
       }
     },
   };
