@@ -128,10 +128,15 @@ const KEPT_INDEXES = 8;
  * isolate's requests (never a pending read), so that a request whose fund has not changed reads no index,
  * and checks the versions in the same statement as its rows.
  */
-const keptIndexes = new Map<
-  string,
-  { version: string; identityVersion: string; index: FundIndex; earlier?: { from: string; runs: NavRunRow[] } }
->();
+const keptIndexes = new Map<string, KeptIndex>();
+
+/** A kept index ({@link keptIndexes}). */
+interface KeptIndex {
+  version: string;
+  identityVersion: string;
+  index: FundIndex;
+  earlier?: { from: string; runs: NavRunRow[] };
+}
 
 /**
  * The versions each index a store answered from the kept one without a statement was answered on (each call
@@ -246,6 +251,29 @@ export function readStatement(
   return { text: `SELECT json_build_object(${parts.join(', ')}) AS result${versions}`, params };
 }
 
+/** The index statement's row ({@link INDEX_SQL}). */
+interface IndexRow {
+  index: FundIndex | null;
+  index_version: string;
+  identity_version: string;
+  investors: FundIdentities['investors'];
+  compiled: string | null;
+}
+
+/** Keeps the index a statement sent for `fundId`, the least recently read fund's dropped past {@link KEPT_INDEXES}. */
+function keepIndex(fundId: string, kept: KeptIndex): void {
+  keptIndexes.delete(fundId);
+  if (keptIndexes.size >= KEPT_INDEXES) keptIndexes.delete(keptIndexes.keys().next().value!);
+  keptIndexes.set(fundId, kept);
+}
+
+/** A copy of a kept index for one call that is answered from it without a statement, with the versions it assumes. */
+function assumedCopy(kept: KeptIndex): FundIndex {
+  const index = copyOf(kept.index);
+  assumedOf.set(index, { version: kept.version, identityVersion: kept.identityVersion, state: 'assumed' });
+  return index;
+}
+
 /**
  * A store over the fund tables.
  * @param db the request's connection (one round trip per method call)
@@ -290,17 +318,9 @@ export function postgresStore(db: SqlClient): FundStore {
       if (speculate && kept && keptIdentityVersions().includes(kept.identityVersion)) {
         versionRead.set(fundId, kept.version);
         identitiesRead.set(fundId, { version: kept.identityVersion, investors: null });
-        const index = copyOf(kept.index);
-        assumedOf.set(index, { version: kept.version, identityVersion: kept.identityVersion, state: 'assumed' });
-        return index;
+        return assumedCopy(kept);
       }
-      const { rows } = await db.query<{
-        index: FundIndex | null;
-        index_version: string;
-        identity_version: string;
-        investors: FundIdentities['investors'];
-        compiled: string | null;
-      }>(INDEX_SQL, [fundId, kept?.version ?? null, keptIdentityVersions(), IDENTITY_SET_FORMAT]);
+      const { rows } = await db.query<IndexRow>(INDEX_SQL, [fundId, kept?.version ?? null, keptIdentityVersions(), IDENTITY_SET_FORMAT]);
       const row = rows[0];
       if (!row) return null;
       versionRead.set(fundId, row.index_version);
@@ -310,9 +330,7 @@ export function postgresStore(db: SqlClient): FundStore {
         kept!.identityVersion = row.identity_version;
         return copyOf(kept!.index);
       }
-      keptIndexes.delete(fundId);
-      if (keptIndexes.size >= KEPT_INDEXES) keptIndexes.delete(keptIndexes.keys().next().value!);
-      keptIndexes.set(fundId, { version: row.index_version, identityVersion: row.identity_version, index: row.index });
+      keepIndex(fundId, { version: row.index_version, identityVersion: row.identity_version, index: row.index });
       return copyOf(row.index);
     },
     async verify(fundId, index) {

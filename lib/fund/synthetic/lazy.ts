@@ -8,12 +8,7 @@ import { ASSET, ASSETS, type PositionSpec, isCash } from './market.ts';
 import type { FundDataset, LedgerLineRecord, SyntheticFundSpec } from './spec.ts';
 
 /** Code-unit order of texts, none (null) after every text: PostgreSQL's `ORDER BY` of `"C"`-collated columns. */
-function byText(x: string | null, y: string | null): number {
-  if (x === y) return 0;
-  if (x === null) return 1;
-  if (y === null) return -1;
-  return x < y ? -1 : 1;
-}
+const byText = (x: string | null, y: string | null): number => (x === y ? 0 : x === null ? 1 : y === null ? -1 : x < y ? -1 : 1);
 
 /** `count` consecutive dates from `start` (`YYYY-MM-DD`, UTC), by integer civil-calendar arithmetic. */
 export function dateRange(start: string, count: number): string[] {
