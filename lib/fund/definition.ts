@@ -5,7 +5,7 @@
  * in the fail-closed redaction step.
  */
 import type * as z from 'zod';
-import { NotFoundError, type ProblemCode } from '../errors.ts';
+import { ApiError, NotFoundError, type ProblemCode } from '../errors.ts';
 import type { Config } from '../config.ts';
 import { maskFreeText, redact } from '../redaction.ts';
 import { keptInvestorRefs } from './investor-refs.ts';
@@ -111,13 +111,14 @@ export const FUND_PROBLEMS: ProblemCode[] = [
  * identity value of the fund, lib/fund/identities.ts). A redacted answer is memoized per
  * (source scope, fund, latest NAV run, tool, arguments, pseudonym key) in the isolate (lib/fund/memo.ts);
  * with a source without a scope nothing is memoized.
+ *
+ * A store may answer the index from the one it keeps without a statement (the database store does, and
+ * checks its version with the call's first read); nothing leaves, answer or refusal, until the store has
+ * found that index current (`FundStore.verify`), and when it was not the call is made once more.
  * @param config the deployment's configuration (its `investorRefKey` keys investor pseudonyms)
  * @param args the query parameters (REST) or tool arguments (MCP)
  * @param location where `args` came from: error pointers start `/query` (REST) or `/arguments` (MCP)
  * @returns the response body as JSON text, proven clean by `redact`
- * A store may answer the index from the one it keeps without a statement (the database store does, and
- * checks its version with the call's first read); nothing leaves, answer or refusal, until the store has
- * found that index current (`FundStore.verify`), and when it was not the call is made once more.
  * @throws {ValidationError} 400 for bad arguments (pointers under `/<location>`)
  * @throws {NotFoundError} 404 when the store holds no data for the fund, or the tool's own 404s (one
  *   quoting fund data, a {@link FundFactsProblem}, once its facts passed the redaction)
@@ -185,8 +186,9 @@ async function answer(
   try {
     result = await def.run(ctx, query);
   } catch (err) {
-    // A refusal made from an index that is not current is no answer either.
-    await source.store.verify?.(source.fundId, index);
+    // A refusal made from an index that is not current is no answer either (a failure of the service, a
+    // 5xx, says nothing of the fund, and a database that is down is not asked again).
+    if (err instanceof FundFactsProblem || (err instanceof ApiError && err.status < 500)) await source.store.verify?.(source.fundId, index);
     // The detail quotes fund data: it leaves only through the redaction every answer passes.
     if (err instanceof FundFactsProblem) throw err.problem(JSON.parse(redact(err.schema, err.facts, sensitive)));
     throw err;

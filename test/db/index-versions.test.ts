@@ -14,6 +14,7 @@ import { StaleIndexError, guardedStore, type FundStore } from '../../lib/fund/st
 import { fundIdentities } from '../../lib/fund/identities.ts';
 import { callFundTool, type FundToolDefinition } from '../../lib/fund/definition.ts';
 import { FUND_TOOLS } from '../../lib/registry.ts';
+import type { ApiError } from '../../lib/errors.ts';
 import { SAMPLE_FUND } from '../../lib/fund/synthetic.ts';
 import { createTestDatabase, migrateAndSeed, type TestDatabase } from '../support/database.ts';
 
@@ -231,6 +232,23 @@ describe('a tool call on the kept index', () => {
     expect(again.roundTrips).toBe(3);
     expect(again.text).toBe(balances.text);
     expect((await call('get_trial_balance')).roundTrips).toBe(1);
+  });
+
+  it('sends no refusal made from a kept index that is stale: the call is answered from the index now read', async () => {
+    // A complete run whose reconciliation broke: its P&L attribution is refused (409) while it is not usable.
+    const date = '2026-10-31';
+    await call('get_nav_history', { days: '7' });
+    const refused = await call('get_pnl_attribution', { date }).catch((err: unknown) => err);
+    expect((refused as ApiError).code).toBe('not_usable');
+    await run(other, `UPDATE nav_runs SET recon_status = 'matched' WHERE fund_id = '${FUND}' AND nav_date = '${date}'`);
+    try {
+      // The kept index still says the run is not usable; the check before the refusal finds it stale.
+      const answered = await call('get_pnl_attribution', { date });
+      expect((JSON.parse(answered.text) as { date: string }).date).toBe(date);
+      expect(answered.roundTrips).toBe(3); // the check, the index, the read
+    } finally {
+      await run(other, `UPDATE nav_runs SET recon_status = 'break' WHERE fund_id = '${FUND}' AND nav_date = '${date}'`);
+    }
   });
 
   it("checks each call's index on its own when the calls of one request share a store (an MCP batch)", async () => {
