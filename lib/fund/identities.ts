@@ -34,14 +34,14 @@ export const IDENTITY_SETS_KEPT = 4;
  */
 export const IDENTITY_VALUES_KEPT = 100_000;
 
-/** A fund's compiled identity set, and each investor's values to check rows read later against. */
+/** A fund's compiled identity set, and its investors' internal ids to check the ids a read names against. */
 export interface FundIdentitySet {
   /** The version the store gave this set. */
   readonly version: string;
   /** The values, compiled for the scan and the masking of free text. */
   readonly set: IdentitySet;
-  /** Each investor's identity values ({@link identityValues}), by internal id. */
-  readonly investors: ReadonlyMap<string, readonly string[]>;
+  /** Every investor's internal id. */
+  readonly investorIds: ReadonlySet<string>;
 }
 
 const kept = new Map<string, FundIdentitySet>();
@@ -68,9 +68,9 @@ export async function fundIdentities(store: FundStore, fundId: string): Promise<
   // Held when asked, but since dropped by another request: ask for the rows.
   if (got.investors === null) got = await store.identities(fundId);
   if (got.investors === null) throw new RedactionFailedError('store_row');
-  const investors = new Map(got.investors.map((i) => [i.investorId, identityValues(i)]));
+  const investorIds = new Set(got.investors.map((i) => i.investorId));
   const set = (got.compiled && loadedSet(got.compiled)) || identitySet(got.investors.flatMap(identityValues));
-  const compiled: FundIdentitySet = { version: got.version, set, investors };
+  const compiled: FundIdentitySet = { version: got.version, set, investorIds };
   kept.delete(got.version);
   kept.set(got.version, compiled);
   let values = 0;
@@ -115,7 +115,7 @@ export function keptIdentitySets(): { sets: number; values: number } {
  * @throws {RedactionFailedError} `identity_value` when one is not
  */
 export function checkInvestorsScanned(identities: FundIdentitySet, rows: readonly { readonly investorId: string }[]): void {
-  for (const row of rows) if (!identities.investors.has(row.investorId)) throw new RedactionFailedError('identity_value');
+  for (const row of rows) if (!identities.investorIds.has(row.investorId)) throw new RedactionFailedError('identity_value');
 }
 
 /** Forgets every kept set (for tests and benchmarks that measure the loading). */
