@@ -18,6 +18,7 @@
  */
 import type { SqlClient } from '../db/sql.ts';
 import {
+  emptyRead,
   StaleIndexError,
   type FundIdentities,
   type FundIndex,
@@ -26,7 +27,6 @@ import {
   type FundStore,
 } from './store.ts';
 import type { NavRunRow } from './rows.ts';
-import { emptyRead } from './store.ts';
 import { keptIdentityVersions } from './identities.ts';
 import { IDENTITY_SET_FORMAT } from '../identity-set-form.ts';
 import type { VarSeries } from './analytics/var.ts';
@@ -48,13 +48,16 @@ import {
   POSITION_SUMS,
   POSITIONS,
   SHARE_CLASSES,
+  type Table,
 } from './tables.ts';
 
-/** Every investor of the fund (`$1`), identity columns included: what the fund's identity set is made of. */
-export const INVESTORS_SQL = `
-  SELECT json_agg(json_build_object(${jsonFields(INVESTORS, 'i')})
-    ORDER BY i.investor_id)
+/** Every investor of the fund (`$1`), by id, as the columns of `table` (one of the investors table's selections). */
+const INVESTORS_AS = (table: Table) => `
+  SELECT json_agg(json_build_object(${jsonFields(table, 'i')}) ORDER BY i.investor_id)
   FROM investors i WHERE i.fund_id = $1`;
+
+/** Every investor of the fund (`$1`), identity columns included: what the fund's identity set is made of. */
+export const INVESTORS_SQL = INVESTORS_AS(INVESTORS);
 
 /** A run of the fund `$1` that is usable (lib/fund/analytics/runs.ts's `isUsable`), as alias `u`. */
 const USABLE_RUN = `u.fund_id = $1 AND u.status = 'complete' AND u.recon_status = 'matched' AND u.shadow_nav IS NOT NULL`;
@@ -116,8 +119,12 @@ CASE WHEN v.identity_version <> ALL($3::text[]) THEN (${COMPILED_SQL('v.identity
 FROM funds f JOIN fund_versions v (fund_id, version, identity_version) USING (fund_id)
 WHERE f.fund_id = $1`;
 
-/** The fund's index and identity set versions, to check an index answered from what the isolate keeps. */
-const VERSIONS_SQL = `SELECT v.index_version, v.identity_version FROM fund_versions v WHERE v.fund_id = $1`;
+/**
+ * The fund's index and identity set versions (no row: no fund), to check an index answered from what the
+ * isolate keeps: alone ({@link VERSIONS_SQL}) or beside a read's rows, in the same snapshot.
+ */
+const VERSIONS_OF_FUND = `v.index_version, v.identity_version FROM fund_versions v WHERE v.fund_id = $1`;
+const VERSIONS_SQL = `SELECT ${VERSIONS_OF_FUND}`;
 
 /** Funds whose index an isolate keeps at most. */
 const KEPT_INDEXES = 8;
@@ -189,9 +196,7 @@ const BALANCES_SQL = (through: string) => `
   WHERE a.fund_id = $1`;
 
 /** Each investor's id and share class, by id (no identity column: a capital read needs no more). */
-const INVESTOR_CLASSES_SQL = `
-  SELECT json_agg(json_build_object(${jsonFields(INVESTOR_CLASSES, 'i')}) ORDER BY i.investor_id)
-  FROM investors i WHERE i.fund_id = $1`;
+const INVESTOR_CLASSES_SQL = INVESTORS_AS(INVESTOR_CLASSES);
 
 const CAPITAL_SQL = (dates: string) => `
   SELECT json_agg(json_build_object(${jsonFields(CAPITAL_ACCOUNTS, 'c')})
@@ -246,8 +251,7 @@ export function readStatement(
     part('capital', CAPITAL_SQL(param(request.capital.navDates, 'date[]')));
   }
   if (request.expenses) part('expenses', EXPENSES_SQL(param(request.expenses.limit, 'int')));
-  // With `versions`, the fund's versions beside the rows, read in the same snapshot (no row: no fund).
-  const versions = options.versions ? ', v.index_version, v.identity_version FROM fund_versions v WHERE v.fund_id = $1' : '';
+  const versions = options.versions ? `, ${VERSIONS_OF_FUND}` : '';
   return { text: `SELECT json_build_object(${parts.join(', ')}) AS result${versions}`, params };
 }
 
@@ -293,16 +297,15 @@ export function postgresStore(db: SqlClient): FundStore {
    * Compares the versions a statement read with those `index` was answered on, and records the outcome.
    * @throws {StaleIndexError} when they differ (or the fund has no versions row)
    */
-  const check = (fundId: string, index: FundIndex, row: { index_version?: string; identity_version?: string } | undefined) => {
+  const check = (index: FundIndex, row: { index_version?: string; identity_version?: string } | undefined) => {
     const was = assumedOf.get(index)!;
     if (row?.index_version === was.version && row?.identity_version === was.identityVersion) {
       was.state = 'current';
       return;
     }
+    // The call is made again; this store's later calls read the index, which resets what it read.
     was.state = 'stale';
     speculate = false;
-    identitiesRead.delete(fundId);
-    versionRead.delete(fundId);
     throw new StaleIndexError();
   };
   /** The fund's kept index and runs, when they are of the version this request read. */
@@ -338,7 +341,7 @@ export function postgresStore(db: SqlClient): FundStore {
       if (state === 'stale') throw new StaleIndexError();
       if (state !== 'assumed') return;
       const { rows } = await db.query<{ index_version: string; identity_version: string }>(VERSIONS_SQL, [fundId]);
-      check(fundId, index, rows[0]);
+      check(index, rows[0]);
     },
     async read(fundId, asked, against) {
       const out = emptyRead();
@@ -352,7 +355,7 @@ export function postgresStore(db: SqlClient): FundStore {
       const { text, params } = readStatement(fundId, request, { versions });
       if (params.length === 1) return out;
       const { rows } = await db.query<{ result: Partial<FundReadResult>; index_version?: string; identity_version?: string }>(text, params);
-      if (versions) check(fundId, against, rows[0]);
+      if (versions) check(against, rows[0]);
       const result = { ...out, ...rows[0]?.result };
       if (request.runs && kept && (!kept.earlier || request.runs.from < kept.earlier.from)) {
         kept.earlier = { from: request.runs.from, runs: result.runs };
