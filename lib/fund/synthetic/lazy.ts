@@ -144,7 +144,6 @@ export class SyntheticFund {
   readonly #capitalRows = new Map<string, CapitalRow[]>();
   readonly #priceRows = new Map<string, PriceRow[]>();
   #ledger: LedgerLineRecord[] | undefined;
-  /** Ledger lines without memos, by journal index, each made on first request (allocated at full length: see {@link pricesOf}). */
 
   constructor(parts: FundParts) {
     this.head = parts.head;
@@ -322,7 +321,7 @@ export class SyntheticFund {
       if (!Number.isSafeInteger(debit) || !Number.isSafeInteger(credit)) throw new RangeError('ledger sums past 2^53 cents');
       rows.push({ accountCode: strings[k]!, debit: money(debit), credit: money(credit) });
     }
-    return rows.sort((x, y) => (x.accountCode < y.accountCode ? -1 : x.accountCode > y.accountCode ? 1 : 0));
+    return rows.sort((x, y) => byText(x.accountCode, y.accountCode));
   }
 
   /** A maker of journal line `i` as a row with its memo (the columns read once per maker, not per row). */
