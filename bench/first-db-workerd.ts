@@ -18,27 +18,13 @@ import { parseArgs } from 'node:util';
 import { startPgWsProxy } from '../scripts/pg-ws-proxy.ts';
 import { Cleanup, printMedians, useWranglerEnv } from './report.ts';
 import { databaseService } from './scale.ts';
+import { mcpArguments, toolCall } from './first-requests.ts';
 import { deployedWorker, interleavedRuns, measureOnce } from './workerd.ts';
 
-/**
- * A fund MCP `tools/call` as an MCP client of a 2025 revision sends it, from `tool?name=value&...` (each value
- * read as JSON when it is JSON, `days=3660` a number, else as text; no query: the defaults).
- */
-function toolCall(key: string, call: string): RequestInit {
+/** The `tools/call` of a case `mcp:<tool>?<query>`: the tool with the query's parameters as its arguments. */
+function mcpCall(key: string, call: string): RequestInit {
   const [tool, query = ''] = call.split('?');
-  const json = (v: string) => {
-    try {
-      return JSON.parse(v) as unknown;
-    } catch {
-      return v;
-    }
-  };
-  const args = Object.fromEntries([...new URLSearchParams(query)].map(([k, v]) => [k, json(v)]));
-  return {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } }),
-  };
+  return toolCall(key, tool!, mcpArguments(Object.fromEntries(new URLSearchParams(query))));
 }
 
 async function main(): Promise<number> {
@@ -69,7 +55,7 @@ async function main(): Promise<number> {
           measureOnce(
             subjectOf(bundle),
             path.startsWith('mcp:') ? '/api/mcp' : `/api/v1/fund/${path}`,
-            path.startsWith('mcp:') ? (key) => toolCall(key, path.slice(4)) : (key) => ({ headers: { authorization: `Bearer ${key}` } }),
+            path.startsWith('mcp:') ? (key) => mcpCall(key, path.slice(4)) : (key) => ({ headers: { authorization: `Bearer ${key}` } }),
             (status, body) => (status === 200 && !body.includes('"isError":true') ? null : `status ${status}: ${body.slice(0, 200)}`),
             Number(values.warm),
           ),

@@ -88,11 +88,20 @@ export function expectToolResult(status: number, body: string): string | null {
   }
 }
 
-const toolCall = (key: string, name: string): RequestInit => ({
+/**
+ * An MCP `tools/call` of tool `name` as a client of a 2025 revision sends it (no `MCP-Protocol-Version`),
+ * with key `key`, JSON-RPC id `id`.
+ */
+export const toolCall = (key: string, name: string, args: Record<string, unknown> = {}, id = 1): RequestInit => ({
   method: 'POST',
   headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}` },
-  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } }),
+  body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }),
 });
+
+/** A tool's arguments from its query parameters: a numeric text as the number an MCP client sends, else the text. */
+export function mcpArguments(query: Record<string, string>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(query).map(([k, v]) => [k, Number.isNaN(Number(v)) ? v : Number(v)]));
+}
 
 /** The first request of one route; throws for a route none of the rules above covers. */
 function requestFor(route: Route, mcp: ReturnType<typeof mcpServerPaths>): FirstRequest {

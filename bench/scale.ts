@@ -45,6 +45,7 @@ import { startPgWsProxy, type PgWsProxy } from '../scripts/pg-ws-proxy.ts';
 import { LARGE_FUND, type LargeFundSpec, writeLargeFund } from './import-fund.ts';
 import { Cleanup, atMost, figure, median, progress, useWranglerEnv, type Figure } from './report.ts';
 import { cpuBetween, threadTimes } from './schedstat.ts';
+import { mcpArguments, toolCall } from './first-requests.ts';
 import { RAISED_BURST_LIMITS, WORKER_NAME, deployedWorker, service, settle, workerdChildren, type Subject } from './workerd.ts';
 
 const DATABASE = 'fund_edge_scale';
@@ -229,20 +230,7 @@ function requests(w: Started, tool: string, path: string, args: Record<string, s
     for (const [k, v] of Object.entries(args)) url.searchParams.set(k, v);
     return fetch(url, { headers: { authorization: `Bearer ${w.key}` } });
   };
-  const mcp = (n: number) =>
-    fetch(new URL('/api/mcp', w.url), {
-      method: 'POST',
-      headers: { authorization: `Bearer ${w.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: n,
-        method: 'tools/call',
-        params: {
-          name: tool,
-          arguments: Object.fromEntries(Object.entries(args).map(([k, v]) => [k, Number.isNaN(Number(v)) ? v : Number(v)])),
-        },
-      }),
-    });
+  const mcp = (n: number) => fetch(new URL('/api/mcp', w.url), toolCall(w.key, tool, mcpArguments(args), n));
   return { rest, mcp };
 }
 
