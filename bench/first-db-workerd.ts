@@ -18,14 +18,8 @@ import { parseArgs } from 'node:util';
 import { startPgWsProxy } from '../scripts/pg-ws-proxy.ts';
 import { Cleanup, printMedians, useWranglerEnv } from './report.ts';
 import { databaseService } from './scale.ts';
-import { mcpArguments, toolCall } from './first-requests.ts';
+import { databaseCase } from './first-requests.ts';
 import { deployedWorker, interleavedRuns, measureOnce } from './workerd.ts';
-
-/** The `tools/call` of a case `mcp:<tool>?<query>`: the tool with the query's parameters as its arguments. */
-function mcpCall(key: string, call: string): RequestInit {
-  const [tool, query = ''] = call.split('?');
-  return toolCall(key, tool!, mcpArguments(Object.fromEntries(new URLSearchParams(query))));
-}
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -49,13 +43,13 @@ async function main(): Promise<number> {
     const { figures, warmFigures, failed } = await interleavedRuns(
       Number(values.runs),
       bundles,
-      positionals.map((path) => ({
-        label: path,
+      positionals.map((spec) => ({
+        label: spec,
         measure: (bundle) =>
           measureOnce(
             subjectOf(bundle),
-            path.startsWith('mcp:') ? '/api/mcp' : `/api/v1/fund/${path}`,
-            path.startsWith('mcp:') ? (key) => mcpCall(key, path.slice(4)) : (key) => ({ headers: { authorization: `Bearer ${key}` } }),
+            databaseCase(spec).path,
+            databaseCase(spec).init,
             (status, body) => (status === 200 && !body.includes('"isError":true') ? null : `status ${status}: ${body.slice(0, 200)}`),
             Number(values.warm),
           ),

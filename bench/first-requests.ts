@@ -103,6 +103,17 @@ export function mcpArguments(query: Record<string, string>): Record<string, unkn
   return Object.fromEntries(Object.entries(query).map(([k, v]) => [k, Number.isNaN(Number(v)) ? v : Number(v)]));
 }
 
+/**
+ * A fund request on the scale bench's database named as the A/B and profiling tools take it: a path under
+ * `/api/v1/fund/` with its query (`nav-history?days=3660`), or `mcp:<tool>?<query>` for a `tools/call` of that
+ * fund MCP tool with the query's parameters as its arguments; either carries the key minted for the fund.
+ */
+export function databaseCase(spec: string): { path: string; init: (key: string) => RequestInit } {
+  if (!spec.startsWith('mcp:')) return { path: `/api/v1/fund/${spec}`, init: (key) => ({ headers: { authorization: `Bearer ${key}` } }) };
+  const [tool, query = ''] = spec.slice(4).split('?');
+  return { path: '/api/mcp', init: (key) => toolCall(key, tool!, mcpArguments(Object.fromEntries(new URLSearchParams(query)))) };
+}
+
 /** The first request of one route; throws for a route none of the rules above covers. */
 function requestFor(route: Route, mcp: ReturnType<typeof mcpServerPaths>): FirstRequest {
   const fund = FUND_TOOLS.find((def) => route.path === `/api/v1/fund/${def.path}`);

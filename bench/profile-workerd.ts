@@ -5,7 +5,8 @@
  * Usage: node --experimental-strip-types --disable-warning=ExperimentalWarning bench/profile-workerd.ts
  *          [--runs n] [--top n] [--save dir] [--warm n] [--repeat n] [--database fund] [case-id-substring ...]
  * (case ids as in bench/first-requests.ts: `fund-overview`, `fund-risk-var`, `calc-fee-calculator`, …;
- * default: every fund-data endpoint). `--warm n --repeat m`: a warm request instead of the first one: n
+ * default: every fund-data endpoint; with `--database`, cases as bench/first-db-workerd.ts takes them:
+ * `nav-history?days=3660`, `mcp:get_capital_accounts`). `--warm n --repeat m`: a warm request instead of the first one: n
  * requests unprofiled, then m profiled one after another, the figures per request (what throughput pays).
  * `--database bench-fund`: the fund cases read that fund of the scale bench's PostgreSQL database
  * (`fund_edge_scale`, imported by `npm run bench -- --only scale`) as bench/first-db-workerd.ts serves it.
@@ -27,7 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Miniflare } from 'miniflare';
 import { WebSocket } from 'ws';
-import { firstRequests } from './first-requests.ts';
+import { databaseCase, firstRequests } from './first-requests.ts';
 import { Cleanup, selfTimeBy, useWranglerEnv, type CallFrame, type CpuProfile } from './report.ts';
 import { RAISED_BURST_LIMITS, deployedWorker, service, WORKER_NAME, type Subject } from './workerd.ts';
 import { databaseService } from './scale.ts';
@@ -169,11 +170,11 @@ async function main(): Promise<void> {
     }
     const moduleOf = moduleIndex(readFileSync(join(outdir, 'worker.js'), 'utf8'));
     const where = (f: CallFrame) => (f.url.endsWith('worker.js') ? moduleOf(f.lineNumber) : f.url || `(${f.functionName || 'native'})`);
-    const cases = firstRequests().filter((c) => (positionals.length ? positionals.some((p) => c.id.includes(p)) : c.kind === 'fund'));
-    // On the database, a REST fund case carries the key minted for that fund (not the demo key).
-    if (values.database)
-      for (const c of cases)
-        if (c.kind === 'fund' && c.path.startsWith('/api/')) c.init = (key) => ({ headers: { authorization: `Bearer ${key}` } });
+    // On the database, a case is named as bench/first-db-workerd.ts names it (a fund path with its query, or
+    // `mcp:<tool>?<arguments>`), and carries the key minted for that fund (not the demo key).
+    const cases = values.database
+      ? positionals.map((spec) => ({ id: spec, ...databaseCase(spec) }))
+      : firstRequests().filter((c) => (positionals.length ? positionals.some((p) => c.id.includes(p)) : c.kind === 'fund'));
     for (const c of cases) {
       const profiles: CpuProfile[] = [];
       for (let i = 0; i < runs; i++) profiles.push(await profileOnce(subject, c.path, c.init, load));

@@ -12,17 +12,18 @@
  * else is compiled from the investors, as without a stored set.
  */
 import { classOf, wordsOf } from './identity-words.ts';
-import { addEdge, asciiWordTable, identitySet, NOT_SPACE_OR_WORD, type IdentitySet } from './identity-set.ts';
+import { addEdge, asciiTableSize, identitySet, NOT_SPACE_OR_WORD, type IdentitySet } from './identity-set.ts';
+import { sha256Hex } from './digest.ts';
 
 /**
  * SHA-256 of the compiler's sources (lib/identity-words.ts, lib/identity-set.ts, and this file with this
  * line's digest left out), which test/identity-set-form.test.ts checks: a change to any of them must come
  * with the new digest, so that a set stored by the old code is never loaded by the new.
  */
-export const IDENTITY_SET_SOURCES = 'sha256:98780377f944938ea011b6394432ac3d76d57c4498720d412820e98ab72a5fae';
+export const IDENTITY_SET_SOURCES = 'sha256:fdcf930e526b6527f2742e5c9aaed760fbef26d02147ce790a058774903648c7';
 
 /** The format this code writes and reads: the compiler's sources. */
-export const IDENTITY_SET_FORMAT = `identity-set/1 ${IDENTITY_SET_SOURCES}`;
+export const IDENTITY_SET_FORMAT = `identity-set/2 ${IDENTITY_SET_SOURCES}`;
 
 /**
  * How this engine reads each character of `chars` when it compiles a set: its class (lib/identity-words.ts),
@@ -60,16 +61,21 @@ interface StoredSet {
   word: number[];
   fail: number[];
   longest: number[];
-  /** The index in `words` of each of `asciiWords`, in their order (the hash table is made again from them). */
+  /** The index in `words` of each of `asciiWords`, in their order, and its slot and hash in the ASCII table. */
   ascii: number[];
+  asciiSlot: number[];
+  asciiHash: number[];
 }
 
 /**
- * The identity set of `values` compiled ({@link identitySet}) as text, in {@link IDENTITY_SET_FORMAT} (JSON,
- * about 450 bytes per investor), with how this engine read their characters beyond ASCII.
+ * The identity set of `values` compiled ({@link identitySet}) as text, in {@link IDENTITY_SET_FORMAT}: the
+ * SHA-256 of a JSON document (lower-case hex), a line break, the document (about 500 bytes per investor),
+ * with how this engine read the values' characters beyond ASCII. The digest lets a loader trust the
+ * document as this code wrote it without checking each of its numbers (checks that ran in an isolate's
+ * first request, unoptimized).
  * @param values the identity values, in the order the reader would compile them
  */
-export function identitySetText(values: readonly string[]): string {
+export async function identitySetText(values: readonly string[]): Promise<string> {
   const set = identitySet(values);
   const chars = charactersBeyondAscii(values);
   const words: string[] = [];
@@ -93,6 +99,13 @@ export function identitySetText(values: readonly string[]): string {
       word[to] = idOf(w);
     }
   }
+  const asciiSlot = new Array<number>(set.asciiWords.length);
+  const asciiHash = new Array<number>(set.asciiWords.length);
+  set.asciiSlots.forEach((v, slot) => {
+    if (v === 0) return;
+    asciiSlot[v - 1] = slot;
+    asciiHash[v - 1] = set.asciiHashes[slot]!;
+  });
   const stored: StoredSet = {
     format: IDENTITY_SET_FORMAT,
     chars,
@@ -104,26 +117,30 @@ export function identitySetText(values: readonly string[]): string {
     fail: Array.from(set.fail),
     longest: Array.from(set.longest),
     ascii: set.asciiWords.map(idOf),
+    asciiSlot,
+    asciiHash,
   };
-  return JSON.stringify(stored);
+  const json = JSON.stringify(stored);
+  return `${await sha256Hex(json)}\n${json}`;
 }
 
-/** An array of integers in [min, max), each checked. */
-function ints(value: unknown, length: number, min: number, max: number): number[] {
-  if (!Array.isArray(value) || value.length !== length) throw new Error('stored identity set: malformed');
-  for (const v of value) if (!Number.isInteger(v) || v < min || v >= max) throw new Error('stored identity set: malformed');
-  return value as number[];
-}
+/** True when `value` is an array of `length` elements (their values are the digest's to vouch for). */
+const isArrayOf = (value: unknown, length: number): value is number[] => Array.isArray(value) && value.length === length;
 
 /**
  * The set a text of {@link identitySetText} holds: the same fields, maps in the same order, as compiling the
- * same values in this engine gives. Every index is checked, so a damaged text is refused, never loaded as a
- * smaller set.
- * @throws {Error} when the text is not in this code's format, was compiled by an engine that reads one of
- *   the values' characters otherwise than this one, or is malformed (the caller compiles instead)
+ * same values in this engine gives. The text must carry the digest of its document, so a damaged text is
+ * refused, never loaded as a smaller set; the document is then this code's own (its format names the
+ * compiler's sources), and only the shape of its arrays is checked again.
+ * @throws {Error} when the text is damaged (its digest does not match), is not in this code's format, was
+ *   compiled by an engine that reads one of the values' characters otherwise than this one, or is malformed
+ *   (the caller compiles instead)
  */
-export function loadIdentitySet(text: string): IdentitySet {
-  const stored = JSON.parse(text) as Partial<StoredSet>;
+export async function loadIdentitySet(text: string): Promise<IdentitySet> {
+  const cut = text.indexOf('\n');
+  const json = text.slice(cut + 1);
+  if (cut !== 64 || text.slice(0, cut) !== (await sha256Hex(json))) throw new Error('stored identity set: damaged');
+  const stored = JSON.parse(json) as Partial<StoredSet>;
   if (stored.format !== IDENTITY_SET_FORMAT || typeof stored.words !== 'string' || !Number.isInteger(stored.values)) {
     throw new Error('stored identity set: another format');
   }
@@ -131,35 +148,45 @@ export function loadIdentitySet(text: string): IdentitySet {
     throw new Error('stored identity set: compiled by an engine with other Unicode data');
   }
   const words = stored.words === '' ? [] : stored.words.split('\n');
-  const nodes = Array.isArray(stored.parent) ? stored.parent.length : 0;
-  if (nodes < 1) throw new Error('stored identity set: malformed');
-  const parent = ints(stored.parent, nodes, 0, nodes);
-  const word = ints(stored.word, nodes, -1, words.length);
-  const ascii = ints(stored.ascii, Array.isArray(stored.ascii) ? stored.ascii.length : 0, 0, words.length);
+  const { parent, word, fail, longest, ascii, asciiSlot, asciiHash } = stored;
+  const nodes = Array.isArray(parent) ? parent.length : 0;
+  const asciiCount = Array.isArray(ascii) ? ascii.length : 0;
+  if (
+    nodes < 1 ||
+    !isArrayOf(word, nodes) ||
+    !isArrayOf(fail, nodes) ||
+    !isArrayOf(longest, nodes) ||
+    !isArrayOf(asciiSlot, asciiCount) ||
+    !isArrayOf(asciiHash, asciiCount)
+  ) {
+    throw new Error('stored identity set: malformed');
+  }
   const children: (Map<string, number> | undefined)[] = new Array(nodes).fill(undefined);
   const onlyWord: (string | undefined)[] = new Array(nodes).fill(undefined);
   const onlyTo: number[] = new Array(nodes).fill(0);
   children[0] = new Map();
   const trie = { children, onlyWord, onlyTo };
   // Nodes were numbered as they were added, each after its parent: adding them in order makes the same maps.
-  for (let node = 1; node < nodes; node++) {
-    const p = parent[node]!;
-    if (p >= node || word[node]! < 0) throw new Error('stored identity set: malformed');
-    addEdge(trie, p, words[word[node]!]!, node);
+  for (let node = 1; node < nodes; node++) addEdge(trie, parent![node]!, words[word[node]!]!, node);
+  // The ASCII table as compiling made it: each word in its slot, with its hash.
+  const size = asciiTableSize(nodes);
+  const asciiWords = new Array<string>(asciiCount);
+  const asciiSlots = new Int32Array(size);
+  const asciiHashes = new Int32Array(size);
+  for (let k = 0; k < asciiCount; k++) {
+    asciiWords[k] = words[ascii![k]!]!;
+    asciiSlots[asciiSlot[k]!] = k + 1;
+    asciiHashes[asciiSlot[k]!] = asciiHash[k]!;
   }
-  // The ASCII table made again from its words, in their order: the slots compiling gave them.
-  const table = asciiWordTable(
-    ascii.map((i) => words[i]!),
-    nodes,
-  );
-  if (table.asciiWords.length !== ascii.length) throw new Error('stored identity set: malformed');
   return {
     children,
     onlyWord,
     onlyTo,
-    fail: Int32Array.from(ints(stored.fail, nodes, 0, nodes)),
-    longest: Int32Array.from(ints(stored.longest, nodes, 0, nodes)),
+    fail: Int32Array.from(fail),
+    longest: Int32Array.from(longest),
     values: stored.values!,
-    ...table,
+    asciiWords,
+    asciiSlots,
+    asciiHashes,
   };
 }

@@ -53,16 +53,21 @@ export function wordHash(h: number, c: number): number {
   return Math.imul(h ^ c, 0x01000193);
 }
 
+/** The slots of the ASCII words' hash table of a trie of `nodes` nodes: a power of two, at least 8 and twice `nodes`. */
+export function asciiTableSize(nodes: number): number {
+  let size = 8;
+  while (size < 2 * nodes) size *= 2;
+  return size;
+}
+
 /**
  * The hash table of a trie's all-ASCII words ({@link IdentitySet.asciiSlots}), each once, in the order met:
- * from its edges as it is compiled, or from its stored `asciiWords` as it is loaded (lib/identity-set-form.ts),
- * which gives the same table. Words beyond ASCII are passed over, and a word met again is not added again.
+ * from its edges as it is compiled (a stored set keeps each word's slot and hash: lib/identity-set-form.ts). Words beyond ASCII are passed over, and a word met again is not added again.
  * @param words the words of the trie's edges, node by node
  * @param nodes how many nodes the trie has: the table has a power of two of slots, at least twice as many
  */
 export function asciiWordTable(words: Iterable<string>, nodes: number): Pick<IdentitySet, 'asciiWords' | 'asciiSlots' | 'asciiHashes'> {
-  let size = 8;
-  while (size < 2 * nodes) size *= 2;
+  const size = asciiTableSize(nodes);
   const mask = size - 1;
   const asciiWords: string[] = [];
   const asciiSlots = new Int32Array(size);

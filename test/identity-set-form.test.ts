@@ -1,8 +1,9 @@
 /**
  * The stored form of an identity set (lib/identity-set-form.ts): a loaded set is the compiled one, field for
- * field (so it finds and masks exactly what the compiled one does), a damaged or foreign text is refused, and
- * the digest of the compiler's sources that names the format is the digest of the sources as they are, and a
- * set compiled where a character of its values reads otherwise (another engine's Unicode data) is refused.
+ * field (so it finds and masks exactly what the compiled one does); a damaged text (its digest no longer its
+ * document's), a foreign one, and a set compiled where a character of its values reads otherwise (another
+ * engine's Unicode data) are refused; and the digest of the compiler's sources that names the format is the
+ * digest of the sources as they are.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ import fc from 'fast-check';
 import { IDENTITY_SET_FORMAT, IDENTITY_SET_SOURCES, engineReading, identitySetText, loadIdentitySet } from '../lib/identity-set-form.ts';
 import { identitySet } from '../lib/identity-set.ts';
 import { findIdentities, maskIdentities } from '../lib/identity-scan.ts';
+import { sha256Hex } from '../lib/digest.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -50,11 +52,11 @@ const value = fc.oneof(
 const values = fc.array(value, { maxLength: 40 });
 
 describe('a stored identity set', () => {
-  it('property: loads as exactly the set compiled from the same values, and finds and masks as it does', () => {
-    fc.assert(
-      fc.property(values, fc.string({ unit: 'binary', maxLength: 60 }), (vs, extra) => {
+  it('property: loads as exactly the set compiled from the same values, and finds and masks as it does', async () => {
+    await fc.assert(
+      fc.asyncProperty(values, fc.string({ unit: 'binary', maxLength: 60 }), async (vs, extra) => {
         const compiled = identitySet(vs);
-        const loaded = loadIdentitySet(identitySetText(vs));
+        const loaded = await loadIdentitySet(await identitySetText(vs));
         expect(loaded).toEqual(compiled);
         const text = `${vs.join(' and ')} ${extra}`;
         expect(findIdentities(text, loaded)).toBe(findIdentities(text, compiled));
@@ -64,49 +66,62 @@ describe('a stored identity set', () => {
     );
   });
 
-  it('loads the empty set, and a fund-sized one whose every value it finds', () => {
-    expect(loadIdentitySet(identitySetText([]))).toEqual(identitySet([]));
+  it('loads the empty set, and a fund-sized one whose every value it finds', async () => {
+    expect(await loadIdentitySet(await identitySetText([]))).toEqual(identitySet([]));
     const investors = Array.from({ length: 200 }, (_, i) => [
       `Investor ${i} Okafor`,
       `inv-${i}@example.net`,
       `GB00BANK${String(i).padStart(14, '0')}`,
     ]);
-    const loaded = loadIdentitySet(identitySetText(investors.flat()));
+    const loaded = await loadIdentitySet(await identitySetText(investors.flat()));
     expect(loaded.values).toBe(600);
     for (const v of investors.flat()) expect(findIdentities(JSON.stringify({ memo: `paid ${v} today` }), loaded)).toBe(true);
     expect(findIdentities(JSON.stringify({ memo: 'paid Investor 7 Okafo today' }), loaded)).toBe(false);
   });
 
-  it('refuses a set of another format and a damaged one, so the caller compiles instead', () => {
-    const text = identitySetText(['Margaret Okafor', 'inv-00042@example.net', 'Jean-Pierre Dupont de la Tour', 'Zoë Ünal', '王小明']);
-    const stored = JSON.parse(text) as Record<string, unknown>;
-    const variant = (change: (s: Record<string, unknown>) => void) => {
+  it('refuses a damaged set, and one of another format or engine, so the caller compiles instead', async () => {
+    const text = await identitySetText(['Margaret Okafor', 'inv-00042@example.net', 'Jean-Pierre Dupont de la Tour', 'Zoë Ünal', '王小明']);
+    const [digest, json] = [text.slice(0, 64), text.slice(65)];
+    expect(text[64]).toBe('\n');
+    expect(digest).toBe(await sha256Hex(json));
+    const stored = JSON.parse(json) as Record<string, unknown>;
+    /** The document changed and written with (`sign`) or without the digest of what it now is. */
+    const variant = async (change: (s: Record<string, unknown>) => void, sign: boolean) => {
       const copy = structuredClone(stored);
       change(copy);
-      return JSON.stringify(copy);
+      const changed = JSON.stringify(copy);
+      return `${sign ? await sha256Hex(changed) : digest}\n${changed}`;
     };
     const last = (key: string) => (stored[key] as number[]).length - 1;
-    const refused = [
-      variant((s) => (s.format = `${s.format} (other)`)),
-      variant((s) => (s.format = 'identity-set/0')),
-      variant((s) => ((s.parent as number[])[1] = 1)),
-      variant((s) => (s.parent as number[]).pop()),
-      variant((s) => ((s.word as number[])[last('word')] = 10_000)),
-      variant((s) => ((s.word as number[])[1] = -1)),
-      variant((s) => ((s.fail as number[])[1] = (s.fail as number[]).length)),
-      variant((s) => ((s.longest as number[])[1] = 1.5)),
-      variant((s) => (s.ascii = [...(s.ascii as number[]), ...(s.ascii as number[])])),
-      variant((s) => (s.ascii = 'x')),
-      // A word beyond ASCII listed among the ASCII ones.
-      variant((s) => (s.ascii = [...(s.ascii as number[]), String(s.words).split('\n').indexOf('王')])),
-      variant((s) => (s.values = '3')),
-      // Compiled where a character of the values reads otherwise (another engine's Unicode data), or with none.
-      variant((s) => (s.reading = String(s.reading).replace('1:e', '1:ë'))),
-      variant((s) => (s.chars = `${s.chars}\u{10940}`)),
-      variant((s) => delete s.chars),
+    // Damaged: any change to the document that its digest does not vouch for, however well formed.
+    const damaged = [
+      await variant((s) => ((s.parent as number[])[1] = 1), false),
+      await variant((s) => ((s.word as number[])[last('word')] = 10_000), false),
+      await variant((s) => ((s.fail as number[])[1] = 1), false),
+      await variant((s) => ((s.asciiHash as number[])[0] = 0), false),
+      await variant((s) => ((s.asciiSlot as number[])[0] = 1), false),
+      await variant((s) => (s.words = String(s.words).replace('okafor', 'okafer')), false),
+      text.slice(0, -1),
+      `${digest.toUpperCase()}\n${json}`,
+      json,
     ];
-    for (const t of refused) expect(() => loadIdentitySet(t), t.slice(0, 80)).toThrow(/stored identity set/);
-    expect(() => loadIdentitySet(text)).not.toThrow();
+    for (const t of damaged) {
+      expect(t, 'a variant that changes nothing tests nothing').not.toBe(text);
+      await expect(loadIdentitySet(t), t.slice(0, 80)).rejects.toThrow(/stored identity set: damaged/);
+    }
+    // Vouched for, but written by other code, or where a character of the values reads otherwise.
+    const refused = [
+      await variant((s) => (s.format = `${s.format} (other)`), true),
+      await variant((s) => (s.format = 'identity-set/1'), true),
+      await variant((s) => (s.values = '3'), true),
+      await variant((s) => (s.reading = String(s.reading).replace('1:e', '1:ë')), true),
+      await variant((s) => (s.chars = `${s.chars}\u{10940}`), true),
+      await variant((s) => delete s.chars, true),
+      await variant((s) => (s.parent as number[]).pop(), true),
+      await variant((s) => (s.asciiHash = 'x'), true),
+    ];
+    for (const t of refused) await expect(loadIdentitySet(t), t.slice(65, 145)).rejects.toThrow(/stored identity set: (another format|compiled by|malformed)/);
+    await expect(loadIdentitySet(text)).resolves.toEqual(identitySet(['Margaret Okafor', 'inv-00042@example.net', 'Jean-Pierre Dupont de la Tour', 'Zoë Ünal', '王小明']));
   });
 });
 
@@ -118,9 +133,10 @@ describe('the format of a stored set', () => {
     ).toBe(sourcesDigest());
   });
 
-  it('names the sources, and a set records how the engine read each character beyond ASCII, once', () => {
-    expect(IDENTITY_SET_FORMAT).toBe(`identity-set/1 ${IDENTITY_SET_SOURCES}`);
-    const stored = JSON.parse(identitySetText(['Zoë Ünal', 'zoë@example.net', 'Margaret Okafor', '王小明', 'Ａ'])) as {
+  it('names the sources, and a set records how the engine read each character beyond ASCII, once', async () => {
+    expect(IDENTITY_SET_FORMAT).toBe(`identity-set/2 ${IDENTITY_SET_SOURCES}`);
+    const document = async (vs: string[]) => JSON.parse((await identitySetText(vs)).slice(65)) as unknown;
+    const stored = (await document(['Zoë Ünal', 'zoë@example.net', 'Margaret Okafor', '王小明', 'Ａ'])) as {
       chars: string;
       reading: string;
     };
@@ -128,6 +144,6 @@ describe('the format of a stored set', () => {
     expect(stored.reading).toBe(engineReading(stored.chars));
     expect(stored.reading.split('\n')).toEqual(['1:e', '1:u', '2:王', '2:小', '2:明', '1:a']);
     expect(engineReading(' \u3000\u2019-')).toBe('0s:\n0s:\n0j:\n0j:');
-    expect((JSON.parse(identitySetText(['Margaret Okafor', 'inv-1@example.net'])) as { chars: string }).chars).toBe('');
+    expect(((await document(['Margaret Okafor', 'inv-1@example.net'])) as { chars: string }).chars).toBe('');
   });
 });

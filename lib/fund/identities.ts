@@ -69,7 +69,7 @@ export async function fundIdentities(store: FundStore, fundId: string): Promise<
   if (got.investors === null) got = await store.identities(fundId);
   if (got.investors === null) throw new RedactionFailedError('store_row');
   const investorIds = new Set(got.investors.map((i) => i.investorId));
-  const set = (got.compiled && loadedSet(got.compiled)) || identitySet(got.investors.flatMap(identityValues));
+  const set = (got.compiled && (await loadedSet(got.compiled))) || identitySet(got.investors.flatMap(identityValues));
   const compiled: FundIdentitySet = { version: got.version, set, investorIds };
   kept.delete(got.version);
   kept.set(got.version, compiled);
@@ -87,9 +87,9 @@ export async function fundIdentities(store: FundStore, fundId: string): Promise<
  * The set a store holds compiled (lib/identity-set-form.ts), or null when it cannot be loaded (another
  * format, damaged): the caller then compiles the investors, as it does when the store holds none.
  */
-function loadedSet(text: string): IdentitySet | null {
+async function loadedSet(text: string): Promise<IdentitySet | null> {
   try {
-    return loadIdentitySet(text);
+    return await loadIdentitySet(text);
   } catch {
     return null;
   }

@@ -37,7 +37,7 @@ export async function storeIdentitySet(db: SqlClient, fundId: string): Promise<I
   const row = rows[0];
   if (!row?.version) return { written: false, investors: 0, bytes: 0 };
   const investors = row.investors ?? [];
-  const compiled = identitySetText(investors.flatMap(identityValues));
+  const compiled = await identitySetText(investors.flatMap(identityValues));
   const { rows: written } = await db.query(
     `INSERT INTO identity_sets AS s (fund_id, identity_version, format, compiled) VALUES ($1, $2, $3, $4)
      ON CONFLICT (fund_id) DO UPDATE SET identity_version = EXCLUDED.identity_version, format = EXCLUDED.format, compiled = EXCLUDED.compiled

@@ -77,7 +77,7 @@ describe('the stored identity set', () => {
       expect(row.format).toBe(IDENTITY_SET_FORMAT);
       const rows = await investors(fundId);
       expect(rows.length).toBeGreaterThan(0);
-      expect(loadIdentitySet(row.compiled)).toEqual(identitySet(rows.flatMap(identityValues)));
+      expect(await loadIdentitySet(row.compiled)).toEqual(identitySet(rows.flatMap(identityValues)));
     }
   });
 

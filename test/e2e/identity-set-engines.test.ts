@@ -27,7 +27,7 @@ afterAll(async () => {
 
 /** What workerd does with the set Node compiled of `values`. */
 async function inWorkerd(values: string[]): Promise<{ node: string; own: string; loaded: boolean; equal: boolean }> {
-  const node = identitySetText(values);
+  const node = await identitySetText(values);
   const res = await fetch(worker.base, { method: 'POST', body: JSON.stringify({ values, stored: node }) });
   expect(res.status).toBe(200);
   return { node, ...((await res.json()) as { own: string; loaded: boolean; equal: boolean }) };

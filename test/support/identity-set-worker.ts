@@ -29,10 +29,10 @@ function plain(set: IdentitySet): string {
 export default {
   async fetch(request: Request): Promise<Response> {
     const { values, stored } = (await request.json()) as { values: string[]; stored: string };
-    const own = identitySetText(values);
+    const own = await identitySetText(values);
     let loaded: IdentitySet | null = null;
     try {
-      loaded = loadIdentitySet(stored);
+      loaded = await loadIdentitySet(stored);
     } catch {
       // Refused: the reader compiles instead.
     }
