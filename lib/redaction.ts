@@ -4,7 +4,8 @@
  *
  * {@link redact} proves a response clean or sends none of it:
  * 1. the body must parse with the resource's allow-list schema: strict objects all the way down (an unknown
- *    field is a failure), no passthrough, no defaults that could stand in for a missing value;
+ *    field is a failure), no passthrough, no defaults that could stand in for a missing value (checked and
+ *    written in one pass where the schema allows, lib/allow-list.ts);
  * 2. the serialized bytes that would be sent (JSON escapes read as spaces) are scanned for e-mail addresses,
  *    tax-id shapes (US SSN and EIN), IBAN-shaped bank accounts and `svc_dk_` key strings, and for every
  *    identity value of the fund (every investor's legal name, e-mail, tax id, bank account and internal id,
@@ -18,6 +19,7 @@
 import type * as z from 'zod';
 import { RedactionFailedError } from './errors.ts';
 import { hex } from './digest.ts';
+import { allowListWriter, NotAllowed } from './allow-list.ts';
 import {
   findIdentitiesInScannable,
   identitySet,
@@ -143,14 +145,32 @@ export function maskAccountNumbers(text: string): string {
  * @throws {RedactionFailedError} when the body fails the allow-list or the scan finds anything
  */
 export function redact(schema: z.ZodType, body: unknown, identities: IdentitySet | Iterable<string>): string {
-  const parsed = schema.safeParse(body, { reportInput: false });
-  if (!parsed.success) throw new RedactionFailedError('allow_list');
-  const text = JSON.stringify(parsed.data);
+  const text = allowListed(schema, body);
   const scanned = scannableText(text);
   if (hasForbiddenShape(scanned)) throw new RedactionFailedError('forbidden_shape');
   const set = isIdentitySet(identities) ? identities : identitySet(identities);
   if (findIdentitiesInScannable(scanned, set)) throw new RedactionFailedError('identity_value');
   return text;
+}
+
+/**
+ * `body` as JSON text once its allow-list accepts it: written by the schema's one-pass writer
+ * (lib/allow-list.ts), or, for a schema it cannot write, serialized from what zod's parse returns.
+ * @throws {RedactionFailedError} `allow_list` when the schema does not accept the body
+ */
+function allowListed(schema: z.ZodType, body: unknown): string {
+  const writer = allowListWriter(schema);
+  if (writer === null) {
+    const parsed = schema.safeParse(body, { reportInput: false });
+    if (!parsed.success) throw new RedactionFailedError('allow_list');
+    return JSON.stringify(parsed.data);
+  }
+  try {
+    return writer(body);
+  } catch (err) {
+    if (err instanceof NotAllowed) throw new RedactionFailedError('allow_list');
+    throw err;
+  }
 }
 
 function isIdentitySet(x: IdentitySet | Iterable<string>): x is IdentitySet {

@@ -68,7 +68,7 @@ export function runsFrom(runs: readonly NavRunRow[], from: string): NavRunRow[] 
 }
 
 /** The allow-list of the run dates a 404 quotes (fund data: they leave through the redaction step). */
-const runRangeSchema = lazy(() => z.strictObject({ firstRunDate: isoDate(), lastRunDate: isoDate() }));
+export const runRangeSchema = lazy(() => z.strictObject({ firstRunDate: isoDate(), lastRunDate: isoDate() }));
 
 /**
  * The usable run on `date`.
