@@ -8,8 +8,6 @@
  *   servers' `tools/list` entries and the embedded funds' asset fingerprints (each request's context).
  * - {@link SITE_CONTENT}: what the home page and the llms files show; {@link CONSOLE_CLIENT}: the developer
  *   console's browser script and stylesheet.
- * - `RESPONSE_EXAMPLES`: each operation's response example, which lib/worker.ts runs through the fund
- *   request path once at startup (a warm-up).
  *
  * The generated modules are git-ignored, so adding an endpoint commits only its own files; each one's shape
  * is committed beside it (`lib/generated/<name>.d.ts`), so a fresh clone type-checks before its first build.
@@ -23,9 +21,8 @@ import { FUND_TOOL_DEFINITIONS, PUBLIC_TOOL_DEFINITIONS } from './generated/mcp-
 import { FUND_ASSET_FINGERPRINTS } from './generated/fund-assets.ts';
 import { LLMS_TXT } from './generated/docs.ts';
 import { CONSOLE_CSS, CONSOLE_JS } from './generated/console-client.ts';
-import { RESPONSE_EXAMPLES } from './generated/examples.ts';
 
-export { ROUTES, CALCULATORS, FUND_TOOLS, RESPONSE_EXAMPLES };
+export { ROUTES, CALCULATORS, FUND_TOOLS };
 
 /** What every endpoint is handed (lib/endpoint.ts {@link Catalog}). */
 export const CATALOG: Catalog = {

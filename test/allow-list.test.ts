@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import * as z from 'zod';
 import { allowListWriter, NotAllowed } from '../lib/allow-list.ts';
-import { FUND_TOOLS, RESPONSE_EXAMPLES } from '../lib/registry.ts';
+import { FUND_TOOLS } from '../lib/registry.ts';
+import { RESPONSE_EXAMPLES } from '../lib/generated/examples.ts';
 import { operationIdOf } from '../lib/endpoint.ts';
 import { runRangeSchema } from '../lib/fund/analytics/runs.ts';
 

@@ -24,9 +24,9 @@ const ROOT = join(import.meta.dirname, '..');
 const LAYERS: readonly { name: string; what: string; paths: RegExp }[] = [
   {
     name: 'core',
-    what: 'errors, limits, configuration, logging, validation, request bodies, decimals, CSV, digests, assets, the atomic records, the origin rules, redaction, the database clients',
+    what: 'errors, limits, configuration, logging, validation, request bodies, decimals, CSV, digests, assets, the atomic records, the origin rules, redaction (its allow-list writer), the database clients',
     paths:
-      /^lib\/(errors|limits|digest|decimal|config|env|log|validation|body|csv|json-schema|assets|atomic|origin|redaction|identity-(?:match|words|set|set-form|scan|reference))\.ts$|^lib\/db\/(?:client|http|sql)\.ts$|^lib\/[\w/]+-unused\.ts$/,
+      /^lib\/(errors|limits|digest|decimal|config|env|log|validation|body|csv|json-schema|assets|atomic|origin|redaction|allow-list|identity-(?:match|words|set|set-form|scan|reference))\.ts$|^lib\/db\/(?:client|http|sql)\.ts$|^lib\/[\w/]+-unused\.ts$/,
   },
   {
     name: 'access',

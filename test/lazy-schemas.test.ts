@@ -93,23 +93,3 @@ describe('declarations build their schemas on first read', () => {
     }
   });
 });
-
-describe('the warm-up of the Worker entry (lib/worker.ts)', () => {
-  // The entry parses each fund tool's declared query example and redacts its build-time response example at
-  // startup, so that an isolate's first fund request finds zod's schemas prepared and the code compiled. It
-  // swallows a failure (a warm-up must not stop the Worker); this holds the examples to passing, so that the
-  // warm-up really runs the whole path rather than stopping at its first refusal.
-  it.each(FUND_TOOLS.map((def) => [def.tool, def] as const))(
-    '%s: the query example parses and the response example redacts',
-    async (_, def) => {
-      const { RESPONSE_EXAMPLES } = await import('../lib/generated/examples.ts');
-      const { operationIdOf } = await import('../lib/endpoint.ts');
-      const { redact } = await import('../lib/redaction.ts');
-      const { queryStringSchema } = await import('../lib/validation.ts');
-      expect(queryStringSchema(def.query).safeParse(def.example).success).toBe(true);
-      const example = RESPONSE_EXAMPLES[operationIdOf(def.tool)];
-      expect(example).toBeDefined();
-      expect(JSON.parse(redact(def.output, example, []))).toEqual(example);
-    },
-  );
-});
