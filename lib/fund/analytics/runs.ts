@@ -115,8 +115,8 @@ export function navOf(run: NavRunRow): Dec {
 
 /**
  * (shadow − administrator) / administrator in basis points, 2 dp (half away from zero); null when either NAV
- * is missing or the administrator's is zero. Exact in BigInt when both are two-decimal money texts (every
- * stored NAV), else in decimal.js ({@link differenceBpsInDecimals}); both give the same number.
+ * is missing or the administrator's is zero. Exact in integers (doubles, or BigInt past 2^53) when both are
+ * two-decimal money texts (every stored NAV), else in decimal.js ({@link differenceBpsInDecimals}); both give the same number.
  */
 export function differenceBps(run: NavRunRow): number | null {
   if (run.shadowNav === null || run.adminNav === null) return null;
@@ -124,7 +124,23 @@ export function differenceBps(run: NavRunRow): number | null {
   const admin = centsOf(run.adminNav);
   if (shadow === null || admin === null) return differenceBpsInDecimals(run);
   if (admin === 0) return null;
-  // Hundredths of a basis point: |s − a| × 10⁶ / |a|, rounded half up, then signed.
+  // Hundredths of a basis point: |s − a| × 10⁶ / |a|, rounded half up, then signed. In doubles while every
+  // product is a safe integer (any NAV below 90 million between the two; the NAV history makes one per run,
+  // and a BigInt each allocated was garbage), else in BigInt.
+  const diff = shadow - admin;
+  const scaled = Math.abs(diff) * 1_000_000;
+  const base = Math.abs(admin);
+  if (Number.isSafeInteger(diff) && scaled + base <= Number.MAX_SAFE_INTEGER) {
+    // The rounded quotient's floor is the true one or one more; the remainder, exact, says which.
+    let q = Math.floor(scaled / base);
+    let r = scaled - q * base;
+    if (r < 0) {
+      q--;
+      r += base;
+    }
+    if (2 * r >= base) q++;
+    return (diff < 0 !== admin < 0 ? -q : q) / 100;
+  }
   const num = BigInt(shadow - admin) * 1_000_000n;
   const den = BigInt(admin);
   const n = num < 0n ? -num : num;
@@ -144,10 +160,16 @@ export function differenceBpsInDecimals(run: NavRunRow): number | null {
   return dec(run.shadowNav).minus(admin).div(admin).times(10_000).toDecimalPlaces(2, D.ROUND_HALF_UP).toNumber();
 }
 
-/** A money text as the answers give it (2 dp): through integer cents when it has that shape, else decimal.js. */
+/**
+ * A money text as the answers give it (2 dp): the text itself when it already is (a stored NAV always is:
+ * no leading zero, no negative zero), else through integer cents when it has that shape, else decimal.js.
+ */
 function moneyText(text: string): string {
   const cents = centsOf(text);
-  return cents === null ? toMoney(dec(text)) : moneyOfCents(cents);
+  if (cents === null) return toMoney(dec(text));
+  const start = text.charCodeAt(0) === 45 /* - */ ? 1 : 0;
+  const canonical = (start === 0 || cents !== 0) && (text.charCodeAt(start) !== 48 /* 0 */ || text.length - start === 4);
+  return canonical ? text : moneyOfCents(cents);
 }
 
 /** `date` shifted by `days` calendar days (UTC). */
