@@ -120,8 +120,11 @@ describe('a stored identity set', () => {
       await variant((s) => (s.parent as number[]).pop(), true),
       await variant((s) => (s.asciiHash = 'x'), true),
     ];
-    for (const t of refused) await expect(loadIdentitySet(t), t.slice(65, 145)).rejects.toThrow(/stored identity set: (another format|compiled by|malformed)/);
-    await expect(loadIdentitySet(text)).resolves.toEqual(identitySet(['Margaret Okafor', 'inv-00042@example.net', 'Jean-Pierre Dupont de la Tour', 'Zoë Ünal', '王小明']));
+    for (const t of refused)
+      await expect(loadIdentitySet(t), t.slice(65, 145)).rejects.toThrow(/stored identity set: (another format|compiled by|malformed)/);
+    await expect(loadIdentitySet(text)).resolves.toEqual(
+      identitySet(['Margaret Okafor', 'inv-00042@example.net', 'Jean-Pierre Dupont de la Tour', 'Zoë Ünal', '王小明']),
+    );
   });
 });
 

@@ -51,7 +51,20 @@ describe('differenceBps', () => {
 
 describe('the NAV history', () => {
   it('gives each NAV as toMoney does, whatever its shape', () => {
-    const texts = ['1234.56', '-0.00', '0.00', '-12.30', '1234.5', '99999999999999999.99', '1.005', '0012.50', '-0.50', '-00.00', '0.07', '-007.00'];
+    const texts = [
+      '1234.56',
+      '-0.00',
+      '0.00',
+      '-12.30',
+      '1234.5',
+      '99999999999999999.99',
+      '1.005',
+      '0012.50',
+      '-0.50',
+      '-00.00',
+      '0.07',
+      '-007.00',
+    ];
     const runs = texts.map((t, i) => ({ ...runRow(`2026-01-${String(i + 1).padStart(2, '0')}`, t), adminNav: t }));
     const history = navHistory(runs, 365);
     expect(history.map((h) => h.shadowNav).reverse()).toEqual(texts.map((t) => toMoney(dec(t))));
@@ -59,12 +72,10 @@ describe('the NAV history', () => {
   });
 
   it('property: a two-decimal NAV text, with any sign and leading zeros, is given as toMoney gives it', () => {
-    const text = fc
-      .tuple(fc.boolean(), fc.nat(3), fc.bigInt({ min: 0n, max: 10n ** 17n }))
-      .map(([negative, zeros, cents]) => {
-        const units = `${'0'.repeat(zeros)}${cents / 100n}`;
-        return `${negative ? '-' : ''}${units}.${String(cents % 100n).padStart(2, '0')}`;
-      });
+    const text = fc.tuple(fc.boolean(), fc.nat(3), fc.bigInt({ min: 0n, max: 10n ** 17n })).map(([negative, zeros, cents]) => {
+      const units = `${'0'.repeat(zeros)}${cents / 100n}`;
+      return `${negative ? '-' : ''}${units}.${String(cents % 100n).padStart(2, '0')}`;
+    });
     fc.assert(
       fc.property(text, (t) => {
         const [row] = navHistory([{ ...runRow('2026-01-01', t), adminNav: t }], 365);
