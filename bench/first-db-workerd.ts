@@ -43,17 +43,20 @@ async function main(): Promise<number> {
     const { figures, warmFigures, failed } = await interleavedRuns(
       Number(values.runs),
       bundles,
-      positionals.map((spec) => ({
-        label: spec,
-        measure: (bundle) =>
-          measureOnce(
-            subjectOf(bundle),
-            databaseCase(spec).path,
-            databaseCase(spec).init,
-            (status, body) => (status === 200 && !body.includes('"isError":true') ? null : `status ${status}: ${body.slice(0, 200)}`),
-            Number(values.warm),
-          ),
-      })),
+      positionals.map((spec) => {
+        const { path, init } = databaseCase(spec);
+        return {
+          label: spec,
+          measure: (bundle: string) =>
+            measureOnce(
+              subjectOf(bundle),
+              path,
+              init,
+              (status, body) => (status === 200 && !body.includes('"isError":true') ? null : `status ${status}: ${body.slice(0, 200)}`),
+              Number(values.warm),
+            ),
+        };
+      }),
     );
     printMedians(
       `workerd main-thread CPU of the first database request of a fresh isolate, ms (median of ${values.runs}; the runs sorted)`,
