@@ -1,7 +1,8 @@
 /**
  * The fund tools' startup warm-up (lib/fund/warm-up.ts) in workerd's global scope, where no I/O and no timer
- * is allowed (test/support/warm-up-worker.ts): it has settled before the isolate's first request, and every
- * tool answered, so it ran each one's whole path (pseudonyms' HMAC included) at startup, not in a request.
+ * is allowed (test/support/warm-up-worker.ts): it has settled when the isolate's first request reaches the
+ * handler, and every tool answered, so each one's whole path (pseudonyms' HMAC included) ran without I/O or
+ * a timer, as startup requires.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -10,8 +10,11 @@
 import { identitySetText, loadIdentitySet } from '../../lib/identity-set-form.ts';
 import { identitySet, type IdentitySet } from '../../lib/identity-set.ts';
 
-/** The Worker's Durable Object classes, exported as the real entry exports them (wrangler.toml binds them). */
-export { AtomicRecord } from '../../lib/worker.ts';
+/**
+ * The Worker's Durable Object class, which wrangler.toml binds: from its own module, not the real entry, whose
+ * evaluation would run the Worker's startup warm-ups here too.
+ */
+export { AtomicRecord } from '../../lib/atomic.ts';
 
 /** Every field of a set as plain JSON (maps as their entries, in order), to compare two sets. */
 function plain(set: IdentitySet): string {

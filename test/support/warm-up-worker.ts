@@ -8,8 +8,11 @@
 import { warmUpFundTools } from '../../lib/fund/warm-up.ts';
 import { FUND_TOOLS } from '../../lib/registry.ts';
 
-/** The Worker's Durable Object classes, exported as the real entry exports them (wrangler.toml binds them). */
-export { AtomicRecord } from '../../lib/worker.ts';
+/**
+ * The Worker's Durable Object class, which wrangler.toml binds: from its own module, not the real entry, whose
+ * evaluation would run the Worker's startup warm-ups here too.
+ */
+export { AtomicRecord } from '../../lib/atomic.ts';
 
 let outcomes: Awaited<ReturnType<typeof warmUpFundTools>> | null = null;
 void warmUpFundTools(FUND_TOOLS).then((o) => {
