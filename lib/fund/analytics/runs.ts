@@ -125,8 +125,8 @@ export function differenceBps(run: NavRunRow): number | null {
   if (shadow === null || admin === null) return differenceBpsInDecimals(run);
   if (admin === 0) return null;
   // Hundredths of a basis point: |s − a| × 10⁶ / |a|, rounded half up, then signed. In doubles while every
-  // product is a safe integer (any NAV below 90 million between the two; the NAV history makes one per run,
-  // and a BigInt each allocated was garbage), else in BigInt.
+  // product is a safe integer (the two NAVs differ by less than about 90 million), else in BigInt: the NAV
+  // history makes one per run, and the BigInts each one allocated were garbage.
   const diff = shadow - admin;
   const scaled = Math.abs(diff) * 1_000_000;
   const base = Math.abs(admin);
