@@ -51,7 +51,7 @@ function allocateCents(totalCents: number, shares: readonly number[]): number[] 
  * cents, or decimal.js for other shapes) and then taken as the nearest double, as SQL's `SUM(numeric)::float8`
  * gives it; cash and stablecoins left out.
  */
-function exposureByAsset(positions: readonly PositionRow[]): Map<string, number> {
+export function exposureByAsset(positions: readonly PositionRow[]): Map<string, number> {
   const cents = new Map<string, number | null>();
   const exact = new Map<string, Dec>();
   for (const p of positions) {

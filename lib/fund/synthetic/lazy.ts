@@ -1,6 +1,6 @@
 /**
- * Compact results and the rows made from them: the calendar, the compact simulation results, and
- * {@link SyntheticFund}, which makes the bulk rows per date on first request.
+ * Compact results and the rows made from them: the compact simulation results, and {@link SyntheticFund},
+ * which makes the bulk rows per date on first request.
  */
 import type { AccountBalanceRow, CapitalRow, LedgerSumRow, PositionRow, PriceRow } from '../rows.ts';
 import { POW10, money, scaled } from './arithmetic.ts';
@@ -9,33 +9,6 @@ import type { FundDataset, LedgerLineRecord, SyntheticFundSpec } from './spec.ts
 
 /** Code-unit order of texts, none (null) after every text: PostgreSQL's `ORDER BY` of `"C"`-collated columns. */
 const byText = (x: string | null, y: string | null): number => (x === y ? 0 : x === null ? 1 : y === null ? -1 : x < y ? -1 : 1);
-
-/** `count` consecutive dates from `start` (`YYYY-MM-DD`, UTC), by integer civil-calendar arithmetic. */
-export function dateRange(start: string, count: number): string[] {
-  // Days since 1970-01-01 ↔ proleptic Gregorian date: H. Hinnant, "chrono-Compatible Low-Level Date Algorithms".
-  const y0 = +start.slice(0, 4);
-  const m0 = +start.slice(5, 7);
-  const d0 = +start.slice(8, 10);
-  const y = m0 <= 2 ? y0 - 1 : y0;
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const doy = Math.floor((153 * (m0 + (m0 > 2 ? -3 : 9)) + 2) / 5) + d0 - 1;
-  const first = era * 146_097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy - 719_468;
-  const out: string[] = new Array(count);
-  for (let i = 0; i < count; i++) {
-    const z = first + i + 719_468;
-    const e = Math.floor(z / 146_097);
-    const doe = z - e * 146_097;
-    const ye = Math.floor((doe - Math.floor(doe / 1_460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
-    const dy = doe - (365 * ye + Math.floor(ye / 4) - Math.floor(ye / 100));
-    const mp = Math.floor((5 * dy + 2) / 153);
-    const day = dy - Math.floor((153 * mp + 2) / 5) + 1;
-    const month = mp < 10 ? mp + 3 : mp - 9;
-    const year = ye + e * 400 + (month <= 2 ? 1 : 0);
-    out[i] = `${year}-${month < 10 ? '0' : ''}${month}-${day < 10 ? '0' : ''}${day}`;
-  }
-  return out;
-}
 
 /** Price rows of a day come in this order: assets with their own series, then those following another's. */
 const PRICE_ORDER = [...ASSETS.filter((a) => !a.follows), ...ASSETS.filter((a) => a.follows)];
@@ -188,6 +161,19 @@ export class SyntheticFund {
       s.texts[i] = text;
     }
     return text;
+  }
+
+  /**
+   * `asset`'s closes on the last `count` calendar days through `through` (fewer before the first), oldest
+   * first, as the numbers their texts read as (`units / 10⁸`: both correctly rounded from the same exact
+   * decimal), with no row or text made. Every asset has a price on every day of its series.
+   */
+  closesOf(asset: string, through: string, count: number): number[] {
+    const units = this.#parts.series.get(asset)?.units ?? [];
+    const end = Math.min(this.#dateIndex(through, false), units.length);
+    const out: number[] = [];
+    for (let i = Math.max(0, end - count); i < end; i++) out.push(units[i]! / POW10[8]!);
+    return out;
   }
 
   /** Every position (live and paper) of the run on `date`, in holding order; empty when that run struck no NAV. */

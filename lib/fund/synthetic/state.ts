@@ -7,12 +7,39 @@
 import type { ExpenseRow, InvestorRow, NavRunRow, ShareClassRow } from '../rows.ts';
 import { addDays } from '../analytics/runs.ts';
 import { SHARE_CLASSES } from './accounts.ts';
-import { type CapitalSnapshot, type PriceSeries, type Snapshot, dateRange } from './lazy.ts';
+import type { CapitalSnapshot, PriceSeries, Snapshot } from './lazy.ts';
 import { ASSET, BANK, POSITIONS, type PositionSpec, isCash } from './market.ts';
 import { ENTITY_A, ENTITY_B, FIRST, IBAN_COUNTRIES, LAST, digits, letters } from './names.ts';
 import { type Rand, pick, prng } from './random.ts';
 import { simulatePrices } from './prices.ts';
 import type { SyntheticFundSpec } from './spec.ts';
+
+/** `count` consecutive dates from `start` (`YYYY-MM-DD`, UTC), by integer civil-calendar arithmetic. */
+export function dateRange(start: string, count: number): string[] {
+  // Days since 1970-01-01 ↔ proleptic Gregorian date: H. Hinnant, "chrono-Compatible Low-Level Date Algorithms".
+  const y0 = +start.slice(0, 4);
+  const m0 = +start.slice(5, 7);
+  const d0 = +start.slice(8, 10);
+  const y = m0 <= 2 ? y0 - 1 : y0;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (m0 + (m0 > 2 ? -3 : 9)) + 2) / 5) + d0 - 1;
+  const first = era * 146_097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy - 719_468;
+  const out: string[] = new Array(count);
+  for (let i = 0; i < count; i++) {
+    const z = first + i + 719_468;
+    const e = Math.floor(z / 146_097);
+    const doe = z - e * 146_097;
+    const ye = Math.floor((doe - Math.floor(doe / 1_460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+    const dy = doe - (365 * ye + Math.floor(ye / 4) - Math.floor(ye / 100));
+    const mp = Math.floor((5 * dy + 2) / 153);
+    const day = dy - Math.floor((153 * mp + 2) / 5) + 1;
+    const month = mp < 10 ? mp + 3 : mp - 9;
+    const year = ye + e * 400 + (month <= 2 ? 1 : 0);
+    out[i] = `${year}-${month < 10 ? '0' : ''}${month}-${day < 10 ? '0' : ''}${day}`;
+  }
+  return out;
+}
 
 /** An investor as the simulation keeps it. */
 export interface Investor {
