@@ -2,7 +2,8 @@
  * Build-time embedded funds (`npm run fund:build`, part of `npm run build`): simulates {@link DEMO_FUND} and
  * {@link SAMPLE_FUND} and writes each one's compact results as static assets, `public/_fund/<fundId>.bin` and
  * its capital snapshots `public/_fund/<fundId>.capital.bin` (lib/fund/synthetic/codec.ts), which the embedded store reads through the `ASSETS` binding instead of
- * simulating the fund on an isolate's first fund request (docs/fund-data.md#the-embedded-funds). Also writes
+ * simulating the fund on an isolate's first fund request (docs/fund-data.md#the-embedded-funds); the fund's
+ * asset carries its investors' identity set, compiled here as the importer compiles a fund's. Also writes
  * `lib/generated/fund-assets.ts` (its shape is `fund-assets.d.ts` beside it; the composition root hands it to
  * the embedded store): the fingerprint each asset must carry, so a file from another build (other spec,
  * generator or format) is refused at run time and the fund simulated instead.
@@ -17,6 +18,8 @@ import { fileURLToPath } from 'node:url';
 import { FUND_ASSET_FORMAT, capitalAssetPath, encodeFund, fundAssetPath } from '../lib/fund/synthetic/codec.ts';
 import { simulateParts } from '../lib/fund/synthetic/simulate.ts';
 import { DEMO_FUND, SAMPLE_FUND, type SyntheticFundSpec } from '../lib/fund/synthetic/spec.ts';
+import { identityValues } from '../lib/fund/identities.ts';
+import { identitySetText } from '../lib/identity-set-form.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -46,7 +49,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     const fingerprint = fundFingerprint(spec);
     const file = join(ROOT, 'public', fundAssetPath(spec.fundId));
     mkdirSync(dirname(file), { recursive: true });
-    const encoded = encodeFund(simulateParts(spec), fingerprint);
+    const parts = simulateParts(spec);
+    parts.identitySet = await identitySetText(parts.head.investors.flatMap(identityValues));
+    const encoded = encodeFund(parts, fingerprint);
     writeFileSync(file, encoded.fund);
     writeFileSync(join(ROOT, 'public', capitalAssetPath(spec.fundId)), encoded.capital);
     fingerprints[spec.fundId] = fingerprint;

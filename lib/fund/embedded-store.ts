@@ -342,7 +342,8 @@ function storeOver(
     async identities(fundId, known = []) {
       const p = await load(fundId);
       const version = p ? identityVersion(p) : 'embedded:none';
-      return { version, investors: known.includes(version) ? null : (p?.fund.head.investors.slice() ?? []) };
+      if (known.includes(version)) return { version, investors: null };
+      return { version, investors: p?.fund.head.investors.slice() ?? [], compiled: p?.fund.identitySet ?? null };
     },
   };
 }

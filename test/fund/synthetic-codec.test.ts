@@ -23,6 +23,10 @@ import {
 import { embeddedStore, loadCapital, loadFund } from '../../lib/fund/embedded-store.ts';
 import { FUND_ASSET_FINGERPRINTS } from '../../lib/generated/fund-assets.ts';
 import { fakeAssets } from '../support/fakes.ts';
+import { identityValues } from '../../lib/fund/identities.ts';
+import { identitySetText, loadIdentitySet } from '../../lib/identity-set-form.ts';
+import { identitySet } from '../../lib/identity-set.ts';
+import { findIdentities } from '../../lib/identity-scan.ts';
 
 const buffer = (bytes: Uint8Array) => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
 
@@ -59,6 +63,15 @@ describe.each([DEMO_FUND, SAMPLE_FUND].map((spec) => [spec.fundId, spec] as cons
     fund.addCapital(capital);
     expect(fund.hasCapital).toBe(true);
     expect(fund.dataset()).toEqual(simulateFund(spec).dataset());
+  });
+
+  it('carries the identity set it was given, and none when it was given none', async () => {
+    const text = await identitySetText(parts.head.investors.flatMap(identityValues));
+    expect(new SyntheticFund(decodeFund(buffer(encodeFund({ ...parts, identitySet: text }, 'fp-1').fund), spec, 'fp-1')).identitySet).toBe(
+      text,
+    );
+    expect(new SyntheticFund(decodeFund(buffer(bytes.fund), spec, 'fp-1')).identitySet).toBeNull();
+    expect(simulateFund(spec).identitySet).toBeNull();
   });
 
   it('keeps the bulk numbers as typed-array views over the files', () => {
@@ -223,6 +236,21 @@ describe('loading the embedded fund', () => {
       });
       log.mockRestore();
     }
+  });
+
+  it("hands the redaction the identity set the build compiled, which loads to the set of the fund's investors", async () => {
+    const store = embeddedStore([DEMO_FUND], { binding: fakeAssets, fingerprints: FUND_ASSET_FINGERPRINTS });
+    const got = await store.identities(DEMO_FUND.fundId);
+    const values = got.investors!.flatMap(identityValues);
+    expect(got.compiled).toBe(await identitySetText(values));
+    const loaded = await loadIdentitySet(got.compiled!);
+    expect(loaded).toEqual(identitySet(values));
+    expect(values.length).toBeGreaterThan(100);
+    for (const value of values) expect(findIdentities(JSON.stringify({ note: `paid to ${value}` }), loaded), value).toBe(true);
+    // Held already: neither the investors nor the set again.
+    expect(await store.identities(DEMO_FUND.fundId, [got.version])).toEqual({ version: got.version, investors: null });
+    // Simulated (no binding): the investors alone, compiled by the caller.
+    expect((await embeddedStore([DEMO_FUND]).identities(DEMO_FUND.fundId)).compiled).toBeNull();
   });
 
   it('simulates without a binding, logging nothing', async () => {

@@ -82,6 +82,11 @@ export interface FundParts {
    */
   capital: CapitalParts | null;
   head: DatasetHead;
+  /**
+   * The identity set of `head.investors`, compiled at build as lib/identity-set-form.ts stores it (the
+   * embedded store hands it to the redaction to load rather than compile); null for a simulated fund.
+   */
+  identitySet: string | null;
 }
 
 /** The small parts of a dataset, made at once. */
@@ -127,6 +132,11 @@ export class SyntheticFund {
   /** Every price date, oldest first (the calendar the capital snapshots' days index: codec.ts `decodeCapital`). */
   get calendar(): readonly string[] {
     return this.#parts.calendar;
+  }
+
+  /** The identity set compiled at build ({@link FundParts.identitySet}); null for a simulated fund. */
+  get identitySet(): string | null {
+    return this.#parts.identitySet;
   }
 
   /** True once the fund holds its capital snapshots: a simulated fund always, a decoded one once given them. */
