@@ -239,7 +239,7 @@ describe('loading the embedded fund', () => {
   });
 
   it("hands the redaction the identity set the build compiled, which loads to the set of the fund's investors", async () => {
-    const store = embeddedStore([DEMO_FUND], { binding: fakeAssets, fingerprints: FUND_ASSET_FINGERPRINTS });
+    const store = embeddedStore([DEMO_FUND], { binding: fakeAssets as unknown as Fetcher, fingerprints: FUND_ASSET_FINGERPRINTS });
     const got = await store.identities(DEMO_FUND.fundId);
     const values = got.investors!.flatMap(identityValues);
     expect(got.compiled).toBe(await identitySetText(values));
