@@ -50,7 +50,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     const file = join(ROOT, 'public', fundAssetPath(spec.fundId));
     mkdirSync(dirname(file), { recursive: true });
     const parts = simulateParts(spec);
-    parts.identitySet = await identitySetText(parts.head.investors.flatMap(identityValues));
+    parts.compiledIdentitySet = await identitySetText(parts.head.investors.flatMap(identityValues));
     const encoded = encodeFund(parts, fingerprint);
     writeFileSync(file, encoded.fund);
     writeFileSync(join(ROOT, 'public', capitalAssetPath(spec.fundId)), encoded.capital);

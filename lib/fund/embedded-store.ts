@@ -343,7 +343,7 @@ function storeOver(
       const p = await load(fundId);
       const version = p ? identityVersion(p) : 'embedded:none';
       if (known.includes(version)) return { version, investors: null };
-      return { version, investors: p?.fund.head.investors.slice() ?? [], compiled: p?.fund.identitySet ?? null };
+      return { version, investors: p?.fund.head.investors.slice() ?? [], compiled: p?.fund.compiledIdentitySet ?? null };
     },
   };
 }

@@ -67,11 +67,12 @@ describe.each([DEMO_FUND, SAMPLE_FUND].map((spec) => [spec.fundId, spec] as cons
 
   it('carries the identity set it was given, and none when it was given none', async () => {
     const text = await identitySetText(parts.head.investors.flatMap(identityValues));
-    expect(new SyntheticFund(decodeFund(buffer(encodeFund({ ...parts, identitySet: text }, 'fp-1').fund), spec, 'fp-1')).identitySet).toBe(
-      text,
-    );
-    expect(new SyntheticFund(decodeFund(buffer(bytes.fund), spec, 'fp-1')).identitySet).toBeNull();
-    expect(simulateFund(spec).identitySet).toBeNull();
+    expect(
+      new SyntheticFund(decodeFund(buffer(encodeFund({ ...parts, compiledIdentitySet: text }, 'fp-1').fund), spec, 'fp-1'))
+        .compiledIdentitySet,
+    ).toBe(text);
+    expect(new SyntheticFund(decodeFund(buffer(bytes.fund), spec, 'fp-1')).compiledIdentitySet).toBeNull();
+    expect(simulateFund(spec).compiledIdentitySet).toBeNull();
   });
 
   it('keeps the bulk numbers as typed-array views over the files', () => {

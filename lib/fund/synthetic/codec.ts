@@ -84,8 +84,8 @@ interface FundHeader extends ContainerHeader {
   calendar: string[];
   /** Per snapshot, oldest first: its day index from inception, and the venue its feed missed. */
   snapshots: [day: number, flaky: string | null][];
-  /** The investors' identity set compiled at build ({@link FundParts.identitySet}), or null. */
-  identitySet: string | null;
+  /** The investors' identity set compiled at build ({@link FundParts.compiledIdentitySet}), or null. */
+  compiledIdentitySet: string | null;
 }
 
 /** The capital file's header JSON. */
@@ -199,7 +199,7 @@ export function encodeFund(parts: FundParts, fingerprint: string): EncodedFund {
       strings: j.strings,
       calendar: parts.calendar,
       snapshots: snaps.map((s) => [s.day, s.flaky]),
-      identitySet: parts.identitySet,
+      compiledIdentitySet: parts.compiledIdentitySet,
     },
     arrays,
   );
@@ -347,7 +347,7 @@ export function decodeFund(bytes: ArrayBuffer, spec: SyntheticFundSpec, fingerpr
     ledger,
     capital: null,
     head: header.head,
-    identitySet: typeof header.identitySet === 'string' ? header.identitySet : null,
+    compiledIdentitySet: typeof header.compiledIdentitySet === 'string' ? header.compiledIdentitySet : null,
   };
 }
 

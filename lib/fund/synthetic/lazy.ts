@@ -86,7 +86,7 @@ export interface FundParts {
    * The identity set of `head.investors`, compiled at build as lib/identity-set-form.ts stores it (the
    * embedded store hands it to the redaction to load rather than compile); null for a simulated fund.
    */
-  identitySet: string | null;
+  compiledIdentitySet: string | null;
 }
 
 /** The small parts of a dataset, made at once. */
@@ -134,9 +134,9 @@ export class SyntheticFund {
     return this.#parts.calendar;
   }
 
-  /** The identity set compiled at build ({@link FundParts.identitySet}); null for a simulated fund. */
-  get identitySet(): string | null {
-    return this.#parts.identitySet;
+  /** The identity set compiled at build ({@link FundParts.compiledIdentitySet}); null for a simulated fund. */
+  get compiledIdentitySet(): string | null {
+    return this.#parts.compiledIdentitySet;
   }
 
   /** True once the fund holds its capital snapshots: a simulated fund always, a decoded one once given them. */

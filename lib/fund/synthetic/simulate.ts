@@ -172,6 +172,6 @@ function partsOf(sim: Simulation): FundParts {
       investors: sim.investors.map((i) => i.row),
       expenses: sim.expenses,
     },
-    identitySet: null,
+    compiledIdentitySet: null,
   };
 }
