@@ -100,7 +100,8 @@ export const toolCall = (key: string, name: string, args: Record<string, unknown
 
 /** A tool's arguments from its query parameters: a numeric text as the number an MCP client sends, else the text. */
 export function mcpArguments(query: Record<string, string>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(query).map(([k, v]) => [k, Number.isNaN(Number(v)) ? v : Number(v)]));
+  const numeric = (v: string) => v.trim() !== '' && !Number.isNaN(Number(v));
+  return Object.fromEntries(Object.entries(query).map(([k, v]) => [k, numeric(v) ? Number(v) : v]));
 }
 
 /**
