@@ -11,8 +11,24 @@
  * overview 11.3 → 8.2–8.5; through PostgreSQL at a 500-position fund, capital accounts 25.1 → 21.2 and the
  * 3,660-day NAV history 26.7 → 22.6; startup about 23 ms more (36 → 59 ms).
  *
+ * What grows with a large fund's answer is made to run at V8's top tier (TurboFan) in the first request, on
+ * the objects a request gives it (seen with `--trace-opt --trace-deopt` in workerd):
+ * - The identity set is loaded from the stored form ({@link withStoredSet}), as a database's or a built fund
+ *   asset's set is, not compiled: a loaded set's objects have other hidden classes than a compiled one's, and
+ *   code optimized on a compiled set was thrown away at a request's first scan ("wrong map"). The loader,
+ *   which a first request runs on its fund's whole set, runs {@link LOAD_ROUNDS} times.
+ * - The scan runs {@link SCAN_ROUNDS} times more ({@link warmUpScan}): the tools' own scans left it at the
+ *   middle tier (Maglev), at which a request's scan of a 270 KB answer ran about three times slower than a
+ *   warm isolate's. It runs before the tools, not after: V8 compiles for its top tier on a background
+ *   thread, and a compilation queued at the end of startup was done inside the first request (the embedded
+ *   overview's took 23–26 ms against 18); the tools' run gives it the time to finish at startup.
+ * A/B of 11 in turn, on a machine about twice as slow as the one of the figures above: through PostgreSQL
+ * at a 500-position fund, the 3,660-day NAV history's first request 57.4 → 44.0 ms (over MCP 69.1 → 58.5),
+ * capital accounts 51.9 → 46.4 (MCP 65.3 → 54.7), the overview's the same (25.7 → 26.1); the embedded fund's
+ * small answers 1–2.5 ms higher, within their runs' spread (overview 21.7 → 24.3); startup 192 → 197 ms.
+ *
  * Nothing a request reads is kept from it: the fund is the warm-up's own (its store is dropped with it), no
- * answer is memoized (the source has no scope), and the identity set it compiles is one more entry of the
+ * answer is memoized (the source has no scope), and the identity set it loads is one more entry of the
  * isolate's bounded set cache, which requests' sets push out. It does no I/O and sets no timer (the fund is
  * simulated, not read from the Worker's assets), so it settles within the startup's own microtasks; a
  * failure is ignored: every request does its own work regardless.
@@ -20,6 +36,34 @@
 import { callFundTool, type FundToolDefinition } from './definition.ts';
 import { embeddedStore } from './embedded-store.ts';
 import type { SyntheticFundSpec } from './synthetic/spec.ts';
+import type { FundStore } from './store.ts';
+import { fundIdentities, identityValues } from './identities.ts';
+import { identitySetText, loadIdentitySet } from '../identity-set-form.ts';
+import { findIdentitiesInScannable, maskIdentities, scannableText, type IdentitySet } from '../identity-match.ts';
+
+/**
+ * Rounds of {@link warmUpScan}: V8 optimizes a function for its top tier only after many calls, and one call,
+ * however long, does not get it there; twenty rounds over the warm-up fund's index (about 9 KB of JSON) do.
+ */
+export const SCAN_ROUNDS = 20;
+
+/**
+ * Times the warm-up loads its identity set from the stored form before the tools run: an isolate's first
+ * request loads its fund's set (for 500 investors, a trie of thousands of nodes): with the set loaded once
+ * at startup, the 3,660-day NAV history's first request at a 500-position fund took 54.7 ms, loaded twelve
+ * times 46.1 (A/B of 9, on the machine of the figures below).
+ */
+export const LOAD_ROUNDS = 12;
+
+/**
+ * `store` handing over `compiled` as its fund's identity set in stored form (lib/identity-set-form.ts), as
+ * the database store and a built fund asset hand theirs, so that the warm-up's redaction loads the set
+ * instead of compiling it, and runs on the same kind of objects as a request's.
+ * @param compiled the stored form of the set of exactly the store's investors (`identitySetText`)
+ */
+export function withStoredSet(store: FundStore, compiled: string): FundStore {
+  return { ...store, identities: async (fundId, known) => ({ ...(await store.identities(fundId, known)), compiled }) };
+}
 
 /**
  * The warm-up's fund: nearly the smallest the simulation makes (60 daily runs, the fewest it allows; 80 days
@@ -40,17 +84,38 @@ export const WARM_UP_FUND: SyntheticFundSpec = {
 
 /**
  * Runs each tool once on {@link WARM_UP_FUND}, as a REST request with the tool's example query would (its
- * arguments parsed, the read, the analytic, the redaction).
+ * arguments parsed, the read, the analytic, the redaction), with the fund's identity set loaded from its
+ * stored form ({@link LOAD_ROUNDS} times before) and the scan warmed ({@link warmUpScan}).
  * @returns each tool's outcome (for tests: every one answers), never rejected
  */
 export async function warmUpFundTools(tools: readonly FundToolDefinition[]): Promise<{ tool: string; answered: boolean }[]> {
-  const store = embeddedStore([WARM_UP_FUND]);
+  const fundId = WARM_UP_FUND.fundId;
+  const simulated = embeddedStore([WARM_UP_FUND]);
+  const compiled = await identitySetText(((await simulated.identities(fundId)).investors ?? []).flatMap(identityValues));
+  for (let round = 0; round < LOAD_ROUNDS; round++) await loadIdentitySet(compiled);
+  const store = withStoredSet(simulated, compiled);
+  // Loaded once more and kept, before the tools run: each would otherwise load its own.
+  const { set } = await fundIdentities(store, fundId);
+  warmUpScan(set, scannableText(JSON.stringify(await simulated.index(fundId))));
   return Promise.all(
     tools.map((def) =>
-      callFundTool(def, { store, fundId: WARM_UP_FUND.fundId }, {}, def.example, 'query').then(
+      callFundTool(def, { store, fundId }, {}, def.example, 'query').then(
         () => ({ tool: def.tool, answered: true }),
         () => ({ tool: def.tool, answered: false }),
       ),
     ),
   );
+}
+
+/**
+ * The identity scan {@link SCAN_ROUNDS} times over `text`, both as an answer's redaction finds values and as
+ * free text's masking replaces them: optimized for one of its two callers only, the scan's code was thrown
+ * away at the other's first call ("wrong feedback cell").
+ * @param text JSON text as {@link scannableText} leaves it
+ */
+function warmUpScan(set: IdentitySet, text: string): void {
+  for (let round = 0; round < SCAN_ROUNDS; round++) {
+    findIdentitiesInScannable(text, set);
+    maskIdentities(text, set);
+  }
 }

@@ -1,12 +1,34 @@
 /**
  * The fund tools' startup warm-up (lib/fund/warm-up.ts, run by lib/worker.ts): every tool answers on the
- * warm-up fund (so the warm-up runs each tool's whole path, not its first refusal), and nothing of it is
- * kept for a request: no memoized answer, and the demo fund answers as before.
+ * warm-up fund (so the warm-up runs each tool's whole path, not its first refusal), its redaction scans with
+ * an identity set loaded from the stored form, as a request's does, and nothing of it is kept for a request:
+ * no memoized answer, and the demo fund answers as before.
  */
-import { describe, expect, it } from 'vitest';
-import { warmUpFundTools, WARM_UP_FUND } from '../../lib/fund/warm-up.ts';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { LOAD_ROUNDS, warmUpFundTools, withStoredSet, WARM_UP_FUND } from '../../lib/fund/warm-up.ts';
 import { FUND_TOOLS } from '../../lib/registry.ts';
 import { DEMO_FUND } from '../../lib/fund/synthetic.ts';
+import { embeddedStore } from '../../lib/fund/embedded-store.ts';
+import { clearIdentitySets, identityValues } from '../../lib/fund/identities.ts';
+import { findIdentities, identitySet } from '../../lib/redaction.ts';
+import { identitySetText, loadIdentitySet } from '../../lib/identity-set-form.ts';
+
+const loads = vi.hoisted(() => ({ count: 0 }));
+vi.mock('../../lib/identity-set-form.ts', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../lib/identity-set-form.ts')>();
+  return {
+    ...original,
+    loadIdentitySet: (text: string) => {
+      loads.count++;
+      return original.loadIdentitySet(text);
+    },
+  };
+});
+
+beforeEach(() => {
+  clearIdentitySets();
+  loads.count = 0;
+});
 
 describe('warmUpFundTools', () => {
   it('answers every fund tool on the warm-up fund, with its example query', async () => {
@@ -15,8 +37,46 @@ describe('warmUpFundTools', () => {
     expect(outcomes.filter((o) => !o.answered)).toEqual([]);
   });
 
+  it('redacts with an identity set loaded from its stored form, as a request with a stored set does', async () => {
+    await warmUpFundTools(FUND_TOOLS);
+    // LOAD_ROUNDS loads to warm the loader, then one kept for every tool (none compiled, none per tool).
+    expect(LOAD_ROUNDS).toBeGreaterThan(1);
+    expect(loads.count).toBe(LOAD_ROUNDS + 1);
+  });
+
+  it('scans an index that holds none of its identity values, so every scan round reads the whole text', async () => {
+    const fundId = WARM_UP_FUND.fundId;
+    const store = embeddedStore([WARM_UP_FUND]);
+    const values = (await store.identities(fundId)).investors!.flatMap(identityValues);
+    const text = JSON.stringify(await store.index(fundId));
+    expect(text.length).toBeGreaterThan(5_000);
+    expect(findIdentities(text, identitySet(values))).toBe(false);
+    // …which the scan would stop at: an investor's name written into it is found.
+    expect(findIdentities(text.replace('"runs":[', `"runs":["${values[0]}",`), identitySet(values))).toBe(true);
+  });
+
   it('is a fund of its own, ending where the demo fund ends', () => {
     expect(WARM_UP_FUND.fundId).not.toBe(DEMO_FUND.fundId);
     expect(WARM_UP_FUND.endDate).toBe(DEMO_FUND.endDate);
+  });
+});
+
+describe('withStoredSet', () => {
+  const fundId = WARM_UP_FUND.fundId;
+
+  it('hands over the stored set it is given, whether or not the caller holds its version', async () => {
+    const plain = embeddedStore([WARM_UP_FUND]);
+    // A simulated fund holds no stored set: without the wrapper, the set would be compiled.
+    const got = await plain.identities(fundId);
+    expect(got.compiled ?? null).toBeNull();
+    const values = got.investors!.flatMap(identityValues);
+    expect(values.length).toBeGreaterThanOrEqual(WARM_UP_FUND.initialInvestors * 5);
+    const compiled = await identitySetText(values);
+    const store = withStoredSet(plain, compiled);
+    const first = await store.identities(fundId);
+    expect(first).toEqual({ ...got, compiled });
+    expect(await loadIdentitySet(first.compiled!)).toEqual(identitySet(values));
+    const again = await store.identities(fundId, [got.version]);
+    expect(again).toEqual({ version: got.version, investors: null, compiled });
   });
 });
