@@ -7,6 +7,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { LOAD_ROUNDS, warmUpFundTools, withStoredSet, WARM_UP_FUND } from '../../lib/fund/warm-up.ts';
 import { FUND_TOOLS } from '../../lib/registry.ts';
+import { callFundTool } from '../../lib/fund/definition.ts';
 import { DEMO_FUND } from '../../lib/fund/synthetic.ts';
 import { embeddedStore } from '../../lib/fund/embedded-store.ts';
 import { clearIdentitySets, identityValues } from '../../lib/fund/identities.ts';
@@ -53,6 +54,14 @@ describe('warmUpFundTools', () => {
     expect(findIdentities(text, identitySet(values))).toBe(false);
     // …which the scan would stop at: an investor's name written into it is found.
     expect(findIdentities(text.replace('"runs":[', `"runs":["${values[0]}",`), identitySet(values))).toBe(true);
+  });
+
+  it('holds amounts beyond 2^30 cents, as a real fund does: its NAV', async () => {
+    const def = FUND_TOOLS.find((d) => d.tool === 'get_fund_overview')!;
+    const text = await callFundTool(def, { store: embeddedStore([WARM_UP_FUND]), fundId: WARM_UP_FUND.fundId }, {}, def.example, 'query');
+    const nav = (JSON.parse(text) as { latestNav: { nav: string } }).latestNav.nav;
+    expect(nav).toBe('13388151.99');
+    expect(Number(nav.replace('.', ''))).toBeGreaterThan(2 ** 30);
   });
 
   it('is a fund of its own, ending where the demo fund ends', () => {
