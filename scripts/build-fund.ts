@@ -18,8 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { FUND_ASSET_FORMAT, capitalAssetPath, encodeFund, fundAssetPath } from '../lib/fund/synthetic/codec.ts';
 import { simulateParts } from '../lib/fund/synthetic/simulate.ts';
 import { DEMO_FUND, SAMPLE_FUND, type SyntheticFundSpec } from '../lib/fund/synthetic/spec.ts';
-import { identityValues } from '../lib/fund/identities.ts';
-import { identitySetText } from '../lib/identity-set-form.ts';
+import { storedIdentitySet } from '../lib/fund/identities.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -50,7 +49,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     const file = join(ROOT, 'public', fundAssetPath(spec.fundId));
     mkdirSync(dirname(file), { recursive: true });
     const parts = simulateParts(spec);
-    parts.compiledIdentitySet = await identitySetText(parts.head.investors.flatMap(identityValues));
+    parts.compiledIdentitySet = await storedIdentitySet(parts.head.investors);
     const encoded = encodeFund(parts, fingerprint);
     writeFileSync(file, encoded.fund);
     writeFileSync(join(ROOT, 'public', capitalAssetPath(spec.fundId)), encoded.capital);

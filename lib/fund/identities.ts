@@ -16,7 +16,7 @@
  * kept wins.
  */
 import { identitySet, type IdentitySet } from '../redaction.ts';
-import { loadIdentitySet } from '../identity-set-form.ts';
+import { identitySetText, loadIdentitySet } from '../identity-set-form.ts';
 import { RedactionFailedError } from '../errors.ts';
 import type { InvestorRow } from './rows.ts';
 import type { FundStore } from './store.ts';
@@ -49,6 +49,16 @@ const kept = new Map<string, FundIdentitySet>();
 /** The identity values of an investor, in the order the scan takes them. */
 export function identityValues(i: InvestorRow): string[] {
   return [i.legalName, i.email, i.taxId, i.bankAccount, i.investorId];
+}
+
+/**
+ * The identity set of `investors` in stored form (lib/identity-set-form.ts's text: a SHA-256 line and a JSON
+ * document, about 500 bytes per investor), compiled from exactly the values, in exactly the order, that
+ * {@link fundIdentities} compiles when a store hands it no set: what the importer stores beside a fund's
+ * investors, the build puts in an embedded fund's asset and the startup warm-up loads.
+ */
+export function storedIdentitySet(investors: readonly InvestorRow[]): Promise<string> {
+  return identitySetText(investors.flatMap(identityValues));
 }
 
 /**

@@ -37,15 +37,15 @@ import { callFundTool, type FundToolDefinition } from './definition.ts';
 import { embeddedStore } from './embedded-store.ts';
 import type { SyntheticFundSpec } from './synthetic/spec.ts';
 import type { FundStore } from './store.ts';
-import { fundIdentities, identityValues } from './identities.ts';
-import { identitySetText, loadIdentitySet } from '../identity-set-form.ts';
+import { fundIdentities, storedIdentitySet } from './identities.ts';
+import { loadIdentitySet } from '../identity-set-form.ts';
 import { findIdentitiesInScannable, maskIdentities, scannableText, type IdentitySet } from '../identity-match.ts';
 
 /**
  * Rounds of {@link warmUpScan}: V8 optimizes a function for its top tier only after many calls, and one call,
  * however long, does not get it there; twenty rounds over the warm-up fund's index (about 9 KB of JSON) do.
  */
-export const SCAN_ROUNDS = 20;
+const SCAN_ROUNDS = 20;
 
 /**
  * Times the warm-up loads its identity set from the stored form before the tools run: an isolate's first
@@ -59,7 +59,7 @@ export const LOAD_ROUNDS = 12;
  * `store` handing over `compiled` as its fund's identity set in stored form (lib/identity-set-form.ts), as
  * the database store and a built fund asset hand theirs, so that the warm-up's redaction loads the set
  * instead of compiling it, and runs on the same kind of objects as a request's.
- * @param compiled the stored form of the set of exactly the store's investors (`identitySetText`)
+ * @param compiled the stored form of the set of exactly the store's investors ({@link storedIdentitySet})
  */
 export function withStoredSet(store: FundStore, compiled: string): FundStore {
   return { ...store, identities: async (fundId, known) => ({ ...(await store.identities(fundId, known)), compiled }) };
@@ -95,7 +95,7 @@ export const WARM_UP_FUND: SyntheticFundSpec = {
 export async function warmUpFundTools(tools: readonly FundToolDefinition[]): Promise<{ tool: string; answered: boolean }[]> {
   const fundId = WARM_UP_FUND.fundId;
   const simulated = embeddedStore([WARM_UP_FUND]);
-  const compiled = await identitySetText(((await simulated.identities(fundId)).investors ?? []).flatMap(identityValues));
+  const compiled = await storedIdentitySet((await simulated.identities(fundId)).investors ?? []);
   for (let round = 0; round < LOAD_ROUNDS; round++) await loadIdentitySet(compiled);
   const store = withStoredSet(simulated, compiled);
   // Loaded once more and kept, before the tools run: each would otherwise load its own.

@@ -1,15 +1,15 @@
 /**
  * The fund's identity set stored compiled (db/migrations/0005_identity_sets.sql), made by the importer and
  * the seeder in their own transaction after their writes: the investors the Worker's store reads
- * (`INVESTORS_SQL`), their values in the order the Worker compiles them (`identityValues`), compiled by the
- * redaction's own compiler and written in this code's format (lib/identity-set-form.ts) with the identity
- * version they were read with. An isolate's first request then loads the set instead of compiling it.
+ * (`INVESTORS_SQL`), compiled by the redaction's own compiler from their values in the order the Worker
+ * compiles them (`storedIdentitySet`) and written in this code's format (lib/identity-set-form.ts) with the
+ * identity version they were read with. An isolate's first request then loads the set instead of compiling it.
  */
 import type { SqlClient } from '../../lib/db/sql.ts';
-import { identityValues } from '../../lib/fund/identities.ts';
+import { storedIdentitySet } from '../../lib/fund/identities.ts';
 import { INVESTORS_SQL } from '../../lib/fund/postgres-store.ts';
 import type { InvestorRow } from '../../lib/fund/rows.ts';
-import { IDENTITY_SET_FORMAT, identitySetText } from '../../lib/identity-set-form.ts';
+import { IDENTITY_SET_FORMAT } from '../../lib/identity-set-form.ts';
 
 /** What {@link storeIdentitySet} did. */
 export interface IdentitySetReport {
@@ -37,7 +37,7 @@ export async function storeIdentitySet(db: SqlClient, fundId: string): Promise<I
   const row = rows[0];
   if (!row?.version) return { written: false, investors: 0, bytes: 0 };
   const investors = row.investors ?? [];
-  const compiled = await identitySetText(investors.flatMap(identityValues));
+  const compiled = await storedIdentitySet(investors);
   const { rows: written } = await db.query(
     `INSERT INTO identity_sets AS s (fund_id, identity_version, format, compiled) VALUES ($1, $2, $3, $4)
      ON CONFLICT (fund_id) DO UPDATE SET identity_version = EXCLUDED.identity_version, format = EXCLUDED.format, compiled = EXCLUDED.compiled
