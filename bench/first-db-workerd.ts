@@ -6,11 +6,17 @@
  * The database is reached as the bench's: through the project's proxy (scripts/pg-ws-proxy.ts).
  *
  * Usage: node --experimental-strip-types --disable-warning=ExperimentalWarning bench/first-db-workerd.ts
- *          [--bundle dir]... [--runs n] [--warm n] [--fund bench-fund] path...
+ *          [--bundle dir]... [--runs n] [--warm n] [--prime case]... [--fund bench-fund] path...
  * (paths under /api/v1/fund/, e.g. `overview`, `trial-balance`, `capital-accounts`, or `mcp:<tool>` for a
  * `tools/call` of that fund MCP tool, e.g. `mcp:get_fund_overview`, `mcp:get_nav_history?days=3660`). Prints each case ×
  * bundle's median main-thread CPU and its runs, sorted, and with `--warm n` the median of the n requests that
  * follow each first one on the same isolate; exits 1 if an answer is not 200.
+ *
+ * `--prime case` (repeatable, in order) sends that request to each fresh isolate first, unmeasured and of
+ * any status: a case as above (`nav-history?days=0`, refused with 400 after the credential and the steps),
+ * or `demo:<path>` with the demo key (`demo:fee-terms` reads the embedded demo fund). The measured request is
+ * then the first of its kind, not of the isolate: what it pays beyond a warm request is what the primes did
+ * not share with it (docs/performance.md, "What still misses, and why").
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +25,8 @@ import { startPgWsProxy } from '../scripts/pg-ws-proxy.ts';
 import { Cleanup, printMedians, useWranglerEnv } from './report.ts';
 import { databaseService } from './scale.ts';
 import { databaseCase } from './first-requests.ts';
-import { deployedWorker, interleavedRuns, measureOnce } from './workerd.ts';
+import { deployedWorker, interleavedRuns, measureOnce, type Prime } from './workerd.ts';
+import { DEMO_API_KEY } from '../lib/keys.ts';
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -29,6 +36,7 @@ async function main(): Promise<number> {
       runs: { type: 'string', default: '7' },
       warm: { type: 'string', default: '0' },
       fund: { type: 'string', default: 'bench-fund' },
+      prime: { type: 'string', multiple: true, default: [] },
     },
   });
   if (positionals.length === 0) throw new Error('name at least one fund path (e.g. overview, trial-balance, mcp:get_fund_overview)');
@@ -40,6 +48,11 @@ async function main(): Promise<number> {
     const bundles = values.bundle?.length ? values.bundle : [await deployedWorker(cleanup)];
     const fundId = values.fund;
     const subjectOf = (bundle: string) => databaseService(resolve(bundle), fundId, proxy.wsProxy);
+    const primes: Prime[] = (values.prime ?? []).map((spec) =>
+      spec.startsWith('demo:')
+        ? { path: `/api/v1/fund/${spec.slice(5)}`, init: () => ({ headers: { authorization: `Bearer ${DEMO_API_KEY}` } }) }
+        : databaseCase(spec),
+    );
     const { figures, warmFigures, failed } = await interleavedRuns(
       Number(values.runs),
       bundles,
@@ -54,12 +67,14 @@ async function main(): Promise<number> {
               init,
               (status, body) => (status === 200 && !body.includes('"isError":true') ? null : `status ${status}: ${body.slice(0, 200)}`),
               Number(values.warm),
+              primes,
             ),
         };
       }),
     );
+    const after = primes.length ? ` after ${values.prime!.join(', ')}` : '';
     printMedians(
-      `workerd main-thread CPU of the first database request of a fresh isolate, ms (median of ${values.runs}; the runs sorted)`,
+      `workerd main-thread CPU of the first database request of a fresh isolate${after}, ms (median of ${values.runs}; the runs sorted)`,
       figures,
     );
     if (warmFigures.size > 0)

@@ -116,10 +116,18 @@ export const WORKER_NAME = 'bench-worker';
 /** The Miniflare being measured, disposed by the section's cleanup if a run is interrupted (Ctrl-C). */
 let current: Miniflare | null = null;
 
+/** A request sent to a fresh isolate before the measured one ({@link measureOnce}'s `primes`). */
+export interface Prime {
+  path: string;
+  init: (key: string) => RequestInit;
+}
+
 /**
  * The first request of one fresh workerd running `subject`: the main thread's CPU from just before it to its
  * answer's last byte (see the module comment), and the answer checked; then, with `warm`, as many requests
  * more on the same isolate, each measured the same way once the previous one's after-work has settled.
+ * @param primes requests sent first, unmeasured and unchecked (any status), so that the measured request is
+ *   the first of its kind rather than of the isolate: what it still pays is what they did not share with it
  */
 export async function measureOnce(
   subject: Subject,
@@ -127,6 +135,7 @@ export async function measureOnce(
   init: (key: string) => RequestInit,
   check: FirstRequest['check'],
   warm = 0,
+  primes: readonly Prime[] = [],
 ): Promise<Run> {
   const known = workerdChildren();
   const mf = new Miniflare({
@@ -142,6 +151,7 @@ export async function measureOnce(
     const pid = [...workerdChildren()].find((p) => !known.has(p));
     if (pid === undefined) throw new Error('no workerd process found for the new Miniflare');
     const key = await subject.prepare(mf);
+    for (const prime of primes) await (await fetch(new URL(prime.path, url), prime.init(key))).arrayBuffer();
     await settle(pid);
     const before = threadTimes(pid);
     const t0 = performance.now();
