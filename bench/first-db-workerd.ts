@@ -14,7 +14,7 @@
  *
  * `--prime case` (repeatable, in order) sends that request to each fresh isolate first, unmeasured and of
  * any status: a case as above (`nav-history?days=0`, refused with 400 after the credential and the steps),
- * or `demo:<path>` with the demo key (`demo:fee-terms` reads the embedded demo fund). The measured request is
+ * or `demo:<path>` with the demo key (`demo:fee-terms` reads the embedded demo fund; bench/first-requests.ts). The measured request is
  * then the first of its kind, not of the isolate: what it pays beyond a warm request is what the primes did
  * not share with it (docs/performance.md, "What still misses, and why").
  */
@@ -26,7 +26,6 @@ import { Cleanup, printMedians, useWranglerEnv } from './report.ts';
 import { databaseService } from './scale.ts';
 import { databaseCase } from './first-requests.ts';
 import { deployedWorker, interleavedRuns, measureOnce, type Prime } from './workerd.ts';
-import { DEMO_API_KEY } from '../lib/keys.ts';
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -48,11 +47,7 @@ async function main(): Promise<number> {
     const bundles = values.bundle?.length ? values.bundle : [await deployedWorker(cleanup)];
     const fundId = values.fund;
     const subjectOf = (bundle: string) => databaseService(resolve(bundle), fundId, proxy.wsProxy);
-    const primes: Prime[] = (values.prime ?? []).map((spec) =>
-      spec.startsWith('demo:')
-        ? { path: `/api/v1/fund/${spec.slice(5)}`, init: () => ({ headers: { authorization: `Bearer ${DEMO_API_KEY}` } }) }
-        : databaseCase(spec),
-    );
+    const primes: Prime[] = values.prime.map(databaseCase);
     const { figures, warmFigures, failed } = await interleavedRuns(
       Number(values.runs),
       bundles,
@@ -72,7 +67,7 @@ async function main(): Promise<number> {
         };
       }),
     );
-    const after = primes.length ? ` after ${values.prime!.join(', ')}` : '';
+    const after = primes.length ? ` after ${values.prime.join(', ')}` : '';
     printMedians(
       `workerd main-thread CPU of the first database request of a fresh isolate${after}, ms (median of ${values.runs}; the runs sorted)`,
       figures,

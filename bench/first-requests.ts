@@ -104,13 +104,18 @@ export function mcpArguments(query: Record<string, string>): Record<string, unkn
   return Object.fromEntries(Object.entries(query).map(([k, v]) => [k, numeric(v) ? Number(v) : v]));
 }
 
+/** The headers of a request carrying `key` as its credential. */
+const bearer = (key: string): RequestInit => ({ headers: { authorization: `Bearer ${key}` } });
+
 /**
  * A fund request on the scale bench's database named as the A/B and profiling tools take it: a path under
  * `/api/v1/fund/` with its query (`nav-history?days=3660`), or `mcp:<tool>?<query>` for a `tools/call` of that
  * fund MCP tool with the query's parameters as its arguments; either carries the key minted for the fund.
+ * `demo:<path>` is the REST request of that path with the demo key instead (it reads the embedded demo fund).
  */
 export function databaseCase(spec: string): { path: string; init: (key: string) => RequestInit } {
-  if (!spec.startsWith('mcp:')) return { path: `/api/v1/fund/${spec}`, init: (key) => ({ headers: { authorization: `Bearer ${key}` } }) };
+  if (spec.startsWith('demo:')) return { path: `/api/v1/fund/${spec.slice(5)}`, init: () => bearer(DEMO_API_KEY) };
+  if (!spec.startsWith('mcp:')) return { path: `/api/v1/fund/${spec}`, init: bearer };
   const [tool, query = ''] = spec.slice(4).split('?');
   return { path: '/api/mcp', init: (key) => toolCall(key, tool!, mcpArguments(Object.fromEntries(new URLSearchParams(query)))) };
 }
@@ -125,7 +130,7 @@ function requestFor(route: Route, mcp: ReturnType<typeof mcpServerPaths>): First
       name: `GET fund/${fund.path}${query} (demo key)`,
       kind: 'fund',
       path: `${route.path}${query}`,
-      init: () => ({ headers: { authorization: `Bearer ${DEMO_API_KEY}` } }),
+      init: () => bearer(DEMO_API_KEY),
       check: expectShape(fund.output),
     };
   }

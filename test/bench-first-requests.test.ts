@@ -6,9 +6,30 @@
 import { describe, expect, it } from 'vitest';
 import { CALCULATORS, FUND_TOOLS, ROUTES } from '../lib/registry.ts';
 import type { Route } from '../lib/endpoint.ts';
-import { expectShape, expectToolResult, firstRequests } from '../bench/first-requests.ts';
+import { databaseCase, expectShape, expectToolResult, firstRequests } from '../bench/first-requests.ts';
+import { DEMO_API_KEY } from '../lib/keys.ts';
 import { cpuBetween, parseSchedstat, threadTimes } from '../bench/schedstat.ts';
 import { calcPath, fundPath } from './support/declared.ts';
+
+describe('databaseCase', () => {
+  const auth = (init: RequestInit) => new Headers(init.headers).get('authorization');
+
+  const declared = (tool: string) => FUND_TOOLS.find((def) => def.tool === tool)!;
+
+  it('sends a fund path and an MCP tool call with the fund key, and a demo: path with the demo key', () => {
+    const history = declared('get_nav_history');
+    const rest = databaseCase(`${history.path}?days=3660`);
+    expect(rest.path).toBe(`${fundPath(history)}?days=3660`);
+    expect(auth(rest.init('svc_dk_fund'))).toBe('Bearer svc_dk_fund');
+    const mcp = databaseCase('mcp:get_nav_history?days=3660');
+    expect(mcp.path).toBe('/api/mcp');
+    expect(JSON.parse(String(mcp.init('svc_dk_fund').body)).params).toEqual({ name: 'get_nav_history', arguments: { days: 3660 } });
+    const feeTerms = declared('get_fee_terms');
+    const demo = databaseCase(`demo:${feeTerms.path}`);
+    expect(demo.path).toBe(fundPath(feeTerms));
+    expect(auth(demo.init('svc_dk_fund'))).toBe(`Bearer ${DEMO_API_KEY}`);
+  });
+});
 
 describe('first requests of the bench', () => {
   const cases = firstRequests();

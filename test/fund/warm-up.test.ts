@@ -10,9 +10,9 @@ import { FUND_TOOLS } from '../../lib/registry.ts';
 import { callFundTool } from '../../lib/fund/definition.ts';
 import { DEMO_FUND } from '../../lib/fund/synthetic.ts';
 import { embeddedStore } from '../../lib/fund/embedded-store.ts';
-import { clearIdentitySets, identityValues } from '../../lib/fund/identities.ts';
+import { clearIdentitySets, identityValues, storedIdentitySet } from '../../lib/fund/identities.ts';
 import { findIdentities, identitySet } from '../../lib/redaction.ts';
-import { identitySetText, loadIdentitySet } from '../../lib/identity-set-form.ts';
+import { loadIdentitySet } from '../../lib/identity-set-form.ts';
 
 const loads = vi.hoisted(() => ({ count: 0 }));
 vi.mock('../../lib/identity-set-form.ts', async (importOriginal) => {
@@ -80,7 +80,7 @@ describe('withStoredSet', () => {
     expect(got.compiled ?? null).toBeNull();
     const values = got.investors!.flatMap(identityValues);
     expect(values.length).toBeGreaterThanOrEqual(WARM_UP_FUND.initialInvestors * 5);
-    const compiled = await identitySetText(values);
+    const compiled = await storedIdentitySet(got.investors!);
     const store = withStoredSet(plain, compiled);
     const first = await store.identities(fundId);
     expect(first).toEqual({ ...got, compiled });
