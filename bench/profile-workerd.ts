@@ -26,11 +26,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Miniflare } from 'miniflare';
 import { WebSocket } from 'ws';
 import { databaseCase, firstRequests } from './first-requests.ts';
 import { Cleanup, selfTimeBy, useWranglerEnv, type CallFrame, type CpuProfile } from './report.ts';
-import { RAISED_BURST_LIMITS, deployedWorker, service, WORKER_NAME, type Subject } from './workerd.ts';
+import { RAISED_BURST_LIMITS, deployedWorker, freshMiniflare, service, WORKER_NAME, type Subject } from './workerd.ts';
 import { databaseService } from './scale.ts';
 import { startPgWsProxy } from '../scripts/pg-ws-proxy.ts';
 
@@ -95,13 +94,7 @@ async function profileOnce(
 ): Promise<CpuProfile> {
   // Many requests of one caller: the burst limits are raised as the HTTP section raises them (bench/http.ts).
   const raised = load.warm + load.repeat > 1 ? { ratelimits: RAISED_BURST_LIMITS } : {};
-  const mf = new Miniflare({
-    workers: [{ ...subject.options, ...raised, name: WORKER_NAME, unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] }],
-    inspectorPort: 0,
-    kvPersist: false,
-    durableObjectsPersist: false,
-    cachePersist: false,
-  } as ConstructorParameters<typeof Miniflare>[0]);
+  const mf = freshMiniflare(subject, raised, 0);
   try {
     await mf.ready;
     const url = await mf.unsafeGetDirectURL(WORKER_NAME);

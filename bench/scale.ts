@@ -30,7 +30,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Miniflare } from 'miniflare';
+import type { Miniflare } from 'miniflare';
 import pg from 'pg';
 import { openDatabase, type SqlClient } from '../operator/db/session.ts';
 import { callFundTool } from '../lib/fund/definition.ts';
@@ -46,7 +46,16 @@ import { LARGE_FUND, type LargeFundSpec, writeLargeFund } from './import-fund.ts
 import { Cleanup, atMost, figure, median, progress, useWranglerEnv, type Figure } from './report.ts';
 import { cpuBetween, threadTimes } from './schedstat.ts';
 import { mcpArguments, toolCall } from './first-requests.ts';
-import { RAISED_BURST_LIMITS, WORKER_NAME, deployedWorker, service, settle, workerdChildren, type Subject } from './workerd.ts';
+import {
+  RAISED_BURST_LIMITS,
+  WORKER_NAME,
+  deployedWorker,
+  freshMiniflare,
+  service,
+  settle,
+  workerdChildren,
+  type Subject,
+} from './workerd.ts';
 
 const DATABASE = 'fund_edge_scale';
 const SERVER = 'postgres://postgres@127.0.0.1:5432';
@@ -187,12 +196,7 @@ export function databaseService(outdir: string, fundId: string, wsProxy: string)
 async function start(outdir: string, proxy: PgWsProxy, fundId: string) {
   const subject = databaseService(outdir, fundId, proxy.wsProxy);
   const known = workerdChildren();
-  const mf = new Miniflare({
-    workers: [{ ...subject.options, name: WORKER_NAME, unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] }],
-    kvPersist: false,
-    durableObjectsPersist: false,
-    cachePersist: false,
-  } as ConstructorParameters<typeof Miniflare>[0]);
+  const mf = freshMiniflare(subject);
   await mf.ready;
   const url = await mf.unsafeGetDirectURL(WORKER_NAME);
   const pid = [...workerdChildren()].find((p) => !known.has(p));

@@ -116,6 +116,21 @@ export const WORKER_NAME = 'bench-worker';
 /** The Miniflare being measured, disposed by the section's cleanup if a run is interrupted (Ctrl-C). */
 let current: Miniflare | null = null;
 
+/**
+ * A fresh Miniflare (a new workerd process) running `subject` as the Worker {@link WORKER_NAME}, on a socket
+ * of its own (`unsafeDirectSockets`, port 0), keeping nothing on disk; not yet ready (await `mf.ready`).
+ * @param worker more of the Worker's options (raised burst limits); `inspectorPort` opens workerd's inspector
+ */
+export function freshMiniflare(subject: Subject, worker: Record<string, unknown> = {}, inspectorPort?: number): Miniflare {
+  return new Miniflare({
+    workers: [{ ...subject.options, ...worker, name: WORKER_NAME, unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] }],
+    ...(inspectorPort === undefined ? {} : { inspectorPort }),
+    kvPersist: false,
+    durableObjectsPersist: false,
+    cachePersist: false,
+  } as ConstructorParameters<typeof Miniflare>[0]);
+}
+
 /** A request sent to a fresh isolate before the measured one ({@link measureOnce}'s `primes`). */
 export interface Prime {
   path: string;
@@ -138,12 +153,7 @@ export async function measureOnce(
   primes: readonly Prime[] = [],
 ): Promise<Run> {
   const known = workerdChildren();
-  const mf = new Miniflare({
-    workers: [{ ...subject.options, name: WORKER_NAME, unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] }],
-    kvPersist: false,
-    durableObjectsPersist: false,
-    cachePersist: false,
-  } as ConstructorParameters<typeof Miniflare>[0]);
+  const mf = freshMiniflare(subject);
   current = mf;
   try {
     await mf.ready;
