@@ -7,8 +7,9 @@
  *
  * Why: one case's first-request CPU time spreads by half between fresh isolates on the development machine
  * (the large fund's overview 14.4–24.7 ms over 31 of them), so a change of 1–2 ms needs dozens of runs per
- * build to be seen. Counted instructions repeat within about 1 % from one fresh isolate to the next, so
- * three runs per build show a change of a few per cent. They are not time: parsing JSON or copying memory
+ * build to be seen. Counted instructions mostly repeat within 1–2 % from one fresh isolate to the next (a
+ * run now and then 5–10 % off: the median of three is the figure), so three runs per build show a change
+ * of a few per cent. They are not time: parsing JSON or copying memory
  * costs fewer cycles per instruction than cold JavaScript, so a saving in instructions is confirmed in time
  * (bench/first-db-workerd.ts) before it is claimed as one.
  *
