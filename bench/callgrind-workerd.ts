@@ -30,18 +30,19 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startPgWsProxy } from '../scripts/pg-ws-proxy.ts';
-import { Cleanup, ROOT, printMedians, useWranglerEnv } from './report.ts';
+import { Cleanup, printMedians, useWranglerEnv } from './report.ts';
 import { databaseService } from './scale.ts';
 import { databaseCase } from './first-requests.ts';
-import { deployedWorker, freshMiniflare, settle, WORKER_NAME, type Prime, type Subject } from './workerd.ts';
+import { deployedWorker, figuresOf, freshMiniflare, interleavedRuns, settle, WORKER_NAME, type Prime, type Subject } from './workerd.ts';
 
-/** The workerd binary Miniflare runs by default (the `workerd` package's, for this platform). */
-const WORKERD = join(ROOT, 'node_modules/@cloudflare/workerd-linux-64/bin/workerd');
+/** The workerd binary Miniflare runs by default: the `workerd` package's path to it, for this platform. */
+const WORKERD: string = createRequire(import.meta.url)('workerd').default;
 
 /**
  * The instructions a callgrind dump counts (its `summary:` line, the sum over its functions), or NaN when
@@ -79,7 +80,7 @@ interface Counted {
   problem: string | null;
 }
 
-/** The first request `spec` of one fresh workerd running `subject` under callgrind, after `primes`. */
+/** The first request `spec` (a {@link databaseCase}) of one fresh workerd running `subject` under callgrind, after `primes`. */
 async function countOnce(subject: Subject, spec: string, primes: readonly Prime[]): Promise<Counted> {
   const dir = mkdtempSync(join(tmpdir(), 'fund-edge-callgrind-'));
   const wrapper = join(dir, 'workerd.sh');
@@ -103,7 +104,7 @@ async function countOnce(subject: Subject, spec: string, primes: readonly Prime[
     await settle(pid);
     await new Promise((r) => setTimeout(r, 1000));
     await control('--zero', pid);
-    const { path, init } = databaseCase(spec);
+    const { path, init, check } = databaseCase(spec);
     const res = await fetch(new URL(path, url), init(key));
     const body = await res.text();
     await new Promise((r) => setTimeout(r, 500));
@@ -114,7 +115,7 @@ async function countOnce(subject: Subject, spec: string, primes: readonly Prime[
     return {
       mainMi: count(main),
       allMi: all.reduce((sum, f) => sum + count(f), 0),
-      problem: res.status === 200 && !body.includes('"isError":true') ? null : `status ${res.status}: ${body.slice(0, 200)}`,
+      problem: check(res.status, body),
     };
   } finally {
     await mf.dispose();
@@ -143,30 +144,23 @@ async function main(): Promise<number> {
     cleanup.add('stop the proxy', () => proxy.close());
     const bundles = values.bundle?.length ? values.bundle : [await deployedWorker(cleanup)];
     const primes: Prime[] = values.prime.map(databaseCase);
-    const mainFigures = new Map<string, number[]>();
-    const allFigures = new Map<string, number[]>();
-    let failed = false;
-    // Bundle after bundle, case after case, the bundles' order reversed every other round (as interleavedRuns).
-    for (let round = 0; round < Number(values.runs); round++) {
-      for (const bundle of round % 2 ? [...bundles].reverse() : bundles) {
-        for (const spec of positionals) {
-          const label = `${spec} · ${bundle}`;
-          const r = await countOnce(databaseService(resolve(bundle), values.fund, proxy.wsProxy), spec, primes);
-          if (r.problem) {
-            console.error(`${label}: ${r.problem}`);
-            failed = true;
-          }
-          mainFigures.set(label, [...(mainFigures.get(label) ?? []), r.mainMi]);
-          allFigures.set(label, [...(allFigures.get(label) ?? []), r.allMi]);
-        }
-      }
-    }
+    const { runs, failed } = await interleavedRuns(
+      Number(values.runs),
+      bundles,
+      positionals.map((spec) => ({
+        label: spec,
+        measure: (bundle: string) => countOnce(databaseService(resolve(bundle), values.fund, proxy.wsProxy), spec, primes),
+      })),
+    );
     const after = primes.length ? ` after ${values.prime.join(', ')}` : '';
     printMedians(
       `instructions of workerd's main thread for the first request of a fresh isolate${after}, millions (median of ${values.runs}; the runs sorted)`,
-      mainFigures,
+      figuresOf(runs, (r) => [r.mainMi]),
     );
-    printMedians('the same, all of its threads', allFigures);
+    printMedians(
+      'the same, all of its threads',
+      figuresOf(runs, (r) => [r.allMi]),
+    );
     return failed ? 1 : 0;
   } finally {
     await cleanup.run();

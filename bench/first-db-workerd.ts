@@ -14,9 +14,9 @@
  *
  * `--prime case` (repeatable, in order) sends that request to each fresh isolate first, unmeasured and of
  * any status: a case as above (`nav-history?days=0`, refused with 400 after the credential and the steps),
- * or `demo:<path>` with the demo key (`demo:fee-terms` reads the embedded demo fund; bench/first-requests.ts). The measured request is
- * then the first of its kind, not of the isolate: what it pays beyond a warm request is what the primes did
- * not share with it (docs/performance.md, "What still misses, and why").
+ * or `demo:<path>` with the demo key (`demo:fee-terms` reads the embedded demo fund; bench/first-requests.ts).
+ * The measured request is then the first of its kind, not of the isolate: what it pays beyond a warm request
+ * is what the primes did not share with it (docs/performance.md, "What still misses, and why").
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,7 +25,7 @@ import { startPgWsProxy } from '../scripts/pg-ws-proxy.ts';
 import { Cleanup, printMedians, useWranglerEnv } from './report.ts';
 import { databaseService } from './scale.ts';
 import { databaseCase } from './first-requests.ts';
-import { deployedWorker, interleavedRuns, measureOnce, type Prime } from './workerd.ts';
+import { deployedWorker, figuresOf, interleavedRuns, measureOnce, type Prime } from './workerd.ts';
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -48,29 +48,19 @@ async function main(): Promise<number> {
     const fundId = values.fund;
     const subjectOf = (bundle: string) => databaseService(resolve(bundle), fundId, proxy.wsProxy);
     const primes: Prime[] = values.prime.map(databaseCase);
-    const { figures, warmFigures, failed } = await interleavedRuns(
+    const { runs, failed } = await interleavedRuns(
       Number(values.runs),
       bundles,
       positionals.map((spec) => {
-        const { path, init } = databaseCase(spec);
-        return {
-          label: spec,
-          measure: (bundle: string) =>
-            measureOnce(
-              subjectOf(bundle),
-              path,
-              init,
-              (status, body) => (status === 200 && !body.includes('"isError":true') ? null : `status ${status}: ${body.slice(0, 200)}`),
-              Number(values.warm),
-              primes,
-            ),
-        };
+        const { path, init, check } = databaseCase(spec);
+        return { label: spec, measure: (bundle: string) => measureOnce(subjectOf(bundle), path, init, check, Number(values.warm), primes) };
       }),
     );
+    const warmFigures = figuresOf(runs, (r) => r.warmMs ?? []);
     const after = primes.length ? ` after ${values.prime.join(', ')}` : '';
     printMedians(
       `workerd main-thread CPU of the first database request of a fresh isolate${after}, ms (median of ${values.runs}; the runs sorted)`,
-      figures,
+      figuresOf(runs, (r) => [r.mainMs]),
     );
     if (warmFigures.size > 0)
       printMedians(`the same isolates' next ${values.warm} requests each, ms (median of all of them; the runs sorted)`, warmFigures);

@@ -112,13 +112,20 @@ const bearer = (key: string): RequestInit => ({ headers: { authorization: `Beare
  * `/api/v1/fund/` with its query (`nav-history?days=3660`), or `mcp:<tool>?<query>` for a `tools/call` of that
  * fund MCP tool with the query's parameters as its arguments; either carries the key minted for the fund.
  * `demo:<path>` is the REST request of that path with the demo key instead (it reads the embedded demo fund).
+ * Its check takes status 200 and, over MCP, a result that is not an error (any query is allowed, so no
+ * output shape is assumed).
  */
-export function databaseCase(spec: string): { path: string; init: (key: string) => RequestInit } {
-  if (spec.startsWith('demo:')) return { path: `/api/v1/fund/${spec.slice(5)}`, init: () => bearer(DEMO_API_KEY) };
-  if (!spec.startsWith('mcp:')) return { path: `/api/v1/fund/${spec}`, init: bearer };
+export function databaseCase(spec: string): { path: string; init: (key: string) => RequestInit; check: FirstRequest['check'] } {
+  if (spec.startsWith('demo:')) return { path: `/api/v1/fund/${spec.slice(5)}`, init: () => bearer(DEMO_API_KEY), check: answered };
+  if (!spec.startsWith('mcp:')) return { path: `/api/v1/fund/${spec}`, init: bearer, check: answered };
   const [tool, query = ''] = spec.slice(4).split('?');
-  return { path: '/api/mcp', init: (key) => toolCall(key, tool!, mcpArguments(Object.fromEntries(new URLSearchParams(query)))) };
+  const args = mcpArguments(Object.fromEntries(new URLSearchParams(query)));
+  return { path: '/api/mcp', init: (key) => toolCall(key, tool!, args), check: answered };
 }
+
+/** A database case's check ({@link databaseCase}): status 200, and no MCP tool result marked as an error. */
+const answered: FirstRequest['check'] = (status, body) =>
+  status === 200 && !body.includes('"isError":true') ? null : `status ${status}: ${body.slice(0, 200)}`;
 
 /** The first request of one route; throws for a route none of the rules above covers. */
 function requestFor(route: Route, mcp: ReturnType<typeof mcpServerPaths>): FirstRequest {

@@ -94,7 +94,7 @@ async function profileOnce(
 ): Promise<CpuProfile> {
   // Many requests of one caller: the burst limits are raised as the HTTP section raises them (bench/http.ts).
   const raised = load.warm + load.repeat > 1 ? { ratelimits: RAISED_BURST_LIMITS } : {};
-  const mf = freshMiniflare(subject, raised, 0);
+  const mf = freshMiniflare(subject, { worker: raised, inspectorPort: 0 });
   try {
     await mf.ready;
     const url = await mf.unsafeGetDirectURL(WORKER_NAME);

@@ -119,9 +119,11 @@ let current: Miniflare | null = null;
 /**
  * A fresh Miniflare (a new workerd process) running `subject` as the Worker {@link WORKER_NAME}, on a socket
  * of its own (`unsafeDirectSockets`, port 0), keeping nothing on disk; not yet ready (await `mf.ready`).
- * @param worker more of the Worker's options (raised burst limits); `inspectorPort` opens workerd's inspector
+ * @param options `worker`: more of the Worker's options (raised burst limits); `inspectorPort`: opens
+ *   workerd's inspector on that port (0: any)
  */
-export function freshMiniflare(subject: Subject, worker: Record<string, unknown> = {}, inspectorPort?: number): Miniflare {
+export function freshMiniflare(subject: Subject, options: { worker?: Record<string, unknown>; inspectorPort?: number } = {}): Miniflare {
+  const { worker = {}, inspectorPort } = options;
   return new Miniflare({
     workers: [{ ...subject.options, ...worker, name: WORKER_NAME, unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] }],
     ...(inspectorPort === undefined ? {} : { inspectorPort }),
@@ -189,27 +191,30 @@ export async function measureOnce(
   }
 }
 
+/** What {@link interleavedRuns} needs of a run, whatever it measured: what was wrong with its answer (null: nothing). */
+export interface Checked {
+  problem: string | null;
+}
+
 /** One case of an A/B in turn ({@link interleavedRuns}): its label, and its measure on one bundle. */
-export interface InterleavedCase {
+export interface InterleavedCase<R extends Checked = Run> {
   label: string;
-  measure(bundle: string): Promise<Run>;
+  measure(bundle: string): Promise<R>;
 }
 
 /**
  * Runs every case on every bundle, `rounds` times, in turn (bundle after bundle, case after case, the bundles'
  * order reversed every other round), so that a slow minute of the shared machine spreads over all of them;
- * a run whose answer failed its check is reported on stderr. bench/first-workerd.ts and
- * bench/first-db-workerd.ts print what it gathers.
- * @returns the first requests' CPU and the warm requests' (when measured), ms, by `<case> · <bundle>`, and
- *   whether a run failed
+ * a run whose answer failed its check is reported on stderr. bench/first-workerd.ts, bench/first-db-workerd.ts
+ * (CPU time) and bench/callgrind-workerd.ts (instructions) print what it gathers ({@link figuresOf}).
+ * @returns every run, in order, by `<case> · <bundle>`, and whether one failed
  */
-export async function interleavedRuns(
+export async function interleavedRuns<R extends Checked>(
   rounds: number,
   bundles: readonly string[],
-  cases: readonly InterleavedCase[],
-): Promise<{ figures: Map<string, number[]>; warmFigures: Map<string, number[]>; failed: boolean }> {
-  const figures = new Map<string, number[]>();
-  const warmFigures = new Map<string, number[]>();
+  cases: readonly InterleavedCase<R>[],
+): Promise<{ runs: Map<string, R[]>; failed: boolean }> {
+  const runs = new Map<string, R[]>();
   let failed = false;
   for (let round = 0; round < rounds; round++) {
     for (const bundle of round % 2 ? [...bundles].reverse() : bundles) {
@@ -220,12 +225,24 @@ export async function interleavedRuns(
           console.error(`${label}: ${r.problem}`);
           failed = true;
         }
-        figures.set(label, [...(figures.get(label) ?? []), r.mainMs]);
-        if (r.warmMs) warmFigures.set(label, [...(warmFigures.get(label) ?? []), ...r.warmMs]);
+        runs.set(label, [...(runs.get(label) ?? []), r]);
       }
     }
   }
-  return { figures, warmFigures, failed };
+  return { runs, failed };
+}
+
+/**
+ * One figure of {@link interleavedRuns}' runs, by label, for `printMedians`: what `pick` takes of each run, in
+ * order; a label whose runs gave none is left out.
+ */
+export function figuresOf<R>(runs: ReadonlyMap<string, readonly R[]>, pick: (run: R) => readonly number[]): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const [label, rs] of runs) {
+    const values = rs.flatMap(pick);
+    if (values.length > 0) out.set(label, values);
+  }
+  return out;
 }
 
 /** The service as `wrangler deploy` bundles it, with wrangler.toml's bindings. */
