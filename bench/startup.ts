@@ -1,6 +1,6 @@
 /**
  * Startup: the CPU time the Worker takes to start (evaluate its module, which builds the app with
- * `createApp()`, and run its warm-ups: lib/worker.ts), budget ≤ 80 ms (docs/performance.md).
+ * `createApp()`, and run its warm-ups: lib/worker.ts), budget ≤ 100 ms (docs/performance.md).
  *
  * Measured with `wrangler check startup` (wrangler 4.86), which runs offline: it loads the deployable bundle
  * (`wrangler deploy --dry-run --outfile`, built once) into a local workerd, imports the Worker's module under
@@ -34,10 +34,11 @@ import {
 /**
  * Budget (docs/performance.md#which-plan-fits), ms. Cloudflare's limit is 1 s, and startup is not counted
  * against a request's CPU limit; what it costs is the latency of a cold start. Work that a first request
- * would otherwise pay for (the MCP SDK's, the schemas', every fund tool's first run) is done here on purpose,
- * within this budget.
+ * would otherwise pay for (the MCP SDK's, the schemas', every fund tool's runs: lib/fund/warm-up.ts) is done
+ * here on purpose, within this budget. It was 80 ms until the fund tools ran nine times instead of once, which
+ * costs startup about a sixth more and takes 4–8 ms off a large fund's heaviest first requests.
  */
-export const STARTUP_BUDGET_MS = 80;
+export const STARTUP_BUDGET_MS = 100;
 const RUNS = 7;
 /** Runs of the unminified bundle, profiled only to attribute startup time to packages. */
 const ATTRIBUTION_RUNS = 3;

@@ -11,13 +11,14 @@ const app = createApp();
 
 // The declarations' schemas are built on first read (docs/architecture.md#adding-an-endpoint); those a
 // request parses with are built and used once here, at startup: a calculator's input, and a fund tool's
-// query as MCP arguments (on none). Then every fund tool answers once, on a small synthetic fund of the
-// warm-up's own (lib/fund/warm-up.ts): its query as a query string reads it, the read, the analytic and the
-// redaction. V8 compiles a function on its first call and interprets it until it has run enough; inside an
-// isolate's first fund request that cost 3–5 ms of the free plan's 10 (docs/performance.md#which-plan-fits),
-// here about 23 ms of startup. Nothing is kept from these calls and a failure changes nothing: every request
-// parses, reads and redacts its own answer. What only the build reads (calculator outputs, OpenAPI and
-// tool-definition schemas) is never built in the Worker.
+// query as MCP arguments (on none). Then every fund tool answers `TOOL_ROUNDS` times, on a small synthetic
+// fund of the warm-up's own (lib/fund/warm-up.ts): its query as a query string reads it, the read, the
+// analytic and the redaction. V8 compiles a function on its first call and interprets it until it has run
+// enough; inside an isolate's first fund request that cost 3–5 ms of the free plan's 10
+// (docs/performance.md#which-plan-fits), and at a large fund several more until its loops reached V8's
+// upper tiers; here it is startup. Nothing is kept from these calls and a failure changes nothing: every
+// request parses, reads and redacts its own answer. What only the build reads (calculator outputs, OpenAPI
+// and tool-definition schemas) is never built in the Worker.
 for (const def of CALCULATORS) void def.input;
 for (const def of FUND_TOOLS) def.query.safeParse({});
 void warmUpFundTools(FUND_TOOLS);

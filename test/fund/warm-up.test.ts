@@ -5,7 +5,7 @@
  * no memoized answer, and the demo fund answers as before.
  */
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { LOAD_ROUNDS, warmUpFundTools, withStoredSet, WARM_UP_FUND } from '../../lib/fund/warm-up.ts';
+import { LOAD_ROUNDS, TOOL_ROUNDS, warmUpFundTools, withStoredSet, WARM_UP_FUND } from '../../lib/fund/warm-up.ts';
 import { FUND_TOOLS } from '../../lib/registry.ts';
 import { callFundTool } from '../../lib/fund/definition.ts';
 import { DEMO_FUND } from '../../lib/fund/synthetic.ts';
@@ -26,9 +26,22 @@ vi.mock('../../lib/identity-set-form.ts', async (importOriginal) => {
   };
 });
 
+const calls = vi.hoisted(() => new Map<string, number>());
+vi.mock('../../lib/fund/definition.ts', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../lib/fund/definition.ts')>();
+  return {
+    ...original,
+    callFundTool: (...args: Parameters<typeof original.callFundTool>) => {
+      calls.set(args[0].tool, (calls.get(args[0].tool) ?? 0) + 1);
+      return original.callFundTool(...args);
+    },
+  };
+});
+
 beforeEach(() => {
   clearIdentitySets();
   loads.count = 0;
+  calls.clear();
 });
 
 describe('warmUpFundTools', () => {
@@ -36,6 +49,29 @@ describe('warmUpFundTools', () => {
     const outcomes = await warmUpFundTools(FUND_TOOLS);
     expect(outcomes.map((o) => o.tool)).toEqual(FUND_TOOLS.map((def) => def.tool));
     expect(outcomes.filter((o) => !o.answered)).toEqual([]);
+  });
+
+  it("runs every tool TOOL_ROUNDS times, so that its loops climb V8's tiers at startup, not in a first request", async () => {
+    await warmUpFundTools(FUND_TOOLS);
+    expect(TOOL_ROUNDS).toBeGreaterThan(1);
+    expect(Object.fromEntries(calls)).toEqual(Object.fromEntries(FUND_TOOLS.map((def) => [def.tool, TOOL_ROUNDS])));
+  });
+
+  it('reports a tool that failed in any round as not answered, and still runs every round', async () => {
+    const failing = FUND_TOOLS[0]!;
+    let seen = 0;
+    // The second run throws: one failed round of TOOL_ROUNDS.
+    const flaky: typeof failing = {
+      ...failing,
+      tool: 'flaky_tool',
+      run: (ctx, query) => (++seen === 2 ? Promise.reject(new Error('round two fails')) : failing.run(ctx, query)),
+    };
+    const outcomes = await warmUpFundTools([flaky, FUND_TOOLS[1]!]);
+    expect(outcomes).toEqual([
+      { tool: 'flaky_tool', answered: false },
+      { tool: FUND_TOOLS[1]!.tool, answered: true },
+    ]);
+    expect(calls.get('flaky_tool')).toBe(TOOL_ROUNDS);
   });
 
   it('redacts with an identity set loaded from its stored form, as a request with a stored set does', async () => {
