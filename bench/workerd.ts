@@ -225,7 +225,9 @@ export async function interleavedRuns<R extends Checked>(
           console.error(`${label}: ${r.problem}`);
           failed = true;
         }
-        runs.set(label, [...(runs.get(label) ?? []), r]);
+        const list = runs.get(label);
+        if (list) list.push(r);
+        else runs.set(label, [r]);
       }
     }
   }

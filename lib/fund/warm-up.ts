@@ -59,13 +59,9 @@ export const LOAD_ROUNDS = 12;
 /**
  * Times every tool runs on the warm-up fund: once compiles each tool's code, but the loops a large fund's
  * answer runs thousands of times (the row guard, the money parser, the analytics, the allow-list writer)
- * were then still in V8's lower tiers and climbed them inside the first request. Run nine times, through
- * PostgreSQL at a 500-position fund (A/B of 31 in turn, on a machine where startup takes about 150 ms):
- * capital accounts' first request 42.8 → 38.2 ms (over MCP the same, 46.8 → 47.2), P&L attribution 43.2 →
- * 35.3, positions over MCP 38.2 → 34.2, the 3,660-day NAV history over MCP 55.8 → 48.7, the 366-day exposure
- * series 30.3 → 28.5, the embedded demo overview 17.0 → 14.9, the large fund's overview the same (21.6 →
- * 21.7); startup 147 → 172 ms (A/B of 15). Four times: about half the saving (A/B of 61: capital accounts
- * 42.6 → 38.7, the REST history 39.8 → 36.9).
+ * were then still in V8's lower tiers and climbed them inside the first request. Nine runs took 4–8 ms off
+ * the heaviest first requests at a 500-position fund through PostgreSQL (P&L attribution 43.2 → 35.3 ms, A/B
+ * of 31) for about a sixth more startup; four, about half that (CHANGELOG.md, "Tenth pass").
  */
 export const TOOL_ROUNDS = 9;
 

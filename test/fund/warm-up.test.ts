@@ -58,13 +58,13 @@ describe('warmUpFundTools', () => {
   });
 
   it('reports a tool that failed in any round as not answered, and still runs every round', async () => {
-    const failing = FUND_TOOLS[0]!;
+    const base = FUND_TOOLS[0]!;
     let seen = 0;
     // The second run throws: one failed round of TOOL_ROUNDS.
-    const flaky: typeof failing = {
-      ...failing,
+    const flaky: typeof base = {
+      ...base,
       tool: 'flaky_tool',
-      run: (ctx, query) => (++seen === 2 ? Promise.reject(new Error('round two fails')) : failing.run(ctx, query)),
+      run: (ctx, query) => (++seen === 2 ? Promise.reject(new Error('round two fails')) : base.run(ctx, query)),
     };
     const outcomes = await warmUpFundTools([flaky, FUND_TOOLS[1]!]);
     expect(outcomes).toEqual([
